@@ -1,0 +1,9 @@
+/** The pure machine layer: job and worker lifecycles, retry policy, the compiled table. */
+export { createJobMachine, JobState, JobEventType, FINISHED_STATES } from './job.machine.js';
+export type { JobContext, JobEvent, JobMachineExtension } from './job.machine.js';
+export { workerMachine, WorkerState } from './worker.machine.js';
+export type { WorkerContext, WorkerEvent } from './worker.machine.js';
+export { compileMachine, MachineCompileError } from './compile.js';
+export type { CompiledMachine, TableStep } from './compile.js';
+export { computeBackoff, resolveRetryPolicy, isRetryableError, DEFAULT_RETRY_POLICY } from './policy.js';
+export type { RetryPolicy, ResolvedRetryPolicy, Backoff, ErrorInfo, ErrorMatcher } from './policy.js';

@@ -1,0 +1,201 @@
+/**
+ * The job lifecycle. Every state a job row can hold is produced by this
+ * machine; the store only persists what it decides.
+ *
+ *   pending ──job.claim──► processing ──job.complete──► completed
+ *      ▲                      │ job.fail / job.expire
+ *      │ after retryDelay     ├──(can retry)──► failed ──┘
+ *      │                      └──(cannot)────► dead ──job.retry──► pending
+ *   any live state ──job.cancel──► cancelled
+ *
+ * Pure: imports xstate only.
+ */
+import { assign, setup, type AnyStateMachine } from 'xstate';
+import {
+  computeBackoff,
+  isRetryableError,
+  resolveRetryPolicy,
+  type ErrorInfo,
+  type ResolvedRetryPolicy,
+  type RetryPolicy,
+} from './policy.js';
+
+/** The public state names. */
+export const JobState = {
+  pending: 'pending',
+  processing: 'processing',
+  completed: 'completed',
+  failed: 'failed',
+  dead: 'dead',
+  cancelled: 'cancelled',
+} as const;
+export type JobState = (typeof JobState)[keyof typeof JobState];
+
+/** States in which a job will never run again on its own. */
+export const FINISHED_STATES: readonly string[] = [JobState.completed, JobState.dead, JobState.cancelled];
+
+/** The context persisted with each job (columns `attempts`, `last_error`; extra keys in `ctx`). */
+export interface JobContext {
+  /** Attempts spent so far. */
+  attempts: number;
+  lastError: ErrorInfo | null;
+  /** Decided when an attempt fails: how long `failed` waits before `pending`. */
+  retryDelay: number;
+  [extra: string]: unknown;
+}
+
+export const BASE_CONTEXT_KEYS: readonly string[] = ['attempts', 'lastError', 'retryDelay'];
+
+export type JobEvent =
+  | { type: 'job.claim' }
+  | { type: 'job.complete' }
+  /** `random` in [0, 1) is drawn by the runtime so that jitter keeps the machine deterministic. */
+  | { type: 'job.fail'; error: ErrorInfo; random: number }
+  | { type: 'job.expire'; error: ErrorInfo; random: number }
+  | { type: 'job.release' }
+  | { type: 'job.cancel' }
+  | { type: 'job.retry' };
+
+export const JobEventType = {
+  claim: 'job.claim',
+  complete: 'job.complete',
+  fail: 'job.fail',
+  expire: 'job.expire',
+  release: 'job.release',
+  cancel: 'job.cancel',
+  retry: 'job.retry',
+} as const;
+
+/** Extra states, transitions and implementations layered on the base machine. */
+export interface JobMachineExtension {
+  /** States added beside the base ones (their names become valid job states). */
+  states?: Record<string, unknown>;
+  /**
+   * Transitions placed in front of a base state's own for an event: the
+   * extension's candidates are tried first, then the base ones.
+   */
+  on?: Partial<Record<JobState, Record<string, unknown>>>;
+  guards?: Record<string, (args: { context: JobContext; event: { type: string } & Record<string, unknown> }) => boolean>;
+  actions?: Record<string, unknown>;
+  delays?: Record<string, (args: { context: JobContext; event: { type: string } }) => number>;
+}
+
+function errorOf(event: JobEvent): ErrorInfo {
+  return 'error' in event ? event.error : { name: 'Error', message: 'unknown error' };
+}
+
+function randomOf(event: JobEvent): number {
+  return 'random' in event ? event.random : 0;
+}
+
+/** The base machine's implementations, closed over one resolved policy. */
+function baseImplementations(policy: ResolvedRetryPolicy) {
+  return {
+    guards: {
+      /** The handler asked to be retried later (`RetryLaterError`). */
+      wantsRetryLater: ({ event }: { event: JobEvent }) => {
+        const e = errorOf(event);
+        return e.retryAfter !== undefined && !e.unrecoverable;
+      },
+      /** Attempts remain and the policy retries this error. */
+      canRetry: ({ context, event }: { context: JobContext; event: JobEvent }) =>
+        context.attempts < policy.attempts && isRetryableError(policy, errorOf(event)),
+    },
+    actions: {
+      startAttempt: assign(({ context }: { context: JobContext }) => ({ attempts: context.attempts + 1 })),
+      refundAttempt: assign(({ context }: { context: JobContext }) => ({ attempts: Math.max(0, context.attempts - 1) })),
+      recordError: assign(({ event }: { event: JobEvent }) => ({ lastError: errorOf(event) })),
+      scheduleRetry: assign(({ context, event }: { context: JobContext; event: JobEvent }) => ({
+        retryDelay: computeBackoff(policy, context.attempts, errorOf(event), randomOf(event)),
+      })),
+      delayAsAsked: assign(({ event }: { event: JobEvent }) => ({
+        retryDelay: Math.max(0, Math.round(errorOf(event).retryAfter ?? 0)),
+      })),
+      resetAttempts: assign(() => ({ attempts: 0, retryDelay: 0 })),
+    },
+    delays: {
+      retryDelay: ({ context }: { context: JobContext }) => context.retryDelay,
+    },
+  };
+}
+
+function baseStates() {
+  return {
+    pending: {
+      on: {
+        'job.claim': { target: 'processing', actions: 'startAttempt' },
+        'job.cancel': { target: 'cancelled' },
+      },
+    },
+    processing: {
+      on: {
+        'job.complete': { target: 'completed' },
+        'job.fail': [
+          { guard: 'wantsRetryLater', target: 'failed', actions: ['recordError', 'refundAttempt', 'delayAsAsked'] },
+          { guard: 'canRetry', target: 'failed', actions: ['recordError', 'scheduleRetry'] },
+          { target: 'dead', actions: 'recordError' },
+        ],
+        'job.expire': [
+          { guard: 'canRetry', target: 'failed', actions: ['recordError', 'scheduleRetry'] },
+          { target: 'dead', actions: 'recordError' },
+        ],
+        'job.release': { target: 'pending', actions: 'refundAttempt' },
+        'job.cancel': { target: 'cancelled' },
+      },
+    },
+    failed: {
+      after: { retryDelay: { target: 'pending' } },
+      on: { 'job.cancel': { target: 'cancelled' } },
+    },
+    dead: {
+      on: { 'job.retry': { target: 'pending', actions: 'resetAttempts' } },
+    },
+    completed: { type: 'final' },
+    cancelled: { type: 'final' },
+  } as Record<string, { on?: Record<string, unknown>; after?: unknown; type?: string }>;
+}
+
+function toList(value: unknown): unknown[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/**
+ * Builds the job machine for one retry policy, optionally extended with
+ * states, transitions and implementations of the user's own.
+ *
+ * @example
+ * const machine = createJobMachine({ attempts: 5, backoff: { type: 'exponential', delay: 500 } });
+ */
+export function createJobMachine(policy?: RetryPolicy, extension: JobMachineExtension = {}): AnyStateMachine {
+  const resolved = resolveRetryPolicy(policy);
+  const impl = baseImplementations(resolved);
+  const states = baseStates();
+  for (const [stateName, extraOn] of Object.entries(extension.on ?? {})) {
+    const state = states[stateName];
+    if (!state) throw new TypeError(`extension.on names unknown base state "${stateName}"`);
+    const on: Record<string, unknown> = { ...(state.on ?? {}) };
+    for (const [eventType, transitions] of Object.entries(extraOn ?? {})) {
+      on[eventType] = [...toList(transitions), ...toList(on[eventType])];
+    }
+    state.on = on;
+  }
+  for (const [name, config] of Object.entries(extension.states ?? {})) {
+    if (states[name]) throw new TypeError(`extension.states redefines base state "${name}"`);
+    states[name] = config as { on?: Record<string, unknown> };
+  }
+  const context: JobContext = { attempts: 0, lastError: null, retryDelay: 0 };
+  // The merged config is dynamic, so it is typed loosely; the compiled table
+  // and its property test are what check it.
+  return setup({
+    types: {} as { context: JobContext; events: JobEvent },
+    guards: { ...impl.guards, ...(extension.guards ?? {}) } as never,
+    actions: { ...impl.actions, ...(extension.actions ?? {}) } as never,
+    delays: { ...impl.delays, ...(extension.delays ?? {}) } as never,
+  }).createMachine({
+    id: 'job',
+    initial: 'pending',
+    context,
+    states: states as never,
+  }) as unknown as AnyStateMachine;
+}

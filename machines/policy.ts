@@ -1,0 +1,109 @@
+/**
+ * Retry policy: the declarative description a user writes, and the pure math
+ * that turns it into delays. The job machine compiles a policy into its guards
+ * (`canRetry`, `isUnrecoverable`) and its `retryDelay` delay.
+ *
+ * Pure: imports nothing, so the machine stays free of I/O.
+ */
+
+/** What the machine knows of an error thrown by a handler (it must survive JSON). */
+export interface ErrorInfo {
+  name: string;
+  message: string;
+  code?: string;
+  stack?: string;
+  /** Set by `RetryLaterError(ms)`: retry after exactly this many ms, without spending an attempt. */
+  retryAfter?: number;
+  /** Set by `UnrecoverableError`: go straight to `dead`. */
+  unrecoverable?: boolean;
+}
+
+/** A backoff curve: `delay` is the base in ms. */
+export type Backoff =
+  | { type: 'fixed'; delay: number }
+  | { type: 'linear'; delay: number }
+  | { type: 'exponential'; delay: number; factor?: number }
+  | ((attempt: number, error: ErrorInfo) => number);
+
+/** Which errors may be retried: a list of error names (or codes), or a predicate. */
+export type ErrorMatcher = readonly string[] | ((error: ErrorInfo) => boolean);
+
+export interface RetryPolicy {
+  /** Total attempts, the first run included. `1` means never retry. */
+  attempts?: number;
+  backoff?: Backoff;
+  /** Fraction of each delay drawn at random, 0..1: `delay * (1 - jitter * random)`. */
+  jitter?: number;
+  /** Upper bound for any computed delay, ms. */
+  maxDelay?: number;
+  /** Only these errors are retried (others go to `dead`). Default: all. */
+  retryOn?: ErrorMatcher;
+  /** These errors go straight to `dead`, whatever attempts remain. */
+  deadOn?: ErrorMatcher;
+}
+
+/** A policy with every default filled in. */
+export interface ResolvedRetryPolicy {
+  attempts: number;
+  backoff: Backoff;
+  jitter: number;
+  maxDelay: number;
+  retryOn: ErrorMatcher | undefined;
+  deadOn: ErrorMatcher | undefined;
+}
+
+export const DEFAULT_RETRY_POLICY: Readonly<ResolvedRetryPolicy> = Object.freeze<ResolvedRetryPolicy>({
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 1000, factor: 2 },
+  jitter: 0,
+  maxDelay: 60 * 60 * 1000,
+  retryOn: undefined,
+  deadOn: undefined,
+});
+
+/** Layers policies: later ones override earlier ones, key by key. */
+export function resolveRetryPolicy(...layers: Array<RetryPolicy | undefined>): ResolvedRetryPolicy {
+  const out: ResolvedRetryPolicy = { ...DEFAULT_RETRY_POLICY };
+  for (const layer of layers) {
+    if (!layer) continue;
+    for (const key of Object.keys(layer) as Array<keyof RetryPolicy>) {
+      const value = layer[key];
+      if (value !== undefined) (out as unknown as Record<string, unknown>)[key] = value;
+    }
+  }
+  return out;
+}
+
+/**
+ * The delay before retry number `attempt + 1`, after `attempt` attempts failed.
+ * `random` is drawn by the caller (in [0, 1)) so the machine stays deterministic.
+ */
+export function computeBackoff(policy: ResolvedRetryPolicy, attempt: number, error: ErrorInfo, random: number): number {
+  const b = policy.backoff;
+  let base: number;
+  if (typeof b === 'function') base = b(attempt, error);
+  else if (b.type === 'fixed') base = b.delay;
+  else if (b.type === 'linear') base = b.delay * attempt;
+  else base = b.delay * Math.pow(b.factor ?? 2, Math.max(0, attempt - 1));
+  if (!Number.isFinite(base) || base < 0) base = 0;
+  const capped = Math.min(base, policy.maxDelay);
+  const jittered = capped * (1 - policy.jitter * clamp01(random));
+  return Math.max(0, Math.round(jittered));
+}
+
+export function matchesError(matcher: ErrorMatcher, error: ErrorInfo): boolean {
+  if (typeof matcher === 'function') return matcher(error);
+  return matcher.includes(error.name) || (error.code !== undefined && matcher.includes(error.code));
+}
+
+/** True when the policy allows another attempt for this error (attempts aside). */
+export function isRetryableError(policy: ResolvedRetryPolicy, error: ErrorInfo): boolean {
+  if (error.unrecoverable) return false;
+  if (policy.deadOn && matchesError(policy.deadOn, error)) return false;
+  if (policy.retryOn && !matchesError(policy.retryOn, error)) return false;
+  return true;
+}
+
+function clamp01(n: number): number {
+  return Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 0;
+}

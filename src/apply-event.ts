@@ -1,0 +1,91 @@
+/**
+ * The one path by which a job changes state after it was created (the claim
+ * aside, which is one SQL statement checked against the machine at start-up):
+ * the job's machine decides the next state and context, and the store writes
+ * exactly that with a compare-and-set. Then the change is announced.
+ */
+import { JobState } from '../machines/job.machine.js';
+import type { ErrorInfo } from '../machines/policy.js';
+import type { Batcher } from './batcher.js';
+import type { Clock } from './clock.js';
+import { fromContext, toContext, type MachineRegistry } from './machine-registry.js';
+import type { TransitionRequest } from './store/store.js';
+
+/** What the machine needs to know of a job to move it. */
+export interface JobRef {
+  id: number;
+  name: string;
+  state: string;
+  attempts: number;
+  lastError: ErrorInfo | null;
+  ctx: Record<string, unknown> | null;
+  retry: Record<string, unknown> | null;
+  /** The lease token, when the job is held. */
+  token: string | null;
+}
+
+export type ApplyResult =
+  | { accepted: false }
+  | { accepted: true; committed: boolean; to: string; attempts: number; runAt: number | undefined };
+
+export interface TransitionNotice {
+  job: { id: number; name: string };
+  from: string;
+  to: string;
+  event: string;
+  at: number;
+  attempts: number;
+  workerId?: string;
+  error?: ErrorInfo | null;
+  runAt?: number;
+}
+
+export interface ApplyDeps {
+  registry: MachineRegistry;
+  settle: Batcher<TransitionRequest, boolean>;
+  clock: Clock;
+  /** Called after a transition committed. */
+  onTransition(notice: TransitionNotice): void;
+}
+
+export type ApplyEvent = (
+  job: JobRef,
+  event: { type: string } & Record<string, unknown>,
+  extra?: { workerId?: string; result?: string },
+) => Promise<ApplyResult>;
+
+export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
+  return async (job, event, extra) => {
+    const machine = deps.registry.forJob(job.name, job.retry);
+    const step = machine.next(job.state, toContext(job.attempts, job.lastError, job.ctx), event);
+    if (!step) return { accepted: false };
+    const at = deps.clock.now();
+    const cols = fromContext(step.context);
+    // A delayed state is due when its delay runs out; a job back in pending is due now.
+    const runAt = step.delayed ? at + step.delayed.delay : step.state === JobState.pending ? at : undefined;
+    const error = (event as { error?: ErrorInfo }).error ?? null;
+    const request: TransitionRequest = {
+      id: job.id,
+      from: job.state,
+      token: job.token,
+      to: step.state,
+      event: event.type,
+      at,
+      attempts: cols.attempts,
+      lastError: cols.lastError,
+      ctx: cols.ctx,
+      error,
+      workerId: extra?.workerId ?? null,
+    };
+    if (runAt !== undefined) request.runAt = runAt;
+    if (extra?.result !== undefined) request.result = extra.result;
+    const committed = await deps.settle.push(request);
+    if (committed) {
+      const notice: TransitionNotice = { job: { id: job.id, name: job.name }, from: job.state, to: step.state, event: event.type, at, attempts: cols.attempts, error };
+      if (extra?.workerId) notice.workerId = extra.workerId;
+      if (runAt !== undefined) notice.runAt = runAt;
+      deps.onTransition(notice);
+    }
+    return { accepted: true, committed, to: step.state, attempts: cols.attempts, runAt };
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * A job definition: a name, the handler that runs it, and its retry policy
+ * (or a machine of the user's own built on the base one).
+ */
+import type { AnyStateMachine } from 'xstate';
+import type { RetryPolicy } from '../machines/policy.js';
+import type { Logger } from './logger.js';
+import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
+import { ValidationError } from './errors.js';
+
+/** What a handler gets besides its payload. */
+export interface HandlerContext {
+  jobId: number;
+  name: string;
+  /** 1 for the first run, 2 for the first retry, … */
+  attempt: number;
+  /** Aborted on timeout, cancel, lost lease or shutdown: pass it to fetch() and friends. */
+  signal: AbortSignal;
+  /** Extends the lease now (the pool also renews it on its own while the handler runs). Throws LeaseLostError if lost. */
+  heartbeat(): Promise<void>;
+  /** Records progress (any number, e.g. 0..100) on the job. */
+  progress(value: number): Promise<void>;
+  /** A pino child logger bound to `{ queue, job, jobId, attempt, workerId }`. */
+  log: Logger;
+}
+
+export type Handler<P = unknown, R = unknown> = (payload: P, ctx: HandlerContext) => Promise<R> | R;
+
+/** Builds the job machine for a resolved policy: a machine of one's own on top of `createJobMachine`. */
+export type JobMachineFactory = (policy: RetryPolicy | undefined) => AnyStateMachine;
+
+export interface JobDefinition<P = unknown, R = unknown> {
+  name: string;
+  handler: Handler<P, R>;
+  retry?: RetryPolicy;
+  /** Milliseconds before the handler's signal aborts and the attempt fails with TimeoutError. */
+  timeout?: number;
+  /**
+   * A machine of one's own, built on the base one (see machines/examples/).
+   * Either a factory (gets the policy, so per-enqueue `retry` still works) or
+   * a ready machine (then per-enqueue `retry` is refused).
+   */
+  machine?: AnyStateMachine | JobMachineFactory;
+}
+
+/** A definition of any payload and result type, as a queue holds them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- handler payloads are contravariant
+export type AnyJobDefinition = JobDefinition<any, any>;
+
+const DEFINITION_KEYS = ['name', 'handler', 'retry', 'timeout', 'machine'] as const;
+
+/**
+ * @example
+ * const sendEmail = defineJob({
+ *   name: 'send-email',
+ *   retry: { attempts: 5, backoff: { type: 'exponential', delay: 1000 } },
+ *   timeout: 10_000,
+ *   handler: async ({ to }: { to: string }, { signal }) => mailer.send(to, { signal }),
+ * });
+ */
+export function defineJob<P = unknown, R = unknown>(definition: JobDefinition<P, R>): JobDefinition<P, R> {
+  rejectUnknownOptions('defineJob', definition, DEFINITION_KEYS);
+  checkString('defineJob name', definition.name, 200);
+  if (typeof definition.handler !== 'function') throw new ValidationError(`job "${definition.name}": handler must be a function`);
+  if (definition.retry !== undefined) checkRetryPolicy(`job "${definition.name}" retry`, definition.retry, false);
+  if (definition.timeout !== undefined) checkInteger(`job "${definition.name}" timeout`, definition.timeout, 1);
+  if (definition.machine !== undefined && typeof definition.machine !== 'function' && typeof definition.machine !== 'object') {
+    throw new ValidationError(`job "${definition.name}": machine must be a state machine or a factory`);
+  }
+  return Object.freeze({ ...definition });
+}

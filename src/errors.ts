@@ -1,0 +1,107 @@
+/**
+ * One registry of every error litejobs raises, each with a stable code.
+ * Users branch on the class or the `code`; messages may change, codes do not.
+ * docs/reference/errors.md lists every code (a test keeps the two in step).
+ */
+
+export const ERROR_CODES = {
+  LJ_ERR_VALIDATION: 'Invalid argument',
+  LJ_ERR_UNKNOWN_OPTION: 'Unknown option',
+  LJ_ERR_PAYLOAD_NOT_JSON: 'Payload is not JSON-serialisable',
+  LJ_ERR_PAYLOAD_TOO_LARGE: 'Payload exceeds the size limit',
+  LJ_ERR_JOB_NOT_FOUND: 'No job with this id',
+  LJ_ERR_INVALID_TRANSITION: 'The job machine does not accept this event in the job\'s state',
+  LJ_ERR_LEASE_LOST: 'The lease on this job was lost',
+  LJ_ERR_TIMEOUT: 'The handler ran past its timeout',
+  LJ_ERR_UNRECOVERABLE: 'The handler reported an unrecoverable error',
+  LJ_ERR_RETRY_LATER: 'The handler asked to be retried later',
+  LJ_ERR_DATABASE_OPEN: 'The database file cannot be opened',
+  LJ_ERR_DATABASE_READONLY: 'The database file is read-only',
+  LJ_ERR_QUEUE_CLOSED: 'The queue is closed',
+  LJ_ERR_MACHINE: 'The job machine cannot be used by the queue',
+  LJ_ERR_ABORTED: 'The job was aborted (shutdown or cancel)',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Base class of every error litejobs raises. */
+export class LitejobsError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown }) {
+    super(message ?? ERROR_CODES[code], options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** Bad input from the caller: unknown option, bad payload, bad value. */
+export class ValidationError extends LitejobsError {
+  constructor(message: string, code: ErrorCode = 'LJ_ERR_VALIDATION', options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
+
+export class JobNotFoundError extends LitejobsError {
+  readonly jobId: number;
+  constructor(jobId: number) {
+    super('LJ_ERR_JOB_NOT_FOUND', `no job with id ${jobId}`);
+    this.jobId = jobId;
+  }
+}
+
+/** The machine does not accept the event in the job's current state (e.g. retry of a job that is not dead). */
+export class InvalidTransitionError extends LitejobsError {
+  readonly jobId: number;
+  readonly state: string;
+  readonly event: string;
+  constructor(jobId: number, state: string, event: string) {
+    super('LJ_ERR_INVALID_TRANSITION', `job ${jobId} is ${state}: "${event}" does not apply`);
+    this.jobId = jobId;
+    this.state = state;
+    this.event = event;
+  }
+}
+
+/** A worker tried to settle a job whose lease it no longer holds. */
+export class LeaseLostError extends LitejobsError {
+  constructor(jobId: number) {
+    super('LJ_ERR_LEASE_LOST', `lease on job ${jobId} was lost (expired, cancelled or taken over)`);
+  }
+}
+
+export class TimeoutError extends LitejobsError {
+  constructor(ms: number) {
+    super('LJ_ERR_TIMEOUT', `handler timed out after ${ms} ms`);
+  }
+}
+
+/** Throw from a handler to send the job straight to `dead`. */
+export class UnrecoverableError extends LitejobsError {
+  constructor(message: string = ERROR_CODES.LJ_ERR_UNRECOVERABLE, options?: { cause?: unknown }) {
+    super('LJ_ERR_UNRECOVERABLE', message, options);
+  }
+}
+
+/** Throw from a handler to run again after `delay` ms, without spending an attempt. */
+export class RetryLaterError extends LitejobsError {
+  readonly delay: number;
+  constructor(delay: number, message = `retry in ${delay} ms`) {
+    super('LJ_ERR_RETRY_LATER', message);
+    if (!Number.isFinite(delay) || delay < 0) throw new ValidationError('RetryLaterError delay must be a number ≥ 0');
+    this.delay = delay;
+  }
+}
+
+export class DatabaseError extends LitejobsError {}
+
+export class QueueClosedError extends LitejobsError {
+  constructor() {
+    super('LJ_ERR_QUEUE_CLOSED');
+  }
+}
+
+export class AbortedError extends LitejobsError {
+  constructor(reason: string) {
+    super('LJ_ERR_ABORTED', `job aborted: ${reason}`);
+  }
+}

@@ -1,0 +1,55 @@
+/** The public shape of a job and its history, as `getJob`, `listJobs` and `history` return them. */
+import type { ErrorInfo } from '../machines/policy.js';
+import type { HistoryEntry, JobRecord } from './store/store.js';
+
+export interface Job<P = unknown, R = unknown> {
+  id: number;
+  name: string;
+  state: string;
+  payload: P;
+  attempts: number;
+  priority: number;
+  key: string | null;
+  /** When the job is due (for `failed`: when it is retried). */
+  runAt: Date;
+  result?: R;
+  lastError?: ErrorInfo;
+  progress?: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface Transition {
+  from: string | null;
+  to: string;
+  event: string;
+  at: Date;
+  workerId?: string;
+  error?: ErrorInfo;
+}
+
+export function toJob(r: JobRecord): Job {
+  const job: Job = {
+    id: r.id,
+    name: r.name,
+    state: r.state,
+    payload: r.payload,
+    attempts: r.attempts,
+    priority: r.priority,
+    key: r.key,
+    runAt: new Date(r.runAt),
+    createdAt: new Date(r.createdAt),
+    updatedAt: new Date(r.updatedAt),
+  };
+  if (r.result !== undefined) job.result = r.result;
+  if (r.lastError) job.lastError = r.lastError;
+  if (r.progress !== null) job.progress = r.progress;
+  return job;
+}
+
+export function toTransition(h: HistoryEntry): Transition {
+  const t: Transition = { from: h.from, to: h.to, event: h.event, at: new Date(h.at) };
+  if (h.workerId !== undefined) t.workerId = h.workerId;
+  if (h.error !== undefined) t.error = h.error;
+  return t;
+}

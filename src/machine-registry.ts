@@ -1,0 +1,104 @@
+/**
+ * One compiled job machine per (job name, retry override), built once and
+ * cached. Also maps a row's columns to the machine's context and back.
+ */
+import type { AnyStateMachine } from 'xstate';
+import { compileMachine, type CompiledMachine } from '../machines/compile.js';
+import { BASE_CONTEXT_KEYS, createJobMachine, JobState, type JobContext } from '../machines/job.machine.js';
+import type { ErrorInfo, RetryPolicy } from '../machines/policy.js';
+import type { AnyJobDefinition as JobDefinition } from './define-job.js';
+import { LitejobsError } from './errors.js';
+
+export type CompiledJobMachine = CompiledMachine<JobContext>;
+
+export interface MachineRegistry {
+  /** The machine that decides transitions for a job of this name and stored retry override. */
+  forJob(name: string, retry: Record<string, unknown> | null): CompiledJobMachine;
+  /** States, across every defined job, that the machine leaves on its own after a delay. */
+  readonly delayedStates: readonly string[];
+}
+
+/** Rebuilds the machine context from a row's columns. */
+export function toContext(attempts: number, lastError: ErrorInfo | null, ctx: Record<string, unknown> | null): JobContext {
+  return { retryDelay: 0, ...(ctx ?? {}), attempts, lastError };
+}
+
+/** Splits a machine context into the row's columns (`ctx` keeps what has no column; null when default). */
+export function fromContext(context: JobContext): { attempts: number; lastError: ErrorInfo | null; ctx: Record<string, unknown> | null } {
+  let ctx: Record<string, unknown> | null = null;
+  for (const key of Object.keys(context)) {
+    if (key === 'attempts' || key === 'lastError') continue;
+    if (key === 'retryDelay' && context.retryDelay === 0) continue;
+    (ctx ??= {})[key] = context[key];
+  }
+  return { attempts: context.attempts, lastError: context.lastError, ctx };
+}
+
+/**
+ * The queue relies on a few edges of every job machine (the claim is one SQL
+ * statement; workers always fail, expire or release what they hold). Refuse a
+ * machine that lacks them, at start-up rather than on the first job.
+ */
+export function assertQueueCompatible(name: string, m: CompiledJobMachine): void {
+  const fail = (why: string) => {
+    throw new LitejobsError('LJ_ERR_MACHINE', `job "${name}": machine ${m.id}: ${why}`);
+  };
+  if (m.initial.state !== JobState.pending) fail(`initial state must be "pending", not "${m.initial.state}"`);
+  for (const attempts of [0, 3]) {
+    const before = { ...m.initial.context, attempts };
+    const step = m.next(JobState.pending, before, { type: 'job.claim' });
+    if (!step || step.state !== JobState.processing) fail('"job.claim" must take pending to processing unconditionally');
+    const { attempts: after, ...rest } = step!.context;
+    const { attempts: _a, ...restBefore } = before;
+    if (after !== attempts + 1 || JSON.stringify(rest) !== JSON.stringify(restBefore) || step!.delayed) {
+      fail('"job.claim" may only add one to attempts');
+    }
+  }
+  const running = { ...m.initial.context, attempts: 1 };
+  const error = { name: 'Error', message: 'check' };
+  const probes = [
+    { type: 'job.complete' },
+    { type: 'job.fail', error, random: 0 },
+    { type: 'job.expire', error, random: 0 },
+    { type: 'job.release' },
+  ];
+  for (const event of probes) {
+    const step = m.next(JobState.processing, running, event);
+    if (!step || step.state === JobState.processing) fail(`processing must leave on "${event.type}"`);
+  }
+}
+
+export function createMachineRegistry(definitions: ReadonlyMap<string, JobDefinition>): MachineRegistry {
+  const cache = new Map<string, CompiledJobMachine>();
+
+  const build = (def: JobDefinition | undefined, override: RetryPolicy | undefined): AnyStateMachine => {
+    const policy = def?.retry || override ? { ...(def?.retry ?? {}), ...(override ?? {}) } : undefined;
+    if (!def?.machine) return createJobMachine(policy);
+    if (typeof def.machine === 'function') return def.machine(policy);
+    return def.machine; // a ready machine carries its own policy
+  };
+
+  const forJob = (name: string, retry: Record<string, unknown> | null): CompiledJobMachine => {
+    const def = definitions.get(name);
+    const key = retry && !(def?.machine && typeof def.machine !== 'function') ? `${name}\u0000${JSON.stringify(retry)}` : name;
+    let compiled = cache.get(key);
+    if (!compiled) {
+      try {
+        compiled = compileMachine<JobContext>(build(def, (retry ?? undefined) as RetryPolicy | undefined));
+      } catch (err) {
+        if (err instanceof LitejobsError) throw err;
+        throw new LitejobsError('LJ_ERR_MACHINE', `job "${name}": ${(err as Error).message}`, { cause: err });
+      }
+      assertQueueCompatible(name, compiled);
+      cache.set(key, compiled);
+    }
+    return compiled;
+  };
+
+  // Compile every definition now: a bad machine fails createQueue, not a job.
+  const delayed = new Set<string>();
+  for (const name of definitions.keys()) for (const s of forJob(name, null).delayedStates) delayed.add(s);
+  return { forJob, delayedStates: [...delayed] };
+}
+
+export { BASE_CONTEXT_KEYS };

@@ -1,0 +1,118 @@
+/** createQueue() and enqueue() options: their types, defaults and checks. */
+import type { RetryPolicy } from '../machines/policy.js';
+import type { Clock } from './clock.js';
+import type { AnyJobDefinition } from './define-job.js';
+import { ValidationError } from './errors.js';
+import type { Logger } from './logger.js';
+import { checkInteger, checkNumber, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
+import type { SchedulerLike } from 'rxjs';
+
+export interface QueueOptions {
+  /** The SQLite file (created if missing). */
+  path: string;
+  /** A name for logs (`queue` field). Default `'default'`. */
+  name?: string;
+  /** Worker actors, i.e. jobs run at once by this process. Default 4. */
+  concurrency?: number;
+  /** Lease length, ms: a job held longer without renewal is taken as crashed. Default 30 000. */
+  lease?: number;
+  /** `'normal'` (default): fast, a power loss may undo the last commits; `'full'`: fsync on every commit. */
+  durability?: 'normal' | 'full';
+  logger?: Logger;
+  /** The jobs this process runs. A process may enqueue any name, defined here or not. */
+  jobs?: AnyJobDefinition[];
+  /** Record every transition in the history table. Default true. */
+  history?: boolean;
+  /** Largest payload accepted, bytes of JSON. Default 1 MiB. */
+  maxPayloadBytes?: number;
+  /** How often to look for jobs committed by other processes, ms. Default 5. */
+  pollInterval?: number;
+  /** SQLite page cache, MiB. Default 64. */
+  cacheSize?: number;
+  /** How long a write waits for another process's lock, ms. Default 5000. */
+  busyTimeout?: number;
+  clock?: Clock;
+  /** RxJS scheduler for the claim loop's timers (virtual time in tests). */
+  scheduler?: SchedulerLike;
+}
+
+const QUEUE_KEYS = [
+  'path', 'name', 'concurrency', 'lease', 'durability', 'logger', 'jobs', 'history', 'maxPayloadBytes',
+  'pollInterval', 'cacheSize', 'busyTimeout', 'clock', 'scheduler',
+] as const;
+
+export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'logger' | 'clock' | 'scheduler'>> &
+  Pick<QueueOptions, 'logger' | 'clock' | 'scheduler'>;
+
+export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions {
+  rejectUnknownOptions('createQueue', options, QUEUE_KEYS);
+  const o: ResolvedQueueOptions = {
+    name: 'default',
+    concurrency: 4,
+    lease: 30_000,
+    durability: 'normal',
+    jobs: [],
+    history: true,
+    maxPayloadBytes: 1024 * 1024,
+    pollInterval: 5,
+    cacheSize: 64,
+    busyTimeout: 5000,
+    ...options,
+  };
+  checkString('createQueue path', o.path, 4096);
+  checkString('createQueue name', o.name, 200);
+  checkInteger('createQueue concurrency', o.concurrency, 1, 10_000);
+  checkInteger('createQueue lease', o.lease, 100);
+  if (o.durability !== 'normal' && o.durability !== 'full') throw new ValidationError('createQueue durability must be "normal" or "full"');
+  if (!Array.isArray(o.jobs)) throw new ValidationError('createQueue jobs must be an array of defineJob(...) results');
+  if (typeof o.history !== 'boolean') throw new ValidationError('createQueue history must be a boolean');
+  checkInteger('createQueue maxPayloadBytes', o.maxPayloadBytes, 2, 1024 * 1024 * 1024);
+  checkInteger('createQueue pollInterval', o.pollInterval, 1, 60_000);
+  checkNumber('createQueue cacheSize', o.cacheSize, 1, 1024 * 1024);
+  checkInteger('createQueue busyTimeout', o.busyTimeout, 0);
+  return o;
+}
+
+export interface EnqueueOptions {
+  /** Idempotency key: a second enqueue with the same key returns the first job (`created: false`). */
+  key?: string;
+  /** Run no sooner than this many ms from now. */
+  delay?: number;
+  /** Run no sooner than this time. */
+  runAt?: Date | number;
+  /** Higher runs first. Default 0. */
+  priority?: number;
+  /** Overrides the job definition's retry policy for this job (plain data only). */
+  retry?: RetryPolicy;
+  /** Handler timeout for this job, ms. */
+  timeout?: number;
+}
+
+const ENQUEUE_KEYS = ['key', 'delay', 'runAt', 'priority', 'retry', 'timeout'] as const;
+
+export interface CheckedEnqueue {
+  key: string | null;
+  runAt: number;
+  priority: number;
+  retry: string | null;
+  timeout: number | null;
+}
+
+export function checkEnqueueOptions(options: EnqueueOptions | undefined, now: number): CheckedEnqueue {
+  if (options === undefined) return { key: null, runAt: now, priority: 0, retry: null, timeout: null };
+  rejectUnknownOptions('enqueue options', options, ENQUEUE_KEYS);
+  if (options.delay !== undefined && options.runAt !== undefined) throw new ValidationError('enqueue: give delay or runAt, not both');
+  let runAt = now;
+  if (options.delay !== undefined) runAt = now + checkNumber('enqueue delay', options.delay, 0);
+  if (options.runAt !== undefined) {
+    const t = options.runAt instanceof Date ? options.runAt.getTime() : options.runAt;
+    runAt = checkNumber('enqueue runAt', t, 0);
+  }
+  return {
+    key: options.key === undefined ? null : checkString('enqueue key', options.key, 1024),
+    runAt: Math.round(runAt),
+    priority: options.priority === undefined ? 0 : checkInteger('enqueue priority', options.priority, -1_000_000, 1_000_000),
+    retry: options.retry === undefined ? null : JSON.stringify(checkRetryPolicy('enqueue retry', options.retry, true)),
+    timeout: options.timeout === undefined ? null : checkInteger('enqueue timeout', options.timeout, 1),
+  };
+}

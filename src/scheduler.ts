@@ -1,0 +1,156 @@
+/**
+ * The claim loop, as one RxJS stream:
+ *
+ *   wake$ (local enqueue) ∪ freed$ (a worker went idle) ∪ changes$ (another
+ *   process committed: PRAGMA data_version) ∪ due$ (timer to the next due
+ *   job) ∪ idle$ (a slow poll that backs off)
+ *     ──takeUntil(stop$)──exhaustMap──► loop: promote due jobs, claim(free slots)
+ *
+ * Pull, not push: each pass claims at most as many jobs as there are idle
+ * workers, so nothing buffers. `exhaustMap` ignores triggers while a pass runs;
+ * a `dirty` flag set before it makes the pass go round again, so a trigger
+ * that arrives mid-pass is never lost.
+ */
+import {
+  asyncScheduler,
+  BehaviorSubject,
+  defer,
+  EMPTY,
+  exhaustMap,
+  filter,
+  interval,
+  merge,
+  Subject,
+  switchMap,
+  takeUntil,
+  tap,
+  timer,
+  type Observable,
+  type SchedulerLike,
+  type Subscription,
+} from 'rxjs';
+import type { Clock } from './clock.js';
+
+export interface SchedulerDeps {
+  clock: Clock;
+  /** RxJS scheduler for timers (a virtual one in tests). */
+  scheduler?: SchedulerLike;
+  freeSlots(): number;
+  /** Claims up to `limit` jobs and hands them to workers; returns how many. */
+  claim(limit: number): Promise<number>;
+  /** Delivers due delayed events (e.g. failed → pending when a retry is due). */
+  promoteDue(now: number): Promise<void>;
+  /** The earliest future time a handled job becomes due, or null. */
+  nextDueAt(now: number): Promise<number | null>;
+  /** True when another process committed since the last call. */
+  externalChange(): boolean;
+  freed$: Observable<void>;
+  onError(err: unknown): void;
+  /** How often to look for other processes' commits, ms. */
+  pollMs: number;
+  idleMinMs: number;
+  idleMaxMs: number;
+}
+
+export interface Scheduler {
+  start(): void;
+  /** Stops claiming; resolves once the pass under way (if any) has ended. */
+  stop(): Promise<void>;
+  /** A job became ready in this process. */
+  wake(): void;
+  /** A job of this process becomes due at `at` (a retry, a delayed job). */
+  noteDue(at: number): void;
+}
+
+export function createScheduler(deps: SchedulerDeps): Scheduler {
+  const sched = deps.scheduler ?? asyncScheduler;
+  const wake$ = new Subject<void>();
+  const stop$ = new Subject<void>();
+  const dueAt$ = new Subject<number | null>();
+  const idleDelay$ = new BehaviorSubject<number>(deps.idleMinMs);
+  let dirty = true;
+  let stopped = false;
+  let promoteAt = 0; // earliest time a delayed state may come due; 0 = look now
+  let pass: Promise<void> = Promise.resolve();
+  let subscription: Subscription | undefined;
+  let armedAt: number | null = null; // the due timer's target
+
+  const arm = (at: number | null) => {
+    armedAt = at;
+    dueAt$.next(at);
+  };
+
+  const due$ = dueAt$.pipe(
+    switchMap((at) => (at === null ? EMPTY : timer(Math.max(0, at - deps.clock.now()), sched))),
+    tap(() => (armedAt = null)),
+  );
+  const idle$ = idleDelay$.pipe(switchMap((ms) => timer(ms, sched)));
+  const changes$ = interval(deps.pollMs, sched).pipe(filter(() => deps.externalChange()));
+
+  const setIdleDelay = (ms: number) => {
+    if (ms !== idleDelay$.value) idleDelay$.next(ms);
+  };
+
+  const runPass = async (): Promise<void> => {
+    let claimedAny = false;
+    let drained = false;
+    try {
+      while (dirty && !stopped) {
+        dirty = false;
+        const now = deps.clock.now();
+        if (now >= promoteAt) {
+          promoteAt = Number.POSITIVE_INFINITY;
+          await deps.promoteDue(now);
+        }
+        const free = deps.freeSlots();
+        if (free === 0) break; // freed$ starts the next pass
+        const n = await deps.claim(free);
+        if (n > 0) claimedAny = true;
+        if (n === free) dirty = true;
+        else drained = true;
+      }
+      if (drained && !stopped) {
+        // Nothing more is ready: sleep until the next due job.
+        const at = await deps.nextDueAt(deps.clock.now());
+        if (at !== null) promoteAt = Math.min(promoteAt, at);
+        arm(at);
+      }
+      setIdleDelay(claimedAny ? deps.idleMinMs : Math.min(deps.idleMaxMs, idleDelay$.value * 2));
+    } catch (err) {
+      deps.onError(err);
+      promoteAt = 0;
+      setIdleDelay(deps.idleMinMs);
+    }
+  };
+
+  return {
+    start() {
+      if (subscription) return;
+      subscription = merge(
+        wake$,
+        deps.freed$,
+        changes$,
+        due$,
+        idle$.pipe(tap(() => idleDelay$.next(idleDelay$.value))),
+      )
+        .pipe(
+          tap(() => (dirty = true)),
+          takeUntil(stop$),
+          exhaustMap(() => defer(() => (pass = runPass()))),
+        )
+        .subscribe({ error: deps.onError });
+      wake$.next();
+    },
+    async stop() {
+      stopped = true;
+      stop$.next();
+      subscription?.unsubscribe();
+      await pass;
+    },
+    wake: () => wake$.next(),
+    noteDue(at) {
+      promoteAt = Math.min(promoteAt, at);
+      if (armedAt === null || at < armedAt) arm(at);
+    },
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * Opens (and if need be creates) the SQLite file: pragmas, migrations, and
+ * typed errors for paths that cannot be opened or written.
+ */
+import Database from 'better-sqlite3';
+import { statfsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DatabaseError } from '../../errors.js';
+import { migrations } from './sql.js';
+
+export interface OpenOptions {
+  path: string;
+  /** `normal`: synchronous=NORMAL (a power loss may undo the last commits, never corrupts); `full`: fsync per commit. */
+  durability: 'normal' | 'full';
+  /** Page cache in MiB, sized so the hot indexes stay in memory. */
+  cacheMiB: number;
+  busyTimeoutMs: number;
+  onWarning?: (message: string) => void;
+}
+
+// statfs magic numbers of network file systems, on which SQLite's locks are unreliable.
+const NETWORK_FS: Record<number, string> = { 0x6969: 'nfs', 0xff534d42: 'cifs', 0xfe534d42: 'smb2', 0x517b: 'smb' };
+
+function wrap(err: unknown, path: string): DatabaseError {
+  const code = (err as { code?: string }).code ?? '';
+  if (code.startsWith('SQLITE_READONLY')) {
+    return new DatabaseError('LJ_ERR_DATABASE_READONLY', `database ${path} is read-only`, { cause: err });
+  }
+  return new DatabaseError('LJ_ERR_DATABASE_OPEN', `cannot open database ${path}: ${(err as Error).message}`, { cause: err });
+}
+
+export function openDatabase(options: OpenOptions): Database.Database {
+  const path = options.path;
+  if (path !== ':memory:') {
+    try {
+      const fsType = NETWORK_FS[Number(statfsSync(dirname(resolve(path))).type)];
+      if (fsType) options.onWarning?.(`database ${path} is on a network file system (${fsType}): SQLite locking is unsafe there`);
+    } catch {
+      // the directory does not exist: opening below reports it
+    }
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(path, { timeout: options.busyTimeoutMs });
+  } catch (err) {
+    throw wrap(err, path);
+  }
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
+    db.pragma(`cache_size = ${-Math.round(options.cacheMiB * 1024)}`);
+    db.pragma('temp_store = MEMORY');
+    db.pragma('journal_size_limit = 67108864');
+    db.pragma('foreign_keys = OFF');
+    migrate(db);
+  } catch (err) {
+    db.close();
+    throw wrap(err, path);
+  }
+  return db;
+}
+
+/** Applies the numbered migrations above `PRAGMA user_version`, each in its own transaction. */
+function migrate(db: Database.Database): void {
+  for (const m of migrations()) {
+    db.transaction(() => {
+      // Re-read inside the write lock: another process may have migrated meanwhile.
+      const level = db.pragma('user_version', { simple: true }) as number;
+      if (level >= m.level) return;
+      db.exec(m.text);
+      db.pragma(`user_version = ${m.level}`);
+    }).immediate();
+  }
+}

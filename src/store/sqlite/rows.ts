@@ -1,0 +1,97 @@
+/** Row ↔ record mapping for the SQLite store (snake_case columns, JSON text). */
+import type { ErrorInfo } from '../../../machines/policy.js';
+import type { DueJob, HistoryEntry, JobRecord } from '../store.js';
+
+export function parseJson<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+
+export interface JobRow {
+  id: number;
+  name: string;
+  state: string;
+  payload: string;
+  key: string | null;
+  priority: number;
+  run_at: number;
+  attempts: number;
+  last_error: string | null;
+  ctx: string | null;
+  retry: string | null;
+  timeout_ms: number | null;
+  result: string | null;
+  progress: number | null;
+  lease_owner: string | null;
+  lease_token: string | null;
+  locked_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export function toJobRecord(r: JobRow): JobRecord {
+  return {
+    id: r.id,
+    name: r.name,
+    state: r.state,
+    payload: JSON.parse(r.payload) as unknown,
+    key: r.key,
+    priority: r.priority,
+    runAt: r.run_at,
+    attempts: r.attempts,
+    lastError: parseJson<ErrorInfo>(r.last_error),
+    result: r.result === null ? undefined : (JSON.parse(r.result) as unknown),
+    progress: r.progress,
+    retry: parseJson(r.retry),
+    timeout: r.timeout_ms,
+    ctx: parseJson(r.ctx),
+    leaseOwner: r.lease_owner,
+    leaseToken: r.lease_token,
+    lockedUntil: r.locked_until,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export interface DueRow {
+  id: number;
+  name: string;
+  state: string;
+  attempts: number;
+  last_error: string | null;
+  ctx: string | null;
+  retry: string | null;
+  lease_token: string | null;
+  lease_owner: string | null;
+}
+
+export function toDueJob(r: DueRow): DueJob {
+  return {
+    id: r.id,
+    name: r.name,
+    state: r.state,
+    attempts: r.attempts,
+    lastError: parseJson(r.last_error),
+    ctx: parseJson(r.ctx),
+    retry: parseJson(r.retry),
+    leaseToken: r.lease_token,
+    leaseOwner: r.lease_owner,
+  };
+}
+
+export interface HistoryRow {
+  from_state: string | null;
+  to_state: string;
+  event: string;
+  at: number;
+  worker_id: string | null;
+  lease_token: string | null;
+  error: string | null;
+}
+
+export function toHistoryEntry(r: HistoryRow): HistoryEntry {
+  const entry: HistoryEntry = { from: r.from_state, to: r.to_state, event: r.event, at: r.at };
+  if (r.worker_id !== null) entry.workerId = r.worker_id;
+  if (r.lease_token !== null) entry.leaseToken = r.lease_token;
+  if (r.error !== null) entry.error = JSON.parse(r.error) as ErrorInfo;
+  return entry;
+}

@@ -1,0 +1,2 @@
+INSERT INTO job_history (job_id, from_state, to_state, event, at, worker_id, lease_token, error)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)

@@ -1,0 +1,43 @@
+-- Jobs: one row per job. `state` is whatever the job machine produced.
+CREATE TABLE jobs (
+  id           INTEGER PRIMARY KEY,
+  name         TEXT    NOT NULL,
+  state        TEXT    NOT NULL,
+  payload      TEXT    NOT NULL,
+  key          TEXT    UNIQUE,
+  priority     INTEGER NOT NULL DEFAULT 0,
+  run_at       INTEGER NOT NULL,
+  attempts     INTEGER NOT NULL DEFAULT 0,
+  last_error   TEXT,
+  ctx          TEXT,
+  retry        TEXT,
+  timeout_ms   INTEGER,
+  result       TEXT,
+  progress     REAL,
+  lease_owner  TEXT,
+  lease_token  TEXT,
+  locked_until INTEGER,
+  created_at   INTEGER NOT NULL,
+  updated_at   INTEGER NOT NULL
+);
+
+-- The claim walks this index in order: every ORDER BY column is in it.
+CREATE INDEX jobs_ready ON jobs (priority DESC, run_at, id) WHERE state = 'pending';
+-- The lease sweeper.
+CREATE INDEX jobs_leased ON jobs (locked_until) WHERE state = 'processing';
+-- Delayed states coming due, listings and counts by state.
+CREATE INDEX jobs_state ON jobs (state, run_at);
+
+-- Every transition, for timelines and audits (can be turned off).
+CREATE TABLE job_history (
+  id          INTEGER PRIMARY KEY,
+  job_id      INTEGER NOT NULL,
+  from_state  TEXT,
+  to_state    TEXT    NOT NULL,
+  event       TEXT    NOT NULL,
+  at          INTEGER NOT NULL,
+  worker_id   TEXT,
+  lease_token TEXT,
+  error       TEXT
+);
+CREATE INDEX job_history_job ON job_history (job_id, id);

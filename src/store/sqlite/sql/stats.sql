@@ -1,0 +1,1 @@
+SELECT state, name, count(*) AS n FROM jobs GROUP BY state, name

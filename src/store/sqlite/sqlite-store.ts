@@ -1,0 +1,191 @@
+/**
+ * The embedded store: one SQLite file in WAL mode, one connection per process.
+ * Every write that starts from a read runs in `BEGIN IMMEDIATE`, so several
+ * processes can share the file without a deferred transaction's SQLITE_BUSY.
+ */
+import type Database from 'better-sqlite3';
+import type {
+  ClaimedJob,
+  ClaimRequest,
+  DueJob,
+  HistoryEntry,
+  InsertResult,
+  JobRecord,
+  ListFilter,
+  NewJob,
+  QueueStats,
+  Store,
+  TransitionRequest,
+} from '../store.js';
+import { openDatabase, type OpenOptions } from './open.js';
+import { sql } from './sql.js';
+import { toDueJob, toHistoryEntry, toJobRecord, parseJson, type DueRow, type HistoryRow, type JobRow } from './rows.js';
+
+export interface SqliteStoreOptions extends OpenOptions {
+  /** Record each transition in `job_history`. */
+  history: boolean;
+}
+
+export function createSqliteStore(options: SqliteStoreOptions): Store {
+  const db = openDatabase(options);
+  const recordHistory = options.history;
+  let tokenSeq = 0;
+  const tokenPrefix = `${process.pid.toString(36)}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}`;
+
+  const s = {
+    insert: db.prepare<Record<string, unknown>, { id: number }>(sql('insert')),
+    findByKey: db.prepare<[string], { id: number }>(sql('find-by-key')),
+    claim: db.prepare(sql('claim')),
+    transition: db.prepare(sql('transition')),
+    history: db.prepare(sql('insert-history')),
+    heartbeat: db.prepare(sql('heartbeat')),
+    progress: db.prepare(sql('progress')),
+    expired: db.prepare(sql('expired-leases')),
+    due: db.prepare(sql('due-jobs')),
+    nextDue: db.prepare(sql('next-due-at')),
+    get: db.prepare(sql('get')),
+    historyOf: db.prepare(sql('history')),
+    stats: db.prepare(sql('stats')),
+    dataVersion: db.prepare('PRAGMA data_version').pluck(),
+  };
+
+  const insertTx = db.transaction((jobs: readonly NewJob[], at: number): InsertResult[] => {
+    const out: InsertResult[] = [];
+    for (const job of jobs) {
+      const row = s.insert.get({ ...job, at });
+      if (row) {
+        out.push({ id: row.id, created: true });
+        if (recordHistory) s.history.run(row.id, null, job.state, 'job.enqueue', at, null, null, null);
+      } else {
+        // The idempotency key exists: hand back the first job.
+        out.push({ id: s.findByKey.get(job.key!)!.id, created: false });
+      }
+    }
+    return out;
+  });
+
+  const claimTx = db.transaction((req: ClaimRequest, token: string): ClaimedJob[] => {
+    const lockedUntil = req.now + req.leaseMs;
+    const rows = s.claim.all({
+      owner: req.owner,
+      token,
+      lockedUntil,
+      now: req.now,
+      names: JSON.stringify(req.names),
+      limit: req.limit,
+    }) as Array<{ id: number; name: string; payload: string; attempts: number; last_error: string | null; ctx: string | null; retry: string | null; timeout_ms: number | null }>;
+    const out: ClaimedJob[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      if (recordHistory) s.history.run(r.id, 'pending', 'processing', 'job.claim', req.now, req.owner, token, null);
+      out[i] = {
+        id: r.id,
+        name: r.name,
+        payload: r.payload,
+        attempts: r.attempts,
+        lastError: parseJson(r.last_error),
+        ctx: parseJson(r.ctx),
+        retry: parseJson(r.retry),
+        timeout: r.timeout_ms,
+        token,
+        lockedUntil,
+      };
+    }
+    return out;
+  });
+
+  const transitionTx = db.transaction((reqs: readonly TransitionRequest[]): boolean[] =>
+    reqs.map((t) => {
+      const lastError = t.lastError ? JSON.stringify(t.lastError) : null;
+      const changed =
+        s.transition.run({
+          id: t.id,
+          from: t.from,
+          token: t.token,
+          to: t.to,
+          attempts: t.attempts,
+          lastError,
+          ctx: t.ctx ? JSON.stringify(t.ctx) : null,
+          runAt: t.runAt ?? null,
+          result: t.result ?? null,
+          at: t.at,
+        }).changes === 1;
+      if (changed && recordHistory) {
+        const error = t.error ? JSON.stringify(t.error) : null;
+        s.history.run(t.id, t.from, t.to, t.event, t.at, t.workerId ?? null, t.token, error);
+      }
+      return changed;
+    }),
+  );
+
+  let lastDataVersion = s.dataVersion.get() as number;
+
+  return {
+    insert: async (jobs, at) => insertTx.immediate(jobs, at),
+    claim: async (req) => claimTx.immediate(req, `${tokenPrefix}.${(++tokenSeq).toString(36)}`),
+    transition: async (reqs) => transitionTx.immediate(reqs),
+    heartbeat: async (id, token, lockedUntil) => s.heartbeat.run({ id, token, lockedUntil }).changes === 1,
+    progress: async (id, token, progress) => s.progress.run({ id, token, progress }).changes === 1,
+    expiredLeases: async (names, now, limit) =>
+      (s.expired.all({ names: JSON.stringify(names), now, limit }) as DueRow[]).map(toDueJob),
+    dueJobs: async (names, states, now, limit) =>
+      states.length === 0
+        ? []
+        : (s.due.all({ names: JSON.stringify(names), states: JSON.stringify(states), now, limit }) as DueRow[]).map(toDueJob),
+    nextDueAt: async (names, states, after) =>
+      (s.nextDue.get({ names: JSON.stringify(names), states: JSON.stringify(states), after }) as { at: number | null }).at ?? null,
+    get: async (id) => {
+      const row = s.get.get(id) as JobRow | undefined;
+      return row ? toJobRecord(row) : undefined;
+    },
+    list: async (filter) => listJobs(db, filter),
+    history: async (id) => (s.historyOf.all(id) as HistoryRow[]).map(toHistoryEntry),
+    stats: async () => {
+      const stats: QueueStats = { total: 0, byState: {}, byName: {} };
+      for (const r of s.stats.all() as Array<{ state: string; name: string; n: number }>) {
+        stats.total += r.n;
+        stats.byState[r.state] = (stats.byState[r.state] ?? 0) + r.n;
+        (stats.byName[r.name] ??= {})[r.state] = r.n;
+      }
+      return stats;
+    },
+    externalChange: () => {
+      // data_version changes only when another connection commits.
+      const v = s.dataVersion.get() as number;
+      if (v === lastDataVersion) return false;
+      lastDataVersion = v;
+      return true;
+    },
+    backup: async (destination) => {
+      await db.backup(destination);
+    },
+    checkpoint: async () => {
+      db.pragma('wal_checkpoint(PASSIVE)');
+    },
+    close: async () => {
+      if (db.open) db.close();
+    },
+  };
+}
+
+function listJobs(db: Database.Database, filter: ListFilter): JobRecord[] {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (filter.state !== undefined) {
+    where.push('state = ?');
+    params.push(filter.state);
+  }
+  if (filter.name !== undefined) {
+    where.push('name = ?');
+    params.push(filter.name);
+  }
+  if (filter.after !== undefined) {
+    where.push('id > ?');
+    params.push(filter.after);
+  }
+  const text = `SELECT * FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ?`;
+  params.push(filter.limit ?? 100);
+  return (db.prepare(text).all(...params) as JobRow[]).map(toJobRecord);
+}
+
+export type { HistoryEntry };
