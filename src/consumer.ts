@@ -96,7 +96,7 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
       return jobs.length;
     },
     promoteDue,
-    nextDueAt: (now) => store.nextDueAt(names, [JobState.pending, ...delayedStates], now),
+    nextDueAt: () => store.nextDueAt(names, [JobState.pending, ...delayedStates]),
     externalChange: () => store.externalChange(),
     freed$: pool.freed$,
     onError,

@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   LJ_ERR_RETRY_LATER: 'The handler asked to be retried later',
   LJ_ERR_DATABASE_OPEN: 'The database file cannot be opened',
   LJ_ERR_DATABASE_READONLY: 'The database file is read-only',
+  LJ_ERR_DATABASE: 'The database failed (I/O error, disk full, locked past busyTimeout)',
   LJ_ERR_QUEUE_CLOSED: 'The queue is closed',
   LJ_ERR_MACHINE: 'The job machine cannot be used by the queue',
   LJ_ERR_ABORTED: 'The job was aborted (shutdown or cancel)',

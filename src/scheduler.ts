@@ -93,27 +93,32 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
 
   const runPass = async (): Promise<void> => {
     let claimedAny = false;
-    let drained = false;
     try {
+      // Go round while triggers keep arriving: exhaustMap drops them during a pass.
       while (dirty && !stopped) {
-        dirty = false;
-        const now = deps.clock.now();
-        if (now >= promoteAt) {
-          promoteAt = Number.POSITIVE_INFINITY;
-          await deps.promoteDue(now);
+        let drained = false;
+        while (dirty && !stopped) {
+          dirty = false;
+          const now = deps.clock.now();
+          if (now >= promoteAt) {
+            promoteAt = Number.POSITIVE_INFINITY;
+            await deps.promoteDue(now);
+          }
+          const free = deps.freeSlots();
+          if (free === 0) break; // freed$ starts the next pass
+          const n = await deps.claim(free);
+          if (n > 0) claimedAny = true;
+          if (n === free) dirty = true;
+          else drained = true;
         }
-        const free = deps.freeSlots();
-        if (free === 0) break; // freed$ starts the next pass
-        const n = await deps.claim(free);
-        if (n > 0) claimedAny = true;
-        if (n === free) dirty = true;
-        else drained = true;
-      }
-      if (drained && !stopped) {
-        // Nothing more is ready: sleep until the next due job.
-        const at = await deps.nextDueAt(deps.clock.now());
-        if (at !== null) promoteAt = Math.min(promoteAt, at);
-        arm(at);
+        if (drained && !stopped) {
+          // Nothing more is ready: sleep until the next due job (one already due
+          // but not yet promoted is retried a moment later, never spun on).
+          const now = deps.clock.now();
+          const at = await deps.nextDueAt(now);
+          if (at !== null) promoteAt = Math.min(promoteAt, at);
+          arm(at === null ? null : Math.max(at, now + 1));
+        }
       }
       setIdleDelay(claimedAny ? deps.idleMinMs : Math.min(deps.idleMaxMs, idleDelay$.value * 2));
     } catch (err) {

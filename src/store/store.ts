@@ -146,8 +146,8 @@ export interface Store {
   expiredLeases(names: readonly string[], now: number, limit: number): Promise<DueJob[]>;
   /** Jobs of these names, in one of `states`, whose `run_at` has come. */
   dueJobs(names: readonly string[], states: readonly string[], now: number, limit: number): Promise<DueJob[]>;
-  /** The earliest `run_at` after `after` among jobs of these names in `states`, or null. */
-  nextDueAt(names: readonly string[], states: readonly string[], after: number): Promise<number | null>;
+  /** The earliest `run_at` among jobs of these names in `states`, or null. */
+  nextDueAt(names: readonly string[], states: readonly string[]): Promise<number | null>;
   get(id: number): Promise<JobRecord | undefined>;
   list(filter: ListFilter): Promise<JobRecord[]>;
   history(id: number): Promise<HistoryEntry[]>;

@@ -53,11 +53,32 @@ export function openDatabase(options: OpenOptions): Database.Database {
     db.pragma('journal_size_limit = 67108864');
     db.pragma('foreign_keys = OFF');
     migrate(db);
+    probeWritable(db);
   } catch (err) {
     db.close();
     throw wrap(err, path);
   }
   return db;
+}
+
+/**
+ * In WAL mode SQLite may open a file it cannot write and only fail on the
+ * first write; find out now, with a write that changes nothing.
+ */
+function probeWritable(db: Database.Database): void {
+  const level = db.pragma('user_version', { simple: true }) as number;
+  db.transaction(() => db.pragma(`user_version = ${level}`)).immediate();
+}
+
+/** Maps a SQLite failure during use to a typed error (read-only, I/O, locked). */
+export function toDatabaseError(err: unknown, path: string): unknown {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? wrapUse(err, path, code) : err;
+}
+
+function wrapUse(err: unknown, path: string, code: string): DatabaseError {
+  if (code.startsWith('SQLITE_READONLY')) return wrap(err, path);
+  return new DatabaseError('LJ_ERR_DATABASE', `database ${path}: ${(err as Error).message} (${code})`, { cause: err });
 }
 
 /** Applies the numbered migrations above `PRAGMA user_version`, each in its own transaction. */

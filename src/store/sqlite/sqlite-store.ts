@@ -17,7 +17,7 @@ import type {
   Store,
   TransitionRequest,
 } from '../store.js';
-import { openDatabase, type OpenOptions } from './open.js';
+import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
 import { sql } from './sql.js';
 import { toDueJob, toHistoryEntry, toJobRecord, parseJson, type DueRow, type HistoryRow, type JobRow } from './rows.js';
 
@@ -120,7 +120,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
   let lastDataVersion = s.dataVersion.get() as number;
 
-  return {
+  return typedErrors(options.path, {
     insert: async (jobs, at) => insertTx.immediate(jobs, at),
     claim: async (req) => claimTx.immediate(req, `${tokenPrefix}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => transitionTx.immediate(reqs),
@@ -132,8 +132,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       states.length === 0
         ? []
         : (s.due.all({ names: JSON.stringify(names), states: JSON.stringify(states), now, limit }) as DueRow[]).map(toDueJob),
-    nextDueAt: async (names, states, after) =>
-      (s.nextDue.get({ names: JSON.stringify(names), states: JSON.stringify(states), after }) as { at: number | null }).at ?? null,
+    nextDueAt: async (names, states) =>
+      (s.nextDue.get({ names: JSON.stringify(names), states: JSON.stringify(states) }) as { at: number | null }).at ?? null,
     get: async (id) => {
       const row = s.get.get(id) as JobRow | undefined;
       return row ? toJobRecord(row) : undefined;
@@ -165,7 +165,23 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     close: async () => {
       if (db.open) db.close();
     },
-  };
+  });
+}
+
+/** Every SQLite failure leaves the store as a DatabaseError with a stable code. */
+function typedErrors(path: string, store: Store): Store {
+  const out: Record<string, unknown> = {};
+  for (const [key, fn] of Object.entries(store) as Array<[string, (...args: unknown[]) => unknown]>) {
+    out[key] = (...args: unknown[]) => {
+      try {
+        const r = fn(...args);
+        return r instanceof Promise ? r.catch((err: unknown) => Promise.reject(toDatabaseError(err, path))) : r;
+      } catch (err) {
+        throw toDatabaseError(err, path);
+      }
+    };
+  }
+  return out as unknown as Store;
 }
 
 function listJobs(db: Database.Database, filter: ListFilter): JobRecord[] {

@@ -1,0 +1,56 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { createQueue, DatabaseError } from '../../src/index.js';
+import { silentLogger } from '../helpers/silent-logger.js';
+import { tempDir } from '../helpers/temp-db.js';
+
+const fixture = fileURLToPath(new URL('../fixtures/open-queue.ts', import.meta.url));
+
+describe('a database that cannot be used is refused with a typed error', () => {
+  it('reports a path whose folder does not exist', () => {
+    const dir = tempDir();
+    try {
+      const open = () => createQueue({ path: join(dir.dir, 'missing', 'jobs.db'), logger: silentLogger });
+      expect(open).toThrow(DatabaseError);
+      expect(open).toThrow(expect.objectContaining({ code: 'LJ_ERR_DATABASE_OPEN' }));
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('reports a file that is not a database, and leaves it untouched', () => {
+    const dir = tempDir();
+    try {
+      const path = join(dir.dir, 'notes.txt');
+      writeFileSync(path, 'x'.repeat(4096));
+      expect(() => createQueue({ path, logger: silentLogger })).toThrow(expect.objectContaining({ code: 'LJ_ERR_DATABASE_OPEN' }));
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('reports a read-only database file (opened by a user who may not write it)', async () => {
+    const dir = tempDir();
+    try {
+      const path = join(dir.dir, 'jobs.db');
+      const owner = createQueue({ path, logger: silentLogger });
+      await owner.close();
+      chmodSync(dir.dir, 0o755);
+      chmodSync(path, 0o644);
+      // Root may write anything, so the child drops to `nobody`.
+      const run = spawnSync(process.execPath, ['--import', 'tsx', fixture, path], {
+        uid: 65534,
+        gid: 65534,
+        encoding: 'utf8',
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      });
+      expect(run.stderr).toBe('');
+      expect(run.stdout.trim()).toBe('LJ_ERR_DATABASE_READONLY');
+    } finally {
+      dir.cleanup();
+    }
+  });
+});

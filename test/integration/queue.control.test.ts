@@ -1,0 +1,153 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defineJob, InvalidTransitionError } from '../../src/index.js';
+import { useQueues } from '../helpers/queue-fixture.js';
+import { tempDir } from '../helpers/temp-db.js';
+import { nextEvent } from '../helpers/wait.js';
+
+const fx = useQueues();
+
+describe('retry, cancel and inspection', () => {
+  it('retry sends a dead job back to pending with fresh attempts; retry of a live job is refused', async () => {
+    let fail = true;
+    const q = fx.open({
+      jobs: [defineJob({ name: 'j', retry: { attempts: 1 }, handler: () => { if (fail) throw new Error('x'); return 'ok'; } })],
+    });
+    const { id } = await q.enqueue('j', {});
+    const dead = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'dead');
+    await q.start();
+    await dead;
+    fail = false;
+    const done = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'completed');
+    const retried = await q.retry(id);
+    expect(['pending', 'processing', 'completed']).toContain(retried.state);
+    await done;
+    expect(await q.getJob(id)).toMatchObject({ state: 'completed', attempts: 1, result: 'ok' });
+    const err = await q.retry(id).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidTransitionError);
+    expect(err).toMatchObject({ code: 'LJ_ERR_INVALID_TRANSITION', state: 'completed', event: 'job.retry' });
+  });
+
+  it('cancel stops a pending job from ever running', async () => {
+    let runs = 0;
+    const q = fx.open({ jobs: [defineJob({ name: 'j', handler: () => { runs++; } })] });
+    const a = await q.enqueue('j', 1, { delay: 50 });
+    const b = await q.enqueue('j', 2, { delay: 50 });
+    expect((await q.cancel(a.id)).state).toBe('cancelled');
+    const done = nextEvent(q.events$, (e) => e.job.id === b.id && e.to === 'completed');
+    await q.start();
+    await done;
+    expect(runs).toBe(1);
+    expect((await q.getJob(a.id)).state).toBe('cancelled');
+    await expect(q.cancel(a.id)).rejects.toMatchObject({ code: 'LJ_ERR_INVALID_TRANSITION' });
+  });
+
+  it('cancel of a running job aborts its handler and its late result is not written', async () => {
+    let release!: () => void;
+    const finished = new Promise<void>((r) => (release = r));
+    let sawAbort = false;
+    const q = fx.open({
+      jobs: [
+        defineJob({
+          name: 'long',
+          handler: async (_p, { signal }) => {
+            signal.addEventListener('abort', () => (sawAbort = true));
+            await finished; // ignores the signal on purpose
+            return 'late';
+          },
+        }),
+      ],
+    });
+    const { id } = await q.enqueue('long', {});
+    const running = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'processing');
+    await q.start();
+    await running;
+    expect((await q.cancel(id)).state).toBe('cancelled');
+    expect(sawAbort).toBe(true);
+    release();
+    await q.stop();
+    const job = await q.getJob(id);
+    expect(job.state).toBe('cancelled');
+    expect(job.result).toBeUndefined();
+  });
+
+  it('runs delayed jobs no sooner than runAt, and higher priority first', async () => {
+    const order: string[] = [];
+    const q = fx.open({ concurrency: 1, jobs: [defineJob({ name: 'j', handler: (p: string) => { order.push(p); } })] });
+    const t0 = Date.now();
+    const late = await q.enqueue('j', 'late', { delay: 80 });
+    await q.enqueue('j', 'low', { priority: -1 });
+    await q.enqueue('j', 'normal');
+    await q.enqueue('j', 'high', { priority: 5 });
+    const done = nextEvent(q.events$, (e) => e.job.id === late.id && e.to === 'processing');
+    await q.start();
+    const started = await done;
+    expect(started.at.getTime() - t0).toBeGreaterThanOrEqual(80);
+    expect(order.slice(0, 3)).toEqual(['high', 'normal', 'low']);
+  });
+
+  it('a producer-only process enqueues names it cannot run; a consumer claims only its own names', async () => {
+    const producer = fx.open();
+    const a = await producer.enqueue('mine', 1);
+    const b = await producer.enqueue('someone-else', 2);
+    const consumer = fx.open({ jobs: [defineJob({ name: 'mine', handler: (n: number) => n + 1 })] });
+    const done = nextEvent(consumer.events$, (e) => e.job.id === a.id && e.to === 'completed');
+    await consumer.start();
+    await done;
+    await consumer.stop();
+    expect((await producer.getJob(a.id)).result).toBe(2);
+    expect((await producer.getJob(b.id)).state).toBe('pending');
+    const stats = await producer.stats();
+    expect(stats.byState).toEqual({ completed: 1, pending: 1 });
+    expect(stats.byName['someone-else']).toEqual({ pending: 1 });
+  });
+
+  it('listJobs filters by state and name and pages with a cursor', async () => {
+    const q = fx.open();
+    for (let i = 0; i < 5; i++) await q.enqueue(i % 2 ? 'odd' : 'even', i);
+    const odd = await q.listJobs({ name: 'odd' });
+    expect(odd.map((j) => j.payload)).toEqual([1, 3]);
+    const page1 = await q.listJobs({ limit: 2 });
+    const page2 = await q.listJobs({ limit: 2, after: page1[1]!.id });
+    expect([...page1, ...page2].map((j) => j.payload)).toEqual([0, 1, 2, 3]);
+    expect(await q.listJobs({ state: 'completed' })).toEqual([]);
+  });
+
+  it('handlers report progress and heartbeats extend the lease', async () => {
+    const q = fx.open({
+      lease: 1000,
+      jobs: [
+        defineJob({
+          name: 'p',
+          handler: async (_x, ctx) => {
+            await ctx.progress(40);
+            const before = (await q.getJob(ctx.jobId)).progress;
+            await ctx.heartbeat();
+            return before;
+          },
+        }),
+      ],
+    });
+    const { id } = await q.enqueue('p', {});
+    const done = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'completed');
+    await q.start();
+    await done;
+    expect(await q.getJob(id)).toMatchObject({ result: 40, progress: 40 });
+  });
+
+  it('backup writes a consistent copy that opens on its own', async () => {
+    const q = fx.open();
+    await q.enqueueMany(Array.from({ length: 100 }, (_, i) => ({ name: 'b', payload: i })));
+    const dir = tempDir();
+    try {
+      const dest = join(dir.dir, 'copy.db');
+      await q.backup(dest);
+      const copy = new Database(dest, { readonly: true });
+      expect(copy.prepare('SELECT count(*) AS n FROM jobs').get()).toEqual({ n: 100 });
+      copy.close();
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
