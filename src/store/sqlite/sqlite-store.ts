@@ -128,12 +128,26 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     progress: async (id, token, progress) => s.progress.run({ id, token, progress }).changes === 1,
     expiredLeases: async (names, now, limit) =>
       (s.expired.all({ names: JSON.stringify(names), now, limit }) as DueRow[]).map(toDueJob),
-    dueJobs: async (names, states, now, limit) =>
-      states.length === 0
-        ? []
-        : (s.due.all({ names: JSON.stringify(names), states: JSON.stringify(states), now, limit }) as DueRow[]).map(toDueJob),
-    nextDueAt: async (names, states) =>
-      (s.nextDue.get({ names: JSON.stringify(names), states: JSON.stringify(states) }) as { at: number | null }).at ?? null,
+    dueJobs: async (names, states, now, limit) => {
+      const out: DueJob[] = [];
+      for (const state of states) {
+        for (const name of names) {
+          if (out.length >= limit) return out;
+          for (const row of s.due.all({ state, name, now, limit: limit - out.length }) as DueRow[]) out.push(toDueJob(row));
+        }
+      }
+      return out;
+    },
+    nextDueAt: async (names, states) => {
+      let min: number | null = null;
+      for (const state of states) {
+        for (const name of names) {
+          const at = (s.nextDue.get({ state, name }) as { at: number | null }).at;
+          if (at !== null && (min === null || at < min)) min = at;
+        }
+      }
+      return min;
+    },
     get: async (id) => {
       const row = s.get.get(id) as JobRow | undefined;
       return row ? toJobRecord(row) : undefined;

@@ -1,5 +1,6 @@
 -- One statement claims up to :limit due jobs: pending → processing (the job
 -- machine's `job.claim` edge, checked against the machine at start-up).
+-- INDEXED BY: walking jobs_ready in order avoids sorting every pending row.
 UPDATE jobs
 SET state = 'processing',
     attempts = attempts + 1,
@@ -8,7 +9,7 @@ SET state = 'processing',
     locked_until = :lockedUntil,
     updated_at = :now
 WHERE id IN (
-  SELECT id FROM jobs
+  SELECT id FROM jobs INDEXED BY jobs_ready
   WHERE state = 'pending'
     AND run_at <= :now
     AND name IN (SELECT value FROM json_each(:names))

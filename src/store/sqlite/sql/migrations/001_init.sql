@@ -25,8 +25,8 @@ CREATE TABLE jobs (
 CREATE INDEX jobs_ready ON jobs (priority DESC, run_at, id) WHERE state = 'pending';
 -- The lease sweeper.
 CREATE INDEX jobs_leased ON jobs (locked_until) WHERE state = 'processing';
--- Delayed states coming due, listings and counts by state.
-CREATE INDEX jobs_state ON jobs (state, run_at);
+-- Delayed states coming due (a seek per state and name), listings and counts.
+CREATE INDEX jobs_state ON jobs (state, name, run_at);
 
 -- Every transition, for timelines and audits (can be turned off).
 CREATE TABLE job_history (
