@@ -10,4 +10,4 @@ SET state = :to,
     lease_token = CASE WHEN :to = 'processing' THEN lease_token END,
     locked_until = CASE WHEN :to = 'processing' THEN locked_until END,
     updated_at = :at
-WHERE id = :id AND state = :from
+WHERE id = :id AND state = :from AND lease_token IS :token
