@@ -87,6 +87,18 @@ describe('retry, cancel and inspection', () => {
     expect(order.slice(0, 3)).toEqual(['high', 'normal', 'low']);
   });
 
+  it('starts one claimed batch in priority order', async () => {
+    const order: string[] = [];
+    const q = fx.open({ concurrency: 3, jobs: [defineJob({ name: 'j', handler: (p: string) => { order.push(p); } })] });
+    await q.enqueue('j', 'low', { priority: -1 });
+    await q.enqueue('j', 'normal');
+    const high = await q.enqueue('j', 'high', { priority: 5 });
+    const done = nextEvent(q.events$, (e) => e.job.id === high.id && e.to === 'completed');
+    await q.start();
+    await done;
+    expect(order).toEqual(['high', 'normal', 'low']);
+  });
+
   it('a producer-only process enqueues names it cannot run; a consumer claims only its own names', async () => {
     const producer = fx.open();
     const a = await producer.enqueue('mine', 1);

@@ -26,6 +26,21 @@ export interface SqliteStoreOptions extends OpenOptions {
   history: boolean;
 }
 
+interface ClaimRow {
+  id: number;
+  name: string;
+  payload: string;
+  attempts: number;
+  last_error: string | null;
+  ctx: string | null;
+  retry: string | null;
+  timeout_ms: number | null;
+  priority: number;
+  run_at: number;
+}
+
+const byClaimOrder = (a: ClaimRow, b: ClaimRow) => b.priority - a.priority || a.run_at - b.run_at || a.id - b.id;
+
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const db = openDatabase(options);
   const recordHistory = options.history;
@@ -73,7 +88,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       now: req.now,
       names: JSON.stringify(req.names),
       limit: req.limit,
-    }) as Array<{ id: number; name: string; payload: string; attempts: number; last_error: string | null; ctx: string | null; retry: string | null; timeout_ms: number | null }>;
+    }) as ClaimRow[];
+    // RETURNING comes back in rowid order: start the batch in claim order.
+    if (rows.length > 1) rows.sort(byClaimOrder);
     const out: ClaimedJob[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!;

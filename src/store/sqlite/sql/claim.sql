@@ -16,4 +16,4 @@ WHERE id IN (
   ORDER BY priority DESC, run_at, id
   LIMIT :limit
 )
-RETURNING id, name, payload, attempts, last_error, ctx, retry, timeout_ms
+RETURNING id, name, payload, attempts, last_error, ctx, retry, timeout_ms, priority, run_at

@@ -1,0 +1,259 @@
+/**
+ * Several real processes share one SQLite file; one is SIGKILLed mid-run.
+ * Every job must still end `completed` exactly once, the killed process's
+ * leases must come back through lease expiry, and the history must show that
+ * no job was ever held under two leases at once.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createQueue } from '../../src/index.js';
+import { silentLogger } from '../helpers/silent-logger.js';
+import { tempDbPath } from '../helpers/temp-db.js';
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/worker-process.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const JOBS = 20_000;
+const CHILDREN = 3;
+
+interface Message {
+  type: string;
+  [key: string]: unknown;
+}
+
+interface Child {
+  proc: ChildProcess;
+  messages: Message[];
+  stderr: string[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves with the first message (already seen or to come) matching `pred`; rejects if the child exits first. */
+  waitFor(pred: (m: Message) => boolean, ms: number): Promise<Message>;
+}
+
+const children: Child[] = [];
+
+function spawnChild(db: string, mode: 'work' | 'enqueue'): Child {
+  const proc = spawn(process.execPath, ['--import', 'tsx', FIXTURE, db, mode], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const messages: Message[] = [];
+  const stderr: string[] = [];
+  const waiters = new Set<() => void>();
+  createInterface({ input: proc.stdout! }).on('line', (line) => {
+    messages.push(JSON.parse(line) as Message);
+    for (const w of [...waiters]) w();
+  });
+  proc.stderr!.setEncoding('utf8').on('data', (s: string) => stderr.push(s));
+  const exited = once(proc, 'exit').then(([code, signal]) => {
+    for (const w of [...waiters]) w();
+    return { code: code as number | null, signal: signal as NodeJS.Signals | null };
+  });
+  let done = false;
+  void exited.then(() => (done = true));
+  const child: Child = {
+    proc,
+    messages,
+    stderr,
+    exited,
+    waitFor(pred, ms) {
+      return new Promise<Message>((resolve, reject) => {
+        const check = () => {
+          const m = messages.find(pred);
+          if (m) finish(() => resolve(m));
+          else if (done || proc.exitCode !== null || proc.signalCode !== null) {
+            finish(() => reject(new Error(`child ${proc.pid} exited before the awaited message; stderr: ${stderr.join('')}`)));
+          }
+        };
+        const timer = setTimeout(() => finish(() => reject(new Error(`child ${proc.pid}: no awaited message within ${ms} ms`))), ms);
+        const finish = (settle: () => void) => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          settle();
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+  children.push(child);
+  return child;
+}
+
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
+});
+
+/** Polls `probe` until it returns true; fails after `ms`. Bounded: never a fixed wait for an outcome. */
+async function until(probe: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+interface HistoryRow {
+  id: number;
+  job_id: number;
+  from_state: string | null;
+  to_state: string;
+  event: string;
+  worker_id: string | null;
+  lease_token: string | null;
+}
+
+/**
+ * Walks each job's history in id order and checks that leases never overlap:
+ * a claim (pending → processing) is only allowed when no lease is held, and
+ * the one exit from processing that follows carries the claim's token.
+ * Returns every violation found (empty when the history is sound).
+ */
+function leaseViolations(rows: readonly HistoryRow[]): string[] {
+  const problems: string[] = [];
+  const held = new Map<number, string | null>(); // job → token held now (null: none)
+  const tokensSeen = new Map<number, Set<string>>();
+  const EXITS = new Set(['job.complete', 'job.fail', 'job.expire', 'job.release', 'job.cancel']);
+  for (const r of rows) {
+    const current = held.get(r.job_id) ?? null;
+    if (r.event === 'job.claim') {
+      if (r.from_state !== 'pending' || r.to_state !== 'processing') problems.push(`#${r.id} job ${r.job_id}: claim ${r.from_state}→${r.to_state}`);
+      if (current !== null) problems.push(`#${r.id} job ${r.job_id}: claimed under ${r.lease_token} while lease ${current} still held`);
+      if (!r.lease_token) problems.push(`#${r.id} job ${r.job_id}: claim without a lease token`);
+      const seen = tokensSeen.get(r.job_id) ?? new Set<string>();
+      if (r.lease_token && seen.has(r.lease_token)) problems.push(`#${r.id} job ${r.job_id}: lease token ${r.lease_token} reused`);
+      if (r.lease_token) seen.add(r.lease_token);
+      tokensSeen.set(r.job_id, seen);
+      held.set(r.job_id, r.lease_token);
+    } else if (r.from_state === 'processing') {
+      if (!EXITS.has(r.event)) problems.push(`#${r.id} job ${r.job_id}: unexpected exit event ${r.event}`);
+      if (current === null) problems.push(`#${r.id} job ${r.job_id}: ${r.event} out of processing with no lease held`);
+      else if (r.lease_token !== current) problems.push(`#${r.id} job ${r.job_id}: ${r.event} carries token ${r.lease_token}, lease held is ${current}`);
+      held.set(r.job_id, null);
+    } else {
+      if (r.to_state === 'processing') problems.push(`#${r.id} job ${r.job_id}: entered processing by ${r.event}`);
+      if (current !== null) problems.push(`#${r.id} job ${r.job_id}: ${r.event} ${r.from_state}→${r.to_state} while lease ${current} held`);
+    }
+  }
+  for (const [job, token] of held) if (token !== null) problems.push(`job ${job}: lease ${token} never released`);
+  return problems;
+}
+
+describe('several processes on one file, one of them SIGKILLed', () => {
+  it(
+    'completes every job exactly once and recovers the killed process’s leases through expiry',
+    async () => {
+      const started = Date.now();
+      const db = tempDbPath();
+      try {
+        // Enqueue from this process, in batches, before any worker exists.
+        const producer = createQueue({ path: db.path, logger: silentLogger });
+        for (let b = 0; b < JOBS; b += 1000) {
+          await producer.enqueueMany(Array.from({ length: 1000 }, (_, i) => ({ name: 'work', payload: { n: b + i } })));
+        }
+        await producer.close();
+
+        const workers = Array.from({ length: CHILDREN }, () => spawnChild(db.path, 'work'));
+        const ready = await Promise.all(workers.map((w) => w.waitFor((m) => m.type === 'ready', 30_000)));
+        const owners = ready.map((m) => String(m.owner));
+        expect(new Set(owners).size).toBe(CHILDREN);
+
+        const reader = new Database(db.path, { readonly: true, fileMustExist: true });
+        const count = reader.prepare<[string], number>('SELECT count(*) FROM jobs WHERE state = ?').pluck();
+        const heldBy = reader
+          .prepare<[string], number>("SELECT count(*) FROM jobs WHERE state = 'processing' AND lease_owner = ?")
+          .pluck();
+
+        // Let the victim do real work first, then kill it while it holds leases.
+        const victim = workers[0]!;
+        const victimOwner = owners[0]!;
+        await victim.waitFor((m) => m.type === 'progress' && Number(m.completed) >= 500, 60_000);
+        await until(() => count.get('completed')! >= 2000, 60_000, '2000 completions');
+        await until(() => heldBy.get(victimOwner)! > 0, 10_000, 'the victim to hold a lease');
+        victim.proc.kill('SIGKILL');
+        const heldAtKill = heldBy.get(victimOwner)!;
+        const victimExit = await victim.exited;
+        expect(victimExit.signal).toBe('SIGKILL');
+        const completedAtKill = count.get('completed')!;
+        expect(completedAtKill).toBeLessThan(JOBS); // killed mid-run
+
+        // The survivors finish everything, the victim's leased jobs included.
+        await until(() => count.get('completed')! === JOBS, 90_000, `all ${JOBS} jobs completed`);
+        const survivors = workers.slice(1);
+        for (const s of survivors) s.proc.kill('SIGTERM');
+        for (const s of survivors) {
+          const exit = await s.exited;
+          expect({ code: exit.code, stderr: s.stderr.join('') }).toEqual({ code: 0, stderr: '' });
+          expect(s.messages.some((m) => m.type === 'closed')).toBe(true);
+        }
+        reader.close();
+
+        // Everything below reads the file after every writer has exited.
+        const file = new Database(db.path, { readonly: true, fileMustExist: true });
+        try {
+          const states = file.prepare('SELECT state, count(*) AS n FROM jobs GROUP BY state').all();
+          expect(states).toEqual([{ state: 'completed', n: JOBS }]);
+          expect(file.prepare('SELECT count(*) FROM jobs WHERE lease_token IS NOT NULL OR lease_owner IS NOT NULL').pluck().get()).toBe(0);
+
+          // Exactly one processing → completed per job.
+          const completions = file
+            .prepare<[], { job_id: number; n: number }>(
+              "SELECT job_id, count(*) AS n FROM job_history WHERE from_state = 'processing' AND to_state = 'completed' GROUP BY job_id",
+            )
+            .all();
+          expect(completions.length).toBe(JOBS);
+          expect(completions.filter((c) => c.n !== 1)).toEqual([]);
+
+          // No job was ever held under two leases at once.
+          const rows = file
+            .prepare<[], HistoryRow>('SELECT id, job_id, from_state, to_state, event, worker_id, lease_token FROM job_history ORDER BY id')
+            .all();
+          expect(leaseViolations(rows)).toEqual([]);
+
+          // The victim really worked and really held leases when it died, and each
+          // of those leases came back through expiry, then a retry by a survivor.
+          const byVictim = (r: HistoryRow) => r.worker_id === victimOwner || (r.worker_id ?? '').startsWith(`${victimOwner}/`);
+          const victimCompleted = rows.filter((r) => r.event === 'job.complete' && byVictim(r)).length;
+          expect(victimCompleted).toBeGreaterThan(0);
+          const victimClaims = rows.filter((r) => r.event === 'job.claim' && byVictim(r));
+          const exitOf = new Map<string, HistoryRow>();
+          for (const r of rows) if (r.from_state === 'processing') exitOf.set(`${r.job_id}|${r.lease_token}`, r);
+          const orphaned = victimClaims.filter((c) => {
+            const exit = exitOf.get(`${c.job_id}|${c.lease_token}`);
+            return !exit || !byVictim(exit);
+          });
+          expect(orphaned.length).toBeGreaterThan(0); // leases the victim held when it was killed
+          for (const claim of orphaned) {
+            const exit = exitOf.get(`${claim.job_id}|${claim.lease_token}`);
+            expect(exit, `job ${claim.job_id}`).toMatchObject({ event: 'job.expire', to_state: 'failed', worker_id: null });
+            const later = rows.filter((r) => r.job_id === claim.job_id && r.id > exit!.id);
+            expect(later.map((r) => r.event), `job ${claim.job_id}`).toEqual(expect.arrayContaining(['job.claim', 'job.complete']));
+            expect(later.find((r) => r.event === 'job.complete')!.worker_id).not.toMatch(victimOwner);
+          }
+          const retried = file
+            .prepare<[string], number>('SELECT count(*) FROM jobs WHERE id IN (SELECT value FROM json_each(?)) AND attempts >= 2')
+            .pluck()
+            .get(JSON.stringify(orphaned.map((c) => c.job_id)));
+          expect(retried).toBe(new Set(orphaned.map((c) => c.job_id)).size);
+
+          // Survivors and victim together account for the work.
+          const perOwner = owners.map((o) => rows.filter((r) => r.event === 'job.complete' && (r.worker_id ?? '').startsWith(`${o}/`)).length);
+          expect(perOwner.reduce((a, b) => a + b, 0)).toBe(JOBS);
+          const expiries = rows.filter((r) => r.event === 'job.expire');
+          console.info(
+            `[sigkill] ${JOBS} jobs, ${CHILDREN} processes; victim completed ${victimCompleted}, ${orphaned.length} of its leases expired ` +
+              `(${heldAtKill} held at the kill); ${expiries.length - orphaned.length} leases of live processes expired too; ` +
+              `(${completedAtKill} completed overall then); per process ${perOwner.join('/')}; ` +
+              `${Date.now() - started} ms`,
+          );
+        } finally {
+          file.close();
+        }
+      } finally {
+        db.cleanup();
+      }
+    },
+    120_000,
+  );
+});

@@ -1,0 +1,205 @@
+/**
+ * Interleavings of concurrent workers over one store, ordered by fast-check's
+ * scheduler: every store call (its start and its answer) and every "work" await
+ * is a scheduled task, so fast-check picks which worker moves next.
+ *
+ * Property: no job is handed to a second worker while the first holds a live
+ * lease, and every job ends in a finished state exactly once. A deliberately
+ * racy claim (read, await, write without a state check) must be caught.
+ */
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createApplyEvent, type JobRef } from '../../src/apply-event.js';
+import { createBatcher } from '../../src/batcher.js';
+import { defineJob } from '../../src/define-job.js';
+import { createMachineRegistry, toContext } from '../../src/machine-registry.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { ClaimedJob, ClaimRequest, TransitionRequest } from '../../src/store/store.js';
+import { tempDbPath } from '../helpers/temp-db.js';
+
+const NAME = 'job';
+const LEASE = 1000;
+const FINISHED = ['completed', 'dead'];
+const registry = createMachineRegistry(
+  new Map([[NAME, defineJob({ name: NAME, handler: () => undefined, retry: { attempts: 2, backoff: { type: 'fixed', delay: 0 } } })]]),
+);
+
+interface Plan { workers: number; jobs: number; limit: number; failSeed: number; sweeps: number }
+interface Outcome { violations: string[]; overflow: string | null; finishes: Map<number, number>; states: Map<number, string>; total: number; chainsValid: boolean }
+type Claim = (req: ClaimRequest) => Promise<ClaimedJob[]>;
+
+const planArb = fc.record({
+  workers: fc.integer({ min: 2, max: 8 }),
+  jobs: fc.integer({ min: 1, max: 30 }),
+  limit: fc.integer({ min: 1, max: 3 }),
+  failSeed: fc.nat(),
+  sweeps: fc.integer({ min: 0, max: 2 }),
+});
+
+const refOf = (c: ClaimedJob): JobRef => ({ id: c.id, name: c.name, state: 'processing', attempts: c.attempts, lastError: c.lastError, ctx: c.ctx, retry: c.retry, token: c.token });
+
+/** The broken claim: read candidate ids, yield, then write by id with no state check. */
+function racyClaim(s: fc.Scheduler, db: Database.Database): Claim {
+  let seq = 0;
+  const select = db.prepare<[number, number], { id: number }>(`SELECT id FROM jobs WHERE state = 'pending' AND run_at <= ? ORDER BY priority DESC, run_at, id LIMIT ?`);
+  const update = db.prepare<[string, string, number, number], { id: number; name: string; payload: string; attempts: number; timeout_ms: number | null }>(
+    `UPDATE jobs SET state = 'processing', attempts = attempts + 1, lease_owner = ?, lease_token = ?, locked_until = ? WHERE id = ? RETURNING id, name, payload, attempts, timeout_ms`,
+  );
+  return async (req) => {
+    const ids = select.all(req.now, req.limit).map((r) => r.id);
+    await s.schedule(Promise.resolve(), 'racy claim: between read and write');
+    const token = `racy.${++seq}`;
+    const lockedUntil = req.now + req.leaseMs;
+    return ids.map((id) => {
+      const r = update.get(req.owner, token, lockedUntil, id)!;
+      return { id: r.id, name: r.name, payload: r.payload, attempts: r.attempts, lastError: null, ctx: null, retry: null, timeout: r.timeout_ms, token, lockedUntil };
+    });
+  };
+}
+
+async function runWorkers(s: fc.Scheduler, plan: Plan, racy: boolean): Promise<Outcome> {
+  const tmp = tempDbPath();
+  const store = createSqliteStore({ path: tmp.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 5000, history: true });
+  const raw = racy ? new Database(tmp.path) : undefined;
+  try {
+    const clock = { t: 1_000_000, now: (): number => clock.t };
+    const finishes = new Map<number, number>();
+    const settle = createBatcher<TransitionRequest, boolean>((reqs) => store.transition(reqs));
+    const apply = createApplyEvent({
+      registry,
+      settle,
+      clock,
+      onTransition: (n) => {
+        if (FINISHED.includes(n.to)) finishes.set(n.job.id, (finishes.get(n.job.id) ?? 0) + 1);
+      },
+    });
+    const newJob = { name: NAME, state: 'pending', payload: '{}', key: null, priority: 0, runAt: clock.t, retry: null, timeout: null };
+    await store.insert(Array.from({ length: plan.jobs }, () => newJob), clock.t);
+    const claim: Claim = raw ? racyClaim(s, raw) : (req) => store.claim(req);
+
+    /**
+     * A store call: fast-check decides when it starts and when its answer
+     * arrives. (Not `s.schedule(fn())`: the scheduler awaits a released task's
+     * own promise, which deadlocks when `fn` itself awaits a scheduled task.)
+     */
+    const step = async <T>(label: string, fn: () => Promise<T>): Promise<T> => {
+      await s.schedule(Promise.resolve(), `${label} (call)`);
+      const value = await fn();
+      await s.schedule(Promise.resolve(), `${label} (answer)`);
+      return value;
+    };
+    const holders = new Map<number, { worker: string; token: string; lockedUntil: number }>();
+    const violations: string[] = [];
+    const release = (id: number, token: string | null) => {
+      if (holders.get(id)?.token === token) holders.delete(id);
+    };
+
+    const promote = async (who: string): Promise<number> => {
+      const due = await step(`${who} dueJobs`, () => store.dueJobs([NAME], registry.delayedStates, clock.now(), 100));
+      for (const d of due) {
+        const next = registry.forJob(d.name, d.retry).due(d.state, toContext(d.attempts, d.lastError, d.ctx))!;
+        await step(`${who} promote ${d.id}`, () => apply({ ...d, token: d.leaseToken }, { type: next.eventType }));
+      }
+      return due.length;
+    };
+
+    let handedOut = 0;
+    let overflow: string | null = null;
+    const worker = async (who: string): Promise<void> => {
+      for (;;) {
+        const jobs = await step(`${who} claim`, () => claim({ names: [NAME], limit: plan.limit, owner: who, leaseMs: LEASE, now: clock.now() }));
+        // Two attempts per job: more hand-outs than that means jobs came back from the dead.
+        if ((handedOut += jobs.length) > 2 * plan.jobs) {
+          overflow = `${handedOut} hand-outs for ${plan.jobs} jobs of 2 attempts each`;
+          return;
+        }
+        for (const c of jobs) {
+          const h = holders.get(c.id);
+          if (h && h.lockedUntil >= clock.now()) violations.push(`job ${c.id} handed to ${who} while ${h.worker} holds a live lease`);
+          holders.set(c.id, { worker: who, token: c.token, lockedUntil: c.lockedUntil });
+        }
+        if (jobs.length === 0) {
+          if ((await promote(who)) === 0) return;
+          continue;
+        }
+        for (const c of jobs) {
+          await s.schedule(Promise.resolve(), `${who} works on ${c.id}`);
+          const fails = (c.id * 31 + c.attempts * 17 + plan.failSeed) % 3 === 0;
+          const event = fails ? { type: 'job.fail', error: { name: 'Error', message: 'boom' }, random: 0 } : { type: 'job.complete' };
+          const res = await step(`${who} settles ${c.id}`, () => apply(refOf(c), event, { workerId: who }));
+          if (res.accepted && res.committed) release(c.id, c.token);
+        }
+      }
+    };
+
+    /** Crashed-worker simulation: time jumps past every lease, the sweeper expires them. */
+    const sweeper = async (): Promise<void> => {
+      for (let i = 0; i < plan.sweeps; i++) {
+        await s.schedule(Promise.resolve(), 'clock jumps past the lease');
+        clock.t += LEASE + 1;
+        const expired = await step('sweeper expiredLeases', () => store.expiredLeases([NAME], clock.now(), 100));
+        for (const d of expired) {
+          const res = await step(`sweeper expires ${d.id}`, () =>
+            apply({ ...d, token: d.leaseToken }, { type: 'job.expire', error: { name: 'LeaseExpiredError', message: 'expired' }, random: 0 }),
+          );
+          if (res.accepted && res.committed) release(d.id, d.leaseToken);
+        }
+      }
+    };
+
+    const actors = Array.from({ length: plan.workers }, (_, i) => worker(`w${i}`));
+    // A last worker picks up whatever the sweeper turned back into work after the others left.
+    await s.waitFor(Promise.all([...actors, sweeper()]).then(() => worker('late')));
+
+    const states = new Map<number, string>();
+    let chainsValid = true;
+    for (const job of await store.list({ limit: 1000 })) {
+      states.set(job.id, job.state);
+      const h = await store.history(job.id);
+      chainsValid &&= h.every((e, i) => (i === 0 ? e.from === null : e.from === h[i - 1]!.to)) && h.at(-1)?.to === job.state;
+      // The audit trail agrees: one finishing transition per job.
+      chainsValid &&= h.filter((e) => FINISHED.includes(e.to)).length === 1;
+    }
+    return { violations, overflow, finishes, states, total: (await store.stats()).total, chainsValid };
+  } finally {
+    raw?.close();
+    await store.close();
+    tmp.cleanup();
+  }
+}
+
+describe('concurrent workers never share a job', () => {
+  it('hands each job to one live lease holder and finishes each exactly once', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.scheduler(), planArb, async (s, plan) => {
+        const out = await runWorkers(s, plan, false);
+        expect(out.violations).toEqual([]);
+        expect(out.overflow).toBeNull();
+        expect(out.total).toBe(plan.jobs);
+        expect(out.states.size).toBe(plan.jobs);
+        for (const [id, state] of out.states) {
+          expect(FINISHED, `job ${id}`).toContain(state);
+          expect(out.finishes.get(id), `finishing transitions of job ${id}`).toBe(1);
+        }
+        const counts = [...out.states.values()].reduce<Record<string, number>>((acc, st) => ({ ...acc, [st]: (acc[st] ?? 0) + 1 }), {});
+        expect((counts.completed ?? 0) + (counts.dead ?? 0)).toBe(plan.jobs);
+        expect(out.chainsValid).toBe(true);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('has teeth: finds the double claim of a read-then-write claim', async () => {
+    const result = await fc.check(
+      fc.asyncProperty(fc.scheduler(), planArb, async (s, plan) => {
+        const out = await runWorkers(s, plan, true);
+        if (out.violations.length > 0) throw new Error(out.violations.join('; '));
+      }),
+      { numRuns: 100 },
+    );
+    expect(result.failed).toBe(true);
+    expect(result.numRuns).toBeLessThan(100);
+    expect(String(result.errorInstance)).toContain('holds a live lease');
+  });
+});
