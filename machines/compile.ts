@@ -16,7 +16,7 @@
  *
  * Pure: imports xstate only.
  */
-import { initialTransition, type AnyStateMachine } from 'xstate';
+import { initialTransition, matchesState, type AnyStateMachine } from 'xstate';
 
 type Ctx = Record<string, unknown>;
 type Evt = { type: string } & Record<string, unknown>;
@@ -87,13 +87,13 @@ export function compileMachine<C extends object = Ctx>(machine: AnyStateMachine)
     throw new MachineCompileError('root-level transitions are not supported: declare them on each state');
   }
 
-  const evaluateGuard = (guard: unknown, context: Ctx, event: Evt): boolean => {
+  const evaluateGuard = (guard: unknown, context: Ctx, event: Evt, state: string): boolean => {
     if (guard === undefined) return true;
     const isInline = typeof guard === 'function';
     const name = typeof guard === 'string' ? guard : (guard as { type?: string }).type;
     const resolved = (isInline ? guard : impl.guards[name as string]) as AnyFn | undefined;
     if (!resolved) throw new MachineCompileError(`guard "${String(name)}" is not implemented`);
-    if (typeof resolved !== 'function') return evaluateGuard(resolved, context, event);
+    if (typeof resolved !== 'function') return evaluateGuard(resolved, context, event, state);
     const params =
       isInline || typeof guard === 'string'
         ? undefined
@@ -101,8 +101,14 @@ export function compileMachine<C extends object = Ctx>(machine: AnyStateMachine)
           ? ((guard as { params: AnyFn }).params({ context, event }) as unknown)
           : (guard as { params?: unknown }).params;
     if (typeof resolved.check === 'function') {
-      // xstate's and/or/not: they call back into evaluateGuard with this snapshot.
-      const snapshot = { machine, context };
+      // xstate's and/or/not/stateIn: they read this snapshot (flat machine: root + one state).
+      const snapshot = {
+        machine,
+        context,
+        value: state,
+        matches: (value: unknown) => matchesState(value as string, state),
+        _nodes: [root, root.states[state]],
+      };
       return Boolean((resolved.check as AnyFn)(snapshot, { context, event }, resolved));
     }
     return Boolean(resolved({ context, event }, params));
@@ -227,7 +233,7 @@ export function compileMachine<C extends object = Ctx>(machine: AnyStateMachine)
     if (!candidates) return undefined;
     const evt = event as Evt;
     let ctx = context as Ctx;
-    const chosen = candidates.find((c) => evaluateGuard(c.guard, ctx, evt));
+    const chosen = candidates.find((c) => evaluateGuard(c.guard, ctx, evt, state));
     if (!chosen) return undefined;
     const target = chosen.target ?? state;
     const leaves = chosen.target !== undefined && (chosen.target !== state || chosen.reenter);

@@ -85,7 +85,8 @@ export function computeBackoff(policy: ResolvedRetryPolicy, attempt: number, err
   else if (b.type === 'fixed') base = b.delay;
   else if (b.type === 'linear') base = b.delay * attempt;
   else base = b.delay * Math.pow(b.factor ?? 2, Math.max(0, attempt - 1));
-  if (!Number.isFinite(base) || base < 0) base = 0;
+  // An exponential curve overflows to Infinity after enough attempts: that is "as long as allowed".
+  if (Number.isNaN(base) || base < 0) base = 0;
   const capped = Math.min(base, policy.maxDelay);
   const jittered = capped * (1 - policy.jitter * clamp01(random));
   return Math.max(0, Math.round(jittered));

@@ -1,0 +1,143 @@
+/**
+ * Graph coverage of the base job machine: xstate's graph utilities enumerate
+ * the reachable snapshots and the machine's edges; every edge is then driven
+ * through the compiled table, which must land where xstate does.
+ *
+ * Context is kept bounded (attempts 2, fixed backoff, one error of each kind)
+ * so that the traversal ends.
+ */
+import { describe, expect, it } from 'vitest';
+import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
+import { getShortestPaths, getSimplePaths, toDirectedGraph } from 'xstate/graph';
+import { compileMachine } from '../../machines/compile.js';
+import { createJobMachine, JobState, type JobContext } from '../../machines/job.machine.js';
+import type { ErrorInfo } from '../../machines/policy.js';
+
+type Event = { type: string } & Record<string, unknown>;
+interface Path {
+  state: AnyMachineSnapshot;
+  steps: Array<{ event: Event; state: AnyMachineSnapshot }>;
+}
+
+const machine = createJobMachine({ attempts: 2, backoff: { type: 'fixed', delay: 10 } });
+const table = compileMachine<JobContext>(machine);
+
+const plain: ErrorInfo = { name: 'Error', message: 'boom' };
+const EVENTS: Event[] = [
+  { type: 'job.claim' },
+  { type: 'job.complete' },
+  { type: 'job.fail', error: plain, random: 0 },
+  { type: 'job.fail', error: { name: 'RetryLaterError', message: 'later', retryAfter: 5 }, random: 0 },
+  { type: 'job.fail', error: { name: 'UnrecoverableError', message: 'no', unrecoverable: true }, random: 0 },
+  { type: 'job.expire', error: plain, random: 0 },
+  { type: 'job.release' },
+  { type: 'job.cancel' },
+  { type: 'job.retry' },
+  { type: 'xstate.after.retryDelay.job.failed' },
+];
+
+const shortest = getShortestPaths(machine, { events: EVENTS }) as unknown as Path[];
+const simple = getSimplePaths(machine, { events: EVENTS }) as unknown as Path[];
+const edges = toDirectedGraph(machine).children.flatMap((node) => node.edges);
+
+/** The transition definitions xstate picks for an event (what toDirectedGraph calls edges). */
+const taken = (snapshot: AnyMachineSnapshot, event: Event): unknown[] => machine.getTransitionData(snapshot, event as never);
+
+/**
+ * Replays a path's events through the compiled table, demanding at each step
+ * the state and context xstate recorded; returns the xstate transitions taken.
+ */
+function replayThroughTable(events: Event[], expected: AnyMachineSnapshot[], collect = false): unknown[] {
+  let [snapshot] = initialTransition(machine);
+  let state = table.initial.state;
+  let context = table.initial.context;
+  const used: unknown[] = [];
+  events.forEach((event, i) => {
+    if (collect) used.push(...taken(snapshot, event));
+    const step = table.next(state, context, event);
+    expect(step, `table refused ${event.type} in ${state}`).toBeDefined();
+    ({ state, context } = step!);
+    expect(state).toBe(expected[i]!.value);
+    expect(context).toStrictEqual(expected[i]!.context);
+    snapshot = expected[i]!;
+  });
+  return used;
+}
+
+const eventsOf = (path: Path) => path.steps.filter((s) => s.event.type !== 'xstate.init');
+
+describe('job machine graph', () => {
+  it('lists the edges of the lifecycle diagram', () => {
+    const triples = edges.map((e) => `${e.source.key} -${e.label.text}-> ${e.target.key}`);
+    expect(new Set(triples)).toEqual(
+      new Set([
+        'pending -job.claim-> processing',
+        'pending -job.cancel-> cancelled',
+        'processing -job.complete-> completed',
+        'processing -job.fail-> failed',
+        'processing -job.fail-> dead',
+        'processing -job.expire-> failed',
+        'processing -job.expire-> dead',
+        'processing -job.release-> pending',
+        'processing -job.cancel-> cancelled',
+        'failed -job.cancel-> cancelled',
+        'failed -xstate.after.retryDelay.job.failed-> pending',
+        'dead -job.retry-> pending',
+      ]),
+    );
+    // processing has three job.fail candidates: retry later, retry, dead.
+    expect(edges.filter((e) => e.source.key === 'processing' && e.label.text === 'job.fail')).toHaveLength(3);
+  });
+
+  it('reaches every state from pending', () => {
+    const reached = new Set(shortest.map((p) => p.state.value as string));
+    expect([...reached].sort()).toEqual(Object.values(JobState).sort());
+    expect([...reached].sort()).toEqual([...table.states].sort());
+  });
+
+  it('the compiled table follows every shortest path xstate finds', () => {
+    expect(shortest.length).toBeGreaterThan(10);
+    for (const path of shortest) {
+      const steps = eventsOf(path);
+      replayThroughTable(
+        steps.map((s) => s.event),
+        steps.map((s) => s.state),
+      );
+    }
+  });
+
+  it('the compiled table follows every simple path xstate finds', () => {
+    expect(simple.length).toBeGreaterThan(shortest.length);
+    for (const path of simple) {
+      const steps = eventsOf(path);
+      replayThroughTable(
+        steps.map((s) => s.event),
+        steps.map((s) => s.state),
+      );
+    }
+  });
+
+  it('covers every edge, guarded candidates included, by a path driven through the table', () => {
+    const covered = new Set<unknown>();
+    const uncovered: string[] = [];
+    for (const edge of edges) {
+      // A shortest path to the edge's source state, then the event that takes this very edge.
+      let found = false;
+      for (const path of shortest) {
+        if (path.state.value !== edge.source.key) continue;
+        const event = EVENTS.find((e) => e.type === edge.label.text && taken(path.state, e).includes(edge.transition));
+        if (!event) continue;
+        const steps = eventsOf(path);
+        const [after] = transition(machine, path.state, event as never);
+        const used = replayThroughTable([...steps.map((s) => s.event), event], [...steps.map((s) => s.state), after], true);
+        expect(after.value).toBe(edge.target.key);
+        for (const t of used) covered.add(t);
+        found = true;
+        break;
+      }
+      if (!found) uncovered.push(edge.id);
+    }
+    expect(uncovered).toEqual([]);
+    expect(edges.filter((e) => !covered.has(e.transition)).map((e) => e.id)).toEqual([]);
+  });
+});
