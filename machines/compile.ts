@@ -54,8 +54,10 @@ export interface TableStep<C = Ctx> {
   effects: string[];
 }
 
+/** A machine the queue cannot use. Same code as the queue's machine errors. */
 export class MachineCompileError extends TypeError {
   override name = 'MachineCompileError';
+  readonly code = 'LJ_ERR_MACHINE';
 }
 
 export interface CompiledMachine<C = Ctx> {

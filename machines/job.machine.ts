@@ -6,11 +6,12 @@
  *      ▲                      │ job.fail / job.expire
  *      │ after retryDelay     ├──(can retry)──► failed ──┘
  *      │                      └──(cannot)────► dead ──job.retry──► pending
- *   any live state ──job.cancel──► cancelled
+ *   pending | processing | failed ──job.cancel──► cancelled
  *
  * Pure: imports xstate only.
  */
 import { assign, setup, type AnyStateMachine } from 'xstate';
+import { MachineCompileError } from './compile.js';
 import {
   computeBackoff,
   isRetryableError,
@@ -173,7 +174,7 @@ export function createJobMachine(policy?: RetryPolicy, extension: JobMachineExte
   const states = baseStates();
   for (const [stateName, extraOn] of Object.entries(extension.on ?? {})) {
     const state = states[stateName];
-    if (!state) throw new TypeError(`extension.on names unknown base state "${stateName}"`);
+    if (!state) throw new MachineCompileError(`extension.on names unknown base state "${stateName}"`);
     const on: Record<string, unknown> = { ...(state.on ?? {}) };
     for (const [eventType, transitions] of Object.entries(extraOn ?? {})) {
       on[eventType] = [...toList(transitions), ...toList(on[eventType])];
@@ -181,7 +182,7 @@ export function createJobMachine(policy?: RetryPolicy, extension: JobMachineExte
     state.on = on;
   }
   for (const [name, config] of Object.entries(extension.states ?? {})) {
-    if (states[name]) throw new TypeError(`extension.states redefines base state "${name}"`);
+    if (states[name]) throw new MachineCompileError(`extension.states redefines base state "${name}"`);
     states[name] = config as { on?: Record<string, unknown> };
   }
   const context: JobContext = { attempts: 0, lastError: null, retryDelay: 0 };

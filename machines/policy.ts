@@ -1,7 +1,7 @@
 /**
  * Retry policy: the declarative description a user writes, and the pure math
  * that turns it into delays. The job machine compiles a policy into its guards
- * (`canRetry`, `isUnrecoverable`) and its `retryDelay` delay.
+ * (`wantsRetryLater`, `canRetry`) and its `retryDelay` delay.
  *
  * Pure: imports nothing, so the machine stays free of I/O.
  */

@@ -20,7 +20,6 @@ export const ERROR_CODES = {
   LJ_ERR_DATABASE: 'The database failed (I/O error, disk full, locked past busyTimeout)',
   LJ_ERR_QUEUE_CLOSED: 'The queue is closed',
   LJ_ERR_MACHINE: 'The job machine cannot be used by the queue',
-  LJ_ERR_ABORTED: 'The job was aborted (shutdown or cancel)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -98,11 +97,5 @@ export class DatabaseError extends LitejobsError {}
 export class QueueClosedError extends LitejobsError {
   constructor() {
     super('LJ_ERR_QUEUE_CLOSED');
-  }
-}
-
-export class AbortedError extends LitejobsError {
-  constructor(reason: string) {
-    super('LJ_ERR_ABORTED', `job aborted: ${reason}`);
   }
 }

@@ -23,7 +23,6 @@ export {
   RetryLaterError,
   DatabaseError,
   QueueClosedError,
-  AbortedError,
 } from './errors.js';
 export type { ErrorCode } from './errors.js';
 export { createJobMachine, JobState } from '../machines/job.machine.js';

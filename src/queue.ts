@@ -153,7 +153,8 @@ export function createQueue(options: QueueOptions): Queue {
     const r = await apply({ ...job, token: job.leaseToken }, event);
     if (!r.accepted) throw new InvalidTransitionError(id, job.state, event.type);
     if (!r.committed) throw new InvalidTransitionError(id, (await loadRef(id)).state, event.type); // changed under us
-    if (job.state === JobState.processing) consumer?.abort(id, 'cancel');
+    // The job left processing under a running handler of this process: stop it.
+    if (job.state === JobState.processing && r.to !== JobState.processing) consumer?.abort(id, 'cancel');
     return toJob((await store.get(id))!);
   };
 
