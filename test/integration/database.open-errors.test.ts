@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createQueue, DatabaseError } from '../../src/index.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDir } from '../helpers/temp-db.js';
+import { tsxArgs } from '../helpers/tsx.js';
 
 const fixture = fileURLToPath(new URL('../fixtures/open-queue.ts', import.meta.url));
 
@@ -38,15 +39,13 @@ describe('a database that cannot be used is refused with a typed error', () => {
       const path = join(dir.dir, 'jobs.db');
       const owner = createQueue({ path, logger: silentLogger });
       await owner.close();
+      chmodSync(path, 0o444);
+      chmodSync(dir.dir, 0o555);
+      // Root writes anything: the child drops CAP_DAC_OVERRIDE so file modes apply to it too.
+      const node = [process.execPath, ...tsxArgs(fixture, path)];
+      const argv = process.getuid?.() === 0 ? ['setpriv', '--inh-caps=-dac_override', '--bounding-set=-dac_override', ...node] : node;
+      const run = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8' });
       chmodSync(dir.dir, 0o755);
-      chmodSync(path, 0o644);
-      // Root may write anything, so the child drops to `nobody`.
-      const run = spawnSync(process.execPath, ['--import', 'tsx', fixture, path], {
-        uid: 65534,
-        gid: 65534,
-        encoding: 'utf8',
-        cwd: fileURLToPath(new URL('../..', import.meta.url)),
-      });
       expect(run.stderr).toBe('');
       expect(run.stdout.trim()).toBe('LJ_ERR_DATABASE_READONLY');
     } finally {
