@@ -4,86 +4,17 @@
  * leases must come back through lease expiry, and the history must show that
  * no job was ever held under two leases at once.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createQueue } from '../../src/index.js';
 import { silentLogger } from '../helpers/silent-logger.js';
+import { spawnChild } from '../helpers/child-process.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/worker-process.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const JOBS = 20_000;
 const CHILDREN = 3;
 
-interface Message {
-  type: string;
-  [key: string]: unknown;
-}
-
-interface Child {
-  proc: ChildProcess;
-  messages: Message[];
-  stderr: string[];
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Resolves with the first message (already seen or to come) matching `pred`; rejects if the child exits first. */
-  waitFor(pred: (m: Message) => boolean, ms: number): Promise<Message>;
-}
-
-const children: Child[] = [];
-
-function spawnChild(db: string, mode: 'work' | 'enqueue'): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', FIXTURE, db, mode], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  const messages: Message[] = [];
-  const stderr: string[] = [];
-  const waiters = new Set<() => void>();
-  createInterface({ input: proc.stdout! }).on('line', (line) => {
-    messages.push(JSON.parse(line) as Message);
-    for (const w of [...waiters]) w();
-  });
-  proc.stderr!.setEncoding('utf8').on('data', (s: string) => stderr.push(s));
-  const exited = once(proc, 'exit').then(([code, signal]) => {
-    for (const w of [...waiters]) w();
-    return { code: code as number | null, signal: signal as NodeJS.Signals | null };
-  });
-  let done = false;
-  void exited.then(() => (done = true));
-  const child: Child = {
-    proc,
-    messages,
-    stderr,
-    exited,
-    waitFor(pred, ms) {
-      return new Promise<Message>((resolve, reject) => {
-        const check = () => {
-          const m = messages.find(pred);
-          if (m) finish(() => resolve(m));
-          else if (done || proc.exitCode !== null || proc.signalCode !== null) {
-            finish(() => reject(new Error(`child ${proc.pid} exited before the awaited message; stderr: ${stderr.join('')}`)));
-          }
-        };
-        const timer = setTimeout(() => finish(() => reject(new Error(`child ${proc.pid}: no awaited message within ${ms} ms`))), ms);
-        const finish = (settle: () => void) => {
-          clearTimeout(timer);
-          waiters.delete(check);
-          settle();
-        };
-        waiters.add(check);
-        check();
-      });
-    },
-  };
-  children.push(child);
-  return child;
-}
-
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
-});
 
 /** Polls `probe` until it returns true; fails after `ms`. Bounded: never a fixed wait for an outcome. */
 async function until(probe: () => boolean, ms: number, what: string): Promise<void> {
