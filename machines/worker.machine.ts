@@ -1,7 +1,8 @@
 /**
  * One worker slot of the pool: idle → running → idle …, and on shutdown
  * stopping (while a job finishes) → stopped. The pool keeps one long-lived
- * actor of this machine per slot; an idle actor is a free slot.
+ * actor of this machine per slot; an idle actor is a free slot. A running
+ * worker may run several jobs back to back before it finishes its run.
  *
  * Pure: imports xstate only.
  */
@@ -17,7 +18,7 @@ export type WorkerState = (typeof WorkerState)[keyof typeof WorkerState];
 
 export interface WorkerContext {
   workerId: string;
-  /** The job being run, while `running` or `stopping`. */
+  /** The first job of the current run, while `running` or `stopping`. */
   jobId: number | null;
   /** Jobs this worker has finished. */
   processed: number;
@@ -25,7 +26,8 @@ export interface WorkerContext {
 
 export type WorkerEvent =
   | { type: 'worker.start'; jobId: number }
-  | { type: 'worker.finish' }
+  /** The run ended; `count` jobs were finished in it (default 1). */
+  | { type: 'worker.finish'; count?: number }
   | { type: 'worker.stop' };
 
 /**
@@ -37,7 +39,10 @@ export const workerMachine = setup({
   types: {} as { context: WorkerContext; events: WorkerEvent; input: { workerId: string } },
   actions: {
     takeJob: assign(({ event }) => ({ jobId: event.type === 'worker.start' ? event.jobId : null })),
-    releaseJob: assign(({ context }) => ({ jobId: null, processed: context.processed + 1 })),
+    releaseJob: assign(({ context, event }) => ({
+      jobId: null,
+      processed: context.processed + (event.type === 'worker.finish' ? (event.count ?? 1) : 0),
+    })),
   },
 }).createMachine({
   id: 'worker',

@@ -42,6 +42,8 @@ export interface TransitionNotice {
 
 export interface ApplyDeps {
   registry: MachineRegistry;
+  /** Retention per finished state, ms: 0 deletes the job in the transaction that finishes it. */
+  retention?: Readonly<Record<string, number | undefined>>;
   settle: Batcher<TransitionRequest, boolean>;
   clock: Clock;
   /** Called after a transition committed. */
@@ -79,6 +81,7 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
     };
     if (runAt !== undefined) request.runAt = runAt;
     if (extra?.result !== undefined) request.result = extra.result;
+    if (deps.retention?.[step.state] === 0) request.purge = true;
     const committed = await deps.settle.push(request);
     if (committed) {
       const notice: TransitionNotice = { job: { id: job.id, name: job.name }, from: job.state, to: step.state, event: event.type, at, attempts: cols.attempts, error };

@@ -7,6 +7,8 @@ export interface Batcher<T, R> {
   push(item: T): Promise<R>;
   /** Resolves when every item pushed so far has been flushed. */
   drain(): Promise<void>;
+  /** Items pushed and not yet settled. */
+  backlog(): number;
 }
 
 export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, maxBatch = 1000): Batcher<T, R> {
@@ -14,6 +16,7 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, maxBatc
   let waiters: Array<{ resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
   let scheduled = false;
   let inFlight: Promise<void> = Promise.resolve();
+  let outstanding = 0;
 
   const run = (): void => {
     scheduled = false;
@@ -26,6 +29,8 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, maxBatc
           for (let i = 0; i < batchWaiters.length; i++) batchWaiters[i]!.resolve(results[i]!);
         } catch (err) {
           for (const w of batchWaiters) w.reject(err);
+        } finally {
+          outstanding -= batch.length;
         }
       });
     }
@@ -34,6 +39,7 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, maxBatc
   return {
     push(item) {
       return new Promise<R>((resolve, reject) => {
+        outstanding++;
         items.push(item);
         waiters.push({ resolve, reject });
         if (!scheduled) {
@@ -46,5 +52,6 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, maxBatc
       if (scheduled) run();
       await inFlight;
     },
+    backlog: () => outstanding,
   };
 }

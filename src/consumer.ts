@@ -3,12 +3,12 @@
  * side loops (lease renewal, lease sweeper, WAL checkpoint). Built by
  * `queue.start()`, torn down by `queue.stop()`.
  */
-import type { SchedulerLike } from 'rxjs';
+import { merge, Subject, type SchedulerLike } from 'rxjs';
 import { JobState } from '../machines/job.machine.js';
 import type { ApplyEvent, JobRef } from './apply-event.js';
 import type { Clock } from './clock.js';
 import type { AnyJobDefinition as JobDefinition } from './define-job.js';
-import { createExecutor } from './executor.js';
+import { createExecutor, extendLease } from './executor.js';
 import type { AbortReason } from './job-runner.js';
 import type { Logger } from './logger.js';
 import { toContext, type MachineRegistry } from './machine-registry.js';
@@ -21,10 +21,16 @@ export interface ConsumerDeps {
   registry: MachineRegistry;
   definitions: ReadonlyMap<string, JobDefinition>;
   apply: ApplyEvent;
+  /** Outcomes waiting for their commit. */
+  settleBacklog(): number;
   clock: Clock;
   logger: Logger;
   ownerId: string;
   concurrency: number;
+  /** Jobs claimed ahead of idle workers (same lease), so claims come in batches. */
+  prefetch: number;
+  /** Retention per finished state, ms; the loop deletes what is older. */
+  retention: Readonly<Record<string, number | undefined>>;
   leaseMs: number;
   pollMs: number;
   scheduler?: SchedulerLike;
@@ -43,6 +49,9 @@ export interface Consumer {
 }
 
 const SWEEP_BATCH = 100;
+/** Rows deleted per retention transaction: small, so the claim loop is never held up long. */
+const PURGE_BATCH = 500;
+const RETENTION_EVERY_MS = 5000;
 
 function refOf(job: DueJob): JobRef {
   return { ...job, token: job.leaseToken };
@@ -52,8 +61,32 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
   const { store, registry, clock, logger } = deps;
   const names = [...deps.definitions.keys()];
   const delayedStates = registry.delayedStates;
-  const pool = createPool(deps.concurrency, deps.ownerId);
-  const executor = createExecutor({ ...deps, leaseMs: deps.leaseMs });
+  const executor = createExecutor({ ...deps, maxSettleBacklog: 4 * (deps.concurrency + deps.prefetch) });
+  // Claimed jobs waiting for a worker, in claim order. Bounded: the scheduler
+  // claims at most `capacity` minus what is running or waiting.
+  const waiting: ClaimedJob[] = [];
+  const capacity = deps.concurrency + deps.prefetch;
+  const lowWater = Math.floor(deps.prefetch / 2);
+  const hungry$ = new Subject<void>();
+  const takeNext = (): ClaimedJob | undefined => {
+    const job = waiting.shift();
+    if (job && waiting.length === lowWater) hungry$.next(); // refill before the workers run dry
+    return job;
+  };
+  const pool = createPool(deps.concurrency, deps.ownerId, takeNext, (job, workerId) => executor.run(job, workerId));
+  const dropWaiting = (jobId: number): boolean => {
+    const i = waiting.findIndex((j) => j.id === jobId);
+    if (i >= 0) waiting.splice(i, 1);
+    return i >= 0;
+  };
+  const abort = (jobId: number, reason: AbortReason): boolean => dropWaiting(jobId) || executor.abort(jobId, reason);
+  /** Renews the leases of claimed jobs that have not started yet; drops those whose lease was lost. */
+  const renewWaiting = async () => {
+    const now = clock.now();
+    for (const job of [...waiting]) {
+      if (job.lockedUntil - now < deps.leaseMs / 2 && !(await extendLease(store, job, now + deps.leaseMs))) dropWaiting(job.id);
+    }
+  };
   const timers: NodeJS.Timeout[] = [];
   const onError = (err: unknown) => logger.error({ err }, 'claim loop error; retrying');
 
@@ -73,7 +106,7 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
   const sweep = async () => {
     const expired = await store.expiredLeases(names, clock.now(), SWEEP_BATCH);
     for (const job of expired) {
-      executor.abort(job.id, 'lease');
+      abort(job.id, 'lease');
       const error = { name: 'LeaseExpiredError', code: 'LJ_ERR_LEASE_LOST', message: `lease held by ${job.leaseOwner ?? 'unknown'} expired` };
       const r = await deps.apply(refOf(job), { type: 'job.expire', error, random: Math.random() });
       if (r.accepted && r.committed) {
@@ -83,22 +116,33 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
     }
   };
 
+  /** Deletes finished jobs older than their retention, in small transactions, yielding between them. */
+  const purgeOld = async () => {
+    for (const [state, keepMs] of Object.entries(deps.retention)) {
+      if (keepMs === undefined || keepMs === 0) continue;
+      while ((await store.purgeFinished(state, clock.now() - keepMs, PURGE_BATCH)) === PURGE_BATCH) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+  };
+
   const scheduler = createScheduler({
     clock,
     ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
-    freeSlots: () => pool.free(),
+    freeSlots: () => capacity - pool.busy() - waiting.length,
     claim: async (limit) => {
       const jobs = await store.claim({ names, limit, owner: deps.ownerId, leaseMs: deps.leaseMs, now: clock.now() });
       for (const job of jobs) {
         deps.onClaimed(job);
-        pool.dispatch(job.id, (workerId) => executor.run(job, workerId));
+        waiting.push(job);
       }
+      pool.kick();
       return jobs.length;
     },
     promoteDue,
     nextDueAt: () => store.nextDueAt(names, [JobState.pending, ...delayedStates]),
     externalChange: () => store.externalChange(),
-    freed$: pool.freed$,
+    freed$: merge(pool.freed$, hungry$),
     onError,
     pollMs: deps.pollMs,
     idleMinMs: 250,
@@ -120,12 +164,26 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
     start() {
       if (names.length === 0) return; // a producer-only queue runs no workers
       scheduler.start();
-      every(Math.max(25, Math.floor(deps.leaseMs / 4)), () => executor.renewLeases());
+      every(Math.max(25, Math.floor(deps.leaseMs / 4)), async () => {
+        await executor.renewLeases();
+        await renewWaiting();
+      });
       every(Math.min(5000, Math.max(50, Math.floor(deps.leaseMs / 4))), sweep);
       every(30_000, () => store.checkpoint());
+      if (Object.values(deps.retention).some((ms) => ms !== undefined && ms > 0)) {
+        every(RETENTION_EVERY_MS, purgeOld);
+        purgeOld().catch(onError);
+      }
     },
     async stop(timeoutMs) {
       await scheduler.stop();
+      // Claimed but never started: straight back to pending, no attempt spent.
+      const unstarted = waiting.splice(0);
+      await Promise.all(
+        unstarted.map((job) =>
+          deps.apply({ ...job, state: JobState.processing, token: job.token }, { type: 'job.release' }).catch(onError),
+        ),
+      );
       let timer: NodeJS.Timeout | undefined;
       const timedOut = await Promise.race([
         pool.whenIdle().then(() => false),
@@ -142,7 +200,7 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
     },
     wake: () => scheduler.wake(),
     noteDue: (at) => scheduler.noteDue(at),
-    abort: (jobId, reason) => executor.abort(jobId, reason),
+    abort,
     workers: () => pool.snapshot(),
   };
 }

@@ -4,17 +4,17 @@
  * (completed, failed → retry/dead, or released back to pending on shutdown).
  */
 import type { HandlerContext, AnyJobDefinition as JobDefinition } from './define-job.js';
-import type { ApplyEvent } from './apply-event.js';
+import type { ApplyEvent, JobRef } from './apply-event.js';
 import type { Clock } from './clock.js';
 import { LeaseLostError, ValidationError } from './errors.js';
-import { runHandler, type AbortReason } from './job-runner.js';
+import { Abortable } from './abortable.js';
+import { runHandler, type AbortReason, type Outcome } from './job-runner.js';
 import type { Logger } from './logger.js';
 import type { ClaimedJob, Store } from './store/store.js';
 
 interface InFlight {
   job: ClaimedJob;
-  controller: AbortController;
-  lockedUntil: number;
+  abortable: Abortable;
 }
 
 export interface Executor {
@@ -31,10 +31,20 @@ export interface Executor {
 export interface ExecutorDeps {
   definitions: ReadonlyMap<string, JobDefinition>;
   apply: ApplyEvent;
+  /** Outcomes written but not yet committed; past `maxSettleBacklog` a worker waits for its own. */
+  settleBacklog(): number;
+  maxSettleBacklog: number;
   store: Store;
   clock: Clock;
   leaseMs: number;
   logger: Logger;
+}
+
+/** Extends a claimed job's lease; false when the lease was lost (expired and taken, cancelled). */
+export async function extendLease(store: Store, job: ClaimedJob, until: number): Promise<boolean> {
+  const ok = await store.heartbeat(job.id, job.token, until);
+  if (ok) job.lockedUntil = until;
+  return ok;
 }
 
 export function createExecutor(deps: ExecutorDeps): Executor {
@@ -42,10 +52,8 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   const { clock, leaseMs, store } = deps;
 
   const extend = async (entry: InFlight): Promise<boolean> => {
-    const until = clock.now() + leaseMs;
-    const ok = await store.heartbeat(entry.job.id, entry.job.token, until);
-    if (ok) entry.lockedUntil = until;
-    else if (!entry.controller.signal.aborted) entry.controller.abort('lease' satisfies AbortReason);
+    const ok = await extendLease(store, entry.job, clock.now() + leaseMs);
+    if (!ok) entry.abortable.abort('lease' satisfies AbortReason);
     return ok;
   };
 
@@ -56,7 +64,9 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       jobId: job.id,
       name: job.name,
       attempt: job.attempts,
-      signal: entry.controller.signal,
+      get signal() {
+        return entry.abortable.signal;
+      },
       async heartbeat() {
         if (!(await extend(entry))) throw new LeaseLostError(job.id);
       },
@@ -71,12 +81,33 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     };
   };
 
+  /** Hands a handler's outcome to the machine; never rejects (a failed write leaves the lease to expire). */
+  const settle = async (ref: JobRef, outcome: Outcome, workerId: string): Promise<void> => {
+    try {
+      if (outcome.kind === 'completed') {
+        const extra: { workerId: string; result?: string } = { workerId };
+        if (outcome.result !== undefined) extra.result = outcome.result;
+        const r = await deps.apply(ref, { type: 'job.complete' }, extra);
+        if (r.accepted && !r.committed) deps.logger.warn({ jobId: ref.id, workerId }, 'job completed after its lease was lost; result dropped');
+      } else if (outcome.kind === 'failed') {
+        await deps.apply(ref, { type: 'job.fail', error: outcome.error, random: Math.random() }, { workerId });
+      } else if (outcome.reason === 'shutdown') {
+        // Put it back without spending an attempt.
+        await deps.apply(ref, { type: 'job.release' }, { workerId });
+      }
+      // cancel / lease lost: the job already left processing; there is nothing to write.
+    } catch (err) {
+      // The database is unreachable: the lease will expire and the sweeper retries the job.
+      deps.logger.error({ err, jobId: ref.id, workerId }, 'could not record the outcome of a job');
+    }
+  };
+
   return {
     async run(job, workerId) {
       const def = deps.definitions.get(job.name);
-      const entry: InFlight = { job, controller: new AbortController(), lockedUntil: job.lockedUntil };
+      const entry: InFlight = { job, abortable: new Abortable() };
       inFlight.set(job.id, entry);
-      const ref = {
+      const ref: JobRef = {
         id: job.id,
         name: job.name,
         state: 'processing',
@@ -88,40 +119,32 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       };
       try {
         const outcome = def
-          ? await runHandler(def.handler, job.payload, handlerContext(entry, workerId), entry.controller, job.timeout ?? def.timeout ?? null)
+          ? await runHandler(def.handler, job.payload, handlerContext(entry, workerId), entry.abortable, job.timeout ?? def.timeout ?? null)
           : ({ kind: 'aborted', reason: 'shutdown' } as const); // never claimed: names come from definitions
         inFlight.delete(job.id);
-        if (outcome.kind === 'completed') {
-          const extra: { workerId: string; result?: string } = { workerId };
-          if (outcome.result !== undefined) extra.result = outcome.result;
-          const r = await deps.apply(ref, { type: 'job.complete' }, extra);
-          if (r.accepted && !r.committed) deps.logger.warn({ jobId: job.id, workerId }, 'job completed after its lease was lost; result dropped');
-        } else if (outcome.kind === 'failed') {
-          await deps.apply(ref, { type: 'job.fail', error: outcome.error, random: Math.random() }, { workerId });
-        } else if (outcome.reason === 'shutdown') {
-          // Put it back without spending an attempt.
-          await deps.apply(ref, { type: 'job.release' }, { workerId });
-        }
-        // cancel / lease lost: the job already left processing; there is nothing to write.
+        // The worker moves on while the outcome waits for its group commit; nothing
+        // is announced before that commit. Past the backlog bound it waits.
+        const settled = settle(ref, outcome, workerId);
+        if (deps.settleBacklog() > deps.maxSettleBacklog) await settled;
+        else settled.catch(() => undefined);
       } catch (err) {
         inFlight.delete(job.id);
-        // Settling failed (the database is unreachable): the lease will expire and the sweeper retries the job.
-        deps.logger.error({ err, jobId: job.id, workerId }, 'could not record the outcome of a job');
+        deps.logger.error({ err, jobId: job.id, workerId }, 'could not run a job');
       }
     },
     abort(jobId, reason) {
       const entry = inFlight.get(jobId);
       if (!entry) return false;
-      entry.controller.abort(reason);
+      entry.abortable.abort(reason);
       return true;
     },
     abortAll(reason) {
-      for (const entry of inFlight.values()) entry.controller.abort(reason);
+      for (const entry of inFlight.values()) entry.abortable.abort(reason);
     },
     async renewLeases() {
       const now = clock.now();
       for (const entry of [...inFlight.values()]) {
-        if (entry.lockedUntil - now < leaseMs / 2 && !entry.controller.signal.aborted) await extend(entry);
+        if (entry.job.lockedUntil - now < leaseMs / 2 && !entry.abortable.aborted) await extend(entry);
       }
     },
     running: () => inFlight.size,

@@ -3,6 +3,7 @@
  * happens into an outcome. Handler failures are data, never crashes.
  */
 import type { ErrorInfo } from '../machines/policy.js';
+import type { Abortable } from './abortable.js';
 import type { Handler, HandlerContext } from './define-job.js';
 import { RetryLaterError, TimeoutError, UnrecoverableError } from './errors.js';
 
@@ -35,35 +36,43 @@ function safeString(value: unknown): string {
   }
 }
 
+function fromReason(reason: unknown): Outcome {
+  if (reason instanceof TimeoutError) return { kind: 'failed', error: toErrorInfo(reason) };
+  return { kind: 'aborted', reason: reason as AbortReason };
+}
+
+function completed(result: unknown): Outcome {
+  try {
+    return { kind: 'completed', result: serializeResult(result) };
+  } catch (err) {
+    return { kind: 'failed', error: toErrorInfo(err) };
+  }
+}
+
+const failed = (err: unknown): Outcome => ({ kind: 'failed', error: toErrorInfo(err) });
+
 export async function runHandler(
   handler: Handler,
   payloadText: string,
   ctx: HandlerContext,
-  controller: AbortController,
+  abortable: Abortable,
   timeoutMs: number | null,
 ): Promise<Outcome> {
   let timer: NodeJS.Timeout | undefined;
-  const aborted = new Promise<Outcome>((resolve) => {
-    const onAbort = () => {
-      const reason = controller.signal.reason as unknown;
-      if (reason instanceof TimeoutError) resolve({ kind: 'failed', error: toErrorInfo(reason) });
-      else resolve({ kind: 'aborted', reason: (reason as AbortReason) ?? 'shutdown' });
-    };
-    if (controller.signal.aborted) onAbort();
-    else controller.signal.addEventListener('abort', onAbort, { once: true });
-  });
-  if (timeoutMs !== null) timer = setTimeout(() => controller.abort(new TimeoutError(timeoutMs)), timeoutMs);
-  const ran = (async (): Promise<Outcome> => {
-    try {
-      const result = await handler(JSON.parse(payloadText) as unknown, ctx);
-      return { kind: 'completed', result: serializeResult(result) };
-    } catch (err) {
-      return { kind: 'failed', error: toErrorInfo(err) };
-    }
-  })();
+  if (timeoutMs !== null) timer = setTimeout(() => abortable.abort(new TimeoutError(timeoutMs)), timeoutMs);
   try {
+    let value: unknown;
+    try {
+      value = handler(JSON.parse(payloadText) as unknown, ctx);
+    } catch (err) {
+      return failed(err);
+    }
+    if (typeof (value as PromiseLike<unknown> | null)?.then !== 'function') {
+      return abortable.aborted ? fromReason(abortable.reason) : completed(value);
+    }
     // Whichever comes first: a handler that ignores its signal cannot hold the slot past an abort.
-    return await Promise.race([ran, aborted]);
+    const settled = Promise.resolve(value as PromiseLike<unknown>).then(completed, failed);
+    return await Promise.race([settled, abortable.whenAborted().then(fromReason)]);
   } finally {
     if (timer) clearTimeout(timer);
   }

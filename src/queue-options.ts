@@ -6,6 +6,7 @@ import { ValidationError } from './errors.js';
 import type { Logger } from './logger.js';
 import { checkInteger, checkNumber, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
 import type { SchedulerLike } from 'rxjs';
+import { parseDuration, type Duration } from './duration.js';
 
 export interface QueueOptions {
   /** The SQLite file (created if missing). */
@@ -14,6 +15,18 @@ export interface QueueOptions {
   name?: string;
   /** Worker actors, i.e. jobs run at once by this process. Default 4. */
   concurrency?: number;
+  /**
+   * Jobs claimed ahead of idle workers, under the same lease, so that claims
+   * come in batches. Default: twice `concurrency`. Use 0 for long jobs
+   * shared across processes, so no process holds jobs it has not started.
+   */
+  prefetch?: number;
+  /**
+   * How long finished jobs are kept (with their history), per state: ms or a
+   * string such as '1d'. `0` deletes a job in the same transaction that
+   * finishes it. Absent: kept until deleted.
+   */
+  retention?: RetentionOptions;
   /** Lease length, ms: a job held longer without renewal is taken as crashed. Default 30 000. */
   lease?: number;
   /** `'normal'` (default): fast, a power loss may undo the last commits; `'full'`: fsync on every commit. */
@@ -36,19 +49,32 @@ export interface QueueOptions {
   scheduler?: SchedulerLike;
 }
 
+export interface RetentionOptions {
+  completed?: Duration;
+  dead?: Duration;
+  cancelled?: Duration;
+}
+
+const RETENTION_KEYS = ['completed', 'dead', 'cancelled'] as const;
+
+/** Retention in ms per finished state (absent: kept). */
+export type ResolvedRetention = Partial<Record<(typeof RETENTION_KEYS)[number], number>>;
+
 const QUEUE_KEYS = [
-  'path', 'name', 'concurrency', 'lease', 'durability', 'logger', 'jobs', 'history', 'maxPayloadBytes',
+  'path', 'name', 'concurrency', 'prefetch', 'retention', 'lease', 'durability', 'logger', 'jobs', 'history', 'maxPayloadBytes',
   'pollInterval', 'cacheSize', 'busyTimeout', 'clock', 'scheduler',
 ] as const;
 
-export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'logger' | 'clock' | 'scheduler'>> &
-  Pick<QueueOptions, 'logger' | 'clock' | 'scheduler'>;
+export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'logger' | 'clock' | 'scheduler' | 'retention'>> &
+  Pick<QueueOptions, 'logger' | 'clock' | 'scheduler'> & { retention: ResolvedRetention };
 
 export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions {
   rejectUnknownOptions('createQueue', options, QUEUE_KEYS);
+  const concurrency = options.concurrency ?? 4;
   const o: ResolvedQueueOptions = {
     name: 'default',
-    concurrency: 4,
+    concurrency,
+    prefetch: 2 * concurrency,
     lease: 30_000,
     durability: 'normal',
     jobs: [],
@@ -58,10 +84,12 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     cacheSize: 64,
     busyTimeout: 5000,
     ...options,
+    retention: resolveRetention(options.retention),
   };
   checkString('createQueue path', o.path, 4096);
   checkString('createQueue name', o.name, 200);
   checkInteger('createQueue concurrency', o.concurrency, 1, 10_000);
+  checkInteger('createQueue prefetch', o.prefetch, 0, 100_000);
   checkInteger('createQueue lease', o.lease, 100);
   if (o.durability !== 'normal' && o.durability !== 'full') throw new ValidationError('createQueue durability must be "normal" or "full"');
   if (!Array.isArray(o.jobs)) throw new ValidationError('createQueue jobs must be an array of defineJob(...) results');
@@ -71,6 +99,16 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
   checkNumber('createQueue cacheSize', o.cacheSize, 1, 1024 * 1024);
   checkInteger('createQueue busyTimeout', o.busyTimeout, 0);
   return o;
+}
+
+function resolveRetention(retention: RetentionOptions | undefined): ResolvedRetention {
+  if (retention === undefined) return {};
+  rejectUnknownOptions('createQueue retention', retention, RETENTION_KEYS);
+  const out: ResolvedRetention = {};
+  for (const key of RETENTION_KEYS) {
+    if (retention[key] !== undefined) out[key] = parseDuration(`createQueue retention.${key}`, retention[key]);
+  }
+  return out;
 }
 
 export interface EnqueueOptions {

@@ -99,7 +99,7 @@ export function createQueue(options: QueueOptions): Queue {
   };
 
   const settle = createBatcher<TransitionRequest, boolean>((reqs) => store.transition(reqs));
-  const apply = createApplyEvent({ registry, settle, clock, onTransition });
+  const apply = createApplyEvent({ registry, settle, clock, onTransition, retention: o.retention });
 
   const afterInsert = (jobs: readonly NewJob[], results: readonly InsertResult[], at: number) => {
     let wake = false;
@@ -178,7 +178,10 @@ export function createQueue(options: QueueOptions): Queue {
       if (consumer) return;
       consumer = createConsumer({
         store, registry, definitions, apply, clock, logger, ownerId,
+        settleBacklog: () => settle.backlog(),
         concurrency: o.concurrency,
+        prefetch: o.prefetch,
+        retention: o.retention,
         leaseMs: o.lease,
         pollMs: o.pollInterval,
         ...(o.scheduler ? { scheduler: o.scheduler } : {}),

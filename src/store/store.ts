@@ -96,6 +96,8 @@ export interface TransitionRequest {
   workerId?: string | null;
   /** Set on the history row (the error that caused this transition). */
   error?: ErrorInfo | null;
+  /** Delete the job (and its history) instead of writing `to`: retention 0. */
+  purge?: boolean;
 }
 
 export interface HistoryEntry {
@@ -155,6 +157,8 @@ export interface Store {
   /** True when another connection committed since the last call (cheap; polled). */
   externalChange(): boolean;
   backup(destination: string): Promise<void>;
+  /** Deletes up to `limit` jobs finished in `state` before `before`, with their history; returns how many. */
+  purgeFinished(state: string, before: number, limit: number): Promise<number>;
   /** Bounded housekeeping: checkpoint the WAL. */
   checkpoint(): Promise<void>;
   close(): Promise<void>;

@@ -62,6 +62,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     historyOf: db.prepare(sql('history')),
     stats: db.prepare(sql('stats')),
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
+    purgeJob: db.prepare(sql('purge-job')),
+    purgeHistory: db.prepare(sql('purge-history')),
+    finishedBefore: db.prepare(sql('finished-before')).pluck(),
+    deleteJob: db.prepare(sql('delete-job')),
   };
 
   const insertTx = db.transaction((jobs: readonly NewJob[], at: number): InsertResult[] => {
@@ -113,6 +117,11 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
   const transitionTx = db.transaction((reqs: readonly TransitionRequest[]): boolean[] =>
     reqs.map((t) => {
+      if (t.purge) {
+        const gone = s.purgeJob.run({ id: t.id, from: t.from, token: t.token }).changes === 1;
+        if (gone && recordHistory) s.purgeHistory.run(t.id);
+        return gone;
+      }
       const lastError = t.lastError ? JSON.stringify(t.lastError) : null;
       const changed =
         s.transition.run({
@@ -134,6 +143,15 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       return changed;
     }),
   );
+
+  const purgeTx = db.transaction((state: string, before: number, limit: number): number => {
+    const ids = s.finishedBefore.all({ state, before, limit }) as number[];
+    for (const id of ids) {
+      s.deleteJob.run(id);
+      s.purgeHistory.run(id);
+    }
+    return ids.length;
+  });
 
   let lastDataVersion = s.dataVersion.get() as number;
 
@@ -190,6 +208,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     backup: async (destination) => {
       await db.backup(destination);
     },
+    purgeFinished: async (state, before, limit) => purgeTx.immediate(state, before, limit),
     checkpoint: async () => {
       db.pragma('wal_checkpoint(PASSIVE)');
     },

@@ -1,0 +1,1 @@
+DELETE FROM job_history WHERE job_id = ?

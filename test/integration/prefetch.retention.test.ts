@@ -1,0 +1,117 @@
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { defineJob } from '../../src/index.js';
+import { parseDuration } from '../../src/duration.js';
+import { useQueues } from '../helpers/queue-fixture.js';
+import { events, nextEvent } from '../helpers/wait.js';
+
+const fx = useQueues();
+
+function count(path: string, where: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare(`SELECT count(*) FROM jobs WHERE ${where}`).pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
+
+describe('prefetch', () => {
+  it('holds at most concurrency + prefetch jobs, and a cancelled job waiting in the prefetch never runs', async () => {
+    const ran: number[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const q = fx.open({
+      concurrency: 2,
+      prefetch: 3,
+      jobs: [defineJob({ name: 'j', handler: async (n: number) => { ran.push(n); await gate; } })],
+    });
+    const ids = (await q.enqueueMany(Array.from({ length: 20 }, (_, i) => ({ name: 'j', payload: i })))).map((r) => r.id);
+    const claimed = events(q.events$, (e) => e.to === 'processing', 5);
+    await q.start();
+    await claimed;
+    expect(count(fx.path(), "state = 'processing'")).toBe(5);
+    expect(ran).toEqual([0, 1]);
+    // Job 4 was claimed ahead and waits for a worker: cancelling it must keep it from running.
+    await q.cancel(ids[4]!);
+    const done = events(q.events$, (e) => e.to === 'completed', 19);
+    release();
+    await done;
+    expect(ran).not.toContain(4);
+    expect(ran).toHaveLength(19);
+    expect((await q.getJob(ids[4]!)).state).toBe('cancelled');
+  });
+
+  it('prefetch 0 claims only for idle workers', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const q = fx.open({ concurrency: 2, prefetch: 0, jobs: [defineJob({ name: 'j', handler: () => gate })] });
+    await q.enqueueMany(Array.from({ length: 6 }, (_, i) => ({ name: 'j', payload: i })));
+    const claimed = events(q.events$, (e) => e.to === 'processing', 2);
+    await q.start();
+    await claimed;
+    expect(count(fx.path(), "state = 'processing'")).toBe(2);
+    const done = events(q.events$, (e) => e.to === 'completed', 6);
+    release();
+    await done;
+  });
+});
+
+describe('retention', () => {
+  it('completed: 0 deletes each job, with its history, in the transaction that completes it', async () => {
+    const q = fx.open({
+      retention: { completed: 0 },
+      jobs: [
+        defineJob({ name: 'ok', handler: () => 1 }),
+        defineJob({ name: 'bad', retry: { attempts: 1 }, handler: () => { throw new Error('x'); } }),
+      ],
+    });
+    await q.enqueueMany(Array.from({ length: 30 }, (_, i) => ({ name: 'ok', payload: i })));
+    const bad = await q.enqueue('bad', {});
+    const done = events(q.events$, (e) => e.to === 'completed', 30);
+    const dead = nextEvent(q.events$, (e) => e.to === 'dead');
+    await q.start();
+    await Promise.all([done, dead]);
+    expect(count(fx.path(), '1')).toBe(1);
+    expect((await q.getJob(bad.id)).state).toBe('dead');
+    const raw = new Database(fx.path(), { readonly: true });
+    expect(raw.prepare('SELECT DISTINCT job_id FROM job_history').pluck().all()).toEqual([bad.id]);
+    raw.close();
+  });
+
+  it('deletes finished jobs older than their retention, and keeps younger ones', async () => {
+    let offset = 0;
+    const clock = { now: () => Date.now() + offset };
+    const jobs = [defineJob({ name: 'ok', handler: () => 1 }), defineJob({ name: 'bad', retry: { attempts: 1 }, handler: () => { throw new Error('x'); } })];
+    const q1 = fx.open({ clock, jobs });
+    await q1.enqueueMany(Array.from({ length: 1200 }, (_, i) => ({ name: 'ok', payload: i })));
+    await q1.enqueue('bad', {});
+    const settled = events(q1.events$, (e) => e.to === 'completed' || e.to === 'dead', 1201, 30_000);
+    await q1.start();
+    await settled;
+    await q1.close();
+    offset = 2 * 3_600_000; // two hours later
+    const q2 = fx.open({ clock, jobs, retention: { completed: '1h', dead: '7d' } });
+    const fresh = await q2.enqueue('ok', 'fresh');
+    const freshDone = nextEvent(q2.events$, (e) => e.job.id === fresh.id && e.to === 'completed');
+    await q2.start(); // the retention pass runs at start, in batches of 500
+    await freshDone;
+    for (let i = 0; i < 200 && count(fx.path(), "state = 'completed'") > 1; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(count(fx.path(), "state = 'completed'")).toBe(1);
+    expect(count(fx.path(), "state = 'dead'")).toBe(1);
+    expect((await q2.getJob(fresh.id)).state).toBe('completed');
+    const raw = new Database(fx.path(), { readonly: true });
+    expect(raw.prepare('SELECT count(DISTINCT job_id) FROM job_history').pluck().get()).toBe(2);
+    raw.close();
+  });
+
+  it('parses durations and refuses bad ones', () => {
+    expect(parseDuration('x', '1d')).toBe(86_400_000);
+    expect(parseDuration('x', '90s')).toBe(90_000);
+    expect(parseDuration('x', '1.5h')).toBe(5_400_000);
+    expect(parseDuration('x', 250)).toBe(250);
+    for (const bad of ['1 day', '-1s', -5, 'h', null]) expect(() => parseDuration('x', bad)).toThrow(expect.objectContaining({ code: 'LJ_ERR_VALIDATION' }));
+    expect(() => fx.open({ retention: { completed: 'soon' } })).toThrow(expect.objectContaining({ code: 'LJ_ERR_VALIDATION' }));
+    expect(() => fx.open({ retention: { finished: 0 } as never })).toThrow(expect.objectContaining({ code: 'LJ_ERR_UNKNOWN_OPTION' }));
+  });
+});
