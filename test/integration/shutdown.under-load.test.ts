@@ -213,7 +213,6 @@ describe('queue.stop() under load', () => {
         .prepare('SELECT from_state, to_state, event, lease_token FROM job_history WHERE job_id = ? ORDER BY id')
         .all(id) as Array<{ from_state: string | null; to_state: string; event: string; lease_token: string | null }>;
       expect(history, `job ${id}`).toEqual([
-        { from_state: null, to_state: 'pending', event: 'job.enqueue', lease_token: null },
         { from_state: 'pending', to_state: 'processing', event: 'job.claim', lease_token: tokenOf.get(id) },
         { from_state: 'processing', to_state: 'pending', event: 'job.release', lease_token: tokenOf.get(id) },
       ]);

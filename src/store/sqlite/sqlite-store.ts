@@ -49,6 +49,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
   const s = {
     insert: db.prepare<Record<string, unknown>, { id: number }>(sql('insert')),
+    insertKeyless: db.prepare(sql('insert-keyless')),
     findByKey: db.prepare<[string], { id: number }>(sql('find-by-key')),
     claim: db.prepare(sql('claim')),
     transition: db.prepare(sql('transition')),
@@ -69,16 +70,20 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   };
 
   const insertTx = db.transaction((jobs: readonly NewJob[], at: number): InsertResult[] => {
-    const out: InsertResult[] = [];
-    for (const job of jobs) {
-      const row = s.insert.get({ ...job, at });
-      if (row) {
-        out.push({ id: row.id, created: true });
-        if (recordHistory) s.history.run(row.id, null, job.state, 'job.enqueue', at, null, null, null);
-      } else {
-        // The idempotency key exists: hand back the first job.
-        out.push({ id: s.findByKey.get(job.key!)!.id, created: false });
+    const out: InsertResult[] = new Array(jobs.length);
+    for (let i = 0; i < jobs.length; i++) {
+      const job = jobs[i]!;
+      if (job.key === null) {
+        const { lastInsertRowid } = s.insertKeyless.run({
+          name: job.name, state: job.state, payload: job.payload, priority: job.priority,
+          runAt: job.runAt, retry: job.retry, timeout: job.timeout, at,
+        });
+        out[i] = { id: Number(lastInsertRowid), created: true };
+        continue;
       }
+      const row = s.insert.get({ ...job, at });
+      // An existing key hands back the first job.
+      out[i] = row ? { id: row.id, created: true } : { id: s.findByKey.get(job.key)!.id, created: false };
     }
     return out;
   });
@@ -188,7 +193,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       return row ? toJobRecord(row) : undefined;
     },
     list: async (filter) => listJobs(db, filter),
-    history: async (id) => (s.historyOf.all(id) as HistoryRow[]).map(toHistoryEntry),
+    history: async (id) => (s.historyOf.all({ id }) as HistoryRow[]).map(toHistoryEntry),
     stats: async () => {
       const stats: QueueStats = { total: 0, byState: {}, byName: {} };
       for (const r of s.stats.all() as Array<{ state: string; name: string; n: number }>) {

@@ -4,7 +4,7 @@ CREATE TABLE jobs (
   name         TEXT    NOT NULL,
   state        TEXT    NOT NULL,
   payload      TEXT    NOT NULL,
-  key          TEXT    UNIQUE,
+  key          TEXT,
   priority     INTEGER NOT NULL DEFAULT 0,
   run_at       INTEGER NOT NULL,
   attempts     INTEGER NOT NULL DEFAULT 0,
@@ -21,6 +21,8 @@ CREATE TABLE jobs (
   updated_at   INTEGER NOT NULL
 );
 
+-- Idempotency keys: only rows that have one pay for the index.
+CREATE UNIQUE INDEX jobs_key ON jobs (key) WHERE key IS NOT NULL;
 -- The claim walks this index in order: every ORDER BY column is in it.
 CREATE INDEX jobs_ready ON jobs (priority DESC, run_at, id) WHERE state = 'pending';
 -- The lease sweeper.
@@ -37,7 +39,8 @@ CREATE INDEX jobs_waiting ON jobs (state, name, run_at)
 CREATE INDEX jobs_finished ON jobs (state, updated_at)
   WHERE state = 'completed' OR state = 'dead' OR state = 'cancelled';
 
--- Every transition, for timelines and audits (can be turned off).
+-- Every transition after creation, for timelines and audits (can be turned
+-- off). Creation itself is the job row's created_at: history() puts it first.
 CREATE TABLE job_history (
   id          INTEGER PRIMARY KEY,
   job_id      INTEGER NOT NULL,
