@@ -17,7 +17,7 @@ export interface QueueOptions {
   concurrency?: number;
   /**
    * Jobs claimed ahead of idle workers, under the same lease, so that claims
-   * come in batches. Default: twice `concurrency`. Use 0 for long jobs
+   * come in batches. Default: four times `concurrency`. Use 0 for long jobs
    * shared across processes, so no process holds jobs it has not started.
    */
   prefetch?: number;
@@ -74,7 +74,7 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
   const o: ResolvedQueueOptions = {
     name: 'default',
     concurrency,
-    prefetch: 2 * concurrency,
+    prefetch: 4 * concurrency,
     lease: 30_000,
     durability: 'normal',
     jobs: [],

@@ -59,6 +59,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     expired: db.prepare(sql('expired-leases')),
     due: db.prepare(sql('due-jobs')),
     nextDue: db.prepare(sql('next-due-at')),
+    nextPending: db.prepare(sql('next-pending-at')),
     get: db.prepare(sql('get')),
     historyOf: db.prepare(sql('history')),
     stats: db.prepare(sql('stats')),
@@ -182,7 +183,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       let min: number | null = null;
       for (const state of states) {
         for (const name of names) {
-          const at = (s.nextDue.get({ state, name }) as { at: number | null }).at;
+          const row = state === 'pending' ? s.nextPending.get({ name }) : s.nextDue.get({ state, name });
+          const at = (row as { at: number | null }).at;
           if (at !== null && (min === null || at < min)) min = at;
         }
       }

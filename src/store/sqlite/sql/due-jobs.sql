@@ -1,7 +1,7 @@
--- Called per (state, name) for waiting states: a seek on jobs_waiting.
+-- Called per (state, name) for delayed states: a seek on jobs_waiting.
 SELECT id, name, state, attempts, last_error, ctx, retry, lease_token, lease_owner
 FROM jobs INDEXED BY jobs_waiting
 WHERE state = :state AND name = :name AND run_at <= :now
-  AND state <> 'processing' AND state <> 'completed' AND state <> 'dead' AND state <> 'cancelled'
+  AND state <> 'pending' AND state <> 'processing' AND state <> 'completed' AND state <> 'dead' AND state <> 'cancelled'
 ORDER BY run_at
 LIMIT :limit

@@ -1,0 +1,50 @@
+/**
+ * The due timer sleeps until store.nextDueAt(): it must see delayed pending
+ * jobs and delayed states of the names asked for, and nothing else.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { NewJob, Store } from '../../src/store/store.js';
+import { tempDbPath } from '../helpers/temp-db.js';
+
+let store: Store | undefined;
+let cleanup: (() => void) | undefined;
+afterEach(async () => {
+  await store?.close();
+  cleanup?.();
+});
+
+const job = (name: string, runAt: number): NewJob => ({ name, state: 'pending', payload: '{}', key: null, priority: 0, runAt, retry: null, timeout: null });
+
+describe('store.nextDueAt', () => {
+  it('finds the earliest delayed pending job of the given names, ignoring jobs due at creation and other names', async () => {
+    const db = tempDbPath();
+    cleanup = db.cleanup;
+    store = createSqliteStore({ path: db.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 1000, history: true });
+    const now = 1_000_000;
+    await store.insert([job('a', now), job('a', now + 500), job('a', now + 200), job('b', now + 50)], now);
+    expect(await store.nextDueAt(['a'], ['pending', 'failed'])).toBe(now + 200);
+    expect(await store.nextDueAt(['b'], ['pending', 'failed'])).toBe(now + 50);
+    expect(await store.nextDueAt(['c'], ['pending', 'failed'])).toBeNull();
+    // Claiming the due and the soonest delayed job moves the answer on.
+    await store.claim({ names: ['a'], limit: 10, owner: 'o', leaseMs: 1000, now: now + 300 });
+    expect(await store.nextDueAt(['a'], ['pending', 'failed'])).toBe(now + 500);
+  });
+
+  it('finds a failed job waiting for its retry', async () => {
+    const db = tempDbPath();
+    cleanup = db.cleanup;
+    store = createSqliteStore({ path: db.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 1000, history: false });
+    const now = 2_000_000;
+    const { id } = (await store.insert([job('a', now)], now))[0]!;
+    const [claimed] = await store.claim({ names: ['a'], limit: 1, owner: 'o', leaseMs: 1000, now });
+    expect(await store.nextDueAt(['a'], ['pending', 'failed'])).toBeNull();
+    const [ok] = await store.transition([
+      { id, from: 'processing', token: claimed!.token, to: 'failed', event: 'job.fail', at: now, attempts: 1, lastError: null, ctx: null, runAt: now + 750 },
+    ]);
+    expect(ok).toBe(true);
+    expect(await store.nextDueAt(['a'], ['pending', 'failed'])).toBe(now + 750);
+    expect((await store.dueJobs(['a'], ['failed'], now + 749, 10)).map((j) => j.id)).toEqual([]);
+    expect((await store.dueJobs(['a'], ['failed'], now + 750, 10)).map((j) => j.id)).toEqual([id]);
+  });
+});
