@@ -1,0 +1,77 @@
+/**
+ * Runs contenders alternately (round 1: A, B, C; round 2: A, B, C; …) so that
+ * drift on a shared machine hits every system alike, and computes the
+ * litejobs/peer ratios on the medians.
+ */
+import { median } from './stats.js';
+import type { Check, Metric, RatioResult, RowResult, RunContext } from './types.js';
+
+export interface Contender {
+  label: string;
+  system: string;
+  /** One round on fresh state; returns this round's value of each metric. */
+  run(round: number): Promise<Record<string, number>>;
+  notes?: string[];
+  /** Take part in the first N rounds only (a contender too slow to repeat). */
+  maxRounds?: number;
+}
+
+export function roundsFor(ctx: RunContext, full: number, quick = 1): number {
+  return ctx.rounds ?? (ctx.quick ? quick : full);
+}
+
+export async function alternate(ctx: RunContext, scenario: string, rounds: number, contenders: Contender[]): Promise<RowResult[]> {
+  const rows: RowResult[] = contenders.map((c) => ({ label: c.label, system: c.system, metrics: {}, ...(c.notes ? { notes: c.notes } : {}) }));
+  for (let r = 1; r <= rounds; r++) {
+    for (let i = 0; i < contenders.length; i++) {
+      const c = contenders[i]!;
+      const row = rows[i]!;
+      if (row.error) continue; // a contender that threw is not retried
+      if (c.maxRounds !== undefined && r > c.maxRounds) continue;
+      const started = Date.now();
+      try {
+        const values = await c.run(r);
+        for (const [k, v] of Object.entries(values)) (row.metrics[k] ??= []).push(v);
+        const shown = Object.entries(values).map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(2)}`).join(' ');
+        ctx.progress(`${scenario} r${r}/${rounds} ${c.label}: ${shown} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      } catch (err) {
+        row.error = (err as Error).stack ?? String(err);
+        ctx.progress(`${scenario} r${r}/${rounds} ${c.label}: ERROR ${(err as Error).message}`);
+      }
+    }
+  }
+  return rows;
+}
+
+export function medianOf(rows: readonly RowResult[], label: string, metric: string): number {
+  const row = rows.find((r) => r.label === label);
+  return row ? median(row.metrics[metric] ?? []) : Number.NaN;
+}
+
+/** litejobs/peer for each pair whose rows both have values. */
+export function ratios(rows: readonly RowResult[], metric: string, pairs: ReadonlyArray<[string, string]>): RatioResult[] {
+  const out: RatioResult[] = [];
+  for (const [num, den] of pairs) {
+    const a = medianOf(rows, num, metric);
+    const b = medianOf(rows, den, metric);
+    // A ratio of a non-positive figure (e.g. RSS growth within noise) means nothing: leave it out.
+    if (Number.isFinite(a) && Number.isFinite(b) && a > 0 && b > 0) out.push({ num, den, metric, value: a / b });
+  }
+  return out;
+}
+
+/** A "≥ k× peer" target from the issue, on the ratio of medians (met: null if either side is missing). */
+export function ratioCheck(rows: readonly RowResult[], metric: string, num: string, den: string, atLeast: number, target: string): Check {
+  const a = medianOf(rows, num, metric);
+  const b = medianOf(rows, den, metric);
+  if (!Number.isFinite(a) || !Number.isFinite(b) || b === 0) return { target, measured: 'not measured', met: null };
+  const r = a / b;
+  return { target, measured: `${r.toFixed(2)}×`, met: r >= atLeast };
+}
+
+export function valueCheck(value: number, test: (v: number) => boolean, shown: string, target: string): Check {
+  if (!Number.isFinite(value)) return { target, measured: 'not measured', met: null };
+  return { target, measured: shown, met: test(value) };
+}
+
+export const throughput: Metric = { key: 'rate', label: 'throughput', unit: 'jobs/s', better: 'higher' };

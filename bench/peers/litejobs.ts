@@ -1,0 +1,99 @@
+/** litejobs through its public API only (src/index.ts). */
+import { pino } from 'pino';
+import { createQueue, defineJob, type Queue, type QueueOptions } from '../../src/index.js';
+import type { Payload, Producer, ProducerPeer } from '../lib/producer.js';
+import { removeDb, freshDbPath } from '../lib/tmp.js';
+
+export const JOB = 'noop';
+const silent = pino({ level: 'silent' });
+
+export interface LitejobsSettings {
+  concurrency?: number;
+  history?: boolean;
+  /** `retention: { completed: 0 }`: delete a job in the transaction that completes it. */
+  deleteOnComplete?: boolean;
+}
+
+export interface Opened {
+  queue: Queue;
+  /** Set when an option had to be dropped (e.g. `retention` not known to this build). */
+  note?: string;
+}
+
+export function openLitejobs(path: string, s: LitejobsSettings, handler?: (payload: Payload) => unknown): Opened {
+  const base: QueueOptions = {
+    path,
+    name: 'bench',
+    logger: silent,
+    ...(s.concurrency !== undefined ? { concurrency: s.concurrency } : {}),
+    ...(s.history !== undefined ? { history: s.history } : {}),
+    jobs: handler ? [defineJob<Payload>({ name: JOB, handler })] : [],
+  };
+  if (!s.deleteOnComplete) return { queue: createQueue(base) };
+  try {
+    return { queue: createQueue({ ...base, retention: { completed: 0 } } as QueueOptions) };
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'LJ_ERR_UNKNOWN_OPTION') throw err;
+    return { queue: createQueue(base), note: 'createQueue rejected `retention` (LJ_ERR_UNKNOWN_OPTION): ran with history: false only' };
+  }
+}
+
+export const litejobsProducer: ProducerPeer = {
+  label: 'litejobs',
+  system: 'litejobs',
+  async open(dir) {
+    const path = freshDbPath(dir, 'litejobs');
+    const { queue } = openLitejobs(path, {});
+    return {
+      one: (p) => queue.enqueue(JOB, p),
+      many: (ps) => queue.enqueueMany(ps.map((payload) => ({ name: JOB, payload }))),
+      async close() {
+        await queue.close();
+        removeDb(path);
+      },
+    } satisfies Producer;
+  },
+};
+
+export async function enqueueInChunks(queue: Queue, n: number, chunk = 1000): Promise<void> {
+  for (let i = 0; i < n; i += chunk) {
+    const m = Math.min(chunk, n - i);
+    await queue.enqueueMany(Array.from({ length: m }, (_, k) => ({ name: JOB, payload: { i: i + k } })));
+  }
+}
+
+export interface DrainOutcome {
+  ms: number;
+  handled: number;
+  note?: string;
+}
+
+/**
+ * Opens `path` (which already holds the backlog), starts the workers, and
+ * times until `n` handlers have run and stop() has committed their outcomes.
+ */
+export async function litejobsDrain(path: string, n: number, s: LitejobsSettings, timeoutMs: number): Promise<DrainOutcome & { queue: Queue }> {
+  let handled = 0;
+  let reached!: () => void;
+  const done = new Promise<void>((resolve) => (reached = resolve));
+  const { queue, note } = openLitejobs(path, s, () => {
+    if (++handled === n) reached();
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`litejobs drain: ${handled}/${n} handled after ${timeoutMs} ms`)), timeoutMs);
+  });
+  const t0 = performance.now();
+  try {
+    await queue.start();
+    await Promise.race([done, timeout]);
+    await queue.stop();
+  } catch (err) {
+    await queue.close({ timeout: 1000 }).catch(() => {});
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+  const ms = performance.now() - t0;
+  return { ms, handled, queue, ...(note ? { note } : {}) };
+}

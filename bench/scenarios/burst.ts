@@ -1,0 +1,36 @@
+/** burst: many enqueue calls in flight at once, as an HTTP ingestion burst makes. */
+import { alternate, ratioCheck, ratios, roundsFor, throughput } from '../lib/rounds.js';
+import { producerContenders, producerPeers, versusLitejobs } from '../lib/peer-list.js';
+import type { Scenario } from '../lib/types.js';
+
+export const burstScenario: Scenario = {
+  name: 'burst',
+  title: 'Concurrent enqueues (all in flight at once)',
+  async run(ctx) {
+    const started = Date.now();
+    const n = ctx.quick ? 2000 : 10_000;
+    const rounds = roundsFor(ctx, 5);
+    const { peers, skipped } = producerPeers(ctx);
+    const contenders = producerContenders(ctx, peers, async (producer) => {
+      await Promise.all(Array.from({ length: n }, (_, i) => producer.one({ i })));
+      return n;
+    });
+    const rows = await alternate(ctx, 'burst', rounds, contenders);
+    const others = versusLitejobs(rows);
+    return {
+      name: 'burst',
+      title: this.title,
+      description: `\`Promise.all\` of ${n.toLocaleString('en-US')} single-job enqueue calls; the clock stops when the last one has resolved.`,
+      metrics: [throughput],
+      config: { jobs: n, inFlight: n, litejobs: 'enqueue() (concurrent calls may be grouped into one commit)', bullmq: 'queue.add', plainjob: 'queue.add (synchronous: calls run one after another)', pgboss: 'boss.send, pool max 10', raw: 'one INSERT per call (no grouping: the per-transaction floor)' },
+      rounds,
+      rows,
+      ratios: ratios(rows, 'rate', others),
+      checks: [ratioCheck(rows, 'rate', 'litejobs', 'BullMQ', 5, '10k concurrent enqueues ≥ 5× BullMQ')],
+      notes: [],
+      skipped,
+      durationMs: Date.now() - started,
+      chartMetric: 'rate',
+    };
+  },
+};

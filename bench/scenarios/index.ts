@@ -1,0 +1,12 @@
+/** Every scenario, in the order a full run takes them. */
+import type { Scenario } from '../lib/types.js';
+import { bulkScenario } from './bulk.js';
+import { burstScenario } from './burst.js';
+import { drainScenario } from './drain.js';
+import { enqueueScenario } from './enqueue.js';
+import { largeScenario } from './large.js';
+import { latencyScenario } from './latency.js';
+import { machineScenario } from './machine.js';
+import { memoryScenario } from './memory.js';
+
+export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, latencyScenario, largeScenario, memoryScenario, machineScenario];
