@@ -26,7 +26,7 @@ export interface RatioResult {
   value: number;
 }
 
-/** A target from issue 3 against what this run measured. `met: null` = not measurable here. */
+/** A performance target against what this run measured. `met: null` = not measurable here. */
 export interface Check {
   target: string;
   measured: string;
