@@ -4,7 +4,7 @@
  */
 import type { AnyStateMachine } from 'xstate';
 import { compileMachine, type CompiledMachine } from '../machines/compile.js';
-import { BASE_CONTEXT_KEYS, createJobMachine, JobState, type JobContext } from '../machines/job.machine.js';
+import { createJobMachine, JobState, type JobContext } from '../machines/job.machine.js';
 import type { ErrorInfo, RetryPolicy } from '../machines/policy.js';
 import type { AnyJobDefinition as JobDefinition } from './define-job.js';
 import { LitejobsError } from './errors.js';
@@ -101,4 +101,3 @@ export function createMachineRegistry(definitions: ReadonlyMap<string, JobDefini
   return { forJob, delayedStates: [...delayed] };
 }
 
-export { BASE_CONTEXT_KEYS };
