@@ -66,7 +66,10 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
   // claims at most `capacity` minus what is running or waiting.
   const waiting: ClaimedJob[] = [];
   const capacity = deps.concurrency + deps.prefetch;
-  const lowWater = Math.floor(deps.prefetch / 2);
+  // Refill when a quarter of the prefetch is left: each claim then takes about
+  // three quarters of it in one transaction (a claim costs a commit, so small
+  // top-ups of a few jobs each would cost more than the jobs they bring).
+  const lowWater = Math.floor(deps.prefetch / 4);
   const hungry$ = new Subject<void>();
   const takeNext = (): ClaimedJob | undefined => {
     const job = waiting.shift();
@@ -129,7 +132,8 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
   const scheduler = createScheduler({
     clock,
     ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
-    freeSlots: () => capacity - pool.busy() - waiting.length,
+    // Above the low-water mark the buffer is full enough: `hungry$` asks again.
+    freeSlots: () => (waiting.length > lowWater ? 0 : capacity - pool.busy() - waiting.length),
     claim: async (limit) => {
       const jobs = await store.claim({ names, limit, owner: deps.ownerId, leaseMs: deps.leaseMs, now: clock.now() });
       for (const job of jobs) {

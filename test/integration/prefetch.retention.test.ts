@@ -42,6 +42,24 @@ describe('prefetch', () => {
     expect((await q.getJob(ids[4]!)).state).toBe('cancelled');
   });
 
+  it('claims in batches: no top-up of a few jobs while the prefetch is still well filled', async () => {
+    // concurrency 2 + prefetch 8: a refill starts when 2 (a quarter) are left,
+    // so every claim but the last takes at least 10 - 2 running - 2 waiting = 6.
+    const q = fx.open({ concurrency: 2, prefetch: 8, jobs: [defineJob({ name: 'j', handler: () => undefined })] });
+    await q.enqueueMany(Array.from({ length: 200 }, (_, i) => ({ name: 'j', payload: i })));
+    const done = events(q.events$, (e) => e.to === 'completed', 200);
+    await q.start();
+    await done;
+    const raw = new Database(fx.path(), { readonly: true });
+    const batches = raw
+      .prepare("SELECT count(*) FROM job_history WHERE event = 'job.claim' GROUP BY lease_token ORDER BY min(id)")
+      .pluck()
+      .all() as number[];
+    raw.close();
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(200);
+    expect(batches.slice(0, -1).filter((n) => n < 6)).toEqual([]);
+  });
+
   it('prefetch 0 claims only for idle workers', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));

@@ -77,7 +77,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     findByKey: db.prepare<[string], { id: number }>(sql('find-by-key')),
     claim: namesStatement(db, sql('claim')),
     transition: db.prepare(sql('transition')),
+    transitionHeld: db.prepare(sql('transition-held')),
     history: db.prepare(sql('insert-history')),
+    claimHistory: db.prepare(sql('insert-claim-history')),
     heartbeat: db.prepare(sql('heartbeat')),
     progress: db.prepare(sql('progress')),
     expired: namesStatement(db, sql('expired-leases')),
@@ -119,9 +121,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     // RETURNING comes back in rowid order: start the batch in claim order.
     if (rows.length > 1) rows.sort(byClaimOrder);
     const out: ClaimedJob[] = new Array(rows.length);
+    const ids: number[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!;
-      if (recordHistory) s.history.run(r.id, 'pending', 'processing', 'job.claim', req.now, req.owner, token, null);
+      ids[i] = r.id;
       out[i] = {
         id: r.id,
         name: r.name,
@@ -135,6 +138,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
         lockedUntil,
       };
     }
+    if (recordHistory && ids.length > 0) s.claimHistory.run({ ids: JSON.stringify(ids), at: req.now, owner: req.owner, token });
     return out;
   });
 
@@ -146,19 +150,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
         return gone;
       }
       const lastError = t.lastError ? JSON.stringify(t.lastError) : null;
+      const ctx = t.ctx ? JSON.stringify(t.ctx) : null;
+      const statement = t.to === 'processing' ? s.transitionHeld : s.transition;
       const changed =
-        s.transition.run({
-          id: t.id,
-          from: t.from,
-          token: t.token,
-          to: t.to,
-          attempts: t.attempts,
-          lastError,
-          ctx: t.ctx ? JSON.stringify(t.ctx) : null,
-          runAt: t.runAt ?? null,
-          result: t.result ?? null,
-          at: t.at,
-        }).changes === 1;
+        statement.run(t.to, t.attempts, lastError, ctx, t.runAt ?? null, t.result ?? null, t.at, t.id, t.from, t.token).changes === 1;
       if (changed && recordHistory) {
         const error = t.error ? JSON.stringify(t.error) : null;
         s.history.run(t.id, t.from, t.to, t.event, t.at, t.workerId ?? null, t.token, error);

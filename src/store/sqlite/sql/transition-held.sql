@@ -1,0 +1,11 @@
+-- transition.sql for a move into processing (a custom edge): the lease stays.
+-- Parameters as in transition.sql.
+UPDATE jobs
+SET state = ?,
+    attempts = ?,
+    last_error = ?,
+    ctx = ?,
+    run_at = coalesce(?, run_at),
+    result = coalesce(?, result),
+    updated_at = ?
+WHERE id = ? AND state = ? AND lease_token IS ?
