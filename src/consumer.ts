@@ -13,6 +13,7 @@ import type { AbortReason } from './job-runner.js';
 import type { Logger } from './logger.js';
 import { toContext, type MachineRegistry } from './machine-registry.js';
 import { createPool } from './pool.js';
+import { deletesByAge } from './queue-options.js';
 import { createScheduler } from './scheduler.js';
 import type { ClaimedJob, DueJob, Store } from './store/store.js';
 
@@ -174,7 +175,7 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
       });
       every(Math.min(5000, Math.max(50, Math.floor(deps.leaseMs / 4))), sweep);
       every(30_000, () => store.checkpoint());
-      if (Object.values(deps.retention).some((ms) => ms !== undefined && ms > 0)) {
+      if (deletesByAge(deps.retention)) {
         every(RETENTION_EVERY_MS, purgeOld);
         purgeOld().catch(onError);
       }

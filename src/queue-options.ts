@@ -101,6 +101,11 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
   return o;
 }
 
+/** True when some finished state is deleted after a while (not at once, not never): the retention loop runs. */
+export function deletesByAge(retention: Readonly<Record<string, number | undefined>>): boolean {
+  return Object.values(retention).some((ms) => ms !== undefined && ms > 0);
+}
+
 function resolveRetention(retention: RetentionOptions | undefined): ResolvedRetention {
   if (retention === undefined) return {};
   rejectUnknownOptions('createQueue retention', retention, RETENTION_KEYS);

@@ -17,7 +17,7 @@ import { queueEvent, type QueueEvent } from './events.js';
 import { toJob, toTransition, type Job, type Transition } from './job-view.js';
 import { createDefaultLogger } from './logger.js';
 import { createMachineRegistry } from './machine-registry.js';
-import { checkEnqueueOptions, resolveQueueOptions, type EnqueueOptions, type QueueOptions } from './queue-options.js';
+import { checkEnqueueOptions, deletesByAge, resolveQueueOptions, type EnqueueOptions, type QueueOptions } from './queue-options.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
 import type { InsertResult, ListFilter, NewJob, QueueStats, TransitionRequest } from './store/store.js';
 import { checkInteger, checkString, serializePayload } from './validate.js';
@@ -72,6 +72,7 @@ export function createQueue(options: QueueOptions): Queue {
     cacheMiB: o.cacheSize,
     busyTimeoutMs: o.busyTimeout,
     history: o.history,
+    retentionIndex: deletesByAge(o.retention),
     onWarning: (message) => logger.warn(message),
   });
   const ownerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;

@@ -24,6 +24,8 @@ import { toDueJob, toHistoryEntry, toJobRecord, parseJson, type DueRow, type His
 export interface SqliteStoreOptions extends OpenOptions {
   /** Record each transition in `job_history`. */
   history: boolean;
+  /** Finished jobs are deleted after a while: build the index that finds them by age now, not on the first purge. */
+  retentionIndex?: boolean;
 }
 
 interface ClaimRow {
@@ -92,7 +94,6 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
     purgeJob: db.prepare(sql('purge-job')),
     purgeHistory: db.prepare(sql('purge-history')),
-    finishedBefore: db.prepare(sql('finished-before')).pluck(),
     deleteJob: db.prepare(sql('delete-job')),
   };
 
@@ -162,8 +163,26 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     }),
   );
 
+  // The retention index exists only once some queue asked for time-based retention.
+  let finishedBefore: Database.Statement | undefined;
+  const ensureRetentionIndex = (): Database.Statement => {
+    if (!finishedBefore) {
+      db.transaction(() => db.exec(sql('retention-index'))).immediate();
+      finishedBefore = db.prepare(sql('finished-before')).pluck();
+    }
+    return finishedBefore;
+  };
+  if (options.retentionIndex) {
+    try {
+      ensureRetentionIndex();
+    } catch (err) {
+      db.close();
+      throw toDatabaseError(err, options.path);
+    }
+  }
+
   const purgeTx = db.transaction((state: string, before: number, limit: number): number => {
-    const ids = s.finishedBefore.all({ state, before, limit }) as number[];
+    const ids = ensureRetentionIndex().all({ state, before, limit }) as number[];
     for (const id of ids) {
       s.deleteJob.run(id);
       s.purgeHistory.run(id);
