@@ -1,6 +1,6 @@
 /**
  * The consuming side of a queue: the worker pool, the claim loop, and the
- * side loops (lease renewal, lease sweeper, WAL checkpoint). Built by
+ * side loops (lease renewal, lease sweeper, retention). Built by
  * `queue.start()`, torn down by `queue.stop()`.
  */
 import { merge, Subject, type SchedulerLike } from 'rxjs';
@@ -174,7 +174,6 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
         await renewWaiting();
       });
       every(Math.min(5000, Math.max(50, Math.floor(deps.leaseMs / 4))), sweep);
-      every(30_000, () => store.checkpoint());
       if (deletesByAge(deps.retention)) {
         every(RETENTION_EVERY_MS, purgeOld);
         purgeOld().catch(onError);

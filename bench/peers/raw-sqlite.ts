@@ -7,6 +7,7 @@
 import Database from 'better-sqlite3';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { WAL_AUTOCHECKPOINT_PAGES } from '../../src/store/sqlite/open.js';
 import { ROOT } from '../lib/machine-info.js';
 import type { Producer, ProducerPeer } from '../lib/producer.js';
 import { freshDbPath, removeDb } from '../lib/tmp.js';
@@ -18,7 +19,7 @@ export function migrationFiles(): string[] {
   return readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql')).sort();
 }
 
-/** Same pragmas as src/store/sqlite/open.ts at its defaults (NORMAL, 64 MiB cache). */
+/** Same pragmas as src/store/sqlite/open.ts at its defaults (NORMAL, 64 MiB cache, auto-checkpoint threshold); no checkpointer thread. */
 export function openRaw(path: string): Database.Database {
   const db = new Database(path, { timeout: 5000 });
   db.pragma('journal_mode = WAL');
@@ -26,6 +27,7 @@ export function openRaw(path: string): Database.Database {
   db.pragma(`cache_size = ${-64 * 1024}`);
   db.pragma('temp_store = MEMORY');
   db.pragma('journal_size_limit = 67108864');
+  db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   db.pragma('foreign_keys = OFF');
   if ((db.pragma('user_version', { simple: true }) as number) === 0) {
     db.transaction(() => {

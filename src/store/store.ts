@@ -159,7 +159,5 @@ export interface Store {
   backup(destination: string): Promise<void>;
   /** Deletes up to `limit` jobs finished in `state` before `before`, with their history; returns how many. */
   purgeFinished(state: string, before: number, limit: number): Promise<number>;
-  /** Bounded housekeeping: checkpoint the WAL. */
-  checkpoint(): Promise<void>;
   close(): Promise<void>;
 }

@@ -11,3 +11,12 @@ export function nextEvent(events$: Observable<QueueEvent>, pred: (e: QueueEvent)
 export function events(events$: Observable<QueueEvent>, pred: (e: QueueEvent) => boolean, n: number, ms = 10_000): Promise<QueueEvent[]> {
   return firstValueFrom(events$.pipe(filter(pred), take(n), toArray(), timeout(ms)));
 }
+
+/** Polls `condition` every 10 ms until it holds; fails after `ms` (for state with no event, such as a file's size). */
+export async function waitFor(condition: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

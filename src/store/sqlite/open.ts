@@ -18,6 +18,8 @@ export interface OpenOptions {
   onWarning?: (message: string) => void;
 }
 
+export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
+
 // statfs magic numbers of network file systems, on which SQLite's locks are unreliable.
 const NETWORK_FS: Record<number, string> = { 0x6969: 'nfs', 0xff534d42: 'cifs', 0xfe534d42: 'smb2', 0x517b: 'smb' };
 
@@ -51,6 +53,9 @@ export function openDatabase(options: OpenOptions): Database.Database {
     db.pragma(`cache_size = ${-Math.round(options.cacheMiB * 1024)}`);
     db.pragma('temp_store = MEMORY');
     db.pragma('journal_size_limit = 67108864');
+    // A checkpointer thread copies the WAL back (checkpointer.ts); this
+    // connection checkpoints by itself only past ~40 MiB of WAL, as a bound.
+    db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     db.pragma('foreign_keys = OFF');
     migrate(db);
     probeWritable(db);

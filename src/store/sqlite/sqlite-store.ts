@@ -17,6 +17,7 @@ import type {
   Store,
   TransitionRequest,
 } from '../store.js';
+import { startCheckpointer } from './checkpointer.js';
 import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
 import { sql } from './sql.js';
 import { toDueJob, toHistoryEntry, toJobRecord, parseJson, type DueRow, type HistoryRow, type JobRow } from './rows.js';
@@ -180,6 +181,15 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       throw toDatabaseError(err, options.path);
     }
   }
+  const checkpointer =
+    options.path === ':memory:' || options.path === ''
+      ? undefined
+      : startCheckpointer({
+          path: options.path,
+          synchronous: options.durability === 'full' ? 'FULL' : 'NORMAL',
+          busyTimeoutMs: options.busyTimeoutMs,
+          onError: (message) => options.onWarning?.(message),
+        });
 
   const purgeTx = db.transaction((state: string, before: number, limit: number): number => {
     const ids = ensureRetentionIndex().all({ state, before, limit }) as number[];
@@ -247,10 +257,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       await db.backup(destination);
     },
     purgeFinished: async (state, before, limit) => purgeTx.immediate(state, before, limit),
-    checkpoint: async () => {
-      db.pragma('wal_checkpoint(PASSIVE)');
-    },
     close: async () => {
+      await checkpointer?.close();
       if (db.open) db.close();
     },
   });
