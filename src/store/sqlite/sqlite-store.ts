@@ -98,16 +98,17 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     deleteJob: db.prepare(sql('delete-job')),
   };
 
+  const insertKeyless = (job: NewJob, at: number): InsertResult => {
+    const { lastInsertRowid } = s.insertKeyless.run(job.name, job.state, job.payload, job.priority, job.runAt, job.retry, job.timeout, at, at);
+    return { id: Number(lastInsertRowid), created: true };
+  };
+
   const insertTx = db.transaction((jobs: readonly NewJob[], at: number): InsertResult[] => {
     const out: InsertResult[] = new Array(jobs.length);
     for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i]!;
       if (job.key === null) {
-        const { lastInsertRowid } = s.insertKeyless.run({
-          name: job.name, state: job.state, payload: job.payload, priority: job.priority,
-          runAt: job.runAt, retry: job.retry, timeout: job.timeout, at,
-        });
-        out[i] = { id: Number(lastInsertRowid), created: true };
+        out[i] = insertKeyless(job, at);
         continue;
       }
       const row = s.insert.get({ ...job, at });
@@ -203,7 +204,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   let lastDataVersion = s.dataVersion.get() as number;
 
   return typedErrors(options.path, {
-    insert: async (jobs, at) => insertTx.immediate(jobs, at),
+    // One keyless job (an awaited enqueue) is one statement: SQLite commits it
+    // by itself, without a BEGIN and COMMIT of ours around it.
+    insert: async (jobs, at) => (jobs.length === 1 && jobs[0]!.key === null ? [insertKeyless(jobs[0]!, at)] : insertTx.immediate(jobs, at)),
     claim: async (req) => claimTx.immediate(req, `${tokenPrefix}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => transitionTx.immediate(reqs),
     heartbeat: async (id, token, lockedUntil) => s.heartbeat.run({ id, token, lockedUntil }).changes === 1,
