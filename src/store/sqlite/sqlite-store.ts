@@ -38,8 +38,6 @@ interface ClaimRow {
   ctx: string | null;
   retry: string | null;
   timeout_ms: number | null;
-  priority: number;
-  run_at: number;
 }
 
 /**
@@ -66,8 +64,6 @@ function namesStatement(db: Database.Database, text: string) {
   };
 }
 
-const byClaimOrder = (a: ClaimRow, b: ClaimRow) => b.priority - a.priority || a.run_at - b.run_at || a.id - b.id;
-
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const db = openDatabase(options);
   const recordHistory = options.history;
@@ -78,7 +74,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     insert: db.prepare<Record<string, unknown>, { id: number }>(sql('insert')),
     insertKeyless: db.prepare(sql('insert-keyless')),
     findByKey: db.prepare<[string], { id: number }>(sql('find-by-key')),
-    claim: namesStatement(db, sql('claim')),
+    claimReady: namesStatement(db, sql('claim-ready')),
+    claimLease: db.prepare(sql('claim-lease')),
     transition: db.prepare(sql('transition')),
     transitionHeld: db.prepare(sql('transition-held')),
     history: db.prepare(sql('insert-history')),
@@ -119,10 +116,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   });
 
   const claimTx = db.transaction((req: ClaimRequest, token: string): ClaimedJob[] => {
+    const rows = s.claimReady.all(req.names, { now: req.now, limit: req.limit }) as ClaimRow[];
+    if (rows.length === 0) return [];
     const lockedUntil = req.now + req.leaseMs;
-    const rows = s.claim.all(req.names, { owner: req.owner, token, lockedUntil, now: req.now, limit: req.limit }) as ClaimRow[];
-    // RETURNING comes back in rowid order: start the batch in claim order.
-    if (rows.length > 1) rows.sort(byClaimOrder);
     const out: ClaimedJob[] = new Array(rows.length);
     const ids: number[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
@@ -132,7 +128,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
         id: r.id,
         name: r.name,
         payload: r.payload,
-        attempts: r.attempts,
+        attempts: r.attempts + 1,
         lastError: parseJson(r.last_error),
         ctx: parseJson(r.ctx),
         retry: parseJson(r.retry),
@@ -141,7 +137,11 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
         lockedUntil,
       };
     }
-    if (recordHistory && ids.length > 0) s.claimHistory.run({ ids: JSON.stringify(ids), at: req.now, owner: req.owner, token });
+    const idList = JSON.stringify(ids);
+    const leased = s.claimLease.run({ ids: idList, owner: req.owner, token, lockedUntil, now: req.now }).changes;
+    // The write lock is held since the SELECT: nothing can have moved these rows.
+    if (leased !== rows.length) throw new Error(`claim leased ${leased} of ${rows.length} jobs`);
+    if (recordHistory) s.claimHistory.run({ ids: idList, at: req.now, owner: req.owner, token });
     return out;
   });
 
