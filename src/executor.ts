@@ -3,11 +3,11 @@
  * lease alive while the handler runs, and hands the outcome to the machine
  * (completed, failed → retry/dead, or released back to pending on shutdown).
  */
-import type { HandlerContext, AnyJobDefinition as JobDefinition } from './define-job.js';
+import type { AnyJobDefinition as JobDefinition } from './define-job.js';
 import type { ApplyEvent, JobRef } from './apply-event.js';
 import type { Clock } from './clock.js';
-import { LeaseLostError, ValidationError } from './errors.js';
 import { Abortable } from './abortable.js';
+import { JobContext, type ContextHost } from './handler-context.js';
 import { runHandler, type AbortReason, type Outcome } from './job-runner.js';
 import type { Logger } from './logger.js';
 import type { ClaimedJob, Store } from './store/store.js';
@@ -51,34 +51,15 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   const inFlight = new Map<number, InFlight>();
   const { clock, leaseMs, store } = deps;
 
-  const extend = async (entry: InFlight): Promise<boolean> => {
-    const ok = await extendLease(store, entry.job, clock.now() + leaseMs);
-    if (!ok) entry.abortable.abort('lease' satisfies AbortReason);
+  const extend = async (job: ClaimedJob, abortable: Abortable): Promise<boolean> => {
+    const ok = await extendLease(store, job, clock.now() + leaseMs);
+    if (!ok) abortable.abort('lease' satisfies AbortReason);
     return ok;
   };
-
-  const handlerContext = (entry: InFlight, workerId: string): HandlerContext => {
-    const { job } = entry;
-    let log: Logger | undefined;
-    return {
-      jobId: job.id,
-      name: job.name,
-      attempt: job.attempts,
-      get signal() {
-        return entry.abortable.signal;
-      },
-      async heartbeat() {
-        if (!(await extend(entry))) throw new LeaseLostError(job.id);
-      },
-      async progress(value: number) {
-        if (typeof value !== 'number' || !Number.isFinite(value)) throw new ValidationError('progress must be a finite number');
-        if (!(await store.progress(job.id, job.token, value))) throw new LeaseLostError(job.id);
-      },
-      get log() {
-        // Built on first use: most handlers never log, and a child logger is not free.
-        return (log ??= deps.logger.child({ job: job.name, jobId: job.id, attempt: job.attempts, workerId }));
-      },
-    };
+  const host: ContextHost = {
+    extend,
+    progress: (job, value) => store.progress(job.id, job.token, value),
+    logger: deps.logger,
   };
 
   /** Hands a handler's outcome to the machine; never rejects (a failed write leaves the lease to expire). */
@@ -119,7 +100,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       };
       try {
         const outcome = def
-          ? await runHandler(def.handler, job.payload, handlerContext(entry, workerId), entry.abortable, job.timeout ?? def.timeout ?? null)
+          ? await runHandler(def.handler, job.payload, new JobContext(job, entry.abortable, workerId, host), entry.abortable, job.timeout ?? def.timeout ?? null)
           : ({ kind: 'aborted', reason: 'shutdown' } as const); // never claimed: names come from definitions
         inFlight.delete(job.id);
         // The worker moves on while the outcome waits for its group commit; nothing
@@ -144,7 +125,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     async renewLeases() {
       const now = clock.now();
       for (const entry of [...inFlight.values()]) {
-        if (entry.job.lockedUntil - now < leaseMs / 2 && !entry.abortable.aborted) await extend(entry);
+        if (entry.job.lockedUntil - now < leaseMs / 2 && !entry.abortable.aborted) await extend(entry.job, entry.abortable);
       }
     },
     running: () => inFlight.size,

@@ -148,6 +148,27 @@ describe('retry, cancel and inspection', () => {
     expect(await q.getJob(id)).toMatchObject({ result: 40, progress: 40 });
   });
 
+  it('a handler may destructure its context', async () => {
+    const q = fx.open({
+      jobs: [
+        defineJob({
+          name: 'd',
+          handler: async (_x, { jobId, name, attempt, signal, heartbeat, progress, log }) => {
+            await progress(7);
+            await heartbeat();
+            log.info('destructured');
+            return { jobId, name, attempt, aborted: signal.aborted };
+          },
+        }),
+      ],
+    });
+    const { id } = await q.enqueue('d', {});
+    const done = nextEvent(q.events$, (e) => e.job.id === id && e.to !== 'processing');
+    await q.start();
+    expect((await done).to).toBe('completed');
+    expect(await q.getJob(id)).toMatchObject({ progress: 7, result: { jobId: id, name: 'd', attempt: 1, aborted: false } });
+  });
+
   it('backup writes a consistent copy that opens on its own', async () => {
     const q = fx.open();
     await q.enqueueMany(Array.from({ length: 100 }, (_, i) => ({ name: 'b', payload: i })));
