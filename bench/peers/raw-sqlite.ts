@@ -87,9 +87,11 @@ export function rawPrefill(db: Database.Database, n: number): void {
 
 /**
  * Claim up to `batch` jobs, run a no-op handler on each, complete them all in
- * one transaction; repeat until `limit` jobs are done or none is left.
+ * one transaction; repeat until `limit` jobs are done or none is left. With
+ * `history`, each claim and each completion also inserts its job_history row
+ * (one INSERT per row), as litejobs does at its defaults.
  */
-export async function rawDrain(db: Database.Database, batch: number, limit = Number.POSITIVE_INFINITY): Promise<number> {
+export async function rawDrain(db: Database.Database, batch: number, limit = Number.POSITIVE_INFINITY, history = false): Promise<number> {
   const claim = db.prepare(`
     UPDATE jobs SET state = 'processing', attempts = attempts + 1, lease_owner = ?, lease_token = ?, locked_until = ?, updated_at = ?
     WHERE id IN (
@@ -100,14 +102,21 @@ export async function rawDrain(db: Database.Database, batch: number, limit = Num
   const complete = db.prepare(`
     UPDATE jobs SET state = 'completed', lease_owner = NULL, lease_token = NULL, locked_until = NULL, updated_at = ?
     WHERE id = ? AND state = 'processing' AND lease_token = ?`);
+  const record = db.prepare(`
+    INSERT INTO job_history (job_id, from_state, to_state, event, at, worker_id, lease_token, error) VALUES (?, ?, ?, ?, ?, 'raw', ?, NULL)`);
   type Claimed = { id: number; payload: string; lease_token: string };
   const claimTx = db.transaction((n: number): Claimed[] => {
     const now = Date.now();
-    return claim.all('raw', `t${now}`, now + 30_000, now, now, JOB, n) as Claimed[];
+    const jobs = claim.all('raw', `t${now}`, now + 30_000, now, now, JOB, n) as Claimed[];
+    if (history) for (const j of jobs) record.run(j.id, 'pending', 'processing', 'job.claim', now, j.lease_token);
+    return jobs;
   });
   const completeTx = db.transaction((jobs: Claimed[]) => {
     const now = Date.now();
-    for (const j of jobs) complete.run(now, j.id, j.lease_token);
+    for (const j of jobs) {
+      complete.run(now, j.id, j.lease_token);
+      if (history) record.run(j.id, 'processing', 'completed', 'job.complete', now, j.lease_token);
+    }
   });
   const noop = (_payload: unknown): void => {};
   let done = 0;

@@ -48,8 +48,8 @@ export const drainScenario: Scenario = {
         }
       },
     });
-    const raw = (batch: number): Contender => ({
-      label: `raw floor b${batch}`,
+    const raw = (batch: number, history = false): Contender => ({
+      label: `raw floor b${batch}${history ? ' + history' : ''}`,
       system: 'raw',
       async run() {
         const path = freshDbPath(ctx.tmpDir, 'raw-drain');
@@ -57,7 +57,7 @@ export const drainScenario: Scenario = {
         try {
           rawPrefill(db, n);
           const t0 = performance.now();
-          const done = await rawDrain(db, batch);
+          const done = await rawDrain(db, batch, Number.POSITIVE_INFINITY, history);
           if (done !== n) throw new Error(`raw drain: ${done}/${n}`);
           return rate(performance.now() - t0);
         } finally {
@@ -90,7 +90,7 @@ export const drainScenario: Scenario = {
         run: async () => rate(await pgbossDrain(ctx.servers.postgres.url, n, C, ctx.quick ? timeoutMs : 600_000)),
       });
     }
-    contenders.push(raw(16), raw(64), raw(256));
+    contenders.push(raw(16), raw(64), raw(256), raw(64, true));
     for (const line of skipped) ctx.progress(line);
 
     const rows = await alternate(ctx, 'drain', rounds, contenders);
@@ -99,6 +99,7 @@ export const drainScenario: Scenario = {
       [LJ_DEFAULT, BULL_DEFAULT],
       [LJ_DEFAULT, 'plainjob c16'],
       [LJ_DEFAULT, 'pg-boss c16'],
+      [LJ_DEFAULT, 'raw floor b64 + history'],
       [LJ_FAST, bestBull ?? 'BullMQ fastest c16'],
       [LJ_FAST, 'raw floor b16'],
       [LJ_FAST, 'raw floor b64'],
@@ -122,6 +123,7 @@ export const drainScenario: Scenario = {
         'plainjob c16': '16 workers (one job at a time each), pollIntervall 5 ms',
         'pg-boss c16': 'one loop of fetch(batchSize 16) → 16 handlers at once → complete(ids): work({ batchSize: 16 }) without its ≥ 0.5 s polling sleep',
         'raw floor': 'claim n with one UPDATE … RETURNING, complete them with one UPDATE each, each step one .immediate() transaction',
+        'raw floor b64 + history': 'the same at batches of 64, plus a job_history row per claim and per completion (the writes litejobs makes at its defaults)',
       },
       rounds,
       rows,
