@@ -17,6 +17,7 @@ import type {
   Store,
   TransitionRequest,
 } from '../store.js';
+import { DatabaseError } from '../../errors.js';
 import { startCheckpointer } from './checkpointer.js';
 import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
 import { sql } from './sql.js';
@@ -140,7 +141,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     const idList = JSON.stringify(ids);
     const leased = s.claimLease.run({ ids: idList, owner: req.owner, token, lockedUntil, now: req.now }).changes;
     // The write lock is held since the SELECT: nothing can have moved these rows.
-    if (leased !== rows.length) throw new Error(`claim leased ${leased} of ${rows.length} jobs`);
+    if (leased !== rows.length) throw new DatabaseError('LJ_ERR_DATABASE', `claim leased ${leased} of the ${rows.length} jobs it read`);
     if (recordHistory) s.claimHistory.run({ ids: idList, at: req.now, owner: req.owner, token });
     return out;
   });
