@@ -68,7 +68,8 @@ export function renderMarkdown(run: RunRecord, svgName: string): string {
     '',
     `Measured ${run.date} with \`${run.command}\` in ${(run.durationMs / 60_000).toFixed(1)} min, at commit \`${m.commit}\`` +
       (m.uncommittedEngineFiles > 0 ? ` with ${m.uncommittedEngineFiles} uncommitted file(s) under src/ and machines/.` : '.'),
-    'Every scenario runs litejobs and its peers in the same run, alternating round by round; each figure is the median over the rounds,',
+    'Every scenario runs litejobs and its peers in the same run, alternating round by round (the throughput scenarios after one untimed',
+    'warm-up round per contender); each figure is the median over the timed rounds,',
     'and ratios are litejobs / peer on those medians. Absolute figures drift on shared machines: compare the ratios.',
     'Raw results: `bench/results/*.json`.',
     '',

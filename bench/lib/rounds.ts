@@ -20,8 +20,32 @@ export function roundsFor(ctx: RunContext, full: number, quick = 1): number {
   return ctx.rounds ?? (ctx.quick ? quick : full);
 }
 
-export async function alternate(ctx: RunContext, scenario: string, rounds: number, contenders: Contender[]): Promise<RowResult[]> {
+/** What a scenario's config says when its contenders run a warm-up round. */
+export const WARMUP_NOTE = 'one untimed round per contender before the timed rounds (JIT compilation and caches), except contenders that run one round only';
+
+export async function alternate(
+  ctx: RunContext,
+  scenario: string,
+  rounds: number,
+  contenders: Contender[],
+  options: { warmup?: boolean } = {},
+): Promise<RowResult[]> {
   const rows: RowResult[] = contenders.map((c) => ({ label: c.label, system: c.system, metrics: {}, ...(c.notes ? { notes: c.notes } : {}) }));
+  // Each round starts a fresh queue, so without this the first rounds of every
+  // in-process system measure its JIT warming up, not its steady state.
+  if (options.warmup && !ctx.quick) {
+    for (let i = 0; i < contenders.length; i++) {
+      const c = contenders[i]!;
+      if (c.maxRounds === 1) continue;
+      try {
+        await c.run(0);
+        ctx.progress(`${scenario} warm-up ${c.label}`);
+      } catch (err) {
+        rows[i]!.error = (err as Error).stack ?? String(err);
+        ctx.progress(`${scenario} warm-up ${c.label}: ERROR ${(err as Error).message}`);
+      }
+    }
+  }
   for (let r = 1; r <= rounds; r++) {
     for (let i = 0; i < contenders.length; i++) {
       const c = contenders[i]!;

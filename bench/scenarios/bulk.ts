@@ -1,6 +1,6 @@
 /** bulk: enqueueMany / addBulk / insert in batches of 1000. */
 import { payloads } from '../lib/producer.js';
-import { alternate, ratioCheck, ratios, roundsFor, throughput } from '../lib/rounds.js';
+import { alternate, WARMUP_NOTE, ratioCheck, ratios, roundsFor, throughput } from '../lib/rounds.js';
 import { producerContenders, producerPeers, versusLitejobs } from '../lib/peer-list.js';
 import type { Scenario } from '../lib/types.js';
 
@@ -19,14 +19,14 @@ export const bulkScenario: Scenario = {
       for (const b of batches) await producer.many(b);
       return n;
     });
-    const rows = await alternate(ctx, 'bulk', rounds, contenders);
+    const rows = await alternate(ctx, 'bulk', rounds, contenders, { warmup: true });
     const others = versusLitejobs(rows);
     return {
       name: 'bulk',
       title: this.title,
       description: `${(n / batch).toLocaleString('en-US')} sequential calls of ${batch} jobs each.`,
       metrics: [throughput],
-      config: { jobs: n, batch, litejobs: 'enqueueMany (one transaction per call)', bullmq: 'queue.addBulk', plainjob: 'queue.addMany', pgboss: 'boss.insert', raw: 'one .immediate() transaction of 1000 INSERTs' },
+      config: { warmup: WARMUP_NOTE, jobs: n, batch, litejobs: 'enqueueMany (one transaction per call)', bullmq: 'queue.addBulk', plainjob: 'queue.addMany', pgboss: 'boss.insert', raw: 'one .immediate() transaction of 1000 INSERTs' },
       rounds,
       rows,
       ratios: ratios(rows, 'rate', others),

@@ -1,5 +1,5 @@
 /** burst: many enqueue calls in flight at once, as an HTTP ingestion burst makes. */
-import { alternate, ratioCheck, ratios, roundsFor, throughput } from '../lib/rounds.js';
+import { alternate, WARMUP_NOTE, ratioCheck, ratios, roundsFor, throughput } from '../lib/rounds.js';
 import { producerContenders, producerPeers, versusLitejobs } from '../lib/peer-list.js';
 import type { Scenario } from '../lib/types.js';
 
@@ -15,14 +15,14 @@ export const burstScenario: Scenario = {
       await Promise.all(Array.from({ length: n }, (_, i) => producer.one({ i })));
       return n;
     });
-    const rows = await alternate(ctx, 'burst', rounds, contenders);
+    const rows = await alternate(ctx, 'burst', rounds, contenders, { warmup: true });
     const others = versusLitejobs(rows);
     return {
       name: 'burst',
       title: this.title,
       description: `\`Promise.all\` of ${n.toLocaleString('en-US')} single-job enqueue calls; the clock stops when the last one has resolved.`,
       metrics: [throughput],
-      config: { jobs: n, inFlight: n, litejobs: 'enqueue() (concurrent calls may be grouped into one commit)', bullmq: 'queue.add', plainjob: 'queue.add (synchronous: calls run one after another)', pgboss: 'boss.send, pool max 10', raw: 'one INSERT per call (no grouping: the per-transaction floor)' },
+      config: { warmup: WARMUP_NOTE, jobs: n, inFlight: n, litejobs: 'enqueue() (concurrent calls may be grouped into one commit)', bullmq: 'queue.add', plainjob: 'queue.add (synchronous: calls run one after another)', pgboss: 'boss.send, pool max 10', raw: 'one INSERT per call (no grouping: the per-transaction floor)' },
       rounds,
       rows,
       ratios: ratios(rows, 'rate', others),

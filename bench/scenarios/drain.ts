@@ -1,6 +1,6 @@
 /** drain: a backlog of no-op jobs, concurrency 16, each system at its defaults and at its fastest. */
 import { skipLine } from '../lib/peer-list.js';
-import { alternate, medianOf, ratioCheck, ratios, roundsFor, throughput, valueCheck, type Contender } from '../lib/rounds.js';
+import { alternate, WARMUP_NOTE, medianOf, ratioCheck, ratios, roundsFor, throughput, valueCheck, type Contender } from '../lib/rounds.js';
 import { fmt } from '../lib/stats.js';
 import { freshDbPath, removeDb } from '../lib/tmp.js';
 import type { RowResult, Scenario } from '../lib/types.js';
@@ -93,7 +93,7 @@ export const drainScenario: Scenario = {
     contenders.push(raw(16), raw(64), raw(256), raw(64, true));
     for (const line of skipped) ctx.progress(line);
 
-    const rows = await alternate(ctx, 'drain', rounds, contenders);
+    const rows = await alternate(ctx, 'drain', rounds, contenders, { warmup: true });
     const bestBull = bestOf(rows, ['BullMQ fastest c16', 'BullMQ fastest c64', 'BullMQ fastest c256']);
     const pairs: Array<[string, string]> = [
       [LJ_DEFAULT, BULL_DEFAULT],
@@ -114,6 +114,7 @@ export const drainScenario: Scenario = {
         '"defaults" keeps completed jobs (and, for litejobs, the history table); "fastest" is each system\'s quickest documented setting.',
       metrics: [throughput],
       config: {
+        warmup: WARMUP_NOTE,
         jobs: n,
         concurrency: C,
         [LJ_DEFAULT]: 'createQueue defaults, concurrency 16 (history on, completed jobs kept); timed until stop() has committed every outcome',

@@ -1,5 +1,5 @@
 /** enqueue: one job at a time, each awaited before the next. */
-import { alternate, ratioCheck, ratios, roundsFor, throughput } from '../lib/rounds.js';
+import { alternate, WARMUP_NOTE, ratioCheck, ratios, roundsFor, throughput } from '../lib/rounds.js';
 import { producerContenders, producerPeers, versusLitejobs } from '../lib/peer-list.js';
 import type { Scenario } from '../lib/types.js';
 
@@ -16,14 +16,14 @@ export const enqueueScenario: Scenario = {
       for (let i = 0; i < count; i++) await producer.one({ i });
       return count;
     });
-    const rows = await alternate(ctx, 'enqueue', rounds, contenders);
+    const rows = await alternate(ctx, 'enqueue', rounds, contenders, { warmup: true });
     const others = versusLitejobs(rows);
     return {
       name: 'enqueue',
       title: this.title,
       description: '`await enqueue(name, payload)` in a loop: each call waits for its commit before the next starts.',
       metrics: [throughput],
-      config: { jobs: n, pgbossJobs: pgbossN, payload: '{ i: number }', litejobs: 'defaults (durability normal, history on)', bullmq: 'queue.add, default job options', plainjob: 'queue.add (synchronous)', pgboss: 'boss.send', raw: 'one INSERT per statement (autocommit)' },
+      config: { warmup: WARMUP_NOTE, jobs: n, pgbossJobs: pgbossN, payload: '{ i: number }', litejobs: 'defaults (durability normal, history on)', bullmq: 'queue.add, default job options', plainjob: 'queue.add (synchronous)', pgboss: 'boss.send', raw: 'one INSERT per statement (autocommit)' },
       rounds,
       rows,
       ratios: ratios(rows, 'rate', others),
