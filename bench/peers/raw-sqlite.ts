@@ -95,7 +95,7 @@ export async function rawDrain(db: Database.Database, batch: number, limit = Num
   const claim = db.prepare(`
     UPDATE jobs SET state = 'processing', attempts = attempts + 1, lease_owner = ?, lease_token = ?, locked_until = ?, updated_at = ?
     WHERE id IN (
-      SELECT id FROM jobs WHERE state = 'pending' AND run_at <= ? AND name = ?
+      SELECT id FROM jobs WHERE state = 'pending' AND indexed = 1 AND run_at <= ? AND name = ?
       ORDER BY priority DESC, run_at, id LIMIT ?
     )
     RETURNING id, payload, lease_token`);

@@ -38,14 +38,17 @@ describe('schema', () => {
     old.exec(readFileSync(new URL('001_init.sql', MIGRATIONS), 'utf8'));
     old.pragma('user_version = 1');
     old.prepare("INSERT INTO jobs (name, state, payload, run_at, created_at, updated_at) VALUES ('j', 'completed', '1', 0, 0, 0)").run();
+    old.prepare("INSERT INTO jobs (name, state, payload, run_at, created_at, updated_at) VALUES ('j', 'pending', '2', 0, 0, 0)").run();
     old.close();
     expect(schema(path).indexes).toContain('jobs_finished');
 
     const store = open(path);
     const job = await store.get(1);
+    const claimed = await store.claim({ names: ['j'], limit: 10, owner: 'o', leaseMs: 1000, now: 1 });
     await store.close();
     expect(job?.state).toBe('completed');
-    expect(schema(path)).toEqual({ level: 2, indexes: ['jobs_delayed', 'jobs_key', 'jobs_leased', 'jobs_ready', 'jobs_waiting'] });
+    expect(claimed.map((c) => c.id)).toEqual([2]);
+    expect(schema(path)).toEqual({ level: 3, indexes: ['jobs_delayed', 'jobs_key', 'jobs_leased', 'jobs_ready', 'jobs_waiting'] });
   });
 
   it('builds the index of finished jobs by age only for a queue that deletes them after a while', async () => {

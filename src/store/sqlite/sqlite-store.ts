@@ -74,6 +74,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const s = {
     insert: db.prepare<Record<string, unknown>, { id: number }>(sql('insert')),
     insertKeyless: db.prepare(sql('insert-keyless')),
+    insertSingle: db.prepare(sql('insert-single')),
+    indexNew: db.prepare(sql('index-new')),
+    indexMark: db.prepare(sql('index-mark')),
     findByKey: db.prepare<[string], { id: number }>(sql('find-by-key')),
     claimReady: namesStatement(db, sql('claim-ready')),
     claimLease: db.prepare(sql('claim-lease')),
@@ -101,6 +104,19 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     return { id: Number(lastInsertRowid), created: true };
   };
 
+  // One keyless job (an awaited enqueue) is one statement that SQLite commits
+  // by itself, and it leaves the claim index to the next claim (insert-single.sql).
+  const insertSingle = (job: NewJob, at: number): InsertResult => {
+    const { lastInsertRowid } = s.insertSingle.run(job.name, job.state, job.payload, job.priority, job.runAt, job.retry, job.timeout, at, at);
+    return { id: Number(lastInsertRowid), created: true };
+  };
+
+  /** Puts jobs committed on their own into the claim index and moves the mark past every job (index-new.sql). */
+  const indexNewJobs = (): void => {
+    s.indexNew.run();
+    s.indexMark.run();
+  };
+
   const insertTx = db.transaction((jobs: readonly NewJob[], at: number): InsertResult[] => {
     const out: InsertResult[] = new Array(jobs.length);
     for (let i = 0; i < jobs.length; i++) {
@@ -113,10 +129,14 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       // An existing key hands back the first job.
       out[i] = row ? { id: row.id, created: true } : { id: s.findByKey.get(job.key)!.id, created: false };
     }
+    // This batch went into the index as it was written: move the mark past it,
+    // so the next claim does not walk over these rows looking for new ones.
+    indexNewJobs();
     return out;
   });
 
   const claimTx = db.transaction((req: ClaimRequest, token: string): ClaimedJob[] => {
+    indexNewJobs();
     const rows = s.claimReady.all(req.names, { now: req.now, limit: req.limit }) as ClaimRow[];
     if (rows.length === 0) return [];
     const lockedUntil = req.now + req.leaseMs;
@@ -205,9 +225,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   let lastDataVersion = s.dataVersion.get() as number;
 
   return typedErrors(options.path, {
-    // One keyless job (an awaited enqueue) is one statement: SQLite commits it
-    // by itself, without a BEGIN and COMMIT of ours around it.
-    insert: async (jobs, at) => (jobs.length === 1 && jobs[0]!.key === null ? [insertKeyless(jobs[0]!, at)] : insertTx.immediate(jobs, at)),
+    insert: async (jobs, at) => (jobs.length === 1 && jobs[0]!.key === null ? [insertSingle(jobs[0]!, at)] : insertTx.immediate(jobs, at)),
     claim: async (req) => claimTx.immediate(req, `${tokenPrefix}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => transitionTx.immediate(reqs),
     heartbeat: async (id, token, lockedUntil) => s.heartbeat.run({ id, token, lockedUntil }).changes === 1,

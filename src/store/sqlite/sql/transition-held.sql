@@ -7,5 +7,6 @@ SET state = ?,
     ctx = ?,
     run_at = coalesce(?, run_at),
     result = coalesce(?, result),
-    updated_at = ?
+    updated_at = ?,
+    indexed = 1
 WHERE id = ? AND state = ? AND lease_token IS ?
