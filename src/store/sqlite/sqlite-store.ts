@@ -10,8 +10,6 @@ import type {
   DueJob,
   HistoryEntry,
   InsertResult,
-  JobRecord,
-  ListFilter,
   NewJob,
   QueueStats,
   Store,
@@ -21,6 +19,8 @@ import { DatabaseError } from '../../errors.js';
 import { startCheckpointer } from './checkpointer.js';
 import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
 import { sql } from './sql.js';
+import { listJobs } from './list-jobs.js';
+import { namesStatement } from './names-statement.js';
 import { toDueJob, toHistoryEntry, toJobRecord, parseJson, type DueRow, type HistoryRow, type JobRow } from './rows.js';
 
 export interface SqliteStoreOptions extends OpenOptions {
@@ -39,30 +39,6 @@ interface ClaimRow {
   ctx: string | null;
   retry: string | null;
   timeout_ms: number | null;
-}
-
-/**
- * A statement whose `:names` list is bound as separate parameters,
- * `name IN (:n0, :n1, …)`: measured ~12% cheaper per claimed row than
- * expanding a JSON array with json_each. One prepared statement per list length.
- */
-function namesStatement(db: Database.Database, text: string) {
-  const byCount = new Map<number, Database.Statement>();
-  const marker = '(SELECT value FROM json_each(:names))';
-  if (!text.includes(marker)) throw new TypeError('statement has no :names list');
-  return {
-    all(names: readonly string[], params: Record<string, unknown>): unknown[] {
-      let st = byCount.get(names.length);
-      if (!st) {
-        const list = names.map((_, i) => `:n${i}`).join(', ');
-        st = db.prepare(text.replace(marker, `(${list})`));
-        byCount.set(names.length, st);
-      }
-      const bound: Record<string, unknown> = { ...params };
-      for (let i = 0; i < names.length; i++) bound[`n${i}`] = names[i];
-      return st.all(bound);
-    },
-  };
 }
 
 export function createSqliteStore(options: SqliteStoreOptions): Store {
@@ -300,26 +276,6 @@ function typedErrors(path: string, store: Store): Store {
     };
   }
   return out as unknown as Store;
-}
-
-function listJobs(db: Database.Database, filter: ListFilter): JobRecord[] {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (filter.state !== undefined) {
-    where.push('state = ?');
-    params.push(filter.state);
-  }
-  if (filter.name !== undefined) {
-    where.push('name = ?');
-    params.push(filter.name);
-  }
-  if (filter.after !== undefined) {
-    where.push('id > ?');
-    params.push(filter.after);
-  }
-  const text = `SELECT * FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ?`;
-  params.push(filter.limit ?? 100);
-  return (db.prepare(text).all(...params) as JobRow[]).map(toJobRecord);
 }
 
 export type { HistoryEntry };
