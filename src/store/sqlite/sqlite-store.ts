@@ -75,15 +75,13 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     deleteJob: db.prepare(sql('delete-job')),
   };
 
-  const insertKeyless = (job: NewJob, at: number): InsertResult => {
-    const { lastInsertRowid } = s.insertKeyless.run(job.name, job.state, job.payload, job.priority, job.runAt, job.retry, job.timeout, at, at);
-    return { id: Number(lastInsertRowid), created: true };
-  };
-
-  // One keyless job (an awaited enqueue) is one statement that SQLite commits
-  // by itself, and it leaves the claim index to the next claim (insert-single.sql).
-  const insertSingle = (job: NewJob, at: number): InsertResult => {
-    const { lastInsertRowid } = s.insertSingle.run(job.name, job.state, job.payload, job.priority, job.runAt, job.retry, job.timeout, at, at);
+  /**
+   * A job without an idempotency key: `insert-keyless` inside a batch, or
+   * `insert-single` for one job that SQLite commits by itself (an awaited
+   * enqueue), which leaves the claim index to the next claim.
+   */
+  const insertKeyless = (statement: Database.Statement, job: NewJob, at: number): InsertResult => {
+    const { lastInsertRowid } = statement.run(job.name, job.state, job.payload, job.priority, job.runAt, job.retry, job.timeout, at, at);
     return { id: Number(lastInsertRowid), created: true };
   };
 
@@ -98,7 +96,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i]!;
       if (job.key === null) {
-        out[i] = insertKeyless(job, at);
+        out[i] = insertKeyless(s.insertKeyless, job, at);
         continue;
       }
       const row = s.insert.get({ ...job, at });
@@ -201,7 +199,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   let lastDataVersion = s.dataVersion.get() as number;
 
   return typedErrors(options.path, {
-    insert: async (jobs, at) => (jobs.length === 1 && jobs[0]!.key === null ? [insertSingle(jobs[0]!, at)] : insertTx.immediate(jobs, at)),
+    insert: async (jobs, at) => (jobs.length === 1 && jobs[0]!.key === null ? [insertKeyless(s.insertSingle, jobs[0]!, at)] : insertTx.immediate(jobs, at)),
     claim: async (req) => claimTx.immediate(req, `${tokenPrefix}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => transitionTx.immediate(reqs),
     heartbeat: async (id, token, lockedUntil) => s.heartbeat.run({ id, token, lockedUntil }).changes === 1,
