@@ -1,5 +1,5 @@
 /**
- * Loads the SQL of each store method from its own file (`claim.sql` ↔ `claim()`).
+ * Loads the SQL of each store statement from its own file (`claim-ready.sql`, `transition.sql` …).
  * The build copies `sql/` beside the compiled module, so the same relative
  * URL works from `src/` (tests) and `dist/` (the package).
  */
