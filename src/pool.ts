@@ -22,8 +22,6 @@ export interface WorkerInfo {
 
 export interface Pool {
   readonly size: number;
-  /** Idle worker actors. */
-  free(): number;
   /** Workers running a job now. */
   busy(): number;
   /** Starts idle workers on the jobs `next()` hands out, while both last. */
@@ -81,7 +79,6 @@ export function createPool<J extends { id: number }>(
 
   return {
     size,
-    free: () => idle.length,
     busy: () => running,
     kick() {
       while (idle.length > 0 && !stopping) {

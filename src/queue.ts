@@ -135,16 +135,7 @@ export function createQueue(options: QueueOptions): Queue {
       throw new ValidationError(`job "${String(name)}" runs a fixed machine: put its retry policy in the machine`);
     }
     const initial = registry.forJob(name as string, checked.retry ? (JSON.parse(checked.retry) as Record<string, unknown>) : null).initial;
-    return {
-      name: name as string,
-      state: initial.state,
-      payload: serializePayload(payload, o.maxPayloadBytes),
-      key: checked.key,
-      priority: checked.priority,
-      runAt: checked.runAt,
-      retry: checked.retry,
-      timeout: checked.timeout,
-    };
+    return { name: name as string, state: initial.state, payload: serializePayload(payload, o.maxPayloadBytes), ...checked };
   };
 
   const loadRef = async (id: number) => {

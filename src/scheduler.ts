@@ -6,8 +6,9 @@
  *   job) ∪ idle$ (a slow poll that backs off)
  *     ──takeUntil(stop$)──exhaustMap──► loop: promote due jobs, claim(free slots)
  *
- * Pull, not push: each pass claims at most as many jobs as there are idle
- * workers, so nothing buffers. `exhaustMap` ignores triggers while a pass runs;
+ * Pull, not push: each pass claims at most `freeSlots()` jobs (the idle
+ * workers plus the room left in the consumer's bounded prefetch buffer), so
+ * nothing buffers past that bound. `exhaustMap` ignores triggers while a pass runs;
  * a `dirty` flag set before it makes the pass go round again, so a trigger
  * that arrives mid-pass is never lost.
  */
@@ -40,8 +41,8 @@ export interface SchedulerDeps {
   claim(limit: number): Promise<number>;
   /** Delivers due delayed events (e.g. failed → pending when a retry is due). */
   promoteDue(now: number): Promise<void>;
-  /** The earliest future time a handled job becomes due, or null. */
-  nextDueAt(now: number): Promise<number | null>;
+  /** The earliest time a handled job becomes due (may be past: due but not yet promoted), or null. */
+  nextDueAt(): Promise<number | null>;
   /** True when another process committed since the last call. */
   externalChange(): boolean;
   freed$: Observable<void>;
@@ -115,7 +116,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
           // Nothing more is ready: sleep until the next due job (one already due
           // but not yet promoted is retried a moment later, never spun on).
           const now = deps.clock.now();
-          const at = await deps.nextDueAt(now);
+          const at = await deps.nextDueAt();
           if (at !== null) promoteAt = Math.min(promoteAt, at);
           arm(at === null ? null : Math.max(at, now + 1));
         }

@@ -8,7 +8,6 @@ import type {
   ClaimedJob,
   ClaimRequest,
   DueJob,
-  HistoryEntry,
   InsertResult,
   NewJob,
   QueueStats,
@@ -187,8 +186,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
           onError: (message) => options.onWarning?.(message),
         });
 
-  const purgeTx = db.transaction((state: string, before: number, limit: number): number => {
-    const ids = ensureRetentionIndex().all({ state, before, limit }) as number[];
+  const purgeTx = db.transaction((finished: Database.Statement, state: string, before: number, limit: number): number => {
+    const ids = finished.all({ state, before, limit }) as number[];
     for (const id of ids) {
       s.deleteJob.run(id);
       s.purgeHistory.run(id);
@@ -252,7 +251,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     backup: async (destination) => {
       await db.backup(destination);
     },
-    purgeFinished: async (state, before, limit) => purgeTx.immediate(state, before, limit),
+    // A store opened without `retentionIndex` builds the index on its first purge, before the purge's transaction.
+    purgeFinished: async (state, before, limit) => purgeTx.immediate(ensureRetentionIndex(), state, before, limit),
     close: async () => {
       await checkpointer?.close();
       if (db.open) db.close();
@@ -275,5 +275,3 @@ function typedErrors(path: string, store: Store): Store {
   }
   return out as unknown as Store;
 }
-
-export type { HistoryEntry };
