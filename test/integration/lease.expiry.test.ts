@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { defineJob } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
-import { nextEvent } from '../helpers/wait.js';
+import { nextEvent, waitFor } from '../helpers/wait.js';
 
 const fx = useQueues();
 
@@ -61,8 +61,7 @@ describe('leases', () => {
     const raw = new Database(fx.path());
     raw.prepare("UPDATE jobs SET state='completed', result='\"from-b\"', lease_token=NULL, locked_until=NULL WHERE id=?").run(id);
     raw.close();
-    const deadline = Date.now() + 5000;
-    while (abortReason === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => abortReason !== undefined, 5000);
     expect(abortReason).toBe('lease');
     releaseA();
     await a.stop();

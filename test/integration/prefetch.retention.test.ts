@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { defineJob } from '../../src/index.js';
 import { parseDuration } from '../../src/duration.js';
 import { useQueues } from '../helpers/queue-fixture.js';
-import { events, nextEvent } from '../helpers/wait.js';
+import { events, nextEvent, waitFor } from '../helpers/wait.js';
 
 const fx = useQueues();
 
@@ -114,7 +114,7 @@ describe('retention', () => {
     const freshDone = nextEvent(q2.events$, (e) => e.job.id === fresh.id && e.to === 'completed');
     await q2.start(); // the retention pass runs at start, in batches of 500
     await freshDone;
-    for (let i = 0; i < 200 && count(fx.path(), "state = 'completed'") > 1; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => count(fx.path(), "state = 'completed'") <= 1, 2000);
     expect(count(fx.path(), "state = 'completed'")).toBe(1);
     expect(count(fx.path(), "state = 'dead'")).toBe(1);
     expect((await q2.getJob(fresh.id)).state).toBe('completed');
