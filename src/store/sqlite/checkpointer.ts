@@ -9,8 +9,8 @@
  * connection keeps a higher auto-checkpoint threshold only as a bound on the
  * WAL for when this thread falls behind or is gone.
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import { siblingModule, startModuleWorker } from '../../lib/module-worker.js';
+import type { CheckpointerMessage, CheckpointerThreadData } from './checkpointer-thread.js';
 
 export interface CheckpointerOptions {
   path: string;
@@ -27,53 +27,18 @@ export interface Checkpointer {
   close(): Promise<void>;
 }
 
-// The thread's code, as CommonJS text: the same in src/ (run by tsx) and dist/.
-const THREAD = `
-const { parentPort, workerData: o } = require('node:worker_threads');
-const Database = require(o.driver);
-const db = new Database(o.path, { timeout: o.busyTimeoutMs });
-db.pragma('synchronous = ' + o.synchronous);
-const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-let delay = o.minMs;
-let lastLog = -1;
-let timer;
-const tick = () => {
-  try {
-    const { log } = checkpoint.get();
-    // The WAL did not grow since the last pass: nothing new to copy, look less often.
-    delay = log === lastLog ? Math.min(o.maxMs, delay * 2) : o.minMs;
-    lastLog = log;
-  } catch (err) {
-    parentPort.postMessage({ error: err && err.message ? err.message : String(err) });
-    delay = o.maxMs;
-  }
-  timer = setTimeout(tick, delay);
-};
-timer = setTimeout(tick, delay);
-parentPort.on('message', () => {
-  clearTimeout(timer);
-  db.close();
-  parentPort.close();
-});
-`;
-
-const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-
 export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
-  const worker = new Worker(THREAD, {
-    eval: true,
-    workerData: {
-      driver,
-      path: options.path,
-      synchronous: options.synchronous,
-      busyTimeoutMs: options.busyTimeoutMs,
-      minMs: options.minMs ?? 50,
-      maxMs: options.maxMs ?? 1000,
-    },
-  });
+  const workerData: CheckpointerThreadData = {
+    path: options.path,
+    synchronous: options.synchronous,
+    busyTimeoutMs: options.busyTimeoutMs,
+    minMs: options.minMs ?? 50,
+    maxMs: options.maxMs ?? 1000,
+  };
+  const worker = startModuleWorker(siblingModule(import.meta.url, 'checkpointer-thread'), { workerData });
   // A queue left open must not keep the process alive.
   worker.unref();
-  worker.on('message', (m: { error?: string }) => {
+  worker.on('message', (m: CheckpointerMessage) => {
     if (m.error) options.onError(`WAL checkpoint failed: ${m.error}`);
   });
   worker.on('error', (err) => options.onError(`WAL checkpoint thread stopped: ${err.message}`));
