@@ -4,13 +4,13 @@
  */
 export { createQueue } from './queue.js';
 export type { Queue } from './queue.js';
-export type { QueueOptions, EnqueueOptions } from './queue-options.js';
-export { defineJob } from './define-job.js';
-export type { JobDefinition, Handler, HandlerContext, JobMachineFactory } from './define-job.js';
-export type { Job, Transition } from './job-view.js';
-export type { QueueEvent } from './events.js';
+export type { QueueOptions, EnqueueOptions } from './engine/options.js';
+export { defineJob } from './engine/job-definition.js';
+export type { JobDefinition, Handler, HandlerContext, JobMachineFactory } from './engine/job-definition.js';
+export type { Job, Transition } from './engine/job-view.js';
+export type { QueueEvent } from './engine/events.js';
 export type { QueueStats, InsertResult, ListFilter } from './store/store.js';
-export type { Clock } from './clock.js';
+export type { Clock } from './lib/clock.js';
 export {
   ERROR_CODES,
   LitejobsError,

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { defineJob } from '../../src/index.js';
-import { parseDuration } from '../../src/duration.js';
+import { parseDuration } from '../../src/lib/duration.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { events, nextEvent, waitFor } from '../helpers/wait.js';
 

@@ -6,10 +6,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createApplyEvent, type ApplyEvent, type JobRef, type TransitionNotice } from '../../src/apply-event.js';
-import { createBatcher } from '../../src/batcher.js';
-import { defineJob, type AnyJobDefinition } from '../../src/define-job.js';
-import { createMachineRegistry, toContext, type MachineRegistry } from '../../src/machine-registry.js';
+import { createApplyEvent, type ApplyEvent, type JobRef, type TransitionNotice } from '../../src/engine/apply-event.js';
+import { createBatcher } from '../../src/lib/batcher.js';
+import { defineJob, type AnyJobDefinition } from '../../src/engine/job-definition.js';
+import { createMachineRegistry, toContext, type MachineRegistry } from '../../src/engine/machine-registry.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { ClaimedJob, Store, TransitionRequest } from '../../src/store/store.js';
 import type { ErrorInfo } from '../../machines/policy.js';

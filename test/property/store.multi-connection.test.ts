@@ -6,10 +6,10 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApplyEvent, type ApplyEvent, type JobRef } from '../../src/apply-event.js';
-import { createBatcher } from '../../src/batcher.js';
-import { defineJob } from '../../src/define-job.js';
-import { createMachineRegistry, toContext } from '../../src/machine-registry.js';
+import { createApplyEvent, type ApplyEvent, type JobRef } from '../../src/engine/apply-event.js';
+import { createBatcher } from '../../src/lib/batcher.js';
+import { defineJob } from '../../src/engine/job-definition.js';
+import { createMachineRegistry, toContext } from '../../src/engine/machine-registry.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { ClaimedJob, NewJob, Store, TransitionRequest } from '../../src/store/store.js';
 import { tempDbPath } from '../helpers/temp-db.js';

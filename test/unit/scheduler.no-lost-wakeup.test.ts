@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createScheduler } from '../../src/scheduler.js';
+import { createScheduler } from '../../src/engine/scheduler.js';
 
 interface FakeJob { id: number; dueAt: number; state: 'pending' | 'failed' | 'running' | 'done'; failuresLeft: number }
 

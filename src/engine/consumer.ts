@@ -4,18 +4,18 @@
  * `queue.start()`, torn down by `queue.stop()`.
  */
 import { merge, Subject, type SchedulerLike } from 'rxjs';
-import { JobState } from '../machines/job.machine.js';
+import { JobState } from '../../machines/job.machine.js';
 import type { ApplyEvent, JobRef } from './apply-event.js';
-import type { Clock } from './clock.js';
-import type { AnyJobDefinition as JobDefinition } from './define-job.js';
+import type { Clock } from '../lib/clock.js';
+import type { AnyJobDefinition as JobDefinition } from './job-definition.js';
 import { createExecutor, extendLease } from './executor.js';
 import type { AbortReason } from './job-runner.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../lib/logger.js';
 import { toContext, type MachineRegistry } from './machine-registry.js';
 import { createPool } from './pool.js';
-import { deletesByAge } from './queue-options.js';
+import { deletesByAge } from './options.js';
 import { createScheduler } from './scheduler.js';
-import type { ClaimedJob, DueJob, Store } from './store/store.js';
+import type { ClaimedJob, DueJob, Store } from '../store/store.js';
 
 export interface ConsumerDeps {
   store: Store;

@@ -2,8 +2,8 @@
  * Input checks at the public boundary. Each failure is a ValidationError with
  * a stable code, raised before anything is written.
  */
-import type { RetryPolicy } from '../machines/policy.js';
-import { ValidationError } from './errors.js';
+import type { RetryPolicy } from '../../machines/policy.js';
+import { ValidationError } from '../errors.js';
 
 export function rejectUnknownOptions(what: string, options: object, allowed: readonly string[]): void {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {

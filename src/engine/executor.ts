@@ -3,14 +3,14 @@
  * lease alive while the handler runs, and hands the outcome to the machine
  * (completed, failed → retry/dead, or released back to pending on shutdown).
  */
-import type { AnyJobDefinition as JobDefinition } from './define-job.js';
+import type { AnyJobDefinition as JobDefinition } from './job-definition.js';
 import type { ApplyEvent, JobRef } from './apply-event.js';
-import type { Clock } from './clock.js';
-import { Abortable } from './abortable.js';
+import type { Clock } from '../lib/clock.js';
+import { Abortable } from '../lib/abortable.js';
 import { JobContext, type ContextHost } from './handler-context.js';
 import { runHandler, type AbortReason, type Outcome } from './job-runner.js';
-import type { Logger } from './logger.js';
-import type { ClaimedJob, Store } from './store/store.js';
+import type { Logger } from '../lib/logger.js';
+import type { ClaimedJob, Store } from '../store/store.js';
 
 interface InFlight {
   job: ClaimedJob;

@@ -3,11 +3,11 @@
  * cached. Also maps a row's columns to the machine's context and back.
  */
 import type { AnyStateMachine } from 'xstate';
-import { compileMachine, type CompiledMachine } from '../machines/compile.js';
-import { createJobMachine, JobState, type JobContext } from '../machines/job.machine.js';
-import type { ErrorInfo, RetryPolicy } from '../machines/policy.js';
-import type { AnyJobDefinition as JobDefinition } from './define-job.js';
-import { LitejobsError } from './errors.js';
+import { compileMachine, type CompiledMachine } from '../../machines/compile.js';
+import { createJobMachine, JobState, type JobContext } from '../../machines/job.machine.js';
+import type { ErrorInfo, RetryPolicy } from '../../machines/policy.js';
+import type { AnyJobDefinition as JobDefinition } from './job-definition.js';
+import { LitejobsError } from '../errors.js';
 
 export type CompiledJobMachine = CompiledMachine<JobContext>;
 

@@ -1,5 +1,5 @@
 /** Durations as users write them: a number of ms, or a string such as '500ms', '30s', '15m', '12h', '7d'. */
-import { ValidationError } from './errors.js';
+import { ValidationError } from '../errors.js';
 
 export type Duration = number | string;
 

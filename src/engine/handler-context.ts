@@ -5,11 +5,11 @@
  * are getters that hand out functions bound on first read, so that
  * destructuring (`async (p, { heartbeat }) => …`) still works.
  */
-import type { HandlerContext } from './define-job.js';
-import type { Abortable } from './abortable.js';
-import { LeaseLostError, ValidationError } from './errors.js';
-import type { Logger } from './logger.js';
-import type { ClaimedJob } from './store/store.js';
+import type { HandlerContext } from './job-definition.js';
+import type { Abortable } from '../lib/abortable.js';
+import { LeaseLostError, ValidationError } from '../errors.js';
+import type { Logger } from '../lib/logger.js';
+import type { ClaimedJob } from '../store/store.js';
 
 /** What every context of one executor shares (one object, not one per job). */
 export interface ContextHost {

@@ -4,12 +4,12 @@
  * the job's machine decides the next state and context, and the store writes
  * exactly that with a compare-and-set. Then the change is announced.
  */
-import { JobState } from '../machines/job.machine.js';
-import type { ErrorInfo } from '../machines/policy.js';
-import type { Batcher } from './batcher.js';
-import type { Clock } from './clock.js';
+import { JobState } from '../../machines/job.machine.js';
+import type { ErrorInfo } from '../../machines/policy.js';
+import type { Batcher } from '../lib/batcher.js';
+import type { Clock } from '../lib/clock.js';
 import { fromContext, toContext, type MachineRegistry } from './machine-registry.js';
-import type { TransitionRequest } from './store/store.js';
+import type { TransitionRequest } from '../store/store.js';
 
 /** What the machine needs to know of a job to move it. */
 export interface JobRef {

@@ -3,10 +3,10 @@
  * (or a machine of the user's own built on the base one).
  */
 import type { AnyStateMachine } from 'xstate';
-import type { RetryPolicy } from '../machines/policy.js';
-import type { Logger } from './logger.js';
+import type { RetryPolicy } from '../../machines/policy.js';
+import type { Logger } from '../lib/logger.js';
 import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
-import { ValidationError } from './errors.js';
+import { ValidationError } from '../errors.js';
 
 /** What a handler gets besides its payload. */
 export interface HandlerContext {

@@ -2,10 +2,10 @@
  * Runs one handler: parses the payload, arms the timeout, and turns whatever
  * happens into an outcome. Handler failures are data, never crashes.
  */
-import type { ErrorInfo } from '../machines/policy.js';
-import type { Abortable } from './abortable.js';
-import type { Handler, HandlerContext } from './define-job.js';
-import { RetryLaterError, TimeoutError, UnrecoverableError } from './errors.js';
+import type { ErrorInfo } from '../../machines/policy.js';
+import type { Abortable } from '../lib/abortable.js';
+import type { Handler, HandlerContext } from './job-definition.js';
+import { RetryLaterError, TimeoutError, UnrecoverableError } from '../errors.js';
 
 export type AbortReason = 'shutdown' | 'cancel' | 'lease';
 

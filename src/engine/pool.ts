@@ -8,7 +8,7 @@
  */
 import { createActor, type ActorRefFrom } from 'xstate';
 import { Subject, type Observable } from 'rxjs';
-import { workerMachine, WorkerState } from '../machines/worker.machine.js';
+import { workerMachine, WorkerState } from '../../machines/worker.machine.js';
 
 type WorkerActor = ActorRefFrom<typeof workerMachine>;
 

@@ -1,6 +1,6 @@
 /** The public shape of a job and its history, as `getJob`, `listJobs` and `history` return them. */
-import type { ErrorInfo } from '../machines/policy.js';
-import type { HistoryEntry, JobRecord } from './store/store.js';
+import type { ErrorInfo } from '../../machines/policy.js';
+import type { HistoryEntry, JobRecord } from '../store/store.js';
 
 export interface Job<P = unknown, R = unknown> {
   id: number;

@@ -30,7 +30,7 @@ import {
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
-import type { Clock } from './clock.js';
+import type { Clock } from '../lib/clock.js';
 
 export interface SchedulerDeps {
   clock: Clock;

@@ -1,5 +1,5 @@
 /** What `queue.events$` emits: one event per transition this process made. */
-import type { ErrorInfo } from '../machines/policy.js';
+import type { ErrorInfo } from '../../machines/policy.js';
 
 export interface QueueEvent {
   /** `job:<state entered>`: `job:pending`, `job:processing`, `job:completed`, `job:failed`, `job:dead`, `job:cancelled`, … */

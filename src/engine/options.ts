@@ -1,12 +1,12 @@
 /** createQueue() and enqueue() options: their types, defaults and checks. */
-import type { RetryPolicy } from '../machines/policy.js';
-import type { Clock } from './clock.js';
-import type { AnyJobDefinition } from './define-job.js';
-import { ValidationError } from './errors.js';
-import type { Logger } from './logger.js';
+import type { RetryPolicy } from '../../machines/policy.js';
+import type { Clock } from '../lib/clock.js';
+import type { AnyJobDefinition } from './job-definition.js';
+import { ValidationError } from '../errors.js';
+import type { Logger } from '../lib/logger.js';
 import { checkInteger, checkNumber, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
 import type { SchedulerLike } from 'rxjs';
-import { parseDuration, type Duration } from './duration.js';
+import { parseDuration, type Duration } from '../lib/duration.js';
 
 export interface QueueOptions {
   /** The SQLite file (created if missing). */
