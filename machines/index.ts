@@ -1,5 +1,5 @@
 /** The pure machine layer: job and worker lifecycles, retry policy, the compiled table. */
-export { createJobMachine, JobState, JobEventType, FINISHED_STATES } from './job.machine.js';
+export { createJobMachine, JobState, JobEventType, FINISHED_STATES, RUNTIME_EVENTS } from './job.machine.js';
 export type { JobContext, JobEvent, JobMachineExtension } from './job.machine.js';
 export { workerMachine, WorkerState } from './worker.machine.js';
 export type { WorkerContext, WorkerEvent } from './worker.machine.js';

@@ -67,6 +67,20 @@ export const JobEventType = {
   retry: 'job.retry',
 } as const;
 
+/**
+ * Events only the runtime sends: they carry facts a caller cannot vouch for
+ * (a lease was taken, a handler finished, a lease ran out). `queue.send`
+ * refuses them; `job.cancel`, `job.retry` and a custom machine's own events
+ * are the caller's.
+ */
+export const RUNTIME_EVENTS: readonly string[] = [
+  JobEventType.claim,
+  JobEventType.complete,
+  JobEventType.fail,
+  JobEventType.expire,
+  JobEventType.release,
+];
+
 /** Extra states, transitions and implementations layered on the base machine. */
 export interface JobMachineExtension {
   /** States added beside the base ones (their names become valid job states). */

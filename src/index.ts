@@ -3,14 +3,20 @@
  * Explicit named exports only.
  */
 export { createQueue } from './queue.js';
-export type { Queue } from './queue.js';
+export type { Queue, QueueStatsView } from './queue.js';
 export type { QueueOptions, EnqueueOptions } from './engine/options.js';
 export { defineJob } from './engine/job-definition.js';
 export type { JobDefinition, Handler, HandlerContext, JobMachineFactory } from './engine/job-definition.js';
 export type { Job, Transition } from './engine/job-view.js';
-export type { QueueEvent } from './engine/events.js';
-export type { QueueStats, InsertResult, ListFilter } from './store/store.js';
-export type { Clock } from './lib/clock.js';
+export { isTransition } from './engine/events.js';
+export type { QueueEvent, JobTransitionEvent, RunStuckEvent } from './engine/events.js';
+export type { QueueStats, InsertResult, ListFilter, Store, JobRecord, LeasedJob, NewJob, ClaimRequest, ClaimRule, TransitionRequest, HistoryEntry } from './store/store.js';
+export { createSqliteStore } from './store/sqlite/sqlite-store.js';
+export type { SqliteStoreOptions } from './store/sqlite/sqlite-store.js';
+export { systemClock } from './lib/clock.js';
+export type { Clock, TimerHandle } from './lib/clock.js';
+export { createVirtualClock } from './lib/virtual-clock.js';
+export type { VirtualClock } from './lib/virtual-clock.js';
 export {
   ERROR_CODES,
   LitejobsError,

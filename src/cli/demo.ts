@@ -86,7 +86,7 @@ for (const id of ids) if (!finished.has((await queue.getJob(id)).state)) pending
 const allDone = new Promise<void>((resolve) => {
   if (pending.size === 0) resolve();
   queue.events$.subscribe((e: QueueEvent) => {
-    if (finished.has(e.to) && pending.delete(e.job.id) && pending.size === 0) resolve();
+    if (e.type !== 'run:stuck' && finished.has(e.to) && pending.delete(e.job.id) && pending.size === 0) resolve();
   });
 });
 

@@ -9,20 +9,10 @@ import type { ErrorInfo } from '../../machines/policy.js';
 import type { Batcher } from '../lib/batcher.js';
 import type { Clock } from '../lib/clock.js';
 import { fromContext, toContext, type MachineRegistry } from './machine-registry.js';
-import type { TransitionRequest } from '../store/store.js';
+import type { JobRecord, TransitionRequest } from '../store/store.js';
 
-/** What the machine needs to know of a job to move it. */
-export interface JobRef {
-  id: number;
-  name: string;
-  state: string;
-  attempts: number;
-  lastError: ErrorInfo | null;
-  ctx: Record<string, unknown> | null;
-  retry: Record<string, unknown> | null;
-  /** The lease token, when the job is held. */
-  token: string | null;
-}
+/** What the machine needs to know of a job to move it (the lease token, when the job is held). */
+export type ApplyTarget = Pick<JobRecord, 'id' | 'name' | 'state' | 'attempts' | 'lastError' | 'ctx' | 'retry' | 'leaseToken'>;
 
 export type ApplyResult =
   | { accepted: false }
@@ -51,7 +41,7 @@ export interface ApplyDeps {
 }
 
 export type ApplyEvent = (
-  job: JobRef,
+  job: ApplyTarget,
   event: { type: string } & Record<string, unknown>,
   extra?: { workerId?: string; result?: string },
 ) => Promise<ApplyResult>;
@@ -69,7 +59,7 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
     const request: TransitionRequest = {
       id: job.id,
       from: job.state,
-      token: job.token,
+      token: job.leaseToken,
       to: step.state,
       event: event.type,
       at,

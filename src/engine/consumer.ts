@@ -1,52 +1,43 @@
 /**
  * The consuming side of a queue: the worker pool, the claim loop, and the
  * side loops (lease renewal, lease sweeper, retention). Built by
- * `queue.start()`, torn down by `queue.stop()`.
+ * `queue.start()`, torn down by `queue.stop()`. It receives the engine and
+ * works through it: claims and outcomes go down, readiness comes from
+ * `engine.ready$`.
  */
-import { merge, Subject, type SchedulerLike } from 'rxjs';
-import { JobState } from '../../machines/job.machine.js';
-import type { ApplyEvent, JobRef } from './apply-event.js';
-import type { Clock } from '../lib/clock.js';
-import type { AnyJobDefinition as JobDefinition } from './job-definition.js';
+import { merge, Subject, type Subscription } from 'rxjs';
+import { JobEventType, JobState } from '../../machines/job.machine.js';
+import { every } from '../lib/clock.js';
+import type { LeasedJob } from '../store/store.js';
+import type { Engine } from './engine.js';
 import { createExecutor, extendLease } from './executor.js';
 import type { AbortReason } from './job-runner.js';
-import type { Logger } from '../lib/logger.js';
-import { toContext, type MachineRegistry } from './machine-registry.js';
-import { createPool } from './pool.js';
+import { toContext } from './machine-registry.js';
 import { deletesByAge } from './options.js';
+import { createPool, type WorkerInfo } from './pool.js';
 import { createScheduler } from './scheduler.js';
-import type { ClaimedJob, DueJob, Store } from '../store/store.js';
 
-export interface ConsumerDeps {
-  store: Store;
-  registry: MachineRegistry;
-  definitions: ReadonlyMap<string, JobDefinition>;
-  apply: ApplyEvent;
-  /** Outcomes waiting for their commit. */
-  settleBacklog(): number;
-  clock: Clock;
-  logger: Logger;
+export interface ConsumerOptions {
   ownerId: string;
   concurrency: number;
   /** Jobs claimed ahead of idle workers (same lease), so claims come in batches. */
   prefetch: number;
-  /** Retention per finished state, ms; the loop deletes what is older. */
-  retention: Readonly<Record<string, number | undefined>>;
   leaseMs: number;
   pollMs: number;
-  scheduler?: SchedulerLike;
-  /** Called for each job this consumer claimed. */
-  onClaimed(job: ClaimedJob): void;
+  stuckAfterMs: number;
 }
 
 export interface Consumer {
   start(): void;
-  /** Stops claiming, lets running jobs finish for up to `timeoutMs`, then aborts and releases them. */
+  /**
+   * Stops claiming, lets running jobs finish for up to `timeoutMs`, then tells
+   * them to stop and waits up to `stuckAfter` more for their handlers.
+   */
   stop(timeoutMs: number): Promise<void>;
-  wake(): void;
-  noteDue(at: number): void;
   abort(jobId: number, reason: AbortReason): boolean;
-  workers(): Array<{ workerId: string; state: string; jobId: number | null; processed: number }>;
+  workers(): WorkerInfo[];
+  /** Runs told to stop that have not returned after `stuckAfter`. */
+  stuck(): number;
 }
 
 const SWEEP_BATCH = 100;
@@ -54,30 +45,29 @@ const SWEEP_BATCH = 100;
 const PURGE_BATCH = 500;
 const RETENTION_EVERY_MS = 5000;
 
-function refOf(job: DueJob): JobRef {
-  return { ...job, token: job.leaseToken };
-}
-
-export function createConsumer(deps: ConsumerDeps): Consumer {
-  const { store, registry, clock, logger } = deps;
-  const names = [...deps.definitions.keys()];
+export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
+  const { store, registry, clock, logger } = engine;
+  const names = [...engine.definitions.keys()];
   const delayedStates = registry.delayedStates;
-  const executor = createExecutor({ ...deps, maxSettleBacklog: 4 * (deps.concurrency + deps.prefetch) });
+  const executor = createExecutor(engine, { leaseMs: o.leaseMs, stuckAfterMs: o.stuckAfterMs, maxBacklog: 4 * (o.concurrency + o.prefetch) });
   // Claimed jobs waiting for a worker, in claim order. Bounded: the scheduler
   // claims at most `capacity` minus what is running or waiting.
-  const waiting: ClaimedJob[] = [];
-  const capacity = deps.concurrency + deps.prefetch;
+  const waiting: LeasedJob[] = [];
+  const capacity = o.concurrency + o.prefetch;
   // Refill when a quarter of the prefetch is left: each claim then takes about
   // three quarters of it in one transaction (a claim costs a commit, so small
   // top-ups of a few jobs each would cost more than the jobs they bring).
-  const lowWater = Math.floor(deps.prefetch / 4);
+  const lowWater = Math.floor(o.prefetch / 4);
   const hungry$ = new Subject<void>();
-  const takeNext = (): ClaimedJob | undefined => {
-    const job = waiting.shift();
-    if (job && waiting.length === lowWater) hungry$.next(); // refill before the workers run dry
+  const takeNext = (): LeasedJob | undefined => {
+    // A job whose previous run is still alive here waits for it (its lease is renewed meanwhile).
+    const i = waiting.findIndex((job) => !executor.isRunning(job.id));
+    if (i < 0) return undefined;
+    const [job] = waiting.splice(i, 1);
+    if (waiting.length === lowWater) hungry$.next(); // refill before the workers run dry
     return job;
   };
-  const pool = createPool(deps.concurrency, deps.ownerId, takeNext, (job, workerId) => executor.run(job, workerId));
+  const pool = createPool(o.concurrency, o.ownerId, takeNext, (job, workerId) => executor.run(job, workerId));
   const dropWaiting = (jobId: number): boolean => {
     const i = waiting.findIndex((j) => j.id === jobId);
     if (i >= 0) waiting.splice(i, 1);
@@ -88,10 +78,11 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
   const renewWaiting = async () => {
     const now = clock.now();
     for (const job of [...waiting]) {
-      if (job.lockedUntil - now < deps.leaseMs / 2 && !(await extendLease(store, job, now + deps.leaseMs))) dropWaiting(job.id);
+      if (job.lockedUntil - now < o.leaseMs / 2 && !(await extendLease(engine, job, now + o.leaseMs))) dropWaiting(job.id);
     }
   };
-  const timers: NodeJS.Timeout[] = [];
+  const stops: Array<() => void> = [];
+  let readySubscription: Subscription | undefined;
   const onError = (err: unknown) => logger.error({ err }, 'claim loop error; retrying');
 
   /** Delivers each due job's delayed event (failed → pending when its retry is due). */
@@ -100,7 +91,7 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
       const due = await store.dueJobs(names, delayedStates, now, SWEEP_BATCH);
       for (const job of due) {
         const next = registry.forJob(job.name, job.retry).due(job.state, toContext(job.attempts, job.lastError, job.ctx));
-        if (next) await deps.apply(refOf(job), { type: next.eventType });
+        if (next) await engine.apply(job, { type: next.eventType });
       }
       if (due.length < SWEEP_BATCH) return;
     }
@@ -111,18 +102,15 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
     const expired = await store.expiredLeases(names, clock.now(), SWEEP_BATCH);
     for (const job of expired) {
       abort(job.id, 'lease');
-      const error = { name: 'LeaseExpiredError', code: 'LJ_ERR_LEASE_LOST', message: `lease held by ${job.leaseOwner ?? 'unknown'} expired` };
-      const r = await deps.apply(refOf(job), { type: 'job.expire', error, random: Math.random() });
-      if (r.accepted && r.committed) {
-        logger.warn({ jobId: job.id, job: job.name, owner: job.leaseOwner, to: r.to }, 'lease expired');
-        if (r.runAt !== undefined) scheduler.noteDue(r.runAt);
-      }
+      const error = { name: 'LeaseExpiredError', code: 'LJ_ERR_LEASE_LOST', message: `lease held by ${job.leaseOwner ?? 'nobody'} expired` };
+      const r = await engine.apply(job, { type: JobEventType.expire, error, random: Math.random() });
+      if (r.accepted && r.committed) logger.warn({ jobId: job.id, job: job.name, owner: job.leaseOwner, to: r.to }, 'lease expired');
     }
   };
 
   /** Deletes finished jobs older than their retention, in small transactions, yielding between them. */
   const purgeOld = async () => {
-    for (const [state, keepMs] of Object.entries(deps.retention)) {
+    for (const [state, keepMs] of Object.entries(engine.retention)) {
       if (keepMs === undefined || keepMs === 0) continue;
       while ((await store.purgeFinished(state, clock.now() - keepMs, PURGE_BATCH)) === PURGE_BATCH) {
         await new Promise((resolve) => setImmediate(resolve));
@@ -132,15 +120,12 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
 
   const scheduler = createScheduler({
     clock,
-    ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
     // Above the low-water mark the buffer is full enough: `hungry$` asks again.
     freeSlots: () => (waiting.length > lowWater ? 0 : capacity - pool.busy() - waiting.length),
     claim: async (limit) => {
-      const jobs = await store.claim({ names, limit, owner: deps.ownerId, leaseMs: deps.leaseMs, now: clock.now() });
-      for (const job of jobs) {
-        deps.onClaimed(job);
-        waiting.push(job);
-      }
+      const jobs = await store.claim({ names, limit, owner: o.ownerId, leaseMs: o.leaseMs, now: clock.now(), rule: registry.claimRule });
+      engine.claimed(jobs);
+      for (const job of jobs) waiting.push(job);
       pool.kick();
       return jobs.length;
     },
@@ -149,62 +134,62 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
     externalChange: () => store.externalChange(),
     freed$: merge(pool.freed$, hungry$),
     onError,
-    pollMs: deps.pollMs,
+    pollMs: o.pollMs,
     idleMinMs: 250,
     idleMaxMs: 5000,
   });
 
-  const every = (ms: number, fn: () => Promise<void>) => {
-    let busy = false;
-    timers.push(
-      setInterval(() => {
-        if (busy) return;
-        busy = true;
-        fn().catch(onError).finally(() => (busy = false));
-      }, ms),
-    );
-  };
+  /** Resolves true when the pool went idle within `ms`. */
+  const idleWithin = (ms: number): Promise<boolean> =>
+    new Promise<boolean>((resolve) => {
+      const timer = clock.setTimeout(() => resolve(pool.busy() === 0), ms);
+      void pool.whenIdle().then(() => {
+        clock.clearTimeout(timer);
+        resolve(true);
+      });
+    });
 
   return {
     start() {
       if (names.length === 0) return; // a producer-only queue runs no workers
-      scheduler.start();
-      every(Math.max(25, Math.floor(deps.leaseMs / 4)), async () => {
-        await executor.renewLeases();
-        await renewWaiting();
+      readySubscription = engine.ready$.subscribe((at) => {
+        scheduler.noteDue(at);
+        if (at <= clock.now()) scheduler.wake();
       });
-      every(Math.min(5000, Math.max(50, Math.floor(deps.leaseMs / 4))), sweep);
-      if (deletesByAge(deps.retention)) {
-        every(RETENTION_EVERY_MS, purgeOld);
+      scheduler.start();
+      stops.push(
+        every(clock, Math.max(25, Math.floor(o.leaseMs / 4)), async () => {
+          await executor.renewLeases();
+          await renewWaiting();
+        }, onError),
+      );
+      stops.push(every(clock, Math.min(5000, Math.max(50, Math.floor(o.leaseMs / 4))), sweep, onError));
+      if (deletesByAge(engine.retention)) {
+        stops.push(every(clock, RETENTION_EVERY_MS, purgeOld, onError));
         purgeOld().catch(onError);
       }
     },
     async stop(timeoutMs) {
+      readySubscription?.unsubscribe();
       await scheduler.stop();
       // Claimed but never started: straight back to pending, no attempt spent.
       const unstarted = waiting.splice(0);
-      await Promise.all(
-        unstarted.map((job) =>
-          deps.apply({ ...job, state: JobState.processing, token: job.token }, { type: 'job.release' }).catch(onError),
-        ),
-      );
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = await Promise.race([
-        pool.whenIdle().then(() => false),
-        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
-      ]);
-      clearTimeout(timer);
-      if (timedOut) {
-        logger.warn({ running: executor.running() }, 'stop timeout: aborting running jobs and putting them back');
+      await Promise.all(unstarted.map((job) => engine.apply(job, { type: JobEventType.release }).catch(onError)));
+      if (!(await idleWithin(timeoutMs))) {
+        logger.warn({ running: executor.running() }, 'stop timeout: telling running jobs to stop; they go back to pending');
         executor.abortAll('shutdown');
-        await pool.whenIdle();
+        if (!(await idleWithin(o.stuckAfterMs))) {
+          logger.error(
+            { running: executor.running() },
+            'handlers still running after shutdown: their leases are no longer renewed, and their jobs are retried once the leases expire',
+          );
+        }
       }
-      for (const t of timers) clearInterval(t);
+      for (const stop of stops.splice(0)) stop();
       pool.stop();
     },
-    wake: () => scheduler.wake(),
-    noteDue: (at) => scheduler.noteDue(at),
     abort,
     workers: () => pool.snapshot(),
+    stuck: () => executor.stuck(),
   };
 }

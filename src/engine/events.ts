@@ -1,7 +1,8 @@
-/** What `queue.events$` emits: one event per transition this process made. */
+/** What `queue.events$` emits: each transition this process made, and runs that will not end. */
 import type { ErrorInfo } from '../../machines/policy.js';
 
-export interface QueueEvent {
+/** A job changed state (one per transition this process committed). */
+export interface JobTransitionEvent {
   /** `job:<state entered>`: `job:pending`, `job:processing`, `job:completed`, `job:failed`, `job:dead`, `job:cancelled`, … */
   type: `job:${string}`;
   job: { id: number; name: string };
@@ -20,7 +21,26 @@ export interface QueueEvent {
   runAt?: Date;
 }
 
-export function queueEvent(
+/**
+ * A handler was told to stop (timeout, cancel, shutdown, lost lease) and has
+ * not returned after the grace period. Its run keeps its worker slot and its
+ * lease until it returns, so the job cannot start again meanwhile.
+ */
+export interface RunStuckEvent {
+  type: 'run:stuck';
+  job: { id: number; name: string };
+  attempts: number;
+  workerId: string;
+  /** Why the handler was told to stop: `timeout`, `cancel`, `shutdown` or `lease`. */
+  reason: string;
+  /** When it was told to stop. */
+  abortedAt: Date;
+  at: Date;
+}
+
+export type QueueEvent = JobTransitionEvent | RunStuckEvent;
+
+export function transitionEvent(
   job: { id: number; name: string },
   from: string | null,
   to: string,
@@ -28,10 +48,15 @@ export function queueEvent(
   at: number,
   attempts: number,
   extra?: { workerId?: string; error?: ErrorInfo | null; runAt?: number },
-): QueueEvent {
-  const e: QueueEvent = { type: `job:${to}`, job, from, to, event, at: new Date(at), attempts };
+): JobTransitionEvent {
+  const e: JobTransitionEvent = { type: `job:${to}`, job, from, to, event, at: new Date(at), attempts };
   if (extra?.workerId) e.workerId = extra.workerId;
   if (extra?.error) e.error = extra.error;
   if (extra?.runAt !== undefined) e.runAt = new Date(extra.runAt);
   return e;
+}
+
+/** Narrows an event to a job transition. */
+export function isTransition(e: QueueEvent): e is JobTransitionEvent {
+  return e.type !== 'run:stuck';
 }

@@ -2,132 +2,178 @@
  * Runs claimed jobs on worker slots: builds the handler's context, keeps the
  * lease alive while the handler runs, and hands the outcome to the machine
  * (completed, failed → retry/dead, or released back to pending on shutdown).
+ *
+ * A run is tracked by its lease (job id and lease token), from its start
+ * until its handler has settled, even when it was told to stop: until then
+ * it keeps its slot and its lease is renewed, so the job cannot be run again
+ * beside it. A run told to stop that goes on past `stuckAfter` is reported.
  */
-import type { AnyJobDefinition as JobDefinition } from './job-definition.js';
-import type { ApplyEvent, JobRef } from './apply-event.js';
-import type { Clock } from '../lib/clock.js';
+import { TimeoutError } from '../errors.js';
 import { Abortable } from '../lib/abortable.js';
+import type { TimerHandle } from '../lib/clock.js';
+import type { LeasedJob } from '../store/store.js';
+import type { Engine } from './engine.js';
 import { JobContext, type ContextHost } from './handler-context.js';
 import { runHandler, type AbortReason, type Outcome } from './job-runner.js';
-import type { Logger } from '../lib/logger.js';
-import type { ClaimedJob, Store } from '../store/store.js';
 
-interface InFlight {
-  job: ClaimedJob;
+interface Run {
+  job: LeasedJob;
+  workerId: string;
   abortable: Abortable;
+  /** The lease is gone (cancelled, taken over): nothing to renew, nothing to write. */
+  leaseGone: boolean;
+  stuckTimer?: TimerHandle;
+  stuck: boolean;
 }
 
 export interface Executor {
-  /** Runs one claimed job to its next settled state. Never rejects. */
-  run(job: ClaimedJob, workerId: string): Promise<void>;
-  /** Aborts a running job's handler; false if this process is not running it. */
+  /** Runs one claimed job until its handler has settled and its outcome is handed on. Never rejects. */
+  run(job: LeasedJob, workerId: string): Promise<void>;
+  /** Tells a running job's handler to stop; false if this process is not running it. */
   abort(jobId: number, reason: AbortReason): boolean;
   abortAll(reason: AbortReason): void;
   /** Extends the leases that are past half their time; aborts jobs whose lease was lost. */
   renewLeases(): Promise<void>;
+  /** True while a run of this job is alive here. */
+  isRunning(jobId: number): boolean;
   running(): number;
+  /** Runs told to stop that have gone on past `stuckAfter`. */
+  stuck(): number;
 }
 
-export interface ExecutorDeps {
-  definitions: ReadonlyMap<string, JobDefinition>;
-  apply: ApplyEvent;
-  /** Outcomes written but not yet committed; past `maxSettleBacklog` a worker waits for its own. */
-  settleBacklog(): number;
-  maxSettleBacklog: number;
-  store: Store;
-  clock: Clock;
+export interface ExecutorOptions {
   leaseMs: number;
-  logger: Logger;
+  stuckAfterMs: number;
+  /** Outcomes waiting for their commit; past this a worker waits for its own. */
+  maxBacklog: number;
 }
 
 /** Extends a claimed job's lease; false when the lease was lost (expired and taken, cancelled). */
-export async function extendLease(store: Store, job: ClaimedJob, until: number): Promise<boolean> {
-  const ok = await store.heartbeat(job.id, job.token, until);
+export async function extendLease(engine: Engine, job: LeasedJob, until: number): Promise<boolean> {
+  const ok = await engine.store.heartbeat(job.id, job.leaseToken, until);
   if (ok) job.lockedUntil = until;
   return ok;
 }
 
-export function createExecutor(deps: ExecutorDeps): Executor {
-  const inFlight = new Map<number, InFlight>();
-  const { clock, leaseMs, store } = deps;
+const keyOf = (job: LeasedJob) => `${job.id}/${job.leaseToken}`;
 
-  const extend = async (job: ClaimedJob, abortable: Abortable): Promise<boolean> => {
-    const ok = await extendLease(store, job, clock.now() + leaseMs);
-    if (!ok) abortable.abort('lease' satisfies AbortReason);
+export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
+  const { clock, logger } = engine;
+  const runs = new Map<string, Run>();
+  const byJob = new Map<number, Run>();
+  let stuckCount = 0;
+
+  const loseLease = (run: Run) => {
+    run.leaseGone = true;
+    abortRun(run, 'lease');
+  };
+  const extend = async (job: LeasedJob, abortable: Abortable): Promise<boolean> => {
+    const ok = await extendLease(engine, job, clock.now() + o.leaseMs);
+    const run = runs.get(keyOf(job));
+    if (!ok && run) loseLease(run);
+    else if (!ok) abortable.abort('lease' satisfies AbortReason);
     return ok;
   };
   const host: ContextHost = {
     extend,
-    progress: (job, value) => store.progress(job.id, job.token, value),
-    logger: deps.logger,
+    progress: (job, value) => engine.store.progress(job.id, job.leaseToken, value),
+    logger,
+  };
+
+  const abortRun = (run: Run, reason: unknown) => {
+    if (run.abortable.aborted) return;
+    run.abortable.abort(reason);
+    if (reason === 'cancel') run.leaseGone = true;
+    const abortedAt = clock.now();
+    run.stuckTimer = clock.setTimeout(() => {
+      run.stuck = true;
+      stuckCount++;
+      const why = typeof reason === 'string' ? reason : 'timeout';
+      engine.stuck({
+        type: 'run:stuck',
+        job: { id: run.job.id, name: run.job.name },
+        attempts: run.job.attempts,
+        workerId: run.workerId,
+        reason: why,
+        abortedAt: new Date(abortedAt),
+        at: new Date(clock.now()),
+      });
+    }, o.stuckAfterMs);
   };
 
   /** Hands a handler's outcome to the machine; never rejects (a failed write leaves the lease to expire). */
-  const settle = async (ref: JobRef, outcome: Outcome, workerId: string): Promise<void> => {
+  const settle = async (run: Run, outcome: Outcome): Promise<void> => {
+    const { job, workerId } = run;
     try {
       if (outcome.kind === 'completed') {
         const extra: { workerId: string; result?: string } = { workerId };
         if (outcome.result !== undefined) extra.result = outcome.result;
-        const r = await deps.apply(ref, { type: 'job.complete' }, extra);
-        if (r.accepted && !r.committed) deps.logger.warn({ jobId: ref.id, workerId }, 'job completed after its lease was lost; result dropped');
+        const r = await engine.apply(job, { type: 'job.complete' }, extra);
+        if (r.accepted && !r.committed) logger.warn({ jobId: job.id, workerId }, 'job completed after its lease was lost; result dropped');
       } else if (outcome.kind === 'failed') {
-        await deps.apply(ref, { type: 'job.fail', error: outcome.error, random: Math.random() }, { workerId });
+        await engine.apply(job, { type: 'job.fail', error: outcome.error, random: Math.random() }, { workerId });
       } else if (outcome.reason === 'shutdown') {
         // Put it back without spending an attempt.
-        await deps.apply(ref, { type: 'job.release' }, { workerId });
+        await engine.apply(job, { type: 'job.release' }, { workerId });
       }
       // cancel / lease lost: the job already left processing; there is nothing to write.
     } catch (err) {
       // The database is unreachable: the lease will expire and the sweeper retries the job.
-      deps.logger.error({ err, jobId: ref.id, workerId }, 'could not record the outcome of a job');
+      logger.error({ err, jobId: job.id, workerId }, 'could not record the outcome of a job');
+    }
+  };
+
+  const end = (run: Run) => {
+    runs.delete(keyOf(run.job));
+    if (byJob.get(run.job.id) === run) byJob.delete(run.job.id);
+    if (run.stuckTimer !== undefined) clock.clearTimeout(run.stuckTimer);
+    if (run.stuck) {
+      stuckCount--;
+      logger.warn({ jobId: run.job.id, job: run.job.name, workerId: run.workerId }, 'stuck handler returned at last');
     }
   };
 
   return {
     async run(job, workerId) {
-      const def = deps.definitions.get(job.name);
-      const entry: InFlight = { job, abortable: new Abortable() };
-      inFlight.set(job.id, entry);
-      const ref: JobRef = {
-        id: job.id,
-        name: job.name,
-        state: 'processing',
-        attempts: job.attempts,
-        lastError: job.lastError,
-        ctx: job.ctx,
-        retry: job.retry,
-        token: job.token,
-      };
+      const def = engine.definitions.get(job.name);
+      const run: Run = { job, workerId, abortable: new Abortable(), leaseGone: false, stuck: false };
+      runs.set(keyOf(job), run);
+      byJob.set(job.id, run);
+      const timeoutMs = job.timeout ?? def?.timeout ?? null;
+      const timer = timeoutMs === null ? undefined : clock.setTimeout(() => abortRun(run, new TimeoutError(timeoutMs)), timeoutMs);
+      let outcome: Outcome;
       try {
-        const outcome = def
-          ? await runHandler(def.handler, job.payload, new JobContext(job, entry.abortable, workerId, host), entry.abortable, job.timeout ?? def.timeout ?? null)
-          : ({ kind: 'aborted', reason: 'shutdown' } as const); // never claimed: names come from definitions
-        inFlight.delete(job.id);
-        // The worker moves on while the outcome waits for its group commit; nothing
-        // is announced before that commit. Past the backlog bound it waits.
-        const settled = settle(ref, outcome, workerId);
-        if (deps.settleBacklog() > deps.maxSettleBacklog) await settled;
-        else settled.catch(() => undefined);
+        outcome = def
+          ? await runHandler(def.handler, job.payload, new JobContext(job, run.abortable, workerId, host), run.abortable)
+          : { kind: 'aborted', reason: 'shutdown' }; // never claimed: names come from definitions
       } catch (err) {
-        inFlight.delete(job.id);
-        deps.logger.error({ err, jobId: job.id, workerId }, 'could not run a job');
+        outcome = { kind: 'aborted', reason: 'shutdown' };
+        logger.error({ err, jobId: job.id, workerId }, 'could not run a job');
+      } finally {
+        if (timer !== undefined) clock.clearTimeout(timer);
       }
+      // The outcome is written while the run still holds its lease, then the run ends.
+      // The worker moves on while the outcome waits for its group commit; past the backlog bound it waits.
+      const settled = settle(run, outcome).finally(() => end(run));
+      if (engine.backlog() > o.maxBacklog) await settled;
     },
     abort(jobId, reason) {
-      const entry = inFlight.get(jobId);
-      if (!entry) return false;
-      entry.abortable.abort(reason);
+      const run = byJob.get(jobId);
+      if (!run) return false;
+      abortRun(run, reason);
       return true;
     },
     abortAll(reason) {
-      for (const entry of inFlight.values()) entry.abortable.abort(reason);
+      for (const run of runs.values()) abortRun(run, reason);
     },
     async renewLeases() {
       const now = clock.now();
-      for (const entry of [...inFlight.values()]) {
-        if (entry.job.lockedUntil - now < leaseMs / 2 && !entry.abortable.aborted) await extend(entry.job, entry.abortable);
+      for (const run of [...runs.values()]) {
+        if (!run.leaseGone && run.job.lockedUntil - now < o.leaseMs / 2) await extend(run.job, run.abortable);
       }
     },
-    running: () => inFlight.size,
+    isRunning: (jobId) => byJob.has(jobId),
+    running: () => runs.size,
+    stuck: () => stuckCount,
   };
 }

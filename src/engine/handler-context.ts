@@ -9,14 +9,14 @@ import type { HandlerContext } from './job-definition.js';
 import type { Abortable } from '../lib/abortable.js';
 import { LeaseLostError, ValidationError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
-import type { ClaimedJob } from '../store/store.js';
+import type { LeasedJob } from '../store/store.js';
 
 /** What every context of one executor shares (one object, not one per job). */
 export interface ContextHost {
   /** Extends the job's lease; false if it was lost (then the job is aborted). */
-  extend(job: ClaimedJob, abortable: Abortable): Promise<boolean>;
+  extend(job: LeasedJob, abortable: Abortable): Promise<boolean>;
   /** Records progress; false if the lease was lost. */
-  progress(job: ClaimedJob, value: number): Promise<boolean>;
+  progress(job: LeasedJob, value: number): Promise<boolean>;
   logger: Logger;
 }
 
@@ -29,7 +29,7 @@ export class JobContext implements HandlerContext {
   private childLog: Logger | undefined;
 
   constructor(
-    private readonly job: ClaimedJob,
+    private readonly job: LeasedJob,
     private readonly abortable: Abortable,
     private readonly workerId: string,
     private readonly host: ContextHost,

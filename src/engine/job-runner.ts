@@ -1,30 +1,54 @@
 /**
- * Runs one handler: parses the payload, arms the timeout, and turns whatever
- * happens into an outcome. Handler failures are data, never crashes.
+ * Runs one handler: parses the payload and turns whatever happens into an
+ * outcome once the handler has settled.
+ * Handler failures are data, never crashes.
+ *
+ * The outcome waits for the handler itself, even after an abort: a handler
+ * that ignores its signal keeps running, and recording its attempt as over
+ * while it runs would let the job start again beside it. The executor keeps
+ * the run's slot and lease meanwhile and reports it as stuck after a while.
  */
 import type { ErrorInfo } from '../../machines/policy.js';
 import type { Abortable } from '../lib/abortable.js';
-import type { Handler, HandlerContext } from './job-definition.js';
 import { RetryLaterError, TimeoutError, UnrecoverableError } from '../errors.js';
+import type { Handler, HandlerContext } from './job-definition.js';
 
 export type AbortReason = 'shutdown' | 'cancel' | 'lease';
 
 export type Outcome =
   | { kind: 'completed'; result: string | undefined }
   | { kind: 'failed'; error: ErrorInfo }
+  /** Stopped by shutdown (release, no attempt spent), cancel or a lost lease (nothing to write). */
   | { kind: 'aborted'; reason: AbortReason };
 
 const MAX_STACK = 4000;
 
+/** Reads a property that may be a throwing getter. */
+function read(target: object, key: string): unknown {
+  try {
+    return (target as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
+
 /** Turns anything thrown into the JSON-safe ErrorInfo the machine reasons about. */
 export function toErrorInfo(err: unknown): ErrorInfo {
   if (!(err instanceof Error)) return { name: 'NonError', message: safeString(err) };
-  const info: ErrorInfo = { name: err.name, message: err.message };
-  const code = (err as { code?: unknown }).code;
+  const name = read(err, 'name');
+  const message = read(err, 'message');
+  const info: ErrorInfo = {
+    name: typeof name === 'string' ? name : 'Error',
+    message: typeof message === 'string' ? message : '(the error\'s message could not be read)',
+  };
+  const code = read(err, 'code');
   if (typeof code === 'string') info.code = code;
-  if (err.stack) info.stack = err.stack.slice(0, MAX_STACK);
-  if (err instanceof RetryLaterError) info.retryAfter = err.delay;
-  if (err instanceof UnrecoverableError) info.unrecoverable = true;
+  const stack = read(err, 'stack');
+  if (typeof stack === 'string') info.stack = stack.slice(0, MAX_STACK);
+  // By class, or by code: the handler may hold the error classes of another copy of litejobs.
+  const delay = read(err, 'delay');
+  if (err instanceof RetryLaterError || (code === 'LJ_ERR_RETRY_LATER' && typeof delay === 'number')) info.retryAfter = delay as number;
+  if (err instanceof UnrecoverableError || code === 'LJ_ERR_UNRECOVERABLE') info.unrecoverable = true;
   return info;
 }
 
@@ -32,58 +56,52 @@ function safeString(value: unknown): string {
   try {
     return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
   } catch {
-    return String(value);
+    return '(a thrown value that cannot be turned into text)';
   }
 }
 
-function fromReason(reason: unknown): Outcome {
-  if (reason instanceof TimeoutError) return { kind: 'failed', error: toErrorInfo(reason) };
-  return { kind: 'aborted', reason: reason as AbortReason };
-}
+const failed = (err: unknown): Outcome => ({ kind: 'failed', error: toErrorInfo(err) });
 
 function completed(result: unknown): Outcome {
   try {
     return { kind: 'completed', result: serializeResult(result) };
   } catch (err) {
-    return { kind: 'failed', error: toErrorInfo(err) };
+    return failed(err);
   }
 }
 
-const failed = (err: unknown): Outcome => ({ kind: 'failed', error: toErrorInfo(err) });
+/** What an aborted run's settled handler amounts to: the abort decides, but work done on shutdown is kept. */
+function afterAbort(reason: unknown, settled: Outcome): Outcome {
+  if (reason instanceof TimeoutError) return { kind: 'failed', error: toErrorInfo(reason) };
+  if (reason === 'shutdown' && settled.kind === 'completed') return settled;
+  return { kind: 'aborted', reason: reason as AbortReason };
+}
 
 export async function runHandler(
   handler: Handler,
   payloadText: string,
   ctx: HandlerContext,
   abortable: Abortable,
-  timeoutMs: number | null,
 ): Promise<Outcome> {
-  let timer: NodeJS.Timeout | undefined;
-  if (timeoutMs !== null) timer = setTimeout(() => abortable.abort(new TimeoutError(timeoutMs)), timeoutMs);
+  let settled: Outcome;
   try {
-    let value: unknown;
-    try {
-      value = handler(JSON.parse(payloadText) as unknown, ctx);
-    } catch (err) {
-      return failed(err);
-    }
-    if (typeof (value as PromiseLike<unknown> | null)?.then !== 'function') {
-      return abortable.aborted ? fromReason(abortable.reason) : completed(value);
-    }
-    // Whichever comes first: a handler that ignores its signal cannot hold the slot past an abort.
-    const settled = Promise.resolve(value as PromiseLike<unknown>).then(completed, failed);
-    return await Promise.race([settled, abortable.whenAborted().then(fromReason)]);
-  } finally {
-    if (timer) clearTimeout(timer);
+    const value = handler(JSON.parse(payloadText) as unknown, ctx);
+    settled = typeof (value as PromiseLike<unknown> | null)?.then === 'function' ? await Promise.resolve(value).then(completed, failed) : completed(value);
+  } catch (err) {
+    settled = failed(err);
   }
+  return abortable.aborted ? afterAbort(abortable.reason, settled) : settled;
 }
 
+/** JSON text of a result; a value JSON cannot hold (a function, a symbol, a BigInt, a cycle) fails the attempt. */
 function serializeResult(result: unknown): string | undefined {
   if (result === undefined) return undefined;
+  if (typeof result === 'function' || typeof result === 'symbol') {
+    throw new UnrecoverableError(`result is not JSON-serialisable: the handler returned a ${typeof result}`);
+  }
   try {
     return JSON.stringify(result);
   } catch (err) {
     throw new UnrecoverableError(`result is not JSON-serialisable: ${(err as Error).message}`);
   }
 }
-

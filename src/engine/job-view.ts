@@ -33,7 +33,7 @@ export function toJob(r: JobRecord): Job {
     id: r.id,
     name: r.name,
     state: r.state,
-    payload: r.payload,
+    payload: JSON.parse(r.payload) as unknown,
     attempts: r.attempts,
     priority: r.priority,
     key: r.key,
@@ -41,7 +41,7 @@ export function toJob(r: JobRecord): Job {
     createdAt: new Date(r.createdAt),
     updatedAt: new Date(r.updatedAt),
   };
-  if (r.result !== undefined) job.result = r.result;
+  if (r.result !== null) job.result = JSON.parse(r.result) as unknown;
   if (r.lastError) job.lastError = r.lastError;
   if (r.progress !== null) job.progress = r.progress;
   return job;

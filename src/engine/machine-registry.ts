@@ -4,10 +4,11 @@
  */
 import type { AnyStateMachine } from 'xstate';
 import { compileMachine, type CompiledMachine } from '../../machines/compile.js';
-import { createJobMachine, JobState, type JobContext } from '../../machines/job.machine.js';
+import { createJobMachine, JobEventType, JobState, type JobContext } from '../../machines/job.machine.js';
 import type { ErrorInfo, RetryPolicy } from '../../machines/policy.js';
 import type { AnyJobDefinition as JobDefinition } from './job-definition.js';
 import { LitejobsError } from '../errors.js';
+import type { ClaimRule } from '../store/store.js';
 
 export type CompiledJobMachine = CompiledMachine<JobContext>;
 
@@ -16,6 +17,8 @@ export interface MachineRegistry {
   forJob(name: string, retry: Record<string, unknown> | null): CompiledJobMachine;
   /** States, across every defined job, that the machine leaves on its own after a delay. */
   readonly delayedStates: readonly string[];
+  /** What a claim writes, read off the machines' claim edge (the same for every machine the queue accepts). */
+  readonly claimRule: ClaimRule;
 }
 
 /** Rebuilds the machine context from a row's columns. */
@@ -39,6 +42,13 @@ export function fromContext(context: JobContext): { attempts: number; lastError:
  * statement; workers always fail, expire or release what they hold). Refuse a
  * machine that lacks them, at start-up rather than on the first job.
  */
+/** The claim edge of a machine: from its initial state, on `job.claim`. */
+export function claimRuleOf(m: CompiledJobMachine): ClaimRule {
+  const step = m.next(m.initial.state, m.initial.context, { type: JobEventType.claim });
+  if (!step) throw new LitejobsError('LJ_ERR_MACHINE', `machine ${m.id}: "${JobEventType.claim}" does not leave the initial state`);
+  return { from: m.initial.state, to: step.state, attempts: step.context.attempts - m.initial.context.attempts, event: JobEventType.claim };
+}
+
 export function assertQueueCompatible(name: string, m: CompiledJobMachine): void {
   const fail = (why: string) => {
     throw new LitejobsError('LJ_ERR_MACHINE', `job "${name}": machine ${m.id}: ${why}`);
@@ -98,6 +108,8 @@ export function createMachineRegistry(definitions: ReadonlyMap<string, JobDefini
   // Compile every definition now: a bad machine fails createQueue, not a job.
   const delayed = new Set<string>();
   for (const name of definitions.keys()) for (const s of forJob(name, null).delayedStates) delayed.add(s);
-  return { forJob, delayedStates: [...delayed] };
+  // Every accepted machine claims the same way (assertQueueCompatible): read it off the base machine.
+  const claimRule = claimRuleOf(compileMachine<JobContext>(createJobMachine()));
+  return { forJob, delayedStates: [...delayed], claimRule };
 }
 

@@ -4,13 +4,13 @@ import type { Clock } from '../lib/clock.js';
 import type { AnyJobDefinition } from './job-definition.js';
 import { ValidationError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
-import { checkInteger, checkNumber, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
-import type { SchedulerLike } from 'rxjs';
+import { checkInteger, checkNumber, checkPath, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
+import type { Store } from '../store/store.js';
 import { parseDuration, type Duration } from '../lib/duration.js';
 
 export interface QueueOptions {
-  /** The SQLite file (created if missing). */
-  path: string;
+  /** The SQLite file (created if missing). Required unless `store` is given. */
+  path?: string;
   /** A name for logs (`queue` field). Default `'default'`. */
   name?: string;
   /** Worker actors, i.e. jobs run at once by this process. Default 4. */
@@ -44,9 +44,16 @@ export interface QueueOptions {
   cacheSize?: number;
   /** How long a write waits for another process's lock, ms. Default 5000. */
   busyTimeout?: number;
+  /** Time and timers for everything the queue waits on (a virtual clock in tests: `createVirtualClock`). Default: the system clock. */
   clock?: Clock;
-  /** RxJS scheduler for the claim loop's timers (virtual time in tests). */
-  scheduler?: SchedulerLike;
+  /** The store to use instead of opening `path` (a store of one's own that passes the store conformance tests). */
+  store?: Store;
+  /**
+   * How long a handler may go on after it was told to stop (timeout, cancel,
+   * shutdown, lost lease) before it is reported as stuck, ms. Its run keeps
+   * its slot and lease until it returns either way. Default 5000.
+   */
+  stuckAfter?: number;
 }
 
 export interface RetentionOptions {
@@ -62,11 +69,11 @@ export type ResolvedRetention = Partial<Record<(typeof RETENTION_KEYS)[number], 
 
 const QUEUE_KEYS = [
   'path', 'name', 'concurrency', 'prefetch', 'retention', 'lease', 'durability', 'logger', 'jobs', 'history', 'maxPayloadBytes',
-  'pollInterval', 'cacheSize', 'busyTimeout', 'clock', 'scheduler',
+  'pollInterval', 'cacheSize', 'busyTimeout', 'clock', 'store', 'stuckAfter',
 ] as const;
 
-export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'logger' | 'clock' | 'scheduler' | 'retention'>> &
-  Pick<QueueOptions, 'logger' | 'clock' | 'scheduler'> & { retention: ResolvedRetention };
+export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'retention'>> &
+  Pick<QueueOptions, 'path' | 'logger' | 'clock' | 'store'> & { retention: ResolvedRetention };
 
 export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions {
   rejectUnknownOptions('createQueue', options, QUEUE_KEYS);
@@ -83,10 +90,14 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     pollInterval: 5,
     cacheSize: 64,
     busyTimeout: 5000,
+    stuckAfter: 5000,
     ...options,
     retention: resolveRetention(options.retention),
   };
-  checkString('createQueue path', o.path, 4096);
+  if (o.store === undefined || o.path !== undefined) checkPath('createQueue path', o.path);
+  if (o.store !== undefined && (typeof o.store !== 'object' || o.store === null || typeof o.store.claim !== 'function')) {
+    throw new ValidationError('createQueue store must be a Store');
+  }
   checkString('createQueue name', o.name, 200);
   checkInteger('createQueue concurrency', o.concurrency, 1, 10_000);
   checkInteger('createQueue prefetch', o.prefetch, 0, 100_000);
@@ -98,6 +109,7 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
   checkInteger('createQueue pollInterval', o.pollInterval, 1, 60_000);
   checkNumber('createQueue cacheSize', o.cacheSize, 1, 1024 * 1024);
   checkInteger('createQueue busyTimeout', o.busyTimeout, 0);
+  checkInteger('createQueue stuckAfter', o.stuckAfter, 0);
   return o;
 }
 
@@ -131,6 +143,9 @@ export interface EnqueueOptions {
   timeout?: number;
 }
 
+/** The last instant a JavaScript Date can represent (year 275760). */
+export const MAX_DATE_MS = 8.64e15;
+
 const ENQUEUE_KEYS = ['key', 'delay', 'runAt', 'priority', 'retry', 'timeout'] as const;
 
 export interface CheckedEnqueue {
@@ -146,10 +161,11 @@ export function checkEnqueueOptions(options: EnqueueOptions | undefined, now: nu
   rejectUnknownOptions('enqueue options', options, ENQUEUE_KEYS);
   if (options.delay !== undefined && options.runAt !== undefined) throw new ValidationError('enqueue: give delay or runAt, not both');
   let runAt = now;
-  if (options.delay !== undefined) runAt = now + checkNumber('enqueue delay', options.delay, 0);
+  // Bounded by the last time a Date can hold, so the job reads back as a real date.
+  if (options.delay !== undefined) runAt = now + checkNumber('enqueue delay', options.delay, 0, MAX_DATE_MS - now);
   if (options.runAt !== undefined) {
     const t = options.runAt instanceof Date ? options.runAt.getTime() : options.runAt;
-    runAt = checkNumber('enqueue runAt', t, 0);
+    runAt = checkNumber('enqueue runAt', t, 0, MAX_DATE_MS);
   }
   return {
     key: options.key === undefined ? null : checkString('enqueue key', options.key, 1024),

@@ -13,29 +13,46 @@
  * that arrives mid-pass is never lost.
  */
 import {
-  asyncScheduler,
   BehaviorSubject,
   defer,
   EMPTY,
   exhaustMap,
   filter,
-  interval,
   merge,
+  Observable,
   Subject,
   switchMap,
   takeUntil,
   tap,
-  timer,
-  type Observable,
-  type SchedulerLike,
   type Subscription,
 } from 'rxjs';
 import type { Clock } from '../lib/clock.js';
 
+/** One emission after `ms` on the clock (clamped by it: a far-off due time fires early and is looked at again). */
+export function clockTimer(clock: Clock, ms: number): Observable<void> {
+  return new Observable<void>((subscriber) => {
+    const handle = clock.setTimeout(() => {
+      subscriber.next();
+      subscriber.complete();
+    }, ms);
+    return () => clock.clearTimeout(handle);
+  });
+}
+
+/** An emission every `ms` on the clock. */
+export function clockInterval(clock: Clock, ms: number): Observable<void> {
+  return new Observable<void>((subscriber) => {
+    let handle = clock.setTimeout(function tick() {
+      handle = clock.setTimeout(tick, ms);
+      subscriber.next();
+    }, ms);
+    return () => clock.clearTimeout(handle);
+  });
+}
+
 export interface SchedulerDeps {
+  /** Time and timers (a virtual clock in tests). */
   clock: Clock;
-  /** RxJS scheduler for timers (a virtual one in tests). */
-  scheduler?: SchedulerLike;
   freeSlots(): number;
   /** Claims up to `limit` jobs and hands them to workers; returns how many. */
   claim(limit: number): Promise<number>;
@@ -64,7 +81,6 @@ export interface Scheduler {
 }
 
 export function createScheduler(deps: SchedulerDeps): Scheduler {
-  const sched = deps.scheduler ?? asyncScheduler;
   const wake$ = new Subject<void>();
   const stop$ = new Subject<void>();
   const dueAt$ = new Subject<number | null>();
@@ -82,11 +98,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   };
 
   const due$ = dueAt$.pipe(
-    switchMap((at) => (at === null ? EMPTY : timer(Math.max(0, at - deps.clock.now()), sched))),
+    switchMap((at) => (at === null ? EMPTY : clockTimer(deps.clock, at - deps.clock.now()))),
     tap(() => (armedAt = null)),
   );
-  const idle$ = idleDelay$.pipe(switchMap((ms) => timer(ms, sched)));
-  const changes$ = interval(deps.pollMs, sched).pipe(filter(() => deps.externalChange()));
+  const idle$ = idleDelay$.pipe(switchMap((ms) => clockTimer(deps.clock, ms)));
+  const changes$ = clockInterval(deps.clock, deps.pollMs).pipe(filter(() => deps.externalChange()));
 
   const setIdleDelay = (ms: number) => {
     if (ms !== idleDelay$.value) idleDelay$.next(ms);

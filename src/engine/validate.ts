@@ -37,6 +37,13 @@ export function checkString(what: string, value: unknown, maxLength: number): st
   return value;
 }
 
+/** A file path: a non-empty string without NUL (which the C layer would cut the path at). */
+export function checkPath(what: string, value: unknown): string {
+  checkString(what, value, 4096);
+  if ((value as string).includes('\0')) throw new ValidationError(`${what} must not contain a NUL character`);
+  return value as string;
+}
+
 /** Serialises a payload, enforcing JSON-ability and the size limit. */
 export function serializePayload(payload: unknown, maxBytes: number): string {
   let text: string | undefined;

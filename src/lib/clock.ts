@@ -1,7 +1,61 @@
-/** Time as a dependency, so tests can drive it. */
+/**
+ * Time as one dependency: the current time and timers. Everything in the
+ * engine that waits (the claim loop, lease renewal, handler timeouts, the
+ * lease sweeper, retention, WAL checkpoints) goes through a Clock, so tests
+ * drive it with a VirtualClock instead of real pauses.
+ */
+
+/** An opaque handle returned by `setTimeout`. */
+export type TimerHandle = { readonly __timer: unique symbol } | object;
+
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
+  /** Calls `fn` once after `ms` (clamped to what a timer can hold). */
+  setTimeout(fn: () => void, ms: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+/**
+ * The longest delay a Node timer holds: above 2^31−1 ms (~24.8 days) Node
+ * fires at once with a TimeoutOverflowWarning. A longer wait fires at this
+ * bound and the caller looks again.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export function clampDelay(ms: number): number {
+  if (!(ms > 0)) return 0; // NaN and negatives: now
+  return Math.min(ms, MAX_TIMER_MS);
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, clampDelay(ms)),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** Sleeps on the clock. */
+export function sleep(clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => clock.setTimeout(resolve, ms));
+}
+
+/**
+ * Runs `fn` every `ms`, never two at once: the next run is armed when the
+ * previous one has settled. Returns a function that stops it.
+ */
+export function every(clock: Clock, ms: number, fn: () => Promise<void>, onError: (err: unknown) => void): () => void {
+  let stopped = false;
+  let handle: TimerHandle | undefined;
+  const tick = () => {
+    fn()
+      .catch(onError)
+      .finally(() => {
+        if (!stopped) handle = clock.setTimeout(tick, ms);
+      });
+  };
+  handle = clock.setTimeout(tick, ms);
+  return () => {
+    stopped = true;
+    if (handle !== undefined) clock.clearTimeout(handle);
+  };
+}

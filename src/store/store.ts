@@ -9,19 +9,25 @@
  */
 import type { ErrorInfo } from '../../machines/policy.js';
 
-/** A job as it lies in the store (payload and result already parsed). */
+/**
+ * A job as it lies in the store: the one shape every store method returns.
+ * Payload and result stay JSON text here; the worker parses the payload it
+ * runs, and the public view (engine/job-view.ts) parses both for readers.
+ */
 export interface JobRecord {
   id: number;
   name: string;
   state: string;
-  payload: unknown;
+  /** JSON text. */
+  payload: string;
   key: string | null;
   priority: number;
   /** When the job is (or was) due, ms since the epoch. */
   runAt: number;
   attempts: number;
   lastError: ErrorInfo | null;
-  result: unknown;
+  /** JSON text of the handler's result. */
+  result: string | null;
   progress: number | null;
   /** Retry-policy override given at enqueue, if any. */
   retry: Record<string, unknown> | null;
@@ -34,6 +40,9 @@ export interface JobRecord {
   createdAt: number;
   updatedAt: number;
 }
+
+/** A job held under a lease: a claim's result. */
+export type LeasedJob = JobRecord & { leaseToken: string; lockedUntil: number };
 
 export interface NewJob {
   name: string;
@@ -53,6 +62,21 @@ export interface InsertResult {
   created: boolean;
 }
 
+/**
+ * What a claim writes, read off the job machine's claim edge at start-up
+ * (engine/machine-registry.ts): the store never decides a state by itself.
+ */
+export interface ClaimRule {
+  /** The state claimed from (the machine's initial state). */
+  from: string;
+  /** The state a claimed job enters. */
+  to: string;
+  /** Attempts the claim spends. */
+  attempts: number;
+  /** The machine event recorded in the history. */
+  event: string;
+}
+
 export interface ClaimRequest {
   /** Only jobs with these names are claimed. */
   names: readonly string[];
@@ -60,21 +84,7 @@ export interface ClaimRequest {
   owner: string;
   leaseMs: number;
   now: number;
-}
-
-/** A claimed job: the lease token proves ownership until `lockedUntil`. */
-export interface ClaimedJob {
-  id: number;
-  name: string;
-  /** JSON text: parsed by the worker that runs it. */
-  payload: string;
-  attempts: number;
-  lastError: ErrorInfo | null;
-  ctx: Record<string, unknown> | null;
-  retry: Record<string, unknown> | null;
-  timeout: number | null;
-  token: string;
-  lockedUntil: number;
+  rule: ClaimRule;
 }
 
 export interface TransitionRequest {
@@ -124,30 +134,17 @@ export interface QueueStats {
   byName: Record<string, Record<string, number>>;
 }
 
-/** A job that sits in a state the machine leaves on its own after a delay. */
-export interface DueJob {
-  id: number;
-  name: string;
-  state: string;
-  attempts: number;
-  lastError: ErrorInfo | null;
-  ctx: Record<string, unknown> | null;
-  retry: Record<string, unknown> | null;
-  leaseToken: string | null;
-  leaseOwner: string | null;
-}
-
 export interface Store {
   insert(jobs: readonly NewJob[], at: number): Promise<InsertResult[]>;
-  claim(request: ClaimRequest): Promise<ClaimedJob[]>;
+  claim(request: ClaimRequest): Promise<LeasedJob[]>;
   /** Compare-and-set transitions, all in one transaction; `false` where the CAS missed. */
   transition(requests: readonly TransitionRequest[]): Promise<boolean[]>;
   heartbeat(id: number, token: string, lockedUntil: number): Promise<boolean>;
   progress(id: number, token: string, progress: number): Promise<boolean>;
   /** Processing jobs of these names whose lease ran out before `now`. */
-  expiredLeases(names: readonly string[], now: number, limit: number): Promise<DueJob[]>;
+  expiredLeases(names: readonly string[], now: number, limit: number): Promise<JobRecord[]>;
   /** Jobs of these names, in one of `states`, whose `run_at` has come. */
-  dueJobs(names: readonly string[], states: readonly string[], now: number, limit: number): Promise<DueJob[]>;
+  dueJobs(names: readonly string[], states: readonly string[], now: number, limit: number): Promise<JobRecord[]>;
   /** The earliest `run_at` among jobs of these names in `states`, or null. */
   nextDueAt(names: readonly string[], states: readonly string[]): Promise<number | null>;
   get(id: number): Promise<JobRecord | undefined>;

@@ -1,15 +1,20 @@
 /** Waiting on events$ instead of sleeping. */
 import { filter, firstValueFrom, take, toArray, timeout, type Observable } from 'rxjs';
-import type { QueueEvent } from '../../src/index.js';
+import { isTransition, type JobTransitionEvent, type QueueEvent } from '../../src/index.js';
 
 /** Resolves with the first event matching `pred` (fails after `ms`). */
-export function nextEvent(events$: Observable<QueueEvent>, pred: (e: QueueEvent) => boolean, ms = 10_000): Promise<QueueEvent> {
-  return firstValueFrom(events$.pipe(filter(pred), timeout(ms)));
+export function nextEvent(events$: Observable<QueueEvent>, pred: (e: JobTransitionEvent) => boolean, ms = 10_000): Promise<JobTransitionEvent> {
+  return firstValueFrom(events$.pipe(filter(isTransition), filter(pred), timeout(ms)));
 }
 
 /** Resolves with the first `n` events matching `pred`. */
-export function events(events$: Observable<QueueEvent>, pred: (e: QueueEvent) => boolean, n: number, ms = 10_000): Promise<QueueEvent[]> {
-  return firstValueFrom(events$.pipe(filter(pred), take(n), toArray(), timeout(ms)));
+export function events(events$: Observable<QueueEvent>, pred: (e: JobTransitionEvent) => boolean, n: number, ms = 10_000): Promise<JobTransitionEvent[]> {
+  return firstValueFrom(events$.pipe(filter(isTransition), filter(pred), take(n), toArray(), timeout(ms)));
+}
+
+/** The job transitions of an event stream (stuck-run events left out). */
+export function transitions$(events$: Observable<QueueEvent>): Observable<JobTransitionEvent> {
+  return events$.pipe(filter(isTransition));
 }
 
 /** Polls `condition` every 10 ms until it holds; fails after `ms` (for state with no event, such as a file's size). */

@@ -3,6 +3,7 @@
  * in a real queue: its extra state is persisted, `send` delivers its extra
  * event, and its own delayed edge fires through the scheduler.
  */
+import { systemClock } from '../../src/lib/clock.js';
 import { describe, expect, it } from 'vitest';
 import { createQuarantineMachine, QUARANTINE_EXPIRY_MS } from '../../machines/examples/quarantine.machine.js';
 import { defineJob, InvalidTransitionError, ValidationError } from '../../src/index.js';
@@ -47,7 +48,7 @@ describe('a custom job machine with an extra state', () => {
 
   it('a quarantined job nobody looks at goes to dead when its own delay runs out', async () => {
     let offset = 0;
-    const clock = { now: () => Date.now() + offset };
+    const clock = { ...systemClock, now: () => Date.now() + offset };
     const q = fx.open({
       clock,
       jobs: [

@@ -1,3 +1,4 @@
+import { systemClock } from '../../src/lib/clock.js';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { defineJob } from '../../src/index.js';
@@ -18,7 +19,7 @@ function column(path: string, sql: string): unknown[] {
 describe('a job committed on its own', () => {
   it('stays out of the claim index until the next claim, and runs in claim order with jobs inserted in batches', async () => {
     let t = 1_000_000;
-    const clock = { now: () => (t += 10) };
+    const clock = { ...systemClock, now: () => (t += 10) };
     const ran: string[] = [];
     const jobs = [defineJob({ name: 'j', handler: (p: string) => void ran.push(p) })];
     const producer = fx.open({ clock });

@@ -1,3 +1,4 @@
+import { systemClock } from '../../src/lib/clock.js';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { defineJob } from '../../src/index.js';
@@ -99,7 +100,7 @@ describe('retention', () => {
 
   it('deletes finished jobs older than their retention, and keeps younger ones', async () => {
     let offset = 0;
-    const clock = { now: () => Date.now() + offset };
+    const clock = { ...systemClock, now: () => Date.now() + offset };
     const jobs = [defineJob({ name: 'ok', handler: () => 1 }), defineJob({ name: 'bad', retry: { attempts: 1 }, handler: () => { throw new Error('x'); } })];
     const q1 = fx.open({ clock, jobs });
     await q1.enqueueMany(Array.from({ length: 1200 }, (_, i) => ({ name: 'ok', payload: i })));

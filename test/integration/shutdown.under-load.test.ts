@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import type { Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createQueue, defineJob, type Queue, type QueueEvent } from '../../src/index.js';
+import { createQueue, defineJob, isTransition, type JobTransitionEvent as QueueEvent, type Queue } from '../../src/index.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { nextEvent } from '../helpers/wait.js';
@@ -71,7 +71,7 @@ function open(path: string, handler: (payload: { n: number }, ctx: { jobId: numb
 /** Records every event a queue emits. */
 function record(q: Queue): QueueEvent[] {
   const seen: QueueEvent[] = [];
-  subscriptions.push(q.events$.subscribe((e) => seen.push(e)));
+  subscriptions.push(q.events$.subscribe((e) => isTransition(e) && seen.push(e)));
   return seen;
 }
 

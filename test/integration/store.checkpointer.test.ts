@@ -1,6 +1,9 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { createQueue } from '../../src/index.js';
+import { checkpointerRunning } from '../../src/store/sqlite/checkpointer.js';
 import { WAL_AUTOCHECKPOINT_PAGES } from '../../src/store/sqlite/open.js';
+import { silentLogger } from '../helpers/silent-logger.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -18,15 +21,28 @@ describe('WAL checkpoints on a worker thread', () => {
     await waitFor(() => statSync(fx.path()).size > before + 100 * 1024, 10_000);
   });
 
-  it('close() ends the thread before it resolves: the last connection closes and removes the WAL', async () => {
-    const threads = () => readdirSync('/proc/self/task').length;
-    await fx.open().close(); // first, so that threads Node starts once (its pools) are already up
-    const before = threads();
+  it('close() resolves once the thread has closed its connection: the last close removes the WAL', async () => {
     const q = fx.open();
     await q.enqueue('j', 1);
-    expect(threads()).toBeGreaterThan(before);
+    expect(existsSync(`${fx.path()}-wal`)).toBe(true);
     await q.close();
-    expect(threads()).toBe(before);
     expect(existsSync(`${fx.path()}-wal`)).toBe(false);
+  });
+
+  it('one thread serves every store of the process, and ends a moment after the last one closed', async () => {
+    const threads = () => readdirSync('/proc/self/task').length;
+    await waitFor(() => !checkpointerRunning(), 5000); // whatever an earlier test left
+    const before = threads();
+    const a = fx.open();
+    await waitFor(() => threads() > before, 5000);
+    const withOne = threads();
+    const b = createQueue({ path: `${fx.path()}.second`, logger: silentLogger });
+    await b.enqueue('j', 1);
+    await a.enqueue('j', 1);
+    expect(threads()).toBe(withOne);
+    await a.close();
+    await b.close();
+    expect(checkpointerRunning()).toBe(true); // kept a moment for the next store
+    await waitFor(() => !checkpointerRunning() && threads() === before, 5000);
   });
 });

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { NewJob, Store } from '../../src/store/store.js';
+import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 
 let store: Store | undefined;
@@ -27,7 +28,7 @@ describe('store.nextDueAt', () => {
     expect(await store.nextDueAt(['b'], ['pending', 'failed'])).toBe(now + 50);
     expect(await store.nextDueAt(['c'], ['pending', 'failed'])).toBeNull();
     // Claiming the due and the soonest delayed job moves the answer on.
-    await store.claim({ names: ['a'], limit: 10, owner: 'o', leaseMs: 1000, now: now + 300 });
+    await store.claim({ names: ['a'], limit: 10, owner: 'o', leaseMs: 1000, now: now + 300, rule: CLAIM_RULE });
     expect(await store.nextDueAt(['a'], ['pending', 'failed'])).toBe(now + 500);
   });
 
@@ -37,10 +38,10 @@ describe('store.nextDueAt', () => {
     store = createSqliteStore({ path: db.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 1000, history: false });
     const now = 2_000_000;
     const { id } = (await store.insert([job('a', now)], now))[0]!;
-    const [claimed] = await store.claim({ names: ['a'], limit: 1, owner: 'o', leaseMs: 1000, now });
+    const [claimed] = await store.claim({ names: ['a'], limit: 1, owner: 'o', leaseMs: 1000, now, rule: CLAIM_RULE });
     expect(await store.nextDueAt(['a'], ['pending', 'failed'])).toBeNull();
     const [ok] = await store.transition([
-      { id, from: 'processing', token: claimed!.token, to: 'failed', event: 'job.fail', at: now, attempts: 1, lastError: null, ctx: null, runAt: now + 750 },
+      { id, from: 'processing', token: claimed!.leaseToken, to: 'failed', event: 'job.fail', at: now, attempts: 1, lastError: null, ctx: null, runAt: now + 750 },
     ]);
     expect(ok).toBe(true);
     expect(await store.nextDueAt(['a'], ['pending', 'failed'])).toBe(now + 750);

@@ -1,7 +1,10 @@
 import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { dumpSchema } from '../../src/store/sqlite/schema.js';
+import { withStates } from '../../src/store/sqlite/sql.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 
 const MIGRATIONS = new URL('../../src/store/sqlite/sql/migrations/', import.meta.url);
@@ -31,11 +34,20 @@ function schema(path: string): { level: number; indexes: string[] } {
 }
 
 describe('schema', () => {
+  it('a fresh file holds exactly the committed src/store/sqlite/schema.sql (run `npm run schema` after a migration)', async () => {
+    const path = freshPath();
+    await open(path).close();
+    const db = new Database(path, { readonly: true });
+    const dumped = dumpSchema(db);
+    db.close();
+    expect(dumped).toBe(readFileSync(new URL('../../src/store/sqlite/schema.sql', import.meta.url), 'utf8'));
+  });
+
   it('migrates a file made by the first schema, keeping its jobs', async () => {
     const path = freshPath();
     const old = new Database(path);
     old.pragma('journal_mode = WAL');
-    old.exec(readFileSync(new URL('001_init.sql', MIGRATIONS), 'utf8'));
+    old.exec(withStates(readFileSync(new URL('001_init.sql', MIGRATIONS), 'utf8'), '001_init.sql'));
     old.pragma('user_version = 1');
     old.prepare("INSERT INTO jobs (name, state, payload, run_at, created_at, updated_at) VALUES ('j', 'completed', '1', 0, 0, 0)").run();
     old.prepare("INSERT INTO jobs (name, state, payload, run_at, created_at, updated_at) VALUES ('j', 'pending', '2', 0, 0, 0)").run();
@@ -44,7 +56,7 @@ describe('schema', () => {
 
     const store = open(path);
     const job = await store.get(1);
-    const claimed = await store.claim({ names: ['j'], limit: 10, owner: 'o', leaseMs: 1000, now: 1 });
+    const claimed = await store.claim({ names: ['j'], limit: 10, owner: 'o', leaseMs: 1000, now: 1, rule: CLAIM_RULE });
     await store.close();
     expect(job?.state).toBe('completed');
     expect(claimed.map((c) => c.id)).toEqual([2]);

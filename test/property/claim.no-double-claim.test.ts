@@ -10,24 +10,24 @@
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createApplyEvent, type JobRef } from '../../src/engine/apply-event.js';
-import { createBatcher } from '../../src/lib/batcher.js';
+import { createEngine } from '../../src/engine/engine.js';
+import { isTransition } from '../../src/engine/events.js';
 import { defineJob } from '../../src/engine/job-definition.js';
-import { createMachineRegistry, toContext } from '../../src/engine/machine-registry.js';
+import { toContext } from '../../src/engine/machine-registry.js';
+import { systemClock } from '../../src/lib/clock.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { ClaimedJob, ClaimRequest, TransitionRequest } from '../../src/store/store.js';
+import type { ClaimRequest, LeasedJob } from '../../src/store/store.js';
+import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 
 const NAME = 'job';
 const LEASE = 1000;
 const FINISHED = ['completed', 'dead'];
-const registry = createMachineRegistry(
-  new Map([[NAME, defineJob({ name: NAME, handler: () => undefined, retry: { attempts: 2, backoff: { type: 'fixed', delay: 0 } } })]]),
-);
+const JOB = defineJob({ name: NAME, handler: () => undefined, retry: { attempts: 2, backoff: { type: 'fixed', delay: 0 } } });
 
 interface Plan { workers: number; jobs: number; limit: number; failSeed: number; sweeps: number }
 interface Outcome { violations: string[]; overflow: string | null; finishes: Map<number, number>; states: Map<number, string>; total: number; chainsValid: boolean }
-type Claim = (req: ClaimRequest) => Promise<ClaimedJob[]>;
+type Claim = (req: ClaimRequest) => Promise<LeasedJob[]>;
 
 const planArb = fc.record({
   workers: fc.integer({ min: 2, max: 8 }),
@@ -36,8 +36,6 @@ const planArb = fc.record({
   failSeed: fc.nat(),
   sweeps: fc.integer({ min: 0, max: 2 }),
 });
-
-const refOf = (c: ClaimedJob): JobRef => ({ id: c.id, name: c.name, state: 'processing', attempts: c.attempts, lastError: c.lastError, ctx: c.ctx, retry: c.retry, token: c.token });
 
 /** The broken claim: read candidate ids, yield, then write by id with no state check. */
 function racyClaim(s: fc.Scheduler, db: Database.Database): Claim {
@@ -53,7 +51,10 @@ function racyClaim(s: fc.Scheduler, db: Database.Database): Claim {
     const lockedUntil = req.now + req.leaseMs;
     return ids.map((id) => {
       const r = update.get(req.owner, token, lockedUntil, id)!;
-      return { id: r.id, name: r.name, payload: r.payload, attempts: r.attempts, lastError: null, ctx: null, retry: null, timeout: r.timeout_ms, token, lockedUntil };
+      return {
+        id: r.id, name: r.name, state: 'processing', payload: r.payload, key: null, priority: 0, runAt: req.now, attempts: r.attempts, lastError: null,
+        result: null, progress: null, retry: null, timeout: r.timeout_ms, ctx: null, leaseOwner: req.owner, leaseToken: token, lockedUntil, createdAt: req.now, updatedAt: req.now,
+      };
     });
   };
 }
@@ -62,17 +63,14 @@ async function runWorkers(s: fc.Scheduler, plan: Plan, racy: boolean): Promise<O
   const tmp = tempDbPath();
   const store = createSqliteStore({ path: tmp.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 5000, history: true });
   const raw = racy ? new Database(tmp.path) : undefined;
+  const clock = { ...systemClock, t: 1_000_000, now: (): number => clock.t };
+  // The engine the product builds, on this store and clock.
+  const engine = createEngine({ store, clock, logger: silentLogger, jobs: [JOB], retention: {}, maxPayloadBytes: 1024 });
   try {
-    const clock = { t: 1_000_000, now: (): number => clock.t };
     const finishes = new Map<number, number>();
-    const settle = createBatcher<TransitionRequest, boolean>((reqs) => store.transition(reqs));
-    const apply = createApplyEvent({
-      registry,
-      settle,
-      clock,
-      onTransition: (n) => {
-        if (FINISHED.includes(n.to)) finishes.set(n.job.id, (finishes.get(n.job.id) ?? 0) + 1);
-      },
+    const { apply, registry } = engine;
+    engine.events$.subscribe((e) => {
+      if (isTransition(e) && FINISHED.includes(e.to)) finishes.set(e.job.id, (finishes.get(e.job.id) ?? 0) + 1);
     });
     const newJob = { name: NAME, state: 'pending', payload: '{}', key: null, priority: 0, runAt: clock.t, retry: null, timeout: null };
     await store.insert(Array.from({ length: plan.jobs }, () => newJob), clock.t);
@@ -99,7 +97,7 @@ async function runWorkers(s: fc.Scheduler, plan: Plan, racy: boolean): Promise<O
       const due = await step(`${who} dueJobs`, () => store.dueJobs([NAME], registry.delayedStates, clock.now(), 100));
       for (const d of due) {
         const next = registry.forJob(d.name, d.retry).due(d.state, toContext(d.attempts, d.lastError, d.ctx))!;
-        await step(`${who} promote ${d.id}`, () => apply({ ...d, token: d.leaseToken }, { type: next.eventType }));
+        await step(`${who} promote ${d.id}`, () => apply(d, { type: next.eventType }));
       }
       return due.length;
     };
@@ -108,7 +106,7 @@ async function runWorkers(s: fc.Scheduler, plan: Plan, racy: boolean): Promise<O
     let overflow: string | null = null;
     const worker = async (who: string): Promise<void> => {
       for (;;) {
-        const jobs = await step(`${who} claim`, () => claim({ names: [NAME], limit: plan.limit, owner: who, leaseMs: LEASE, now: clock.now() }));
+        const jobs = await step(`${who} claim`, () => claim({ names: [NAME], limit: plan.limit, owner: who, leaseMs: LEASE, now: clock.now(), rule: registry.claimRule }));
         // Two attempts per job: more hand-outs than that means jobs came back from the dead.
         if ((handedOut += jobs.length) > 2 * plan.jobs) {
           overflow = `${handedOut} hand-outs for ${plan.jobs} jobs of 2 attempts each`;
@@ -117,7 +115,7 @@ async function runWorkers(s: fc.Scheduler, plan: Plan, racy: boolean): Promise<O
         for (const c of jobs) {
           const h = holders.get(c.id);
           if (h && h.lockedUntil >= clock.now()) violations.push(`job ${c.id} handed to ${who} while ${h.worker} holds a live lease`);
-          holders.set(c.id, { worker: who, token: c.token, lockedUntil: c.lockedUntil });
+          holders.set(c.id, { worker: who, token: c.leaseToken, lockedUntil: c.lockedUntil });
         }
         if (jobs.length === 0) {
           if ((await promote(who)) === 0) return;
@@ -127,8 +125,8 @@ async function runWorkers(s: fc.Scheduler, plan: Plan, racy: boolean): Promise<O
           await s.schedule(Promise.resolve(), `${who} works on ${c.id}`);
           const fails = (c.id * 31 + c.attempts * 17 + plan.failSeed) % 3 === 0;
           const event = fails ? { type: 'job.fail', error: { name: 'Error', message: 'boom' }, random: 0 } : { type: 'job.complete' };
-          const res = await step(`${who} settles ${c.id}`, () => apply(refOf(c), event, { workerId: who }));
-          if (res.accepted && res.committed) release(c.id, c.token);
+          const res = await step(`${who} settles ${c.id}`, () => apply(c, event, { workerId: who }));
+          if (res.accepted && res.committed) release(c.id, c.leaseToken);
         }
       }
     };
@@ -141,7 +139,7 @@ async function runWorkers(s: fc.Scheduler, plan: Plan, racy: boolean): Promise<O
         const expired = await step('sweeper expiredLeases', () => store.expiredLeases([NAME], clock.now(), 100));
         for (const d of expired) {
           const res = await step(`sweeper expires ${d.id}`, () =>
-            apply({ ...d, token: d.leaseToken }, { type: 'job.expire', error: { name: 'LeaseExpiredError', message: 'expired' }, random: 0 }),
+            apply(d, { type: 'job.expire', error: { name: 'LeaseExpiredError', message: 'expired' }, random: 0 }),
           );
           if (res.accepted && res.committed) release(d.id, d.leaseToken);
         }
@@ -164,7 +162,7 @@ async function runWorkers(s: fc.Scheduler, plan: Plan, racy: boolean): Promise<O
     return { violations, overflow, finishes, states, total: (await store.stats()).total, chainsValid };
   } finally {
     raw?.close();
-    await store.close();
+    await engine.close();
     tmp.cleanup();
   }
 }

@@ -6,12 +6,15 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createApplyEvent, type ApplyEvent, type JobRef, type TransitionNotice } from '../../src/engine/apply-event.js';
-import { createBatcher } from '../../src/lib/batcher.js';
-import { defineJob, type AnyJobDefinition } from '../../src/engine/job-definition.js';
-import { createMachineRegistry, toContext, type MachineRegistry } from '../../src/engine/machine-registry.js';
+import type { ApplyEvent } from '../../src/engine/apply-event.js';
+import { createEngine } from '../../src/engine/engine.js';
+import { isTransition, type JobTransitionEvent } from '../../src/engine/events.js';
+import { defineJob } from '../../src/engine/job-definition.js';
+import { toContext, type MachineRegistry } from '../../src/engine/machine-registry.js';
+import { systemClock } from '../../src/lib/clock.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { ClaimedJob, Store, TransitionRequest } from '../../src/store/store.js';
+import type { LeasedJob, Store } from '../../src/store/store.js';
+import { silentLogger } from '../helpers/silent-logger.js';
 import type { ErrorInfo } from '../../machines/policy.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 
@@ -31,11 +34,10 @@ const EXPIRED: ErrorInfo = { name: 'LeaseExpiredError', message: 'lease expired'
 
 interface MJob { id: number; name: Name; priority: number; state: string; attempts: number; runAt: number; token: string | null; lockedUntil: number | null; history: number }
 interface Model { t: number; jobs: Map<number, MJob>; keys: Map<string, number>; lost: Array<{ id: number; token: string }>; committed: number }
-interface Real { store: Store; apply: ApplyEvent; clock: { t: number; now(): number }; registry: MachineRegistry; notices: TransitionNotice[]; leases: Map<string, ClaimedJob> }
+interface Real { store: Store; apply: ApplyEvent; clock: { t: number; now(): number }; registry: MachineRegistry; notices: JobTransitionEvent[]; leases: Map<string, LeasedJob> }
 type Cmd = fc.AsyncCommand<Model, Real>;
 
 const leaseKey = (id: number, token: string) => `${id}/${token}`;
-const refOfClaim = (c: ClaimedJob): JobRef => ({ id: c.id, name: c.name, state: 'processing', attempts: c.attempts, lastError: c.lastError, ctx: c.ctx, retry: c.retry, token: c.token });
 const inState = (m: Model, ...states: string[]) => [...m.jobs.values()].filter((j) => states.includes(j.state));
 const pick = <T>(list: readonly T[], n: number): T => list[n % list.length]!;
 
@@ -112,17 +114,17 @@ const claim = fc.tuple(fc.integer({ min: 1, max: 3 }), fc.constantFrom('w0', 'w1
       .slice(0, limit)
       .map((j) => j.id)
       .sort((x, y) => x - y);
-    const got = await r.store.claim({ names, limit, owner, leaseMs: LEASE, now: r.clock.now() });
+    const got = await r.store.claim({ names, limit, owner, leaseMs: LEASE, now: r.clock.now(), rule: r.registry.claimRule });
     // Which jobs (priority, run_at, id order) is the contract; RETURNING's row order is not.
     expect(got.map((c) => c.id).sort((x, y) => x - y)).toEqual(expected);
     for (const c of got) {
       const j = m.jobs.get(c.id)!;
       expect(j.state).toBe('pending'); // never handed to a second claimer
-      expect(r.leases.has(leaseKey(c.id, c.token))).toBe(false); // a fresh token
+      expect(r.leases.has(leaseKey(c.id, c.leaseToken))).toBe(false); // a fresh token
       expect({ attempts: c.attempts, lockedUntil: c.lockedUntil }).toEqual({ attempts: j.attempts + 1, lockedUntil: m.t + LEASE });
-      Object.assign(j, { state: 'processing', attempts: j.attempts + 1, token: c.token, lockedUntil: m.t + LEASE });
+      Object.assign(j, { state: 'processing', attempts: j.attempts + 1, token: c.leaseToken, lockedUntil: m.t + LEASE });
       j.history++;
-      r.leases.set(leaseKey(c.id, c.token), c);
+      r.leases.set(leaseKey(c.id, c.leaseToken), c);
     }
   }),
 );
@@ -136,7 +138,7 @@ const heldLease = (m: Model, r: Real, n: number) => {
 const complete = fc.nat().map((n) =>
   cmd(`complete(#${n})`, hasProcessing, async (m, r) => {
     const { j, lease } = heldLease(m, r, n);
-    const res = await r.apply(refOfClaim(lease), { type: 'job.complete' }, { workerId: 'w', result: '"ok"' });
+    const res = await r.apply(lease, { type: 'job.complete' }, { workerId: 'w', result: '"ok"' });
     expect(res).toEqual({ accepted: true, committed: true, to: 'completed', attempts: j.attempts, runAt: undefined });
     move(m, j, { state: 'completed', attempts: j.attempts, runAt: j.runAt }, true);
   }),
@@ -146,7 +148,7 @@ const fail = fc.tuple(fc.nat(), fc.constantFrom<FailKind>('error', 'error', 'fat
   cmd(`fail(#${n}, ${kind})`, hasProcessing, async (m, r) => {
     const { j, lease } = heldLease(m, r, n);
     const next = afterFailure(m, j, kind);
-    const res = await r.apply(refOfClaim(lease), { type: 'job.fail', error: ERRORS[kind], random: 0 }, { workerId: 'w' });
+    const res = await r.apply(lease, { type: 'job.fail', error: ERRORS[kind], random: 0 }, { workerId: 'w' });
     expect(res).toMatchObject({ accepted: true, committed: true, to: next.state, attempts: next.attempts });
     move(m, j, next, true);
   }),
@@ -159,7 +161,7 @@ const expire = fc.integer({ min: 0, max: 2 * LEASE }).map((advance) =>
     const found = await r.store.expiredLeases(NAMES, m.t, 100);
     expect(found.map((d) => d.id).sort((x, y) => x - y)).toEqual(expected.map((j) => j.id));
     // Applied together so that the batcher settles them in one transaction.
-    const results = await Promise.all(found.map((d) => r.apply({ ...d, token: d.leaseToken }, { type: 'job.expire', error: EXPIRED, random: 0 })));
+    const results = await Promise.all(found.map((d) => r.apply(d, { type: 'job.expire', error: EXPIRED, random: 0 })));
     found.forEach((d, i) => {
       const j = m.jobs.get(d.id)!;
       const next = afterFailure(m, j, 'error');
@@ -178,7 +180,7 @@ const promote = fc.integer({ min: 0, max: 150 }).map((advance) =>
     for (const d of due) {
       const next = r.registry.forJob(d.name, d.retry).due(d.state, toContext(d.attempts, d.lastError, d.ctx));
       expect(next).toBeDefined();
-      const res = await r.apply({ ...d, token: d.leaseToken }, { type: next!.eventType });
+      const res = await r.apply(d, { type: next!.eventType });
       const j = m.jobs.get(d.id)!;
       expect(res).toMatchObject({ accepted: true, committed: true, to: 'pending', runAt: m.t });
       move(m, j, { state: 'pending', attempts: j.attempts, runAt: m.t }, false);
@@ -190,7 +192,7 @@ const cancel = fc.nat().map((n) =>
   cmd(`cancel(#${n})`, (m) => m.jobs.size > 0, async (m, r) => {
     const j = pick([...m.jobs.values()], n);
     const rec = (await r.store.get(j.id))!;
-    const res = await r.apply({ ...rec, token: rec.leaseToken }, { type: 'job.cancel' });
+    const res = await r.apply(rec, { type: 'job.cancel' });
     if (!['pending', 'processing', 'failed'].includes(j.state)) return expect(res).toEqual({ accepted: false });
     expect(res).toMatchObject({ accepted: true, committed: true, to: 'cancelled' });
     move(m, j, { state: 'cancelled', attempts: j.attempts, runAt: j.runAt }, false);
@@ -201,7 +203,7 @@ const retryDead = fc.nat().map((n) =>
   cmd(`retry(#${n})`, (m) => inState(m as Model, 'dead').length > 0, async (m, r) => {
     const j = pick(inState(m, 'dead'), n);
     const rec = (await r.store.get(j.id))!;
-    const res = await r.apply({ ...rec, token: rec.leaseToken }, { type: 'job.retry' });
+    const res = await r.apply(rec, { type: 'job.retry' });
     expect(res).toMatchObject({ accepted: true, committed: true, to: 'pending', attempts: 0 });
     move(m, j, { state: 'pending', attempts: 0, runAt: m.t }, false);
   }),
@@ -218,8 +220,8 @@ const stale = fc.tuple(fc.nat(), fc.boolean(), fc.nat()).map(([n, completes, liv
     const event = completes ? { type: 'job.complete' } : { type: 'job.fail', error: ERRORS.error, random: 0 };
     const holder = inState(m, 'processing').length > 0 ? heldLease(m, r, live) : undefined;
     const [res, liveRes] = await Promise.all([
-      r.apply(refOfClaim(lease), event, { workerId: 'stale' }),
-      ...(holder ? [r.apply(refOfClaim(holder.lease), { type: 'job.complete' })] : []),
+      r.apply(lease, event, { workerId: 'stale' }),
+      ...(holder ? [r.apply(holder.lease, { type: 'job.complete' })] : []),
     ]);
     expect(res).toMatchObject({ accepted: true, committed: false });
     if (!holder) return;
@@ -228,29 +230,25 @@ const stale = fc.tuple(fc.nat(), fc.boolean(), fc.nat()).map(([n, completes, liv
   }),
 );
 
-function definitions(): Map<string, AnyJobDefinition> {
-  return new Map(
-    NAMES.map((name) => [name, defineJob({ name, handler: () => undefined, retry: { attempts: POLICY[name].attempts, backoff: { type: 'fixed', delay: POLICY[name].delay } } })]),
-  );
-}
+const JOBS = NAMES.map((name) => defineJob({ name, handler: () => undefined, retry: { attempts: POLICY[name].attempts, backoff: { type: 'fixed', delay: POLICY[name].delay } } }));
 
 describe('the SQLite store behaves like its model under random commands', () => {
   it('keeps every job in exactly one state, never loses one, never hands one out twice', async () => {
-    const registry = createMachineRegistry(definitions());
     await fc.assert(
       fc.asyncProperty(fc.commands([enqueue, enqueue, claim, claim, complete, complete, fail, fail, expire, promote, cancel, retryDead, retryDead, stale, stale], { size: 'large', maxCommands: 40 }), async (cmds) => {
         const db = tempDbPath();
         const store = createSqliteStore({ path: db.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 5000, history: true });
+        const clock = { ...systemClock, t: 1_000_000, now: (): number => clock.t };
+        // The engine the product builds, on this store and clock.
+        const engine = createEngine({ store, clock, logger: silentLogger, jobs: JOBS, retention: {}, maxPayloadBytes: 1024 });
         try {
-          const clock = { t: 1_000_000, now: (): number => clock.t };
-          const notices: TransitionNotice[] = [];
-          const settle = createBatcher<TransitionRequest, boolean>((reqs) => store.transition(reqs));
-          const apply = createApplyEvent({ registry, settle, clock, onTransition: (n) => notices.push(n) });
-          const real: Real = { store, apply, clock, registry, notices, leases: new Map() };
+          const notices: JobTransitionEvent[] = [];
+          engine.events$.subscribe((e) => isTransition(e) && notices.push(e));
+          const real: Real = { store, apply: engine.apply, clock, registry: engine.registry, notices, leases: new Map() };
           const model = (): Model => ({ t: clock.t, jobs: new Map(), keys: new Map(), lost: [], committed: 0 });
           await fc.asyncModelRun(() => ({ model: model(), real }), cmds);
         } finally {
-          await store.close();
+          await engine.close();
           db.cleanup();
         }
       }),

@@ -6,31 +6,31 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApplyEvent, type ApplyEvent, type JobRef } from '../../src/engine/apply-event.js';
-import { createBatcher } from '../../src/lib/batcher.js';
+import type { ApplyEvent } from '../../src/engine/apply-event.js';
+import { createEngine, type Engine } from '../../src/engine/engine.js';
 import { defineJob } from '../../src/engine/job-definition.js';
-import { createMachineRegistry, toContext } from '../../src/engine/machine-registry.js';
+import { toContext } from '../../src/engine/machine-registry.js';
+import { systemClock } from '../../src/lib/clock.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { ClaimedJob, NewJob, Store, TransitionRequest } from '../../src/store/store.js';
+import type { LeasedJob, NewJob, Store } from '../../src/store/store.js';
+import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 
 const NAME = 'job';
 const LEASE = 1000;
 // Two attempts, no backoff: a first expired lease makes the job due again at once, a second one kills it.
-const registry = createMachineRegistry(
-  new Map([[NAME, defineJob({ name: NAME, handler: () => undefined, retry: { attempts: 2, backoff: { type: 'fixed', delay: 0 } } })]]),
-);
+const JOB = defineJob({ name: NAME, handler: () => undefined, retry: { attempts: 2, backoff: { type: 'fixed', delay: 0 } } });
 const newJob = (runAt: number): NewJob => ({ name: NAME, state: 'pending', payload: '{}', key: null, priority: 0, runAt, retry: null, timeout: null });
-const refOf = (c: ClaimedJob): JobRef => ({ id: c.id, name: c.name, state: 'processing', attempts: c.attempts, lastError: c.lastError, ctx: c.ctx, retry: c.retry, token: c.token });
 
-interface Conn { store: Store; apply: ApplyEvent }
-const clock = { t: 1_000_000, now: (): number => clock.t };
+interface Conn { store: Store; apply: ApplyEvent; engine: Engine }
+const clock = { ...systemClock, t: 1_000_000, now: (): number => clock.t };
 
 function openConnections(path: string): [Conn, Conn] {
+  // Each "process" builds the engine the product builds, on its own connection.
   const open = (): Conn => {
     const store = createSqliteStore({ path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 5000, history: true });
-    const settle = createBatcher<TransitionRequest, boolean>((reqs) => store.transition(reqs));
-    return { store, apply: createApplyEvent({ registry, settle, clock, onTransition: () => undefined }) };
+    const engine = createEngine({ store, clock, logger: silentLogger, jobs: [JOB], retention: {}, maxPayloadBytes: 1024 });
+    return { store, apply: engine.apply, engine };
   };
   return [open(), open()];
 }
@@ -44,7 +44,7 @@ function setup(): [Conn, Conn] {
   const tmp = tempDbPath();
   const conns = openConnections(tmp.path);
   cleanups.push(async () => {
-    for (const c of conns) await c.store.close();
+    for (const c of conns) await c.engine.close();
     tmp.cleanup();
   });
   return conns;
@@ -72,8 +72,8 @@ describe('two connections on one file', () => {
           // Both "processes" enqueue.
           await conns[0].store.insert(Array.from({ length: Math.ceil(n / 2) }, () => newJob(clock.t)), clock.t);
           await conns[1].store.insert(Array.from({ length: Math.floor(n / 2) }, () => newJob(clock.t)), clock.t);
-          const live = new Map<number, { conn: number; lease: ClaimedJob }>();
-          const lost: ClaimedJob[] = [];
+          const live = new Map<number, { conn: number; lease: LeasedJob }>();
+          const lost: LeasedJob[] = [];
           const want = new Map<number, string>(); // what each job's state must be, unless live
           const finished = new Map<number, number>();
           const finish = (id: number, state: string) => {
@@ -82,9 +82,10 @@ describe('two connections on one file', () => {
           };
 
           for (const step of steps) {
-            const { store, apply } = conns[step.conn];
+            const { store, apply, engine } = conns[step.conn];
+            const { registry } = engine;
             if (step.kind === 'claim') {
-              const got = await store.claim({ names: [NAME], limit: step.limit, owner: `c${step.conn}`, leaseMs: LEASE, now: clock.now() });
+              const got = await store.claim({ names: [NAME], limit: step.limit, owner: `c${step.conn}`, leaseMs: LEASE, now: clock.now(), rule: conns[0].engine.registry.claimRule });
               for (const c of got) {
                 const holder = live.get(c.id);
                 expect(holder, `job ${c.id} claimed by c${step.conn} while c${holder?.conn} holds it`).toBeUndefined();
@@ -93,7 +94,7 @@ describe('two connections on one file', () => {
             } else if (step.kind === 'complete' && live.size > 0) {
               // A lease token is valid whichever connection carries it.
               const held = [...live.values()][step.pick % live.size]!;
-              const res = await apply(refOf(held.lease), { type: 'job.complete' });
+              const res = await apply(held.lease, { type: 'job.complete' });
               expect(res).toMatchObject({ accepted: true, committed: true, to: 'completed' });
               live.delete(held.lease.id);
               finish(held.lease.id, 'completed');
@@ -103,7 +104,7 @@ describe('two connections on one file', () => {
               const expired = await store.expiredLeases([NAME], clock.now(), 100);
               expect(expired.map((d) => d.id).sort((a, b) => a - b)).toEqual([...live.keys()].sort((a, b) => a - b));
               for (const d of expired) {
-                const res = await apply({ ...d, token: d.leaseToken }, { type: 'job.expire', error: { name: 'LeaseExpiredError', message: 'expired' }, random: 0 });
+                const res = await apply(d, { type: 'job.expire', error: { name: 'LeaseExpiredError', message: 'expired' }, random: 0 });
                 const to = d.attempts < 2 ? 'failed' : 'dead';
                 expect(res).toMatchObject({ accepted: true, committed: true, to });
                 lost.push(live.get(d.id)!.lease);
@@ -112,12 +113,12 @@ describe('two connections on one file', () => {
               }
               for (const d of await store.dueJobs([NAME], registry.delayedStates, clock.now(), 100)) {
                 const next = registry.forJob(d.name, d.retry).due(d.state, toContext(d.attempts, d.lastError, d.ctx))!;
-                expect(await apply({ ...d, token: d.leaseToken }, { type: next.eventType })).toMatchObject({ committed: true, to: 'pending' });
+                expect(await apply(d, { type: next.eventType })).toMatchObject({ committed: true, to: 'pending' });
                 finish(d.id, 'pending');
               }
             } else if (step.kind === 'stale' && lost.length > 0) {
               // The expired holder (perhaps while the job is held again under a new lease) is refused.
-              const res = await apply(refOf(lost[step.pick % lost.length]!), { type: 'job.complete' });
+              const res = await apply(lost[step.pick % lost.length]!, { type: 'job.complete' });
               expect(res).toMatchObject({ accepted: true, committed: false });
             }
           }
@@ -128,7 +129,7 @@ describe('two connections on one file', () => {
             expect(jobs.length).toBe(n);
             for (const job of jobs) {
               const held = live.get(job.id);
-              expect(job.leaseToken).toBe(held ? held.lease.token : null);
+              expect(job.leaseToken).toBe(held ? held.lease.leaseToken : null);
               expect(job.state).toBe(held ? 'processing' : (want.get(job.id) ?? 'pending'));
             }
           }
@@ -157,12 +158,12 @@ describe('two connections on one file', () => {
     expect(b.store.externalChange()).toBe(true);
     expect(b.store.externalChange()).toBe(false);
 
-    const [claimed] = await b.store.claim({ names: [NAME], limit: 1, owner: 'b', leaseMs: LEASE, now: clock.now() });
+    const [claimed] = await b.store.claim({ names: [NAME], limit: 1, owner: 'b', leaseMs: LEASE, now: clock.now(), rule: b.engine.registry.claimRule });
     expect(claimed).toBeDefined();
     expect(a.store.externalChange()).toBe(true);
     expect(a.store.externalChange()).toBe(false);
 
-    expect(await b.apply(refOf(claimed!), { type: 'job.complete' })).toMatchObject({ committed: true });
+    expect(await b.apply(claimed!, { type: 'job.complete' })).toMatchObject({ committed: true });
     expect(a.store.externalChange()).toBe(true);
     expect((await a.store.get(claimed!.id))?.state).toBe('completed');
     expect(a.store.externalChange()).toBe(false);

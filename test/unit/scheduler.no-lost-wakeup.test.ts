@@ -3,6 +3,7 @@
  * every job (ready now, delayed, or failed and due for retry) must still be
  * claimed, whatever the interleaving of triggers and slow store calls.
  */
+import { systemClock } from '../../src/lib/clock.js';
 import fc from 'fast-check';
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ async function runScenario(plan: { slots: number; jobs: Array<{ at: number; dela
   let lat = 0;
   const latency = () => pause(plan.storeLatency[lat++ % plan.storeLatency.length]!);
   const t0 = Date.now();
-  const clock = { now: () => Date.now() - t0 };
+  const clock = { ...systemClock, now: () => Date.now() - t0 };
   const scheduler = createScheduler({
     clock,
     freeSlots: () => free,

@@ -1,49 +1,52 @@
 /**
- * The checkpointer's thread (started by checkpointer.ts): its own connection
- * runs PASSIVE checkpoints, which never block readers or writers, backing off
- * while the WAL does not grow. A message from the parent closes it.
+ * The checkpoint thread (started by checkpointer.ts): one per process, shared
+ * by every store. Each store registers its file; the thread keeps its own
+ * connection to it and runs a PASSIVE checkpoint, which never blocks readers
+ * or writers, each time the store's clock asks for one.
  */
 import Database from 'better-sqlite3';
 import { parentPort } from 'node:worker_threads';
-import { threadWorkerData } from '../../lib/module-worker.js';
 
-export interface CheckpointerThreadData {
-  path: string;
-  synchronous: 'NORMAL' | 'FULL';
-  busyTimeoutMs: number;
-  minMs: number;
-  maxMs: number;
+export type ToThread =
+  | { type: 'open'; id: number; path: string; synchronous: 'NORMAL' | 'FULL'; busyTimeoutMs: number }
+  | { type: 'checkpoint'; id: number }
+  | { type: 'close'; id: number };
+
+export type FromThread =
+  | { type: 'checkpointed'; id: number; log: number }
+  | { type: 'error'; id: number; message: string }
+  | { type: 'closed'; id: number };
+
+interface Registered {
+  db: Database.Database;
+  checkpoint: Database.Statement<[], { busy: number; log: number; checkpointed: number }>;
 }
 
-export interface CheckpointerMessage {
-  error: string;
-}
-
-const o = threadWorkerData<CheckpointerThreadData>();
 const port = parentPort!;
-const db = new Database(o.path, { timeout: o.busyTimeoutMs });
-db.pragma(`synchronous = ${o.synchronous}`);
-const checkpoint = db.prepare<[], { busy: number; log: number; checkpointed: number }>('PRAGMA wal_checkpoint(PASSIVE)');
-let delay = o.minMs;
-let lastLog = -1;
-let timer: NodeJS.Timeout | undefined;
+const files = new Map<number, Registered>();
+const send = (m: FromThread) => port.postMessage(m);
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-const tick = (): void => {
-  try {
-    const { log } = checkpoint.get()!;
-    // The WAL did not grow since the last pass: nothing new to copy, look less often.
-    delay = log === lastLog ? Math.min(o.maxMs, delay * 2) : o.minMs;
-    lastLog = log;
-  } catch (err) {
-    port.postMessage({ error: err instanceof Error ? err.message : String(err) } satisfies CheckpointerMessage);
-    delay = o.maxMs;
+port.on('message', (m: ToThread) => {
+  if (m.type === 'open') {
+    try {
+      const db = new Database(m.path, { timeout: m.busyTimeoutMs });
+      db.pragma(`synchronous = ${m.synchronous}`);
+      files.set(m.id, { db, checkpoint: db.prepare('PRAGMA wal_checkpoint(PASSIVE)') });
+    } catch (err) {
+      send({ type: 'error', id: m.id, message: message(err) });
+    }
+  } else if (m.type === 'checkpoint') {
+    const file = files.get(m.id);
+    if (!file) return;
+    try {
+      send({ type: 'checkpointed', id: m.id, log: file.checkpoint.get()!.log });
+    } catch (err) {
+      send({ type: 'error', id: m.id, message: message(err) });
+    }
+  } else {
+    files.get(m.id)?.db.close();
+    files.delete(m.id);
+    send({ type: 'closed', id: m.id });
   }
-  timer = setTimeout(tick, delay);
-};
-timer = setTimeout(tick, delay);
-
-port.on('message', () => {
-  clearTimeout(timer);
-  db.close();
-  port.close();
 });

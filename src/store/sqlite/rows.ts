@@ -1,11 +1,12 @@
-/** Row ↔ record mapping for the SQLite store (snake_case columns, JSON text). */
+/** The one row ↔ record mapping of the SQLite store (snake_case columns, JSON text). */
 import type { ErrorInfo } from '../../../machines/policy.js';
-import type { DueJob, HistoryEntry, JobRecord } from '../store.js';
+import type { HistoryEntry, JobRecord } from '../store.js';
 
 export function parseJson<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
 }
 
+/** A row of `jobs`, as `SELECT *` returns it. */
 export interface JobRow {
   id: number;
   name: string;
@@ -33,13 +34,13 @@ export function toJobRecord(r: JobRow): JobRecord {
     id: r.id,
     name: r.name,
     state: r.state,
-    payload: JSON.parse(r.payload) as unknown,
+    payload: r.payload,
     key: r.key,
     priority: r.priority,
     runAt: r.run_at,
     attempts: r.attempts,
     lastError: parseJson<ErrorInfo>(r.last_error),
-    result: r.result === null ? undefined : (JSON.parse(r.result) as unknown),
+    result: r.result,
     progress: r.progress,
     retry: parseJson(r.retry),
     timeout: r.timeout_ms,
@@ -49,32 +50,6 @@ export function toJobRecord(r: JobRow): JobRecord {
     lockedUntil: r.locked_until,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
-  };
-}
-
-export interface DueRow {
-  id: number;
-  name: string;
-  state: string;
-  attempts: number;
-  last_error: string | null;
-  ctx: string | null;
-  retry: string | null;
-  lease_token: string | null;
-  lease_owner: string | null;
-}
-
-export function toDueJob(r: DueRow): DueJob {
-  return {
-    id: r.id,
-    name: r.name,
-    state: r.state,
-    attempts: r.attempts,
-    lastError: parseJson(r.last_error),
-    ctx: parseJson(r.ctx),
-    retry: parseJson(r.retry),
-    leaseToken: r.lease_token,
-    leaseOwner: r.lease_owner,
   };
 }
 

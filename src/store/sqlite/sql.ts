@@ -2,13 +2,28 @@
  * Loads the SQL of each store statement from its own file (`claim-ready.sql`, `transition.sql` …).
  * The build copies `sql/` beside the compiled module, so the same relative
  * URL works from `src/` (tests) and `dist/` (the package).
+ *
+ * State names are never spelled in SQL: a file writes `{{pending}}`, and the
+ * loader puts in the quoted name from the job machine's constants. They stay
+ * literals (not bound parameters) so that SQLite can match the partial
+ * indexes, whose conditions name states.
  */
 import { readFileSync, readdirSync } from 'node:fs';
+import { JobState } from '../../../machines/job.machine.js';
 
 const dir = new URL('./sql/', import.meta.url);
 
+/** Replaces each `{{state}}` with the quoted state name; an unknown name is a bug in the file. */
+export function withStates(text: string, file: string): string {
+  return text.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    const state = (JobState as Record<string, string>)[name];
+    if (state === undefined) throw new TypeError(`${file}: {{${name}}} is not a job state`);
+    return `'${state.replace(/'/g, "''")}'`;
+  });
+}
+
 export function sql(name: string): string {
-  return readFileSync(new URL(`${name}.sql`, dir), 'utf8');
+  return withStates(readFileSync(new URL(`${name}.sql`, dir), 'utf8'), `${name}.sql`);
 }
 
 /** Numbered migrations (`001_init.sql` …), in order, with their level. */
@@ -17,5 +32,5 @@ export function migrations(): Array<{ level: number; name: string; text: string 
   return readdirSync(migrationsDir)
     .filter((f) => /^\d+_.*\.sql$/.test(f))
     .sort()
-    .map((f) => ({ level: Number.parseInt(f, 10), name: f, text: readFileSync(new URL(f, migrationsDir), 'utf8') }));
+    .map((f) => ({ level: Number.parseInt(f, 10), name: f, text: withStates(readFileSync(new URL(f, migrationsDir), 'utf8'), f) }));
 }

@@ -4,44 +4,32 @@
  * processes can share the file without a deferred transaction's SQLITE_BUSY.
  */
 import type Database from 'better-sqlite3';
-import type {
-  ClaimedJob,
-  ClaimRequest,
-  DueJob,
-  InsertResult,
-  NewJob,
-  QueueStats,
-  Store,
-  TransitionRequest,
-} from '../store.js';
+import { JobState } from '../../../machines/job.machine.js';
+import { systemClock, type Clock } from '../../lib/clock.js';
 import { DatabaseError } from '../../errors.js';
+import type { InsertResult, LeasedJob, ClaimRequest, NewJob, QueueStats, Store, TransitionRequest } from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
-import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
-import { sql } from './sql.js';
+import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
 import { listJobs } from './list-jobs.js';
 import { namesStatement } from './names-statement.js';
-import { toDueJob, toHistoryEntry, toJobRecord, parseJson, type DueRow, type HistoryRow, type JobRow } from './rows.js';
+import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
+import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from './rows.js';
+import { sql } from './sql.js';
 
 export interface SqliteStoreOptions extends OpenOptions {
   /** Record each transition in `job_history`. */
   history: boolean;
   /** Finished jobs are deleted after a while: build the index that finds them by age now, not on the first purge. */
   retentionIndex?: boolean;
-}
-
-interface ClaimRow {
-  id: number;
-  name: string;
-  payload: string;
-  attempts: number;
-  last_error: string | null;
-  ctx: string | null;
-  retry: string | null;
-  timeout_ms: number | null;
+  /** Timers for lock waits and WAL checkpoints. */
+  clock?: Clock;
 }
 
 export function createSqliteStore(options: SqliteStoreOptions): Store {
+  const clock = options.clock ?? systemClock;
   const db = openDatabase(options);
+  // From here on SQLite waits only briefly; longer waits are retried from the event loop (guard.ts).
+  db.pragma(`busy_timeout = ${Math.min(SQLITE_BUSY_WAIT_MS, options.busyTimeoutMs)}`);
   const recordHistory = options.history;
   let tokenSeq = 0;
   const tokenPrefix = `${process.pid.toString(36)}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}`;
@@ -50,9 +38,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     insert: db.prepare<Record<string, unknown>, { id: number }>(sql('insert')),
     insertKeyless: db.prepare(sql('insert-keyless')),
     insertSingle: db.prepare(sql('insert-single')),
+    nextId: db.prepare(sql('next-id')).pluck(),
     indexNew: db.prepare(sql('index-new')),
     indexMark: db.prepare(sql('index-mark')),
-    findByKey: db.prepare<[string], { id: number }>(sql('find-by-key')),
+    findByKey: db.prepare<{ key: string }, { id: number }>(sql('find-by-key')),
     claimReady: namesStatement(db, sql('claim-ready')),
     claimLease: db.prepare(sql('claim-lease')),
     transition: db.prepare(sql('transition')),
@@ -75,16 +64,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   };
 
   /**
-   * A job without an idempotency key: `insert-keyless` inside a batch, or
-   * `insert-single` for one job that SQLite commits by itself (an awaited
-   * enqueue), which leaves the claim index to the next claim.
+   * Puts jobs committed on their own into the claim index and moves the mark
+   * past every job (index-new.sql). Every delete runs it first: the mark then
+   * stays above every id ever handed out, and no insert reuses one.
    */
-  const insertKeyless = (statement: Database.Statement, job: NewJob, at: number): InsertResult => {
-    const { lastInsertRowid } = statement.run(job.name, job.state, job.payload, job.priority, job.runAt, job.retry, job.timeout, at, at);
-    return { id: Number(lastInsertRowid), created: true };
-  };
-
-  /** Puts jobs committed on their own into the claim index and moves the mark past every job (index-new.sql). */
   const indexNewJobs = (): void => {
     s.indexNew.run();
     s.indexMark.run();
@@ -92,15 +75,17 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
   const insertTx = db.transaction((jobs: readonly NewJob[], at: number): InsertResult[] => {
     const out: InsertResult[] = new Array(jobs.length);
+    let id = s.nextId.get() as number;
     for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i]!;
+      const row = { ...job, id, at };
       if (job.key === null) {
-        out[i] = insertKeyless(s.insertKeyless, job, at);
+        s.insertKeyless.run(row);
+        out[i] = { id: id++, created: true };
         continue;
       }
-      const row = s.insert.get({ ...job, at });
-      // An existing key hands back the first job.
-      out[i] = row ? { id: row.id, created: true } : { id: s.findByKey.get(job.key)!.id, created: false };
+      // An existing key hands back the first job (and uses no id).
+      out[i] = s.insert.get(row) ? { id: id++, created: true } : { id: s.findByKey.get({ key: job.key })!.id, created: false };
     }
     // This batch went into the index as it was written: move the mark past it,
     // so the next claim does not walk over these rows looking for new ones.
@@ -108,56 +93,77 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     return out;
   });
 
-  const claimTx = db.transaction((req: ClaimRequest, token: string): ClaimedJob[] => {
+  /** One job without a key, committed by itself (an awaited enqueue): one autocommitted statement. */
+  const insertSingle = (job: NewJob, at: number): InsertResult[] => {
+    const { lastInsertRowid } = s.insertSingle.run({ ...job, at });
+    return [{ id: Number(lastInsertRowid), created: true }];
+  };
+
+  const claimTx = db.transaction((req: ClaimRequest, token: string): LeasedJob[] => {
     indexNewJobs();
-    const rows = s.claimReady.all(req.names, { now: req.now, limit: req.limit }) as ClaimRow[];
+    const rows = s.claimReady.all(req.names, { now: req.now, limit: req.limit }) as JobRow[];
     if (rows.length === 0) return [];
+    const { rule } = req;
     const lockedUntil = req.now + req.leaseMs;
-    const out: ClaimedJob[] = new Array(rows.length);
+    const out: LeasedJob[] = new Array(rows.length);
     const ids: number[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
-      const r = rows[i]!;
-      ids[i] = r.id;
-      out[i] = {
-        id: r.id,
-        name: r.name,
-        payload: r.payload,
-        attempts: r.attempts + 1,
-        lastError: parseJson(r.last_error),
-        ctx: parseJson(r.ctx),
-        retry: parseJson(r.retry),
-        timeout: r.timeout_ms,
-        token,
-        lockedUntil,
-      };
+      const job = toJobRecord(rows[i]!);
+      ids[i] = job.id;
+      // What claim-lease.sql writes, so the record matches the row.
+      job.state = rule.to;
+      job.attempts += rule.attempts;
+      job.leaseOwner = req.owner;
+      job.leaseToken = token;
+      job.lockedUntil = lockedUntil;
+      job.updatedAt = req.now;
+      out[i] = job as LeasedJob;
     }
     const idList = JSON.stringify(ids);
-    const leased = s.claimLease.run({ ids: idList, owner: req.owner, token, lockedUntil, now: req.now }).changes;
+    const leased = s.claimLease.run({ ids: idList, from: rule.from, to: rule.to, attempts: rule.attempts, owner: req.owner, token, lockedUntil, now: req.now }).changes;
     // The write lock is held since the SELECT: nothing can have moved these rows.
     if (leased !== rows.length) throw new DatabaseError('LJ_ERR_DATABASE', `claim leased ${leased} of the ${rows.length} jobs it read`);
-    if (recordHistory) s.claimHistory.run({ ids: idList, at: req.now, owner: req.owner, token });
+    if (recordHistory) s.claimHistory.run({ ids: idList, from: rule.from, to: rule.to, event: rule.event, at: req.now, owner: req.owner, token });
     return out;
   });
 
-  const transitionTx = db.transaction((reqs: readonly TransitionRequest[]): boolean[] =>
-    reqs.map((t) => {
+  const transitionTx = db.transaction((reqs: readonly TransitionRequest[]): boolean[] => {
+    if (reqs.some((t) => t.purge)) indexNewJobs();
+    return reqs.map((t) => {
       if (t.purge) {
         const gone = s.purgeJob.run({ id: t.id, from: t.from, token: t.token }).changes === 1;
-        if (gone && recordHistory) s.purgeHistory.run(t.id);
+        if (gone && recordHistory) s.purgeHistory.run({ id: t.id });
         return gone;
       }
-      const lastError = t.lastError ? JSON.stringify(t.lastError) : null;
-      const ctx = t.ctx ? JSON.stringify(t.ctx) : null;
-      const statement = t.to === 'processing' ? s.transitionHeld : s.transition;
+      const statement = t.to === JobState.processing ? s.transitionHeld : s.transition;
       const changed =
-        statement.run(t.to, t.attempts, lastError, ctx, t.runAt ?? null, t.result ?? null, t.at, t.id, t.from, t.token).changes === 1;
+        statement.run({
+          id: t.id,
+          from: t.from,
+          token: t.token,
+          to: t.to,
+          attempts: t.attempts,
+          lastError: t.lastError ? JSON.stringify(t.lastError) : null,
+          ctx: t.ctx ? JSON.stringify(t.ctx) : null,
+          runAt: t.runAt ?? null,
+          result: t.result ?? null,
+          at: t.at,
+        }).changes === 1;
       if (changed && recordHistory) {
-        const error = t.error ? JSON.stringify(t.error) : null;
-        s.history.run(t.id, t.from, t.to, t.event, t.at, t.workerId ?? null, t.token, error);
+        s.history.run({
+          id: t.id,
+          from: t.from,
+          to: t.to,
+          event: t.event,
+          at: t.at,
+          workerId: t.workerId ?? null,
+          token: t.token,
+          error: t.error ? JSON.stringify(t.error) : null,
+        });
       }
       return changed;
-    }),
-  );
+    });
+  });
 
   // The retention index exists only once some queue asked for time-based retention.
   let finishedBefore: Database.Statement | undefined;
@@ -183,34 +189,47 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
           path: options.path,
           synchronous: options.durability === 'full' ? 'FULL' : 'NORMAL',
           busyTimeoutMs: options.busyTimeoutMs,
+          clock,
           onError: (message) => options.onWarning?.(message),
         });
 
   const purgeTx = db.transaction((finished: Database.Statement, state: string, before: number, limit: number): number => {
+    indexNewJobs();
     const ids = finished.all({ state, before, limit }) as number[];
     for (const id of ids) {
-      s.deleteJob.run(id);
-      s.purgeHistory.run(id);
+      s.deleteJob.run({ id });
+      s.purgeHistory.run({ id });
     }
     return ids.length;
   });
 
   let lastDataVersion = s.dataVersion.get() as number;
 
-  return typedErrors(options.path, {
-    insert: async (jobs, at) => (jobs.length === 1 && jobs[0]!.key === null ? [insertKeyless(s.insertSingle, jobs[0]!, at)] : insertTx.immediate(jobs, at)),
+  /** After SQLITE_FULL: copy the WAL back and cut it to nothing, so the space it held comes back. */
+  const recoverFromFull = (): void => {
+    try {
+      const [r] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+      options.onWarning?.(
+        `database ${options.path}: disk full; ${r && r.busy === 0 ? 'checkpointed and truncated the WAL' : 'the WAL could not be truncated yet (a reader holds it)'}`,
+      );
+    } catch (err) {
+      options.onWarning?.(`database ${options.path}: disk full; WAL checkpoint failed: ${(err as Error).message}`);
+    }
+  };
+
+  const store: Store = {
+    insert: async (jobs, at) => (jobs.length === 1 && jobs[0]!.key === null ? insertSingle(jobs[0]!, at) : insertTx.immediate(jobs, at)),
     claim: async (req) => claimTx.immediate(req, `${tokenPrefix}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => transitionTx.immediate(reqs),
     heartbeat: async (id, token, lockedUntil) => s.heartbeat.run({ id, token, lockedUntil }).changes === 1,
     progress: async (id, token, progress) => s.progress.run({ id, token, progress }).changes === 1,
-    expiredLeases: async (names, now, limit) =>
-      (s.expired.all(names, { now, limit }) as DueRow[]).map(toDueJob),
+    expiredLeases: async (names, now, limit) => (s.expired.all(names, { now, limit }) as JobRow[]).map(toJobRecord),
     dueJobs: async (names, states, now, limit) => {
-      const out: DueJob[] = [];
+      const out = [];
       for (const state of states) {
         for (const name of names) {
           if (out.length >= limit) return out;
-          for (const row of s.due.all({ state, name, now, limit: limit - out.length }) as DueRow[]) out.push(toDueJob(row));
+          for (const row of s.due.all({ state, name, now, limit: limit - out.length }) as JobRow[]) out.push(toJobRecord(row));
         }
       }
       return out;
@@ -219,7 +238,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       let min: number | null = null;
       for (const state of states) {
         for (const name of names) {
-          const row = state === 'pending' ? s.nextPending.get({ name }) : s.nextDue.get({ state, name });
+          const row = state === JobState.pending ? s.nextPending.get({ name }) : s.nextDue.get({ state, name });
           const at = (row as { at: number | null }).at;
           if (at !== null && (min === null || at < min)) min = at;
         }
@@ -227,7 +246,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       return min;
     },
     get: async (id) => {
-      const row = s.get.get(id) as JobRow | undefined;
+      const row = s.get.get({ id }) as JobRow | undefined;
       return row ? toJobRecord(row) : undefined;
     },
     list: async (filter) => listJobs(db, filter),
@@ -257,21 +276,6 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       await checkpointer?.close();
       if (db.open) db.close();
     },
-  });
-}
-
-/** Every SQLite failure leaves the store as a DatabaseError with a stable code. */
-function typedErrors(path: string, store: Store): Store {
-  const out: Record<string, unknown> = {};
-  for (const [key, fn] of Object.entries(store) as Array<[string, (...args: unknown[]) => unknown]>) {
-    out[key] = (...args: unknown[]) => {
-      try {
-        const r = fn(...args);
-        return r instanceof Promise ? r.catch((err: unknown) => Promise.reject(toDatabaseError(err, path))) : r;
-      } catch (err) {
-        throw toDatabaseError(err, path);
-      }
-    };
-  }
-  return out as unknown as Store;
+  };
+  return guardStore(store, { path: options.path, clock, busyTimeoutMs: options.busyTimeoutMs, isOpen: () => db.open, onFull: recoverFromFull });
 }

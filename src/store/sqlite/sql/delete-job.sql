@@ -1,1 +1,1 @@
-DELETE FROM jobs WHERE id = ?
+DELETE FROM jobs WHERE id = @id

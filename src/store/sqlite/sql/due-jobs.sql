@@ -1,7 +1,7 @@
 -- Called per (state, name) for delayed states: a seek on jobs_waiting.
-SELECT id, name, state, attempts, last_error, ctx, retry, lease_token, lease_owner
+SELECT *
 FROM jobs INDEXED BY jobs_waiting
-WHERE state = :state AND name = :name AND run_at <= :now
-  AND state <> 'pending' AND state <> 'processing' AND state <> 'completed' AND state <> 'dead' AND state <> 'cancelled'
+WHERE state = @state AND name = @name AND run_at <= @now
+  AND state <> {{pending}} AND state <> {{processing}} AND state <> {{completed}} AND state <> {{dead}} AND state <> {{cancelled}}
 ORDER BY run_at
-LIMIT :limit
+LIMIT @limit

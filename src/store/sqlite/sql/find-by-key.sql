@@ -1,1 +1,1 @@
-SELECT id FROM jobs WHERE key = ?
+SELECT id FROM jobs WHERE key = @key

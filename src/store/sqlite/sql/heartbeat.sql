@@ -1,2 +1,2 @@
-UPDATE jobs SET locked_until = max(locked_until, :lockedUntil)
-WHERE id = :id AND state = 'processing' AND lease_token = :token
+UPDATE jobs SET locked_until = max(locked_until, @lockedUntil)
+WHERE id = @id AND state = {{processing}} AND lease_token = @token

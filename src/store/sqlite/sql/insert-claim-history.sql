@@ -1,5 +1,5 @@
--- One history row per job of a claim batch, in one statement (:ids is a JSON
+-- One history row per job of a claim batch, in one statement (@ids is a JSON
 -- array of job ids): cheaper than a statement per claimed job.
 INSERT INTO job_history (job_id, from_state, to_state, event, at, worker_id, lease_token, error)
-SELECT value, 'pending', 'processing', 'job.claim', :at, :owner, :token, NULL
-FROM json_each(:ids)
+SELECT value, @from, @to, @event, @at, @owner, @token, NULL
+FROM json_each(@ids)

@@ -1,2 +1,2 @@
 INSERT INTO job_history (job_id, from_state, to_state, event, at, worker_id, lease_token, error)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+VALUES (@id, @from, @to, @event, @at, @workerId, @token, @error)

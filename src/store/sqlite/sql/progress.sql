@@ -1,2 +1,2 @@
-UPDATE jobs SET progress = :progress
-WHERE id = :id AND state = 'processing' AND lease_token = :token
+UPDATE jobs SET progress = @progress
+WHERE id = @id AND state = {{processing}} AND lease_token = @token

@@ -1,1 +1,1 @@
-DELETE FROM job_history WHERE job_id = ?
+DELETE FROM job_history WHERE job_id = @id

@@ -1,12 +1,11 @@
 -- transition.sql for a move into processing (a custom edge): the lease stays.
--- Parameters as in transition.sql.
 UPDATE jobs
-SET state = ?,
-    attempts = ?,
-    last_error = ?,
-    ctx = ?,
-    run_at = coalesce(?, run_at),
-    result = coalesce(?, result),
-    updated_at = ?,
+SET state = @to,
+    attempts = @attempts,
+    last_error = @lastError,
+    ctx = @ctx,
+    run_at = coalesce(@runAt, run_at),
+    result = coalesce(@result, result),
+    updated_at = @at,
     indexed = 1
-WHERE id = ? AND state = ? AND lease_token IS ?
+WHERE id = @id AND state = @from AND lease_token IS @token

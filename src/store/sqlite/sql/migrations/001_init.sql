@@ -24,9 +24,9 @@ CREATE TABLE jobs (
 -- Idempotency keys: only rows that have one pay for the index.
 CREATE UNIQUE INDEX jobs_key ON jobs (key) WHERE key IS NOT NULL;
 -- The claim walks this index in order: every ORDER BY column is in it.
-CREATE INDEX jobs_ready ON jobs (priority DESC, run_at, id) WHERE state = 'pending';
+CREATE INDEX jobs_ready ON jobs (priority DESC, run_at, id) WHERE state = {{pending}};
 -- The lease sweeper.
-CREATE INDEX jobs_leased ON jobs (locked_until) WHERE state = 'processing';
+CREATE INDEX jobs_leased ON jobs (locked_until) WHERE state = {{processing}};
 -- Jobs waiting in a delayed state (failed, or a custom machine's own): due and
 -- next-due lookups seek per (state, name). Partial, so the hot path (pending →
 -- processing → completed) never touches it.
@@ -34,13 +34,13 @@ CREATE INDEX jobs_leased ON jobs (locked_until) WHERE state = 'processing';
 -- here is evaluated as a temporary table on every row change (measured ~7×
 -- slower per update).
 CREATE INDEX jobs_waiting ON jobs (state, name, run_at)
-  WHERE state <> 'pending' AND state <> 'processing' AND state <> 'completed' AND state <> 'dead' AND state <> 'cancelled';
+  WHERE state <> {{pending}} AND state <> {{processing}} AND state <> {{completed}} AND state <> {{dead}} AND state <> {{cancelled}};
 -- Pending jobs due later than they were created (delayed, retried, released):
 -- the due timer's next-due lookup. A job enqueued to run now never enters it.
-CREATE INDEX jobs_delayed ON jobs (name, run_at) WHERE state = 'pending' AND run_at > created_at;
+CREATE INDEX jobs_delayed ON jobs (name, run_at) WHERE state = {{pending}} AND run_at > created_at;
 -- Finished jobs by age, for retention. A row enters it once, when it finishes.
 CREATE INDEX jobs_finished ON jobs (state, updated_at)
-  WHERE state = 'completed' OR state = 'dead' OR state = 'cancelled';
+  WHERE state = {{completed}} OR state = {{dead}} OR state = {{cancelled}};
 
 -- Every transition after creation, for timelines and audits (can be turned
 -- off). Creation itself is the job row's created_at: history() puts it first.

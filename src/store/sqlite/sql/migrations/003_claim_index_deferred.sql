@@ -6,7 +6,7 @@
 -- batches, and every job a transition moves, are indexed at once as before.
 ALTER TABLE jobs ADD COLUMN indexed INTEGER NOT NULL DEFAULT 1;
 DROP INDEX jobs_ready;
-CREATE INDEX jobs_ready ON jobs (priority DESC, run_at, id) WHERE state = 'pending' AND indexed = 1;
+CREATE INDEX jobs_ready ON jobs (priority DESC, run_at, id) WHERE state = {{pending}} AND indexed = 1;
 
 -- Every job with an id up to `indexed_upto` is indexed; the claim looks above it only.
 CREATE TABLE queue_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;

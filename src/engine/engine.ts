@@ -1,0 +1,155 @@
+/**
+ * The engine: one store, the machine registry, the one path by which jobs are
+ * created and change state (each grouped into shared commits), and the event
+ * bus. The facade (queue.ts) and the consumer (consumer.ts) both receive it;
+ * nothing in here reaches back up to them.
+ *
+ *   facade ──► engine ──► store
+ *                 ▲  └──► machines (registry, compiled tables)
+ *   consumer ─────┘  (claims, applies outcomes, listens on ready$)
+ */
+import { Subject, type Observable } from 'rxjs';
+import { JobState } from '../../machines/job.machine.js';
+import { createBatcher } from '../lib/batcher.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import type { InsertResult, LeasedJob, NewJob, Store, TransitionRequest } from '../store/store.js';
+import { createApplyEvent, type ApplyEvent, type TransitionNotice } from './apply-event.js';
+import { transitionEvent, type QueueEvent, type RunStuckEvent } from './events.js';
+import type { AnyJobDefinition } from './job-definition.js';
+import { createMachineRegistry, type MachineRegistry } from './machine-registry.js';
+import { createNewJob, type EnqueueInput } from './new-job.js';
+import type { ResolvedRetention } from './options.js';
+import { ValidationError } from '../errors.js';
+
+export interface EngineDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** The jobs this process runs (it may enqueue any name). */
+  jobs: readonly AnyJobDefinition[];
+  retention: ResolvedRetention;
+  maxPayloadBytes: number;
+}
+
+export interface Engine {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly registry: MachineRegistry;
+  readonly definitions: ReadonlyMap<string, AnyJobDefinition>;
+  readonly retention: ResolvedRetention;
+  /** Each transition this process committed, and stuck runs. */
+  readonly events$: Observable<QueueEvent>;
+  /** A job this process runs became ready: emits its due time (now or earlier: ready now). */
+  readonly ready$: Observable<number>;
+  /** Checks an enqueue's input and builds the row to insert; throws ValidationError before anything is written. */
+  newJob(input: EnqueueInput, now: number): NewJob;
+  /** Inserts one job; calls in the same tick share one commit. */
+  enqueue(job: NewJob): Promise<InsertResult>;
+  /** Inserts all or nothing, in one transaction. */
+  enqueueMany(jobs: readonly NewJob[]): Promise<InsertResult[]>;
+  /** Runs an event through the job's machine and commits the result (grouped with concurrent ones). */
+  readonly apply: ApplyEvent;
+  /** Transitions waiting for their commit. */
+  backlog(): number;
+  /** Announces jobs this process claimed. */
+  claimed(jobs: readonly LeasedJob[]): void;
+  /** Announces a stuck run. */
+  stuck(event: RunStuckEvent): void;
+  /** Resolves once every insert and transition pushed so far has committed. */
+  flush(): Promise<void>;
+  /** Flushes, ends `events$`, closes the store. */
+  close(): Promise<void>;
+}
+
+export function createEngine(deps: EngineDeps): Engine {
+  const { store, clock, logger } = deps;
+  const definitions = new Map<string, AnyJobDefinition>();
+  for (const def of deps.jobs) {
+    if (definitions.has(def.name)) throw new ValidationError(`job "${def.name}" is defined twice`);
+    definitions.set(def.name, def);
+  }
+  const registry = createMachineRegistry(definitions);
+  const events = new Subject<QueueEvent>();
+  const ready = new Subject<number>();
+  const debug = logger.isLevelEnabled('debug');
+  const wantsEvents = () => debug || events.observed;
+
+  const announce = (e: QueueEvent): void => {
+    if (e.type === 'run:stuck') {
+      logger.error({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, workerId: e.workerId, reason: e.reason }, 'handler has not returned after it was told to stop; its run keeps its slot and lease');
+    } else if (e.to === JobState.dead) {
+      logger.error({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, err: e.error }, 'job is dead');
+    } else if (e.to === JobState.failed) {
+      logger.warn({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, err: e.error, runAt: e.runAt }, 'attempt failed; will retry');
+    } else if (debug) {
+      logger.debug({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, workerId: e.workerId, from: e.from, to: e.to, event: e.event }, `job ${e.from ?? 'new'} → ${e.to}`);
+    }
+    events.next(e);
+  };
+
+  const onTransition = (n: TransitionNotice): void => {
+    if (n.runAt !== undefined && definitions.has(n.job.name)) ready.next(n.runAt);
+    if (n.to === JobState.failed || n.to === JobState.dead || wantsEvents()) {
+      announce(transitionEvent(n.job, n.from, n.to, n.event, n.at, n.attempts, n));
+    }
+  };
+
+  const settle = createBatcher<TransitionRequest, boolean>((reqs) => store.transition(reqs));
+  const apply = createApplyEvent({ registry, settle, clock, onTransition, retention: deps.retention });
+
+  const afterInsert = (jobs: readonly NewJob[], results: readonly InsertResult[], at: number): void => {
+    let earliest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < jobs.length; i++) {
+      const job = jobs[i]!;
+      if (!results[i]!.created) continue;
+      if (definitions.has(job.name)) earliest = Math.min(earliest, Math.max(job.runAt, at));
+      if (wantsEvents()) announce(transitionEvent({ id: results[i]!.id, name: job.name }, null, job.state, 'job.enqueue', at, 0));
+    }
+    if (earliest !== Number.POSITIVE_INFINITY) ready.next(earliest);
+  };
+
+  const insertBatch = async (jobs: readonly NewJob[]): Promise<InsertResult[]> => {
+    const at = clock.now();
+    const results = await store.insert(jobs, at);
+    afterInsert(jobs, results, at);
+    return results;
+  };
+  const inserts = createBatcher<NewJob, InsertResult>(insertBatch);
+  const newJob = createNewJob(registry, definitions, deps.maxPayloadBytes);
+
+  const flush = async () => {
+    await inserts.drain();
+    await settle.drain();
+  };
+
+  return {
+    store,
+    clock,
+    logger,
+    registry,
+    definitions,
+    retention: deps.retention,
+    events$: events.asObservable(),
+    ready$: ready.asObservable(),
+    newJob,
+    enqueue: (job) => inserts.push(job),
+    enqueueMany: (jobs) => (jobs.length === 0 ? Promise.resolve([]) : insertBatch(jobs)),
+    apply,
+    backlog: () => settle.backlog(),
+    claimed(jobs) {
+      if (!wantsEvents()) return;
+      const at = clock.now();
+      for (const job of jobs) announce(transitionEvent({ id: job.id, name: job.name }, JobState.pending, job.state, 'job.claim', at, job.attempts));
+    },
+    stuck: announce,
+    flush,
+    async close() {
+      await flush();
+      events.complete();
+      ready.complete();
+      await store.close();
+    },
+  };
+}
