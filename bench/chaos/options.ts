@@ -1,0 +1,122 @@
+/**
+ * The chaos check's flags, the settings its child processes share, and the
+ * seeded random numbers that make a failing run repeatable as closely as
+ * timing allows (the seed picks every victim, every interval and every
+ * handler's work time).
+ */
+import { randomInt } from 'node:crypto';
+
+/** The one job name every process uses: workers run it, the producer enqueues it. */
+export const JOB_NAME = 'chaos';
+/** Short, so that a killed worker's jobs come back quickly; long enough that a busy event loop still renews in time. */
+export const LEASE_MS = 1500;
+/** Concurrent handlers per worker process. */
+export const CONCURRENCY = 4;
+/** Chance, per kill, that the producer is killed (and replaced) as well. */
+export const PRODUCER_KILL_CHANCE = 0.1;
+
+export interface ChaosOptions {
+  kills: number;
+  workers: number;
+  seed: number;
+  db: string | null;
+  quiet: boolean;
+  /** Random pause before each kill, ms: [min, max]. */
+  intervalMs: [number, number];
+  /**
+   * Jobs the producer enqueues per second. The default keeps the workers busy
+   * on a small machine, so that each kill finds jobs running and jobs claimed
+   * ahead; far below it most kills hit idle processes and test little.
+   */
+  rate: number;
+  /** How long the workers get to finish every job once the producer stops. */
+  drainTimeoutMs: number;
+}
+
+export const USAGE =
+  'usage: npm run chaos -- [--kills N] [--workers N] [--seed S] [--db PATH] [--quiet]\n' +
+  '                        [--interval MIN-MAX (ms)] [--rate JOBS/S] [--drain-timeout S]';
+
+function int(flag: string, value: string | undefined, min: number): number {
+  const n = Number(value);
+  if (value === undefined || !Number.isInteger(n) || n < min) throw new Error(`${flag} needs an integer ≥ ${min}\n${USAGE}`);
+  return n;
+}
+
+export function parseOptions(argv: readonly string[]): ChaosOptions {
+  const o: ChaosOptions = {
+    kills: 100,
+    workers: 3,
+    seed: randomInt(2 ** 31),
+    db: null,
+    quiet: false,
+    intervalMs: [1000, 2500],
+    rate: 1000,
+    drainTimeoutMs: 60_000,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    const value = argv[i + 1];
+    switch (flag) {
+      case '--kills': o.kills = int(flag, value, 1); i++; break;
+      case '--workers': o.workers = int(flag, value, 1); i++; break;
+      case '--seed': o.seed = int(flag, value, 0) >>> 0; i++; break;
+      case '--rate': o.rate = int(flag, value, 1); i++; break;
+      case '--drain-timeout': o.drainTimeoutMs = int(flag, value, 1) * 1000; i++; break;
+      case '--db':
+        if (!value) throw new Error(`--db needs a path\n${USAGE}`);
+        o.db = value;
+        i++;
+        break;
+      case '--interval': {
+        const m = /^(\d+)-(\d+)$/.exec(value ?? '');
+        if (!m || Number(m[1]) > Number(m[2]) || Number(m[2]) < 1) throw new Error(`--interval needs MIN-MAX in ms, e.g. 1000-2500\n${USAGE}`);
+        o.intervalMs = [Number(m[1]), Number(m[2])];
+        i++;
+        break;
+      }
+      case '--quiet': o.quiet = true; break;
+      default: throw new Error(`unknown flag ${flag}\n${USAGE}`);
+    }
+  }
+  return o;
+}
+
+/**
+ * The hard limit for a whole run: start-up, every kill at its longest
+ * interval (twice, for a slow machine), the drain, and stopping. Past it the
+ * run is a FAIL, never a hang.
+ */
+export function hardTimeoutMs(o: ChaosOptions): number {
+  return 20_000 + o.kills * o.intervalMs[1] * 2 + o.drainTimeoutMs + 10_000;
+}
+
+/** mulberry32: a small, fast, seedable generator in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** What a worker process is started with (one JSON argument). */
+export interface WorkerConfig {
+  db: string;
+  /** Its handler-run log: one file per process. */
+  log: string;
+  label: string;
+  seed: number;
+}
+
+/** What the producer process is started with (one JSON argument). */
+export interface ProducerConfig {
+  db: string;
+  /** Its acknowledged-id file: one file per producer process. */
+  acked: string;
+  label: string;
+  rate: number;
+}

@@ -1,0 +1,60 @@
+/**
+ * The chaos producer process: enqueues chaos jobs at a steady rate, and
+ * records each id only after its `enqueue` (or `enqueueMany`) promise has
+ * resolved. An id in the file is therefore a job litejobs acknowledged, and
+ * the verdict holds litejobs to every one of them, whenever this process is
+ * killed.
+ *
+ * `node --import tsx bench/chaos/producer.ts '<ProducerConfig JSON>'`
+ * stdout: `{"type":"ready"}`, then `{"type":"stopped","acknowledged":n}` after SIGTERM.
+ */
+import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import { createQueue } from '../../src/index.js';
+import { JOB_NAME, type ProducerConfig } from './options.js';
+import { exitWithParent } from './parent-watch.js';
+
+/** Jobs per round: one round is either this many concurrent `enqueue` calls or one `enqueueMany`. */
+const ROUND = 10;
+
+exitWithParent();
+const config = JSON.parse(process.argv[2] ?? '') as ProducerConfig;
+const acked = openSync(config.acked, 'a');
+const queue = createQueue({ path: config.db, name: config.label, logger: pino({ level: 'error' }, pino.destination(2)) });
+
+let acknowledged = 0;
+/** Called only once litejobs has acknowledged `ids`; one write per call, so a kill leaves whole lines. */
+function record(ids: number[]): void {
+  writeSync(acked, ids.map((id) => `${id}\n`).join(''));
+  acknowledged += ids.length;
+}
+
+let stopping = false;
+process.on('SIGTERM', () => {
+  stopping = true;
+});
+
+process.stdout.write(`${JSON.stringify({ type: 'ready' })}\n`);
+const roundMs = (ROUND * 1000) / config.rate;
+for (let round = 0; !stopping; round++) {
+  const started = Date.now();
+  if (round % 2 === 0) {
+    // Each id is recorded as soon as its own promise resolves, not when the whole round has.
+    await Promise.all(
+      Array.from({ length: ROUND }, (_, i) => queue.enqueue(JOB_NAME, { round, i }).then((r) => record([r.id]))),
+    );
+  } else {
+    const results = await queue.enqueueMany(Array.from({ length: ROUND }, (_, i) => ({ name: JOB_NAME, payload: { round, i } })));
+    record(results.map((r) => r.id));
+  }
+  // Batched fsync: once per round is enough, an id is never written before its acknowledgement.
+  fsyncSync(acked);
+  const rest = started + roundMs - Date.now();
+  if (rest > 0) await sleep(rest);
+}
+await queue.close();
+fsyncSync(acked);
+closeSync(acked);
+process.stdout.write(`${JSON.stringify({ type: 'stopped', acknowledged })}\n`);
+process.exit(0);

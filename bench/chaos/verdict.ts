@@ -1,0 +1,182 @@
+/**
+ * The chaos check's verdict: a pure function of what a run left behind (the
+ * acknowledged ids, the file's rows, the handlers' own logs and the
+ * controller's record of each process's life), so that each check can be
+ * tested on hand-made inputs.
+ */
+
+export interface JobRow {
+  id: number;
+  name: string;
+  state: string;
+  attempts: number;
+}
+
+export interface HistoryRow {
+  id: number;
+  job_id: number;
+  from_state: string | null;
+  to_state: string;
+  event: string;
+  at: number;
+  worker_id: string | null;
+  lease_token: string | null;
+  error: string | null;
+}
+
+/** One handler run as its process logged it; `end` is null when the process died before the handler returned. */
+export interface HandlerRun {
+  proc: string;
+  pid: number;
+  jobId: number;
+  attempt: number;
+  start: number;
+  end: number | null;
+}
+
+/** The controller's record of one child process. */
+export interface ProcessLifetime {
+  proc: string;
+  role: 'worker' | 'producer';
+  pid: number;
+  spawnedAt: number;
+  /** When the crash loop SIGKILLed it (null: never). */
+  killedAt: number | null;
+  /** Whether it was asked to stop (SIGTERM) at the end of the run. */
+  stopRequested: boolean;
+  exitedAt: number | null;
+  exitCode: number | null;
+  signal: string | null;
+}
+
+export interface VerdictInput {
+  acknowledged: readonly number[];
+  jobs: readonly JobRow[];
+  history: readonly HistoryRow[];
+  runs: readonly HandlerRun[];
+  processes: readonly ProcessLifetime[];
+  /** `PRAGMA integrity_check`, its rows joined. */
+  integrity: string;
+  leaseMs: number;
+}
+
+export interface Overlap {
+  jobId: number;
+  a: HandlerRun;
+  b: HandlerRun;
+}
+
+export interface Verdict {
+  pass: boolean;
+  kills: number;
+  producerKills: number;
+  acknowledged: number;
+  completed: number;
+  /** Acknowledged, but missing, not completed, or without a completion in its history. */
+  lost: number[];
+  /** In the file but never acknowledged (its producer died before recording it) and not completed. */
+  stuck: number[];
+  /** More than one history row into `completed`. */
+  doubled: number[];
+  /** Two runs of one job overlapping in time while both their processes were alive. */
+  overlaps: Overlap[];
+  /** Extra successful runs whose process was killed after the handler returned and before the commit could follow. */
+  reruns: HandlerRun[];
+  /** Extra successful runs not explained by a kill (a lease lost in a live process). Reported, not a failure. */
+  liveReruns: HandlerRun[];
+  /** Completed, yet no successful run was logged at the attempt that completed it. */
+  unrun: number[];
+  /** Processes that exited without being killed, or did not stop cleanly when asked. */
+  crashes: ProcessLifetime[];
+  integrityOk: boolean;
+  /** Runs a kill cut short (no end line): evidence that the kills hit work in flight. */
+  cutShort: number;
+  /** Leases the sweeper took back (`job.expire`): jobs held by killed processes. */
+  expired: number;
+}
+
+/** When a run stopped: its logged end, or else the death of its process (the kill, or the exit). */
+function runEnd(run: HandlerRun, life: ProcessLifetime | undefined): number {
+  const death = life?.killedAt ?? life?.exitedAt ?? Number.POSITIVE_INFINITY;
+  return Math.min(run.end ?? Number.POSITIVE_INFINITY, death);
+}
+
+function groupBy<T>(items: readonly T[], key: (t: T) => number): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}
+
+function findOverlaps(runsByJob: Map<number, HandlerRun[]>, lives: Map<string, ProcessLifetime>): Overlap[] {
+  const overlaps: Overlap[] = [];
+  for (const [jobId, runs] of runsByJob) {
+    const spans = runs.map((r) => ({ r, from: r.start, to: runEnd(r, lives.get(r.proc)) })).sort((x, y) => x.from - y.from);
+    for (let i = 0; i < spans.length; i++) {
+      for (let j = i + 1; j < spans.length && spans[j]!.from < spans[i]!.to; j++) {
+        overlaps.push({ jobId, a: spans[i]!.r, b: spans[j]!.r });
+      }
+    }
+  }
+  return overlaps;
+}
+
+export function verdict(input: VerdictInput): Verdict {
+  const lives = new Map(input.processes.map((p) => [p.proc, p]));
+  const jobs = new Map(input.jobs.map((j) => [j.id, j]));
+  const completions = new Map<number, number>();
+  for (const h of input.history) if (h.to_state === 'completed') completions.set(h.job_id, (completions.get(h.job_id) ?? 0) + 1);
+  const acknowledged = new Set(input.acknowledged);
+
+  const lost = [...acknowledged].filter((id) => jobs.get(id)?.state !== 'completed' || !completions.has(id)).sort((a, b) => a - b);
+  const stuck = input.jobs.filter((j) => !acknowledged.has(j.id) && j.state !== 'completed').map((j) => j.id);
+  const doubled = [...completions].filter(([, n]) => n > 1).map(([id]) => id).sort((a, b) => a - b);
+
+  const runsByJob = groupBy(input.runs, (r) => r.jobId);
+  const overlaps = findOverlaps(runsByJob, lives);
+
+  // Every completed job needs one successful run at the attempt that completed it;
+  // any other successful run is a re-run, explained by a kill or not.
+  const reruns: HandlerRun[] = [];
+  const liveReruns: HandlerRun[] = [];
+  const unrun: number[] = [];
+  for (const job of input.jobs) {
+    if (job.state !== 'completed') continue;
+    const succeeded = (runsByJob.get(job.id) ?? []).filter((r) => r.end !== null);
+    const committed = succeeded.findIndex((r) => r.attempt === job.attempts);
+    if (committed < 0) unrun.push(job.id);
+    succeeded.forEach((r, i) => {
+      if (i === committed) return;
+      const killedAt = lives.get(r.proc)?.killedAt ?? null;
+      // Killed within one lease of returning: the completion had no time to commit.
+      const byKill = killedAt !== null && killedAt >= r.end! && killedAt - r.end! <= input.leaseMs;
+      (byKill ? reruns : liveReruns).push(r);
+    });
+  }
+
+  const crashes = input.processes.filter((p) => p.killedAt === null && !(p.stopRequested && p.exitCode === 0));
+  const integrityOk = input.integrity === 'ok';
+  const completed = input.jobs.filter((j) => j.state === 'completed').length;
+  return {
+    pass: lost.length + stuck.length + doubled.length + overlaps.length + unrun.length + crashes.length === 0 && integrityOk,
+    kills: input.processes.filter((p) => p.role === 'worker' && p.killedAt !== null).length,
+    producerKills: input.processes.filter((p) => p.role === 'producer' && p.killedAt !== null).length,
+    acknowledged: acknowledged.size,
+    completed,
+    lost,
+    stuck,
+    doubled,
+    overlaps,
+    reruns,
+    liveReruns,
+    unrun,
+    crashes,
+    integrityOk,
+    cutShort: input.runs.filter((r) => r.end === null).length,
+    expired: input.history.filter((h) => h.event === 'job.expire').length,
+  };
+}

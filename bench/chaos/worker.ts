@@ -1,0 +1,65 @@
+/**
+ * A chaos worker process: runs the chaos job with a few concurrent workers
+ * and a short lease, and logs each handler run to its own file so that the
+ * verdict can see runs the database never heard of (those cut short by a
+ * SIGKILL, and those whose completion never committed).
+ *
+ * `node --import tsx bench/chaos/worker.ts '<WorkerConfig JSON>'`
+ * stdout: `{"type":"ready"}` once started. SIGTERM: close the queue, exit 0.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import { createQueue, defineJob } from '../../src/index.js';
+import { CONCURRENCY, JOB_NAME, LEASE_MS, seededRandom, type WorkerConfig } from './options.js';
+import { exitWithParent } from './parent-watch.js';
+import { endLine, startLine } from './run-log.js';
+
+exitWithParent();
+const config = JSON.parse(process.argv[2] ?? '') as WorkerConfig;
+const random = seededRandom(config.seed);
+const log = openSync(config.log, 'a');
+
+const queue = createQueue({
+  path: config.db,
+  name: config.label,
+  concurrency: CONCURRENCY,
+  lease: LEASE_MS,
+  // Errors only, on stderr: stdout carries the messages to the controller.
+  logger: pino({ level: 'error' }, pino.destination(2)),
+  jobs: [
+    defineJob({
+      name: JOB_NAME,
+      // A kill costs each job it held one attempt; never let kills alone send a job to `dead`.
+      retry: { attempts: 1000, backoff: { type: 'fixed', delay: 20 } },
+      handler: async (_payload: unknown, ctx) => {
+        const start = Date.now();
+        // writeSync: the line is in the kernel before the handler goes on, so a kill cannot take it back.
+        writeSync(log, startLine(ctx.jobId, ctx.attempt, process.pid, start));
+        // A little async work (1–5 ms) so that runs stay in flight across turns of the event loop.
+        await sleep(1 + Math.floor(random() * 5));
+        writeSync(log, endLine(ctx.jobId, ctx.attempt, process.pid, start, Date.now()));
+        return process.pid;
+      },
+    }),
+  ],
+});
+
+let stopping = false;
+process.on('SIGTERM', () => {
+  if (stopping) return;
+  stopping = true;
+  queue.close({ timeout: 5000 }).then(
+    () => {
+      closeSync(log);
+      process.exit(0);
+    },
+    (err: unknown) => {
+      process.stderr.write(`close failed: ${String(err)}\n`);
+      process.exit(1);
+    },
+  );
+});
+
+await queue.start();
+process.stdout.write(`${JSON.stringify({ type: 'ready' })}\n`);

@@ -1,0 +1,159 @@
+/**
+ * The chaos check's verdict on hand-made runs: a clean run passes, and each
+ * kind of failure, planted alone in that run, is caught and named.
+ */
+import { describe, expect, it } from 'vitest';
+import { verdict, type HandlerRun, type HistoryRow, type JobRow, type ProcessLifetime, type VerdictInput } from '../../bench/chaos/verdict.js';
+
+const LEASE = 1500;
+
+function life(proc: string, spawnedAt: number, killedAt: number | null, role: 'worker' | 'producer' = 'worker'): ProcessLifetime {
+  return {
+    proc,
+    role,
+    pid: 1000 + Number(proc.slice(1)),
+    spawnedAt,
+    killedAt,
+    stopRequested: killedAt === null,
+    exitedAt: (killedAt ?? 90_000) + 5,
+    exitCode: killedAt === null ? 0 : null,
+    signal: killedAt === null ? null : 'SIGKILL',
+  };
+}
+
+function run(proc: string, jobId: number, attempt: number, start: number, end: number | null): HandlerRun {
+  return { proc, pid: 1000 + Number(proc.slice(1)), jobId, attempt, start, end };
+}
+
+let historyId = 0;
+function step(jobId: number, from: string, to: string, event: string, at: number): HistoryRow {
+  return { id: ++historyId, job_id: jobId, from_state: from, to_state: to, event, at, worker_id: null, lease_token: null, error: null };
+}
+
+/** A claim and its completion. */
+function ran(jobId: number, at: number): HistoryRow[] {
+  return [step(jobId, 'pending', 'processing', 'job.claim', at), step(jobId, 'processing', 'completed', 'job.complete', at + 10)];
+}
+
+/**
+ * Three acknowledged jobs, all completed once. Worker w2 is killed at 5000
+ * while running job 2 (cut short: no end line) and just after finishing job 3
+ * (its completion never committed); both come back through lease expiry and
+ * run again on w3. w1 and w3 live to the end; p1 is the producer.
+ */
+function cleanRun(): VerdictInput {
+  const jobs: JobRow[] = [
+    { id: 1, name: 'chaos', state: 'completed', attempts: 1 },
+    { id: 2, name: 'chaos', state: 'completed', attempts: 2 },
+    { id: 3, name: 'chaos', state: 'completed', attempts: 2 },
+  ];
+  const expire = (jobId: number) => [
+    step(jobId, 'pending', 'processing', 'job.claim', 4900),
+    step(jobId, 'processing', 'failed', 'job.expire', 6600),
+    step(jobId, 'failed', 'pending', 'xstate.after.retryDelay.job.failed', 6620),
+  ];
+  const history = [...ran(1, 1000), ...expire(2), ...ran(2, 6700), ...expire(3), ...ran(3, 6700)];
+  const runs = [
+    run('w1', 1, 1, 1001, 1004),
+    run('w2', 2, 1, 4990, null), // cut short by the kill at 5000
+    run('w2', 3, 1, 4991, 4996), // returned, killed before its completion committed
+    run('w3', 2, 2, 6701, 6705),
+    run('w3', 3, 2, 6702, 6706),
+  ];
+  const processes = [life('p1', 0, null, 'producer'), life('w1', 0, null), life('w2', 0, 5000), life('w3', 5100, null)];
+  return { acknowledged: [1, 2, 3], jobs, history, runs, processes, integrity: 'ok', leaseMs: LEASE };
+}
+
+describe('the chaos verdict', () => {
+  it('passes a clean run, and counts its kill and its re-run after the kill', () => {
+    const v = verdict(cleanRun());
+    expect(v).toMatchObject({
+      pass: true,
+      kills: 1,
+      producerKills: 0,
+      acknowledged: 3,
+      completed: 3,
+      lost: [],
+      stuck: [],
+      doubled: [],
+      overlaps: [],
+      liveReruns: [],
+      unrun: [],
+      crashes: [],
+      integrityOk: true,
+      cutShort: 1,
+      expired: 2,
+    });
+    expect(v.reruns).toEqual([run('w2', 3, 1, 4991, 4996)]);
+  });
+
+  it('catches an acknowledged job that is missing, or not completed, or has no completion in its history', () => {
+    const missing = cleanRun();
+    missing.acknowledged = [...missing.acknowledged, 4];
+    expect(verdict(missing)).toMatchObject({ pass: false, lost: [4] });
+
+    const notCompleted = cleanRun();
+    notCompleted.jobs = notCompleted.jobs.map((j) => (j.id === 2 ? { ...j, state: 'dead' } : j));
+    expect(verdict(notCompleted)).toMatchObject({ pass: false, lost: [2] });
+
+    const noCompletion = cleanRun();
+    noCompletion.history = noCompletion.history.filter((h) => !(h.job_id === 1 && h.to_state === 'completed'));
+    expect(verdict(noCompletion)).toMatchObject({ pass: false, lost: [1] });
+  });
+
+  it('catches an unacknowledged job left unfinished', () => {
+    const input = cleanRun();
+    input.jobs = [...input.jobs, { id: 4, name: 'chaos', state: 'pending', attempts: 0 }];
+    expect(verdict(input)).toMatchObject({ pass: false, stuck: [4], lost: [] });
+  });
+
+  it('catches a job completed twice', () => {
+    const input = cleanRun();
+    input.history = [...input.history, step(1, 'processing', 'completed', 'job.complete', 7000)];
+    expect(verdict(input)).toMatchObject({ pass: false, doubled: [1] });
+  });
+
+  it('catches two runs of one job overlapping while both processes were alive', () => {
+    const input = cleanRun();
+    input.runs = [...input.runs, run('w3', 1, 1, 1002, 1003)]; // inside w1's run of job 1; both processes alive
+    const v = verdict(input);
+    expect(v.pass).toBe(false);
+    expect(v.overlaps).toEqual([{ jobId: 1, a: run('w1', 1, 1, 1001, 1004), b: run('w3', 1, 1, 1002, 1003) }]);
+  });
+
+  it('ends a run cut short at its kill: no overlap with a later run, an overlap with one that began before the kill', () => {
+    // cleanRun has w2's run of job 2 with no end line and w3's run from 6701: no overlap (asserted above).
+    const input = cleanRun();
+    input.runs = [...input.runs, run('w3', 2, 1, 4995, 4998)]; // began while w2 was still alive and running job 2
+    const v = verdict(input);
+    expect(v.pass).toBe(false);
+    expect(v.overlaps).toEqual([{ jobId: 2, a: run('w2', 2, 1, 4990, null), b: run('w3', 2, 1, 4995, 4998) }]);
+  });
+
+  it('reports a re-run in a live process apart from re-runs after a kill, and a completion with no run behind it', () => {
+    const live = cleanRun();
+    live.runs = [...live.runs, run('w1', 2, 1, 3000, 3004)]; // a successful run whose process lived on
+    expect(verdict(live)).toMatchObject({ pass: true, liveReruns: [run('w1', 2, 1, 3000, 3004)] });
+    expect(verdict(live).reruns).toHaveLength(1);
+
+    const unrun = cleanRun();
+    unrun.runs = unrun.runs.filter((r) => !(r.jobId === 1));
+    expect(verdict(unrun)).toMatchObject({ pass: false, unrun: [1] });
+  });
+
+  it('catches a process that died without being killed, or did not stop cleanly', () => {
+    const died = cleanRun();
+    died.processes = died.processes.map((p) => (p.proc === 'w3' ? { ...p, stopRequested: false, exitCode: 1 } : p));
+    expect(verdict(died)).toMatchObject({ pass: false, crashes: [expect.objectContaining({ proc: 'w3' })] });
+
+    const hung = cleanRun();
+    hung.processes = hung.processes.map((p) => (p.proc === 'w1' ? { ...p, exitCode: null, signal: 'SIGKILL' } : p));
+    expect(verdict(hung)).toMatchObject({ pass: false, crashes: [expect.objectContaining({ proc: 'w1' })] });
+  });
+
+  it('fails when integrity_check is not ok', () => {
+    const input = cleanRun();
+    input.integrity = '*** in database main ***; Page 7: btreeInitPage() returns error code 11';
+    expect(verdict(input)).toMatchObject({ pass: false, integrityOk: false, lost: [], doubled: [], overlaps: [] });
+  });
+});
