@@ -6,10 +6,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
-import pretty from 'pino-pretty';
 import { createQueue, defineJob, type QueueEvent } from '../index.js';
+import { prettyLines } from './pretty-lines.js';
 
-const logger = pino({ level: process.env.LITEJOBS_LOG_LEVEL ?? 'debug' }, pretty({ sync: true, singleLine: true, ignore: 'pid,hostname' }));
+// The demo ships in the package, so it logs through a formatter of its own
+// rather than a dev-only pretty printer that an install would not have.
+const logger = pino({ level: process.env.LITEJOBS_LOG_LEVEL ?? 'debug' }, prettyLines());
 const retry = { attempts: 4, backoff: { type: 'exponential', delay: 250 } } as const; // 1 run + 3 retries
 
 const queue = createQueue({

@@ -1,0 +1,221 @@
+/**
+ * The package as a user installs it: built, packed with `npm pack`, unpacked
+ * into a separate ESM project, and only the package's production
+ * dependencies resolvable there (linked to this checkout's copies:
+ * reinstalling would recompile better-sqlite3). Then plain `node`, with no
+ * TypeScript loader, imports it from ESM and from CommonJS and runs a job, tsc
+ * type-checks a consumer, and the demo runs from the package.
+ */
+import Database from 'better-sqlite3';
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp-db.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  main: string;
+  types: string;
+  exports: Record<string, Record<string, string>>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+const dependencies = Object.keys(manifest.dependencies);
+const devDependencies = Object.keys(manifest.devDependencies);
+
+interface Run {
+  code: number | null;
+  out: string;
+}
+
+/** Runs a command to its end; never throws, so a failure shows its output in the assertion. */
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Run & { stdout: string }> {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      resolve({ code, stdout, out: `${stdout}${stderr}${err && typeof err.code !== 'number' ? String(err) : ''}` });
+    });
+  });
+}
+
+/** The environment of a user's shell: no loader or module path inherited from the test runner. */
+function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  delete env.NODE_OPTIONS;
+  delete env.NODE_PATH;
+  return env;
+}
+
+function sqlFiles(dir: string, prefix = ''): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sqlFiles(join(dir, e.name), `${prefix}${e.name}/`) : e.name.endsWith('.sql') ? [`${prefix}${e.name}`] : [],
+  );
+}
+
+let tmp: { dir: string; cleanup(): void };
+let project: string;
+let files: string[];
+
+beforeAll(async () => {
+  tmp = tempDir('litejobs-pack-');
+  // The build starts by deleting dist/, so nothing stale gets packed. Then
+  // no scripts on pack: `prepare` would only build a second time.
+  const built = await run('npm', ['run', 'build'], root);
+  expect(built.code, built.out).toBe(0);
+  const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp.dir], root);
+  expect(packed.code, packed.out).toBe(0);
+  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  files = info!.files.map((f) => f.path);
+
+  project = join(tmp.dir, 'app');
+  const installed = join(project, 'node_modules', 'litejobs');
+  mkdirSync(installed, { recursive: true });
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  const untar = await run('tar', ['-xzf', join(tmp.dir, info!.filename), '-C', installed, '--strip-components=1'], tmp.dir);
+  expect(untar.code, untar.out).toBe(0);
+  for (const dep of dependencies) {
+    const link = join(project, 'node_modules', dep);
+    mkdirSync(dirname(link), { recursive: true }); // a scoped name needs its @scope folder
+    symlinkSync(realpathSync(join(root, 'node_modules', dep)), link, 'dir');
+  }
+}, 120_000);
+
+afterAll(() => tmp?.cleanup());
+
+// tsc and the child processes share two cores with the rest of the suite.
+describe('the packed package', { timeout: 60_000 }, () => {
+  it('holds every file package.json points at, the SQL files and the checkpointer thread, and no tests or benchmarks', () => {
+    const shipped = new Set(files);
+    const entryPoints = [manifest.main, manifest.types, ...Object.values(manifest.exports).flatMap((conditions) => Object.values(conditions))];
+    for (const entry of entryPoints) expect(shipped, `${entry} is not in the tarball`).toContain(entry.replace(/^\.\//, ''));
+    for (const path of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/machines/index.js', 'dist/src/store/sqlite/checkpointer-thread.js', 'dist/src/cli/demo.js']) {
+      expect(shipped, `${path} is not in the tarball`).toContain(path);
+    }
+    const sql = sqlFiles(join(root, 'src/store/sqlite/sql'));
+    expect(sql.length).toBeGreaterThan(10);
+    expect(sql.filter((f) => !shipped.has(`dist/src/store/sqlite/sql/${f}`))).toEqual([]);
+    expect(files.filter((f) => /^(test|bench)\//.test(f) || /\.(test|spec|bench)\.[cm]?[jt]s$/.test(f) || f.endsWith('.tgz'))).toEqual([]);
+  });
+
+  it('resolves its production dependencies in the project, and no devDependency (else the runs below prove nothing)', async () => {
+    // `<name>/package.json`: ERR_MODULE_NOT_FOUND means absent; any other answer, even "not exported", means present.
+    const probe = `for (const name of process.argv.slice(2)) {
+      try { import.meta.resolve(name + '/package.json'); console.log(name + ' present'); }
+      catch (err) { console.log(name + ' ' + (err.code === 'ERR_MODULE_NOT_FOUND' ? 'absent' : 'present')); }
+    }`;
+    writeFileSync(join(project, 'probe.mjs'), probe);
+    const names = ['litejobs', ...dependencies, ...devDependencies];
+    const result = await run(process.execPath, ['probe.mjs', ...names], project, userEnv());
+    expect(result.code, result.out).toBe(0);
+    const expected = names.map((n) => `${n} ${n === 'litejobs' || dependencies.includes(n) ? 'present' : 'absent'}`);
+    expect(result.stdout.trim().split('\n')).toEqual(expected);
+  });
+
+  it('imports litejobs and litejobs/machines with plain node and runs a job to completed', async () => {
+    const app = `import { createQueue, defineJob } from 'litejobs';
+import { JobState } from 'litejobs/machines';
+
+const double = defineJob({ name: 'double', handler: async ({ n }) => ({ doubled: n * 2 }) });
+const queue = createQueue({ path: './app.db', jobs: [double] });
+const { id } = await queue.enqueue('double', { n: 21 });
+const done = new Promise((resolve) => {
+  queue.events$.subscribe((e) => { if (e.job.id === id && e.to === JobState.completed) resolve(); });
+});
+await queue.start();
+await done;
+const job = await queue.getJob(id);
+await queue.close();
+console.log(\`job \${id} \${job.state} \${JSON.stringify(job.result)}\`);
+`;
+    writeFileSync(join(project, 'app.mjs'), app);
+    const result = await run(process.execPath, ['app.mjs'], project, userEnv({ LITEJOBS_LOG_LEVEL: 'info' }));
+    expect(result.code, result.out).toBe(0);
+    expect(result.stdout).toContain('job 1 completed {"doubled":42}');
+    // The default logger writes JSON lines; a warning would mean, for one, that the checkpointer thread did not start.
+    const warnings = result.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .filter((line) => (JSON.parse(line) as { level: number }).level >= 40);
+    expect(warnings).toEqual([]);
+  });
+
+  it('loads in a CommonJS module through await import(), and refuses require() as the getting-started guide says', async () => {
+    const cjs = `async function main() {
+  const { createQueue, defineJob } = await import('litejobs');
+  const hello = defineJob({ name: 'hello', handler: async ({ who }) => ({ greeting: 'hello ' + who }) });
+  const queue = createQueue({ path: './cjs.db', jobs: [hello] });
+  const { id } = await queue.enqueue('hello', { who: 'cjs' });
+  await new Promise((resolve) => {
+    queue.events$.subscribe((e) => { if (e.job.id === id && e.to === 'completed') resolve(); });
+    void queue.start();
+  });
+  console.log(JSON.stringify((await queue.getJob(id)).result));
+  await queue.close();
+  try { require('litejobs'); console.log('require: loaded'); } catch (err) { console.log('require: ' + err.code); }
+}
+main();
+`;
+    writeFileSync(join(project, 'app.cjs'), cjs);
+    const result = await run(process.execPath, ['app.cjs'], project, userEnv({ LITEJOBS_LOG_LEVEL: 'warn' }));
+    expect(result.code, result.out).toBe(0);
+    expect(result.stdout.trim().split('\n')).toEqual(['{"greeting":"hello cjs"}', 'require: ERR_PACKAGE_PATH_NOT_EXPORTED']);
+  });
+
+  it('type-checks a TypeScript consumer against the shipped declarations alone', async () => {
+    writeFileSync(
+      join(project, 'app.ts'),
+      `import { createQueue, defineJob, type Job, type QueueEvent } from 'litejobs';
+import { JobState, type RetryPolicy } from 'litejobs/machines';
+
+const retry: RetryPolicy = { attempts: 2 };
+const double = defineJob({ name: 'double', retry, handler: async ({ n }: { n: number }) => ({ doubled: n * 2 }) });
+const queue = createQueue({ path: './app.db', jobs: [double] });
+queue.events$.subscribe((e: QueueEvent) => void e.to);
+export const job: Promise<Job> = queue.getJob(1);
+export const done: string = JobState.completed;
+`,
+    );
+    // No skipLibCheck: every shipped .d.ts must compile for the consumer, and
+    // no @types package: the declarations must not need one of our devDependencies.
+    const tsconfig = { compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['app.ts'] };
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig));
+    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    const result = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], project, userEnv());
+    expect(result.code, result.out).toBe(0);
+  });
+
+  it('runs the demo from the package, and a SIGTERM after its first completed job drains and exits 0', async () => {
+    const db = join(tmp.dir, 'demo.db');
+    const demo = join('node_modules', 'litejobs', 'dist', 'src', 'cli', 'demo.js');
+    const result = await new Promise<Run>((resolve, reject) => {
+      const child = spawn(process.execPath, [demo], { cwd: project, env: userEnv({ LITEJOBS_DB: db, LITEJOBS_LOG_LEVEL: 'debug', NO_COLOR: '1' }) });
+      let out = '';
+      let stopped = false;
+      const onData = (chunk: Buffer) => {
+        out += chunk.toString();
+        if (!stopped && /processing → completed/.test(out)) {
+          stopped = true;
+          child.kill('SIGTERM');
+        }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.on('error', reject);
+      child.on('exit', (code) => resolve({ code, out }));
+    });
+    expect(result.code, result.out).toBe(0);
+    expect(result.out).toMatch(/processing → completed/);
+    expect(result.out).toContain('draining running jobs');
+    const conn = new Database(db, { readonly: true });
+    try {
+      const states = (conn.prepare('SELECT state FROM jobs ORDER BY id').all() as Array<{ state: string }>).map((j) => j.state);
+      expect(states).toHaveLength(4);
+      expect(states).toContain('completed');
+      expect(states).not.toContain('processing'); // drained: nothing left under a lease
+    } finally {
+      conn.close();
+    }
+  });
+});
