@@ -172,7 +172,7 @@ import { JobState, type RetryPolicy } from 'litejobs/machines';
 const retry: RetryPolicy = { attempts: 2 };
 const double = defineJob({ name: 'double', retry, handler: async ({ n }: { n: number }) => ({ doubled: n * 2 }) });
 const queue = createQueue({ path: './app.db', jobs: [double] });
-queue.events$.subscribe((e: QueueEvent) => void e.to);
+queue.events$.subscribe((e: QueueEvent) => { if (e.type !== 'run:stuck') void e.to; });
 export const job: Promise<Job> = queue.getJob(1);
 export const done: string = JobState.completed;
 `,
