@@ -19,12 +19,25 @@ const MAX_STACK = 4000;
 /** Turns anything thrown into the JSON-safe ErrorInfo the machine reasons about. */
 export function toErrorInfo(err: unknown): ErrorInfo {
   if (!(err instanceof Error)) return { name: 'NonError', message: safeString(err) };
-  const info: ErrorInfo = { name: err.name, message: err.message };
-  const code = (err as { code?: unknown }).code;
+  // A user's error may have getters that throw: the job must still settle.
+  const read = (key: string): unknown => {
+    try {
+      return (err as unknown as Record<string, unknown>)[key];
+    } catch {
+      return undefined;
+    }
+  };
+  const name = read('name');
+  const message = read('message');
+  const info: ErrorInfo = { name: typeof name === 'string' ? name : 'Error', message: typeof message === 'string' ? message : '(unreadable error message)' };
+  const code = read('code');
   if (typeof code === 'string') info.code = code;
-  if (err.stack) info.stack = err.stack.slice(0, MAX_STACK);
-  if (err instanceof RetryLaterError) info.retryAfter = err.delay;
-  if (err instanceof UnrecoverableError) info.unrecoverable = true;
+  const stack = read('stack');
+  if (typeof stack === 'string' && stack) info.stack = stack.slice(0, MAX_STACK);
+  // By code too: a handler may import the error classes from another copy of litejobs (package build vs source).
+  const delay = read('delay');
+  if (err instanceof RetryLaterError || (code === 'LJ_ERR_RETRY_LATER' && typeof delay === 'number')) info.retryAfter = delay as number;
+  if (err instanceof UnrecoverableError || code === 'LJ_ERR_UNRECOVERABLE') info.unrecoverable = true;
   return info;
 }
 
