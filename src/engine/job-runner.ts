@@ -94,7 +94,7 @@ export async function runHandler(
 }
 
 /** JSON text of a result; a value JSON cannot hold (a function, a symbol, a BigInt, a cycle) fails the attempt. */
-function serializeResult(result: unknown): string | undefined {
+export function serializeResult(result: unknown): string | undefined {
   if (result === undefined) return undefined;
   if (typeof result === 'function' || typeof result === 'symbol') {
     throw new UnrecoverableError(`result is not JSON-serialisable: the handler returned a ${typeof result}`);

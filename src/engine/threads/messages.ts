@@ -1,0 +1,42 @@
+/**
+ * What the pool (main thread) and a handler thread say to each other, over
+ * the thread's own port. A thread runs one job at a time, but it outlives the
+ * job: every message names its run (`seq`), so that a late message of an
+ * earlier run (a reply to a heartbeat, a log line from a stray timer) cannot
+ * be taken for the current one.
+ */
+import type { ErrorInfo } from '../../../machines/policy.js';
+
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+
+/** What a thread needs to run one job (the pool's ThreadJob, spelled out here so that the thread imports no pool code). */
+export interface JobSpec {
+  module: string;
+  payload: string;
+  jobId: number;
+  name: string;
+  attempt: number;
+  workerId: string;
+}
+
+/**
+ * Why the job's signal aborted: the reason string ('cancel', 'shutdown',
+ * 'lease'), or an error (a TimeoutError) reduced to what survives the port;
+ * the thread builds an error of the same code from it.
+ */
+export type WireReason = string | { name: string; message: string; code?: string };
+
+/** The handler's own outcome; the pool adds `terminated` when it has to end the thread. */
+export type SettledOutcome = { kind: 'completed'; result: string | undefined } | { kind: 'failed'; error: ErrorInfo };
+
+export type ToThread =
+  | { type: 'run'; seq: number; job: JobSpec }
+  | { type: 'abort'; seq: number; reason: WireReason }
+  | { type: 'reply'; seq: number; id: number; ok: true; value: boolean }
+  | { type: 'reply'; seq: number; id: number; ok: false; error: ErrorInfo };
+
+export type FromThread =
+  | { type: 'call'; seq: number; id: number; op: 'heartbeat' }
+  | { type: 'call'; seq: number; id: number; op: 'progress'; value: number }
+  | { type: 'log'; seq: number; level: LogLevel; obj: Record<string, unknown> | undefined; msg: string | undefined }
+  | { type: 'done'; seq: number; outcome: SettledOutcome };

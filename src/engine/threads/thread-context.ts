@@ -1,0 +1,156 @@
+/**
+ * The `ctx` a handler receives inside a handler thread. `signal` is the
+ * thread's own AbortSignal, aborted when the pool forwards an abort;
+ * `heartbeat` and `progress` ask the main thread (which holds the store) and
+ * wait for its answer; `log` forwards pino-style calls to the main thread's
+ * logger. `heartbeat` and `progress` are bound, so destructuring works.
+ */
+import { format } from 'node:util';
+import type { ErrorInfo } from '../../../machines/policy.js';
+import { LeaseLostError, ValidationError } from '../../errors.js';
+import type { FromThread, JobSpec, LogLevel, ToThread } from './messages.js';
+
+type Reply = Extract<ToThread, { type: 'reply' }>;
+
+/** pino's call forms: `(obj, msg?, ...args)`, `(err, msg?)` and `(msg, ...args)`. */
+export interface ThreadLogFn {
+  (obj: object, msg?: string, ...args: unknown[]): void;
+  (msg: string, ...args: unknown[]): void;
+}
+
+export type ThreadLogger = Record<LogLevel, ThreadLogFn> & {
+  /** Adds bindings to every line of the returned logger. */
+  child(bindings: Record<string, unknown>): ThreadLogger;
+};
+
+const LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
+
+export class ThreadContext {
+  readonly jobId: number;
+  readonly name: string;
+  readonly attempt: number;
+  readonly signal: AbortSignal;
+  readonly log: ThreadLogger;
+  private readonly controller = new AbortController();
+  private readonly pending = new Map<number, { resolve(value: boolean): void; reject(err: Error): void }>();
+  private lastId = 0;
+  private over = false;
+
+  constructor(
+    readonly seq: number,
+    job: JobSpec,
+    private readonly send: (m: FromThread) => void,
+  ) {
+    this.jobId = job.jobId;
+    this.name = job.name;
+    this.attempt = job.attempt;
+    this.signal = this.controller.signal;
+    this.log = makeLogger((level, obj, msg) => {
+      if (!this.over) this.send({ type: 'log', seq, level, obj: obj && jsonSafe(obj), msg });
+    }, undefined);
+  }
+
+  readonly heartbeat = async (): Promise<void> => {
+    if (!(await this.call(undefined))) throw new LeaseLostError(this.jobId);
+  };
+
+  readonly progress = async (value: number): Promise<void> => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) throw new ValidationError('progress must be a finite number');
+    if (!(await this.call(value))) throw new LeaseLostError(this.jobId);
+  };
+
+  abort(reason: unknown): void {
+    this.controller.abort(reason);
+  }
+
+  /** An answer from the main thread to a heartbeat or progress call. */
+  settle(reply: Reply): void {
+    const waiter = this.pending.get(reply.id);
+    if (!waiter) return;
+    this.pending.delete(reply.id);
+    if (reply.ok) waiter.resolve(reply.value);
+    else waiter.reject(fromErrorInfo(reply.error));
+  }
+
+  /** The handler settled: the main thread no longer listens for this job. */
+  end(): void {
+    this.over = true;
+    // Left unsettled rather than rejected: a rejection nobody awaits would crash the thread.
+    this.pending.clear();
+  }
+
+  /** Progress when `value` is a number, else a heartbeat. */
+  private call(value: number | undefined): Promise<boolean> {
+    if (this.over) return Promise.reject(new Error(`job ${this.jobId} has settled: ctx.heartbeat() and ctx.progress() no longer reach the queue`));
+    const id = ++this.lastId;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.send(value === undefined ? { type: 'call', seq: this.seq, id, op: 'heartbeat' } : { type: 'call', seq: this.seq, id, op: 'progress', value });
+    });
+  }
+}
+
+function fromErrorInfo(info: ErrorInfo): Error {
+  const err = new Error(info.message);
+  err.name = info.name;
+  if (info.code !== undefined) Object.assign(err, { code: info.code });
+  return err;
+}
+
+type Emit = (level: LogLevel, obj: Record<string, unknown> | undefined, msg: string | undefined) => void;
+
+function makeLogger(emit: Emit, bindings: Record<string, unknown> | undefined): ThreadLogger {
+  const logger = {
+    child: (more: Record<string, unknown>) => makeLogger(emit, { ...bindings, ...more }),
+  } as ThreadLogger;
+  for (const level of LEVELS) {
+    logger[level] = (...args: unknown[]): void => {
+      try {
+        const [obj, msg] = pinoArgs(args);
+        emit(level, bindings || obj ? { ...bindings, ...obj } : undefined, msg);
+      } catch {
+        // Logging never fails a handler.
+      }
+    };
+  }
+  return logger;
+}
+
+function pinoArgs(args: unknown[]): [Record<string, unknown> | undefined, string | undefined] {
+  const [first, ...rest] = args;
+  if (first instanceof Error) return [{ err: first }, rest.length > 0 ? formatMessage(rest) : first.message];
+  if (typeof first === 'object' && first !== null) return [first as Record<string, unknown>, rest.length > 0 ? formatMessage(rest) : undefined];
+  return [undefined, args.length > 0 ? formatMessage(args) : undefined];
+}
+
+function formatMessage([msg, ...args]: unknown[]): string {
+  return args.length > 0 ? format(msg, ...args) : String(msg);
+}
+
+/** What survives the port and any log transport: errors become plain objects, BigInts strings. */
+function jsonSafe(obj: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return JSON.parse(JSON.stringify(obj, (_key, value: unknown) => (value instanceof Error ? plainError(value) : typeof value === 'bigint' ? value.toString() : value))) as Record<string, unknown>;
+  } catch (err) {
+    return { logError: `the log object is not JSON-serialisable: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+/** The shape of pino's error serializer: type, message, stack, and the error's own fields (code, …). */
+function plainError(err: Error): Record<string, unknown> {
+  const read = (key: string): unknown => {
+    try {
+      return (err as unknown as Record<string, unknown>)[key];
+    } catch {
+      return undefined;
+    }
+  };
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(err)) out[key] = read(key);
+  out.type = read('name');
+  out.message = read('message');
+  out.stack = read('stack');
+  const cause = read('cause');
+  if (cause !== undefined) out.cause = cause;
+  return out;
+}
