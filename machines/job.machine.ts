@@ -99,6 +99,11 @@ function errorOf(event: JobEvent): ErrorInfo {
   return 'error' in event ? event.error : { name: 'Error', message: 'unknown error' };
 }
 
+/** RetryLaterErrors in a row so far (absent from a fresh context). */
+function retryLatersOf(context: JobContext): number {
+  return typeof context.retryLaters === 'number' ? context.retryLaters : 0;
+}
+
 function randomOf(event: JobEvent): number {
   return 'random' in event ? event.random : 0;
 }
@@ -107,10 +112,10 @@ function randomOf(event: JobEvent): number {
 function baseImplementations(policy: ResolvedRetryPolicy) {
   return {
     guards: {
-      /** The handler asked to be retried later (`RetryLaterError`). */
-      wantsRetryLater: ({ event }: { event: JobEvent }) => {
+      /** The handler asked to be retried later (`RetryLaterError`), and has not asked too often in a row. */
+      wantsRetryLater: ({ context, event }: { context: JobContext; event: JobEvent }) => {
         const e = errorOf(event);
-        return e.retryAfter !== undefined && !e.unrecoverable;
+        return e.retryAfter !== undefined && !e.unrecoverable && retryLatersOf(context) < policy.maxRetryLater;
       },
       /** Attempts remain and the policy retries this error. */
       canRetry: ({ context, event }: { context: JobContext; event: JobEvent }) =>
@@ -123,10 +128,13 @@ function baseImplementations(policy: ResolvedRetryPolicy) {
       scheduleRetry: assign(({ context, event }: { context: JobContext; event: JobEvent }) => ({
         retryDelay: computeBackoff(policy, context.attempts, errorOf(event), randomOf(event)),
       })),
-      delayAsAsked: assign(({ event }: { event: JobEvent }) => ({
-        retryDelay: Math.max(0, Math.round(errorOf(event).retryAfter ?? 0)),
+      delayAsAsked: assign(({ context, event }: { context: JobContext; event: JobEvent }) => ({
+        retryDelay: Math.min(policy.maxDelay, Math.max(0, Math.round(errorOf(event).retryAfter ?? 0))),
+        retryLaters: retryLatersOf(context) + 1,
       })),
-      resetAttempts: assign(() => ({ attempts: 0, retryDelay: 0 })),
+      /** Any other outcome of an attempt ends a run of RetryLaterErrors. */
+      endRetryLaters: assign(() => ({ retryLaters: undefined })),
+      resetAttempts: assign(() => ({ attempts: 0, retryDelay: 0, retryLaters: undefined })),
     },
     delays: {
       retryDelay: ({ context }: { context: JobContext }) => context.retryDelay,
@@ -147,8 +155,8 @@ function baseStates() {
         'job.complete': { target: 'completed' },
         'job.fail': [
           { guard: 'wantsRetryLater', target: 'failed', actions: ['recordError', 'refundAttempt', 'delayAsAsked'] },
-          { guard: 'canRetry', target: 'failed', actions: ['recordError', 'scheduleRetry'] },
-          { target: 'dead', actions: 'recordError' },
+          { guard: 'canRetry', target: 'failed', actions: ['recordError', 'scheduleRetry', 'endRetryLaters'] },
+          { target: 'dead', actions: ['recordError', 'endRetryLaters'] },
         ],
         'job.expire': [
           { guard: 'canRetry', target: 'failed', actions: ['recordError', 'scheduleRetry'] },

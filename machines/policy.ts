@@ -36,10 +36,20 @@ export interface RetryPolicy {
   jitter?: number;
   /** Upper bound for any computed delay, ms. */
   maxDelay?: number;
-  /** Only these errors are retried (others go to `dead`). Default: all. */
+  /**
+   * Only these errors are retried (others go to `dead`). Default: all. An
+   * expired lease (`LeaseExpiredError`: the worker crashed or stalled) is
+   * retried whatever this says, unless `deadOn` names it.
+   */
   retryOn?: ErrorMatcher;
   /** These errors go straight to `dead`, whatever attempts remain. */
   deadOn?: ErrorMatcher;
+  /**
+   * How many `RetryLaterError`s in a row run again without spending an
+   * attempt; past this, one spends an attempt like any failure. Default 100.
+   * Their delays are capped by `maxDelay`.
+   */
+  maxRetryLater?: number;
 }
 
 /** A policy with every default filled in. */
@@ -50,6 +60,7 @@ export interface ResolvedRetryPolicy {
   maxDelay: number;
   retryOn: ErrorMatcher | undefined;
   deadOn: ErrorMatcher | undefined;
+  maxRetryLater: number;
 }
 
 export const DEFAULT_RETRY_POLICY: Readonly<ResolvedRetryPolicy> = Object.freeze<ResolvedRetryPolicy>({
@@ -59,6 +70,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<ResolvedRetryPolicy> = Object.freeze
   maxDelay: 60 * 60 * 1000,
   retryOn: undefined,
   deadOn: undefined,
+  maxRetryLater: 100,
 });
 
 /** Layers policies: later ones override earlier ones, key by key. */
@@ -97,11 +109,14 @@ export function matchesError(matcher: ErrorMatcher, error: ErrorInfo): boolean {
   return matcher.includes(error.name) || (error.code !== undefined && matcher.includes(error.code));
 }
 
+/** The error the lease sweeper records for a worker that crashed or stalled. */
+export const LEASE_EXPIRED = 'LeaseExpiredError';
+
 /** True when the policy allows another attempt for this error (attempts aside). */
 export function isRetryableError(policy: ResolvedRetryPolicy, error: ErrorInfo): boolean {
   if (error.unrecoverable) return false;
   if (policy.deadOn && matchesError(policy.deadOn, error)) return false;
-  if (policy.retryOn && !matchesError(policy.retryOn, error)) return false;
+  if (policy.retryOn && !matchesError(policy.retryOn, error) && error.name !== LEASE_EXPIRED) return false;
   return true;
 }
 

@@ -131,6 +131,7 @@ export function createQueue(options: QueueOptions): Queue {
         leaseMs: o.lease,
         pollMs: o.pollInterval,
         stuckAfterMs: o.stuckAfter,
+        threads: o.threads,
       });
       consumer.start();
       logger.info({ concurrency: o.concurrency, jobs: [...engine.definitions.keys()] }, 'queue started');

@@ -16,6 +16,7 @@ import { toContext } from './machine-registry.js';
 import { deletesByAge } from './options.js';
 import { createPool, type WorkerInfo } from './pool.js';
 import { createScheduler } from './scheduler.js';
+import { createThreadPool } from './threads/thread-pool.js';
 
 export interface ConsumerOptions {
   ownerId: string;
@@ -25,6 +26,8 @@ export interface ConsumerOptions {
   leaseMs: number;
   pollMs: number;
   stuckAfterMs: number;
+  /** Size of the worker-thread pool for `isolation: 'thread'` jobs. */
+  threads: number;
 }
 
 export interface Consumer {
@@ -49,7 +52,14 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
   const { store, registry, clock, logger } = engine;
   const names = [...engine.definitions.keys()];
   const delayedStates = registry.delayedStates;
-  const executor = createExecutor(engine, { leaseMs: o.leaseMs, stuckAfterMs: o.stuckAfterMs, maxBacklog: 4 * (o.concurrency + o.prefetch) });
+  const needsThreads = [...engine.definitions.values()].some((def) => def.isolation === 'thread');
+  const threads = needsThreads ? createThreadPool({ size: o.threads }) : undefined;
+  const executor = createExecutor(engine, {
+    leaseMs: o.leaseMs,
+    stuckAfterMs: o.stuckAfterMs,
+    maxBacklog: 4 * (o.concurrency + o.prefetch),
+    ...(threads ? { threads } : {}),
+  });
   // Claimed jobs waiting for a worker, in claim order. Bounded: the scheduler
   // claims at most `capacity` minus what is running or waiting.
   const waiting: LeasedJob[] = [];
@@ -187,6 +197,7 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       }
       for (const stop of stops.splice(0)) stop();
       pool.stop();
+      await threads?.close();
     },
     abort,
     workers: () => pool.snapshot(),

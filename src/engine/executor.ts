@@ -14,7 +14,8 @@ import type { TimerHandle } from '../lib/clock.js';
 import type { LeasedJob } from '../store/store.js';
 import type { Engine } from './engine.js';
 import { JobContext, type ContextHost } from './handler-context.js';
-import { runHandler, type AbortReason, type Outcome } from './job-runner.js';
+import { afterAbort, runHandler, type AbortReason, type Outcome } from './job-runner.js';
+import type { ThreadOutcome, ThreadPool } from './threads/thread-pool.js';
 
 interface Run {
   job: LeasedJob;
@@ -42,6 +43,8 @@ export interface Executor {
 }
 
 export interface ExecutorOptions {
+  /** Runs the jobs defined with `isolation: 'thread'` (absent when there are none). */
+  threads?: ThreadPool;
   leaseMs: number;
   stuckAfterMs: number;
   /** Outcomes waiting for their commit; past this a worker waits for its own. */
@@ -101,6 +104,26 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     }, o.stuckAfterMs);
   };
 
+  /** Runs a job on the thread pool; the ctx calls come back to this thread's lease and logger. */
+  const runInThread = async (run: Run, module: string): Promise<Outcome> => {
+    const { job, workerId, abortable } = run;
+    let log: typeof logger | undefined;
+    const out: ThreadOutcome = await o.threads!.run(
+      { module, payload: job.payload, jobId: job.id, name: job.name, attempt: job.attempts, workerId },
+      {
+        heartbeat: () => extend(job, abortable),
+        progress: (value) => engine.store.progress(job.id, job.leaseToken, value),
+        log: (level, obj, msg) => {
+          log ??= logger.child({ job: job.name, jobId: job.id, attempt: job.attempts, workerId });
+          log[level](obj ?? {}, msg);
+        },
+      },
+      abortable.signal,
+    );
+    if (out.kind === 'terminated') return afterAbort(out.reason, { kind: 'failed', error: { name: 'Error', message: 'terminated' } });
+    return abortable.aborted ? afterAbort(abortable.reason, out) : out;
+  };
+
   /** Hands a handler's outcome to the machine; never rejects (a failed write leaves the lease to expire). */
   const settle = async (run: Run, outcome: Outcome): Promise<void> => {
     const { job, workerId } = run;
@@ -143,9 +166,9 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
       const timer = timeoutMs === null ? undefined : clock.setTimeout(() => abortRun(run, new TimeoutError(timeoutMs)), timeoutMs);
       let outcome: Outcome;
       try {
-        outcome = def
-          ? await runHandler(def.handler, job.payload, new JobContext(job, run.abortable, workerId, host), run.abortable)
-          : { kind: 'aborted', reason: 'shutdown' }; // never claimed: names come from definitions
+        if (!def) outcome = { kind: 'aborted', reason: 'shutdown' }; // never claimed: names come from definitions
+        else if (def.isolation === 'thread') outcome = await runInThread(run, def.module as string);
+        else outcome = await runHandler(def.handler!, job.payload, new JobContext(job, run.abortable, workerId, host), run.abortable);
       } catch (err) {
         outcome = { kind: 'aborted', reason: 'shutdown' };
         logger.error({ err, jobId: job.id, workerId }, 'could not run a job');

@@ -31,7 +31,21 @@ export type JobMachineFactory = (policy: RetryPolicy | undefined) => AnyStateMac
 
 export interface JobDefinition<P = unknown, R = unknown> {
   name: string;
-  handler: Handler<P, R>;
+  /** Runs the job on the main thread. Required unless the job runs in a worker thread (`isolation: 'thread'`). */
+  handler?: Handler<P, R>;
+  /**
+   * Where the handler runs. `'main'` (default): on the event loop, beside the
+   * queue. `'thread'`: the module at `module` is loaded in a worker thread of
+   * a bounded pool; CPU-bound work there cannot starve lease renewal, and a
+   * timeout or cancel the handler ignores ends with the thread terminated.
+   */
+  isolation?: 'main' | 'thread';
+  /**
+   * The handler's module, for `isolation: 'thread'`: its default export (a
+   * function, or a `defineJob` result) or its export named `handler`.
+   * Typically `new URL('./resize.js', import.meta.url)`.
+   */
+  module?: URL | string;
   retry?: RetryPolicy;
   /** Milliseconds before the handler's signal aborts and the attempt fails with TimeoutError. */
   timeout?: number;
@@ -47,9 +61,11 @@ export interface JobDefinition<P = unknown, R = unknown> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- handler payloads are contravariant
 export type AnyJobDefinition = JobDefinition<any, any>;
 
-const DEFINITION_KEYS = ['name', 'handler', 'retry', 'timeout', 'machine'] as const;
+const DEFINITION_KEYS = ['name', 'handler', 'isolation', 'module', 'retry', 'timeout', 'machine'] as const;
 
 /**
+ * @example
+ * const resize = defineJob({ name: 'resize', isolation: 'thread', module: new URL('./resize.js', import.meta.url), timeout: 30_000 });
  * @example
  * const sendEmail = defineJob({
  *   name: 'send-email',
@@ -61,6 +77,19 @@ const DEFINITION_KEYS = ['name', 'handler', 'retry', 'timeout', 'machine'] as co
 export function defineJob<P = unknown, R = unknown>(definition: JobDefinition<P, R>): JobDefinition<P, R> {
   rejectUnknownOptions('defineJob', definition, DEFINITION_KEYS);
   checkString('defineJob name', definition.name, 200);
+  if (definition.isolation !== undefined && definition.isolation !== 'main' && definition.isolation !== 'thread') {
+    throw new ValidationError(`job "${definition.name}": isolation must be "main" or "thread"`);
+  }
+  if (definition.isolation === 'thread') {
+    const module = definition.module;
+    const href = module instanceof URL ? module.href : typeof module === 'string' ? module : undefined;
+    if (href === undefined || !/^(file|data):/.test(href)) {
+      throw new ValidationError(`job "${definition.name}": a thread job needs module, a file URL (new URL('./handler.js', import.meta.url))`);
+    }
+    if (definition.handler !== undefined) throw new ValidationError(`job "${definition.name}": a thread job takes its handler from module, not handler`);
+    return Object.freeze({ ...definition, module: href });
+  }
+  if (definition.module !== undefined) throw new ValidationError(`job "${definition.name}": module is for isolation: 'thread'`);
   if (typeof definition.handler !== 'function') throw new ValidationError(`job "${definition.name}": handler must be a function`);
   if (definition.retry !== undefined) checkRetryPolicy(`job "${definition.name}" retry`, definition.retry, false);
   if (definition.timeout !== undefined) checkInteger(`job "${definition.name}" timeout`, definition.timeout, 1);

@@ -71,7 +71,7 @@ function completed(result: unknown): Outcome {
 }
 
 /** What an aborted run's settled handler amounts to: the abort decides, but work done on shutdown is kept. */
-function afterAbort(reason: unknown, settled: Outcome): Outcome {
+export function afterAbort(reason: unknown, settled: Outcome): Outcome {
   if (reason instanceof TimeoutError) return { kind: 'failed', error: toErrorInfo(reason) };
   if (reason === 'shutdown' && settled.kind === 'completed') return settled;
   return { kind: 'aborted', reason: reason as AbortReason };

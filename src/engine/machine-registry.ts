@@ -31,7 +31,7 @@ export function fromContext(context: JobContext): { attempts: number; lastError:
   let ctx: Record<string, unknown> | null = null;
   for (const key of Object.keys(context)) {
     if (key === 'attempts' || key === 'lastError') continue;
-    if (key === 'retryDelay' && context.retryDelay === 0) continue;
+    if (context[key] === undefined || (key === 'retryDelay' && context.retryDelay === 0)) continue;
     (ctx ??= {})[key] = context[key];
   }
   return { attempts: context.attempts, lastError: context.lastError, ctx };

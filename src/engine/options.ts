@@ -1,4 +1,5 @@
 /** createQueue() and enqueue() options: their types, defaults and checks. */
+import { availableParallelism } from 'node:os';
 import type { RetryPolicy } from '../../machines/policy.js';
 import type { Clock } from '../lib/clock.js';
 import type { AnyJobDefinition } from './job-definition.js';
@@ -54,6 +55,12 @@ export interface QueueOptions {
    * its slot and lease until it returns either way. Default 5000.
    */
   stuckAfter?: number;
+  /**
+   * Worker threads for jobs defined with `isolation: 'thread'`: at most this
+   * many such jobs run at once. Default: `concurrency`, at most the number of
+   * cores. Threads start on first use.
+   */
+  threads?: number;
 }
 
 export interface RetentionOptions {
@@ -69,7 +76,7 @@ export type ResolvedRetention = Partial<Record<(typeof RETENTION_KEYS)[number], 
 
 const QUEUE_KEYS = [
   'path', 'name', 'concurrency', 'prefetch', 'retention', 'lease', 'durability', 'logger', 'jobs', 'history', 'maxPayloadBytes',
-  'pollInterval', 'cacheSize', 'busyTimeout', 'clock', 'store', 'stuckAfter',
+  'pollInterval', 'cacheSize', 'busyTimeout', 'clock', 'store', 'stuckAfter', 'threads',
 ] as const;
 
 export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'retention'>> &
@@ -91,6 +98,7 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     cacheSize: 64,
     busyTimeout: 5000,
     stuckAfter: 5000,
+    threads: Math.min(concurrency, availableParallelism()),
     ...options,
     retention: resolveRetention(options.retention),
   };
@@ -110,6 +118,7 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
   checkNumber('createQueue cacheSize', o.cacheSize, 1, 1024 * 1024);
   checkInteger('createQueue busyTimeout', o.busyTimeout, 0);
   checkInteger('createQueue stuckAfter', o.stuckAfter, 0);
+  checkInteger('createQueue threads', o.threads, 1, 1024);
   return o;
 }
 

@@ -60,7 +60,7 @@ export function serializePayload(payload: unknown, maxBytes: number): string {
   return text;
 }
 
-const RETRY_KEYS = ['attempts', 'backoff', 'jitter', 'maxDelay', 'retryOn', 'deadOn'] as const;
+const RETRY_KEYS = ['attempts', 'backoff', 'jitter', 'maxDelay', 'retryOn', 'deadOn', 'maxRetryLater'] as const;
 
 /**
  * Checks a retry policy. `serialisable` policies (given per enqueue, stored on
@@ -72,6 +72,7 @@ export function checkRetryPolicy(what: string, policy: unknown, serialisable: bo
   if (p.attempts !== undefined) checkInteger(`${what}.attempts`, p.attempts, 1, 1_000_000);
   if (p.jitter !== undefined) checkNumber(`${what}.jitter`, p.jitter, 0, 1);
   if (p.maxDelay !== undefined) checkNumber(`${what}.maxDelay`, p.maxDelay, 0);
+  if (p.maxRetryLater !== undefined) checkInteger(`${what}.maxRetryLater`, p.maxRetryLater, 0, 1_000_000);
   if (p.backoff !== undefined) {
     if (typeof p.backoff === 'function') {
       if (serialisable) throw new ValidationError(`${what}.backoff: a function cannot be stored with a job; define it with defineJob`);

@@ -25,6 +25,7 @@ describe('resolveRetryPolicy', () => {
       maxDelay: 3_600_000,
       retryOn: undefined,
       deadOn: undefined,
+      maxRetryLater: 100,
     });
   });
 

@@ -112,8 +112,28 @@ describe('what the error says', () => {
     const e = error({ name: 'RetryLaterError', retryAfter: 4321 });
     const { state, context, actions } = drive(machine, [claim, fail(e, 0.9)]);
     expect(state).toBe('failed');
-    expect(context).toEqual({ attempts: 0, lastError: e, retryDelay: 4321 });
+    expect(context).toEqual({ attempts: 0, lastError: e, retryDelay: 4321, retryLaters: 1 });
     expect(scheduled(actions)).toEqual([{ event: RETRY_DUE, delay: 4321 }]);
+  });
+
+  it('retryAfter is capped by maxDelay', () => {
+    const capped = createJobMachine({ maxDelay: 1000 });
+    const { context, actions } = drive(capped, [claim, fail(error({ retryAfter: 10 * 24 * 3600 * 1000 }))]);
+    expect(context.retryDelay).toBe(1000);
+    expect(scheduled(actions)).toEqual([{ event: RETRY_DUE, delay: 1000 }]);
+  });
+
+  it('past maxRetryLater RetryLaterErrors in a row, the next one spends an attempt (so a job cannot ask forever)', () => {
+    const bounded = createJobMachine({ attempts: 2, maxRetryLater: 3, backoff: { type: 'fixed', delay: 10 } });
+    const later = fail(error({ name: 'RetryLaterError', retryAfter: 5 }));
+    const three = drive(bounded, [claim, later, due, claim, later, due, claim, later, due]);
+    expect([three.state, three.context.attempts, three.context.retryLaters]).toEqual(['pending', 0, 3]);
+    // The fourth in a row fails like any error: one attempt spent, the backoff's delay, and the count starts over.
+    const fourth = drive(bounded, [claim, later, due, claim, later, due, claim, later, due, claim, later]);
+    expect([fourth.state, fourth.context.attempts, fourth.context.retryDelay, fourth.context.retryLaters]).toEqual(['failed', 1, 10, undefined]);
+    // With no attempt left, it is dead instead of asking again.
+    const last = drive(bounded, [claim, later, due, claim, later, due, claim, later, due, claim, later, due, claim, later, due, claim, later, due, claim, later, due, claim, later]);
+    expect(last.state).toBe('dead');
   });
 
   it('retryAfter is honoured even on the last attempt, since it spends none', () => {
@@ -152,6 +172,15 @@ describe('what the error says', () => {
 });
 
 describe('expire, release, cancel, retry', () => {
+  it('an expired lease is retried even when retryOn does not name it (deadOn still can)', () => {
+    const only = createJobMachine({ attempts: 3, retryOn: ['NetworkError'] });
+    const expired = error({ name: 'LeaseExpiredError', code: 'LJ_ERR_LEASE_LOST' });
+    expect(drive(only, [claim, expire(expired)]).state).toBe('failed');
+    expect(drive(only, [claim, fail(error({ name: 'TypeError' }))]).state).toBe('dead');
+    const never = createJobMachine({ attempts: 3, deadOn: ['LeaseExpiredError'] });
+    expect(drive(never, [claim, expire(expired)]).state).toBe('dead');
+  });
+
   it('an expired lease counts as a failed attempt, with the same backoff', () => {
     const e = error({ name: 'LeaseExpired' });
     const { state, context, actions } = drive(machine, [claim, expire(e)]);
