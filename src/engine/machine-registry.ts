@@ -3,7 +3,7 @@
  * cached. Also maps a row's columns to the machine's context and back.
  */
 import type { AnyStateMachine } from 'xstate';
-import { compileMachine, type CompiledMachine } from '../../machines/compile.js';
+import { compileMachine, MachineCompileError, type CompiledMachine } from '../../machines/compile.js';
 import { createJobMachine, JobEventType, JobState, type JobContext } from '../../machines/job.machine.js';
 import type { ErrorInfo, RetryPolicy } from '../../machines/policy.js';
 import type { AnyJobDefinition as JobDefinition } from './job-definition.js';
@@ -96,8 +96,9 @@ export function createMachineRegistry(definitions: ReadonlyMap<string, JobDefini
       try {
         compiled = compileMachine<JobContext>(build(def, (retry ?? undefined) as RetryPolicy | undefined));
       } catch (err) {
-        if (err instanceof LitejobsError) throw err;
-        throw new LitejobsError('LJ_ERR_MACHINE', `job "${name}": ${(err as Error).message}`, { cause: err });
+        // Name the job: a machine error alone does not say which definition it came from.
+        if (err instanceof LitejobsError && err.code !== 'LJ_ERR_MACHINE') throw err;
+        throw new MachineCompileError(`job "${name}": ${(err as Error).message}`, { cause: err });
       }
       assertQueueCompatible(name, compiled);
       cache.set(key, compiled);

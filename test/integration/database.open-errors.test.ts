@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { chmodSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -48,6 +49,65 @@ describe('a database that cannot be used is refused with a typed error', () => {
       chmodSync(dir.dir, 0o755);
       expect(run.stderr).toBe('');
       expect(run.stdout.trim()).toBe('LJ_ERR_DATABASE_READONLY');
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('refuses an unrelated SQLite file without switching it to WAL mode or adding tables', () => {
+    const dir = tempDir();
+    try {
+      const path = join(dir.dir, 'app.db');
+      const other = new Database(path);
+      other.exec('CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT)');
+      other.close();
+      const open = () => createQueue({ path, logger: silentLogger });
+      expect(open).toThrow(expect.objectContaining({ code: 'LJ_ERR_DATABASE_OPEN', message: expect.stringContaining('not a litejobs database') }));
+      const after = new Database(path, { readonly: true });
+      expect(after.pragma('journal_mode', { simple: true })).toBe('delete');
+      expect(after.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all()).toEqual(['users']);
+      after.close();
+      expect(existsSync(`${path}-wal`)).toBe(false);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('refuses a file whose schema level says litejobs but holds no litejobs tables, with a typed error and the file closed', () => {
+    const dir = tempDir();
+    try {
+      const path = join(dir.dir, 'odd.db');
+      const odd = new Database(path);
+      odd.pragma('user_version = 3');
+      odd.close();
+      expect(() => createQueue({ path, logger: silentLogger })).toThrow(expect.objectContaining({ code: 'LJ_ERR_DATABASE_OPEN', name: 'DatabaseError' }));
+      // Closed: no connection keeps a WAL or shared memory file behind.
+      expect(readdirSync(dir.dir)).toEqual(['odd.db']);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('refuses a file made by a newer litejobs', async () => {
+    const dir = tempDir();
+    try {
+      const path = join(dir.dir, 'jobs.db');
+      await createQueue({ path, logger: silentLogger }).close();
+      const raw = new Database(path);
+      raw.pragma('user_version = 999');
+      raw.close();
+      expect(() => createQueue({ path, logger: silentLogger })).toThrow(expect.objectContaining({ code: 'LJ_ERR_DATABASE_OPEN', message: expect.stringContaining('newer litejobs') }));
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('refuses a path containing NUL instead of opening the path cut at it', () => {
+    const dir = tempDir();
+    try {
+      const cut = join(dir.dir, 'jobs.db');
+      expect(() => createQueue({ path: `${cut}\0.backup`, logger: silentLogger })).toThrow(expect.objectContaining({ code: 'LJ_ERR_VALIDATION' }));
+      expect(existsSync(cut)).toBe(false);
     } finally {
       dir.cleanup();
     }

@@ -113,4 +113,23 @@ describe('bad input is refused with a typed error and nothing is written', () =>
     await q.close();
     expect((await rejected(q.enqueue('a', 1))).code).toBe('LJ_ERR_QUEUE_CLOSED');
   });
+
+  it('refuses a delay or runAt a Date cannot hold, instead of storing a job that reads back as Invalid Date', async () => {
+    const q = fx.open();
+    expect((await rejected(q.enqueue('a', {}, { delay: 1e300 }))).code).toBe('LJ_ERR_VALIDATION');
+    expect((await rejected(q.enqueue('a', {}, { runAt: 8.64e15 + 1 }))).code).toBe('LJ_ERR_VALIDATION');
+    expect((await rejected(q.enqueue('a', {}, { runAt: new Date(Number.NaN) }))).code).toBe('LJ_ERR_VALIDATION');
+    expect((await q.stats()).total).toBe(0);
+    // The last representable instant is fine, and reads back as a real date.
+    const { id } = await q.enqueue('a', {}, { runAt: 8.64e15 });
+    expect((await q.getJob(id)).runAt.getTime()).toBe(8.64e15);
+  });
+
+  it('refuses an unknown listJobs filter key instead of ignoring it', async () => {
+    const q = fx.open();
+    await q.enqueue('a', {});
+    const err = await rejected(q.listJobs({ stat: 'pending' } as never));
+    expect(err.code).toBe('LJ_ERR_UNKNOWN_OPTION');
+    expect(err.message).toContain('stat');
+  });
 });

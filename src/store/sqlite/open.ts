@@ -48,6 +48,8 @@ export function openDatabase(options: OpenOptions): Database.Database {
     throw wrap(err, path);
   }
   try {
+    // Before anything writes (WAL mode is a write): a file that is not ours stays as it was.
+    refuseForeign(db, path);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
     db.pragma(`cache_size = ${-Math.round(options.cacheMiB * 1024)}`);
@@ -61,9 +63,28 @@ export function openDatabase(options: OpenOptions): Database.Database {
     probeWritable(db);
   } catch (err) {
     db.close();
-    throw wrap(err, path);
+    throw err instanceof DatabaseError ? err : wrap(err, path);
   }
   return db;
+}
+
+/** The tables every litejobs file holds. */
+const OWN_TABLES = ['jobs', 'job_history', 'queue_meta'];
+
+/**
+ * Refuses a file litejobs did not make (other tables, or a schema level but
+ * no jobs table) and one made by a newer litejobs, before touching it.
+ */
+function refuseForeign(db: Database.Database, path: string): void {
+  const level = db.pragma('user_version', { simple: true }) as number;
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+  const known = migrations().at(-1)?.level ?? 0;
+  const refuse = (why: string) => {
+    throw new DatabaseError('LJ_ERR_DATABASE_OPEN', `cannot open database ${path}: ${why}`);
+  };
+  if (tables.some((t) => !OWN_TABLES.includes(t))) refuse(`it is not a litejobs database (it holds other tables: ${tables.filter((t) => !OWN_TABLES.includes(t)).join(', ')})`);
+  if (level > 0 && !tables.includes('jobs')) refuse(`it is not a litejobs database (schema level ${level} but no jobs table)`);
+  if (level > known) refuse(`it was made by a newer litejobs (schema level ${level}; this version knows up to ${known})`);
 }
 
 /**

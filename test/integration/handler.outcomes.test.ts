@@ -1,0 +1,64 @@
+/**
+ * What a handler hands back, however odd, ends its attempt the documented
+ * way: a value JSON cannot hold fails it, an error whose message cannot be
+ * read fails it with that error's name, and the context's calls after the
+ * queue closed throw a typed error.
+ */
+import { describe, expect, it } from 'vitest';
+import { defineJob, QueueClosedError, type HandlerContext } from '../../src/index.js';
+import { useQueues } from '../helpers/queue-fixture.js';
+import { nextEvent } from '../helpers/wait.js';
+
+const fx = useQueues();
+
+describe('handler outcomes', () => {
+  it.each([
+    ['a function', () => () => 1],
+    ['a Symbol', () => Symbol('x')],
+  ])('a handler returning %s fails the attempt as unrecoverable instead of completing', async (_, make) => {
+    const q = fx.open({ jobs: [defineJob({ name: 'odd', handler: make })] });
+    const { id } = await q.enqueue('odd', {});
+    const dead = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'dead');
+    await q.start();
+    await dead;
+    const job = await q.getJob(id);
+    expect(job).toMatchObject({ state: 'dead', attempts: 1, lastError: { code: 'LJ_ERR_UNRECOVERABLE' } });
+    expect(job.lastError?.message).toContain('not JSON-serialisable');
+  });
+
+  it('an Error whose message getter throws fails the attempt at once, recorded under its own name', async () => {
+    class Weird extends Error {
+      override get message(): string {
+        throw new Error('no message for you');
+      }
+    }
+    Object.defineProperty(Weird.prototype, 'name', { value: 'WeirdError' });
+    const q = fx.open({ jobs: [defineJob({ name: 'weird', retry: { attempts: 1 }, handler: () => { throw new Weird(); } })] });
+    const { id } = await q.enqueue('weird', {});
+    const dead = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'dead', 5000);
+    await q.start();
+    await dead;
+    expect((await q.getJob(id)).lastError).toMatchObject({ name: 'WeirdError', message: "(the error's message could not be read)" });
+  });
+
+  it('heartbeat() and progress() after the queue closed throw QueueClosedError, not a raw TypeError', async () => {
+    let ctx: HandlerContext | undefined;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const q = fx.open({
+      stuckAfter: 100,
+      jobs: [defineJob({ name: 'slow', handler: async (_: unknown, c) => { ctx = c; await held; } })],
+    });
+    const { id } = await q.enqueue('slow', {});
+    const started = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'processing');
+    await q.start();
+    await started;
+    const closing = q.close({ timeout: 50 });
+    // The handler ignores its signal for a moment; the queue gives up on it and closes the store.
+    setTimeout(release, 5000).unref();
+    await closing;
+    await expect(ctx!.heartbeat()).rejects.toBeInstanceOf(QueueClosedError);
+    await expect(ctx!.progress(50)).rejects.toMatchObject({ code: 'LJ_ERR_QUEUE_CLOSED' });
+    release();
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * A job id names one job forever: after the newest jobs were deleted (by
+ * retention at once, or by time), no insert path hands their ids out again,
+ * so getJob(oldId) or cancel(oldId) can never reach an unrelated job.
+ */
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { createEngine } from '../../src/engine/engine.js';
+import { defineJob } from '../../src/index.js';
+import { systemClock } from '../../src/lib/clock.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { useQueues } from '../helpers/queue-fixture.js';
+import { silentLogger } from '../helpers/silent-logger.js';
+import { tempDbPath } from '../helpers/temp-db.js';
+import { events, nextEvent } from '../helpers/wait.js';
+
+const fx = useQueues();
+
+describe('job ids are never reused', () => {
+  it('after retention 0 deleted the newest job, enqueueMany and enqueue get new ids', async () => {
+    const q = fx.open({ retention: { completed: 0 }, jobs: [defineJob({ name: 'j', handler: () => 'ok' })] });
+    const [first, second] = await q.enqueueMany([{ name: 'j', payload: 1 }, { name: 'j', payload: 2 }]);
+    const done = events(q.events$, (e) => e.to === 'completed', 2);
+    await q.start();
+    await done;
+    await q.stop();
+    expect((await q.stats()).total).toBe(0); // both deleted as they completed
+    // A batch (one transaction), then a single commit, then a keyed insert: every insert path.
+    const [third, thirdToo] = await q.enqueueMany([{ name: 'other', payload: 3 }, { name: 'other', payload: 3 }]);
+    const fourth = await q.enqueue('other', 4);
+    const fifth = await q.enqueueMany([{ name: 'other', payload: 5, options: { key: 'k' } }]);
+    const ids = [first!.id, second!.id, third!.id, thirdToo!.id, fourth.id, fifth[0]!.id];
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(third!.id).toBeGreaterThan(second!.id);
+    await expect(q.getJob(second!.id)).rejects.toMatchObject({ code: 'LJ_ERR_JOB_NOT_FOUND' });
+  });
+
+  it('after a time-based purge emptied the table, ids go on from where they were', async () => {
+    const db = tempDbPath();
+    const clock = { ...systemClock, t: 1_000_000, now: (): number => clock.t };
+    const store = createSqliteStore({ path: db.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 1000, history: true, clock });
+    const engine = createEngine({ store, clock, logger: silentLogger, jobs: [], retention: { cancelled: 1000 }, maxPayloadBytes: 1024 });
+    try {
+      // A producer only: single inserts (committed on their own), then cancelled and purged.
+      const a = await engine.enqueue(engine.newJob({ name: 'j', payload: 1 }, clock.t));
+      const b = await engine.enqueue(engine.newJob({ name: 'j', payload: 2 }, clock.t));
+      for (const id of [a.id, b.id]) {
+        const job = (await store.get(id))!;
+        expect((await engine.apply(job, { type: 'job.cancel' })).committed).toBe(true);
+      }
+      clock.t += 5000;
+      expect(await store.purgeFinished('cancelled', clock.t - 1000, 100)).toBe(2);
+      expect((await store.stats()).total).toBe(0);
+      const [batch] = await engine.enqueueMany([engine.newJob({ name: 'j', payload: 3 }, clock.t), engine.newJob({ name: 'j', payload: 4 }, clock.t)]);
+      const single = await engine.enqueue(engine.newJob({ name: 'j', payload: 5 }, clock.t));
+      expect(batch!.id).toBeGreaterThan(b.id);
+      expect(single.id).toBeGreaterThan(batch!.id);
+    } finally {
+      await engine.close();
+      db.cleanup();
+    }
+  });
+
+  it('a cancel aimed at a deleted job finds nothing instead of a newer job', async () => {
+    const q = fx.open({ retention: { completed: 0 }, jobs: [defineJob({ name: 'j', handler: () => 'ok' })] });
+    const { id: old } = await q.enqueue('j', 1);
+    const done = nextEvent(q.events$, (e) => e.job.id === old && e.to === 'completed');
+    await q.start();
+    await done;
+    await q.stop();
+    const [fresh] = await q.enqueueMany([{ name: 'later', payload: 2 }, { name: 'later', payload: 3 }]);
+    expect(fresh!.id).not.toBe(old);
+    await expect(q.cancel(old)).rejects.toMatchObject({ code: 'LJ_ERR_JOB_NOT_FOUND' });
+    const raw = new Database(fx.path(), { readonly: true });
+    expect(raw.prepare('SELECT state FROM jobs WHERE id = ?').pluck().get(fresh!.id)).toBe('pending');
+    raw.close();
+  });
+});
