@@ -13,8 +13,8 @@ const fx = useQueues();
 
 describe('handler outcomes', () => {
   it.each([
-    ['a function', () => () => 1],
-    ['a Symbol', () => Symbol('x')],
+    ['a function', (): unknown => () => 1],
+    ['a Symbol', (): unknown => Symbol('x')],
   ])('a handler returning %s fails the attempt as unrecoverable instead of completing', async (_, make) => {
     const q = fx.open({ jobs: [defineJob({ name: 'odd', handler: make })] });
     const { id } = await q.enqueue('odd', {});
