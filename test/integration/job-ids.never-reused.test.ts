@@ -46,7 +46,7 @@ describe('job ids are never reused', () => {
       const b = await engine.enqueue(engine.newJob({ name: 'j', payload: 2 }, clock.t));
       for (const id of [a.id, b.id]) {
         const job = (await store.get(id))!;
-        expect((await engine.apply(job, { type: 'job.cancel' })).committed).toBe(true);
+        expect(await engine.apply(job, { type: 'job.cancel' })).toMatchObject({ accepted: true, committed: true });
       }
       clock.t += 5000;
       expect(await store.purgeFinished('cancelled', clock.t - 1000, 100)).toBe(2);
