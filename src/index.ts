@@ -5,8 +5,9 @@
 export { createQueue } from './queue.js';
 export type { Queue, QueueStatsView } from './queue.js';
 export type { QueueOptions, EnqueueOptions } from './engine/options.js';
-export { defineJob } from './engine/job-definition.js';
-export type { JobDefinition, Handler, HandlerContext, JobMachineFactory } from './engine/job-definition.js';
+export { defineJob, declareJob } from './engine/job-definition.js';
+export type { JobDefinition, JobDeclaration, AnyJob, Handler, HandlerContext, JobMachineFactory } from './engine/job-definition.js';
+export type { JobTypes, JobTypeMap, JobMapOf, JobOf, UntypedJobs } from './engine/job-types.js';
 export type { Job, Transition } from './engine/job-view.js';
 export { isTransition } from './engine/events.js';
 export type { QueueEvent, JobTransitionEvent, RunStuckEvent } from './engine/events.js';

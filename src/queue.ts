@@ -14,7 +14,9 @@ import { createDefaultLogger } from './lib/logger.js';
 import { createConsumer, type Consumer } from './engine/consumer.js';
 import { createEngine } from './engine/engine.js';
 import type { QueueEvent } from './engine/events.js';
-import { toJob, toTransition, type Job, type Transition } from './engine/job-view.js';
+import { isDeclaration, type AnyJob, type AnyJobDefinition } from './engine/job-definition.js';
+import type { EnqueueItem, JobMapOf, JobOf, JobTypeMap, UntypedJobs } from './engine/job-types.js';
+import { toJob, toTransition, type Transition } from './engine/job-view.js';
 import { deletesByAge, resolveQueueOptions, type EnqueueOptions, type QueueOptions } from './engine/options.js';
 import type { WorkerInfo } from './engine/pool.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './engine/validate.js';
@@ -28,27 +30,33 @@ export interface QueueStatsView extends QueueStats {
   stuck: number;
 }
 
-export interface Queue {
-  enqueue<P = unknown>(name: string, payload: P, options?: EnqueueOptions): Promise<InsertResult>;
+/**
+ * A queue. `M` maps each job name to its payload and result types; a queue
+ * made from typed jobs (`defineJob`, `declareJob`) refuses unknown names and
+ * wrong payloads at compile time.
+ */
+export interface Queue<M extends JobTypeMap = UntypedJobs> {
+  enqueue<N extends keyof M & string>(name: N, payload: M[N]['payload'], options?: EnqueueOptions): Promise<InsertResult>;
   /** All or nothing: one transaction. */
-  enqueueMany(items: ReadonlyArray<{ name: string; payload: unknown; options?: EnqueueOptions }>): Promise<InsertResult[]>;
+  enqueueMany(items: ReadonlyArray<EnqueueItem<M, EnqueueOptions>>): Promise<InsertResult[]>;
   start(): Promise<void>;
   stop(options?: { timeout?: number }): Promise<void>;
   close(options?: { timeout?: number }): Promise<void>;
-  getJob(id: number): Promise<Job>;
+  /** The job with this id; its `name` narrows its payload and result. */
+  getJob(id: number): Promise<JobOf<M>>;
   history(id: number): Promise<Transition[]>;
-  listJobs(filter?: ListFilter): Promise<Job[]>;
+  listJobs(filter?: ListFilter): Promise<Array<JobOf<M>>>;
   stats(): Promise<QueueStatsView>;
   /** Sends a `dead` job back to `pending` with a fresh set of attempts. */
-  retry(id: number): Promise<Job>;
+  retry(id: number): Promise<JobOf<M>>;
   /** Cancels a job that has not finished; a running handler sees its signal abort. */
-  cancel(id: number): Promise<Job>;
+  cancel(id: number): Promise<JobOf<M>>;
   /**
    * Delivers an event the job's machine accepts: `job.cancel`, `job.retry`,
    * or a custom machine's own. The runtime's events (`job.claim`,
    * `job.complete`, `job.fail`, `job.expire`, `job.release`) are refused.
    */
-  send(id: number, event: { type: string } & Record<string, unknown>): Promise<Job>;
+  send(id: number, event: { type: string } & Record<string, unknown>): Promise<JobOf<M>>;
   backup(destination: string): Promise<void>;
   /** One event per transition made by this process, and one per stuck run. */
   readonly events$: Observable<QueueEvent>;
@@ -68,8 +76,17 @@ const LIST_KEYS = ['state', 'name', 'limit', 'after'] as const;
  * await queue.enqueue('email', { to: 'ada@example.com' }, { key: 'welcome:ada' });
  * await queue.start();
  */
-export function createQueue(options: QueueOptions): Queue {
+export function createQueue<const Jobs extends readonly AnyJob[] = []>(options: QueueOptions & { jobs?: Jobs }): Queue<JobMapOf<Jobs>> {
+  return createUntypedQueue(options) as unknown as Queue<JobMapOf<Jobs>>;
+}
+
+function createUntypedQueue(options: QueueOptions): Queue {
   const o = resolveQueueOptions(options);
+  const seen = new Set<string>();
+  for (const job of o.jobs) {
+    if (seen.has(job.name)) throw new ValidationError(`job "${job.name}" is defined twice`);
+    seen.add(job.name);
+  }
   const clock = o.clock ?? systemClock;
   const logger = o.logger ? o.logger.child({ queue: o.name }) : createDefaultLogger(o.name);
   const store =
@@ -79,7 +96,8 @@ export function createQueue(options: QueueOptions): Queue {
       clock,
       logger,
     );
-  const engine = createEngine({ store, clock, logger, jobs: o.jobs, retention: o.retention, maxPayloadBytes: o.maxPayloadBytes });
+  // Declared jobs are only enqueued here: the engine runs (and claims) the defined ones.
+  const engine = createEngine({ store, clock, logger, jobs: o.jobs.filter((job) => !isDeclaration(job)) as AnyJobDefinition[], retention: o.retention, maxPayloadBytes: o.maxPayloadBytes });
   const ownerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   let consumer: Consumer | undefined;
   let closed = false;
@@ -124,6 +142,10 @@ export function createQueue(options: QueueOptions): Queue {
     async start() {
       open();
       if (consumer) return;
+      if (engine.definitions.size === 0) {
+        logger.info('queue started without jobs to run: it only enqueues');
+        return;
+      }
       consumer = createConsumer(engine, {
         ownerId,
         concurrency: o.concurrency,

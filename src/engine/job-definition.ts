@@ -29,8 +29,8 @@ export type Handler<P = unknown, R = unknown> = (payload: P, ctx: HandlerContext
 /** Builds the job machine for a resolved policy: a machine of one's own on top of `createJobMachine`. */
 export type JobMachineFactory = (policy: RetryPolicy | undefined) => AnyStateMachine;
 
-export interface JobDefinition<P = unknown, R = unknown> {
-  name: string;
+export interface JobDefinition<P = unknown, R = unknown, N extends string = string> {
+  name: N;
   /** Runs the job on the main thread. Required unless the job runs in a worker thread (`isolation: 'thread'`). */
   handler?: Handler<P, R>;
   /**
@@ -58,8 +58,31 @@ export interface JobDefinition<P = unknown, R = unknown> {
 }
 
 /** A definition of any payload and result type, as a queue holds them. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- handler payloads are contravariant
-export type AnyJobDefinition = JobDefinition<any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: handler payloads are contravariant; `unknown` would refuse every typed handler
+export type AnyJobDefinition = JobDefinition<any, any, string>;
+
+/**
+ * A job's name and types without a handler, for a process that enqueues it
+ * but does not run it (`declareJob`). Holds no behaviour: a queue never
+ * claims a declared job.
+ */
+export interface JobDeclaration<P = unknown, R = unknown, N extends string = string> {
+  readonly name: N;
+  readonly declared: true;
+  /** Types only (never set): the payload and result this job takes and gives. */
+  readonly __types?: { payload: P; result: R };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: see AnyJobDefinition
+export type AnyJobDeclaration = JobDeclaration<any, any, string>;
+
+/** What `createQueue({ jobs })` takes: jobs this process runs, and jobs it only enqueues. */
+export type AnyJob = AnyJobDefinition | AnyJobDeclaration;
+
+/** True for a declaration (`declareJob`), false for a runnable definition (`defineJob`). */
+export function isDeclaration(job: AnyJob): job is AnyJobDeclaration {
+  return (job as { declared?: unknown }).declared === true;
+}
 
 const DEFINITION_KEYS = ['name', 'handler', 'isolation', 'module', 'retry', 'timeout', 'machine'] as const;
 
@@ -74,7 +97,7 @@ const DEFINITION_KEYS = ['name', 'handler', 'isolation', 'module', 'retry', 'tim
  *   handler: async ({ to }: { to: string }, { signal }) => mailer.send(to, { signal }),
  * });
  */
-export function defineJob<P = unknown, R = unknown>(definition: JobDefinition<P, R>): JobDefinition<P, R> {
+export function defineJob<P = unknown, R = unknown, N extends string = string>(definition: JobDefinition<P, R, N>): JobDefinition<P, R, N> {
   rejectUnknownOptions('defineJob', definition, DEFINITION_KEYS);
   checkString('defineJob name', definition.name, 200);
   if (definition.isolation !== undefined && definition.isolation !== 'main' && definition.isolation !== 'thread') {
@@ -97,4 +120,21 @@ export function defineJob<P = unknown, R = unknown>(definition: JobDefinition<P,
     throw new ValidationError(`job "${definition.name}": machine must be a state machine or a factory`);
   }
   return Object.freeze({ ...definition });
+}
+
+/**
+ * Declares a job's name, payload and result types for a process that only
+ * enqueues it (a producer): `createQueue({ jobs: [declareJob<Payload, Result>('resize')] })`.
+ * Give the name as the third type argument as well to have unknown names
+ * refused at compile time (explicit type arguments turn off inference of the
+ * name): `declareJob<Payload, Result, 'resize'>('resize')`.
+ *
+ * @example
+ * const resize = declareJob<{ url: string }, { width: number }, 'resize'>('resize');
+ * const queue = createQueue({ path: './jobs.db', jobs: [resize] });
+ * await queue.enqueue('resize', { url: 'https://example.com/cat.jpg' });
+ */
+export function declareJob<P = unknown, R = unknown, N extends string = string>(name: N): JobDeclaration<P, R, N> {
+  checkString('declareJob name', name, 200);
+  return Object.freeze({ name, declared: true as const });
 }

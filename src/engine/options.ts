@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os';
 import type { RetryPolicy } from '../../machines/policy.js';
 import type { Clock } from '../lib/clock.js';
-import type { AnyJobDefinition } from './job-definition.js';
+import type { AnyJob } from './job-definition.js';
 import { ValidationError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { checkInteger, checkNumber, checkPath, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
@@ -33,8 +33,12 @@ export interface QueueOptions {
   /** `'normal'` (default): fast, a power loss may undo the last commits; `'full'`: fsync on every commit. */
   durability?: 'normal' | 'full';
   logger?: Logger;
-  /** The jobs this process runs. A process may enqueue any name, defined here or not. */
-  jobs?: AnyJobDefinition[];
+  /**
+   * The jobs this process runs (`defineJob`) and those it only enqueues
+   * (`declareJob`). Typed jobs make a typed queue: `enqueue` then refuses
+   * names not listed and payloads of the wrong type at compile time.
+   */
+  jobs?: readonly AnyJob[];
   /** Record every transition in the history table. Default true. */
   history?: boolean;
   /** Largest payload accepted, bytes of JSON. Default 1 MiB. */

@@ -1,0 +1,79 @@
+/**
+ * Type inference users rely on: a queue made from typed jobs knows each job's
+ * payload and result by name. This file is never run, only type-checked by
+ * `npm test` (tsc): each `expectTypeOf` is checked by the compiler, and each
+ * `@ts-expect-error` line must be an error, or the type check fails.
+ */
+import { expectTypeOf } from 'vitest';
+import { createQueue, declareJob, defineJob, type InsertResult, type Queue } from '../../src/index.js';
+
+interface Welcome {
+  to: string;
+}
+interface Resize {
+  url: string;
+  width: number;
+}
+
+const sendWelcome = defineJob({ name: 'send-welcome', handler: async ({ to }: Welcome) => ({ sent: to.length > 0 }) });
+const resizeImage = defineJob({ name: 'resize-image', handler: ({ width }: Resize) => ({ width }) });
+// Never called: the types are what is under test.
+const typed = () => createQueue({ path: ':memory:', jobs: [sendWelcome, resizeImage] });
+
+// takes each job name with its own payload
+export function namesAndPayloads() {
+  const queue = typed();
+  expectTypeOf(queue.enqueue('send-welcome', { to: 'ada@example.com' })).toEqualTypeOf<Promise<InsertResult>>();
+  expectTypeOf(queue.enqueue).parameter(0).toEqualTypeOf<'send-welcome' | 'resize-image'>();
+  // @ts-expect-error an unknown job name
+  void queue.enqueue('send-welcom', { to: 'ada@example.com' });
+  // @ts-expect-error the payload of another job
+  void queue.enqueue('send-welcome', { url: 'x', width: 3 });
+  // @ts-expect-error a payload field of the wrong type
+  void queue.enqueue('resize-image', { url: 'x', width: '3' });
+}
+
+// checks enqueueMany item by item
+export function enqueueManyItems() {
+  const queue = typed();
+  void queue.enqueueMany([
+    { name: 'send-welcome', payload: { to: 'a' } },
+    { name: 'resize-image', payload: { url: 'x', width: 3 }, options: { delay: 10 } },
+  ]);
+  // @ts-expect-error a payload that belongs to the other name
+  void queue.enqueueMany([{ name: 'resize-image', payload: { to: 'a' } }]);
+}
+
+// narrows getJob by name to that job payload and result
+export async function getJobNarrowsByName() {
+  const job = await typed().getJob(1);
+  if (job.name === 'resize-image') {
+    expectTypeOf(job.payload).toEqualTypeOf<Resize>();
+    expectTypeOf(job.result).toEqualTypeOf<{ width: number } | undefined>();
+  } else {
+    expectTypeOf(job.name).toEqualTypeOf<'send-welcome'>();
+    expectTypeOf(job.payload).toEqualTypeOf<Welcome>();
+    expectTypeOf(job.result).toEqualTypeOf<{ sent: boolean } | undefined>();
+  }
+}
+
+// types a producer from declarations, without handlers
+export function producerFromDeclarations() {
+  const producer = () => createQueue({ path: ':memory:', jobs: [declareJob<Resize, { width: number }, 'resize-image'>('resize-image')] });
+  expectTypeOf(producer().enqueue).parameter(0).toEqualTypeOf<'resize-image'>();
+  // @ts-expect-error an unknown job name
+  void producer().enqueue('send-welcome', { to: 'a' });
+  // @ts-expect-error a wrong payload
+  void producer().enqueue('resize-image', { url: 1 });
+  // Without the name as a type argument the name is only `string`: such a queue takes any name and payload.
+  const loose = () => createQueue({ path: ':memory:', jobs: [declareJob<Resize>('resize-image')] });
+  void loose().enqueue('anything', { whatever: true });
+}
+
+// leaves a queue without jobs untyped
+export function queueWithoutJobs() {
+  const any = () => createQueue({ path: ':memory:' });
+  expectTypeOf(any).returns.toEqualTypeOf<Queue>();
+  void any().enqueue('whatever', { n: 1 });
+}
+
