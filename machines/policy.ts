@@ -96,7 +96,7 @@ export function computeBackoff(policy: ResolvedRetryPolicy, attempt: number, err
   if (typeof b === 'function') base = b(attempt, error);
   else if (b.type === 'fixed') base = b.delay;
   else if (b.type === 'linear') base = b.delay * attempt;
-  else base = b.delay * Math.pow(b.factor ?? 2, Math.max(0, attempt - 1));
+  else base = b.delay * (b.factor ?? 2) ** Math.max(0, attempt - 1);
   // An exponential curve overflows to Infinity after enough attempts: that is "as long as allowed".
   if (Number.isNaN(base) || base < 0) base = 0;
   const capped = Math.min(base, policy.maxDelay);

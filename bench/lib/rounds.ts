@@ -55,7 +55,10 @@ export async function alternate(
       const started = Date.now();
       try {
         const values = await c.run(r);
-        for (const [k, v] of Object.entries(values)) (row.metrics[k] ??= []).push(v);
+        for (const [k, v] of Object.entries(values)) {
+          row.metrics[k] ??= [];
+          row.metrics[k].push(v);
+        }
         const shown = Object.entries(values).map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(2)}`).join(' ');
         ctx.progress(`${scenario} r${r}/${rounds} ${c.label}: ${shown} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       } catch (err) {

@@ -44,20 +44,23 @@ export class JobContext implements HandlerContext {
   }
 
   get heartbeat(): () => Promise<void> {
-    return (this.boundHeartbeat ??= async () => {
+    this.boundHeartbeat ??= async () => {
       if (!(await this.host.extend(this.job, this.abortable))) throw new LeaseLostError(this.job.id);
-    });
+    };
+    return this.boundHeartbeat;
   }
 
   get progress(): (value: number) => Promise<void> {
-    return (this.boundProgress ??= async (value: number) => {
+    this.boundProgress ??= async (value: number) => {
       if (typeof value !== 'number' || !Number.isFinite(value)) throw new ValidationError('progress must be a finite number');
       if (!(await this.host.progress(this.job, value))) throw new LeaseLostError(this.job.id);
-    });
+    };
+    return this.boundProgress;
   }
 
   get log(): Logger {
     // Built on first use: most handlers never log, and a child logger is not free.
-    return (this.childLog ??= this.host.logger.child({ job: this.job.name, jobId: this.job.id, attempt: this.job.attempts, workerId: this.workerId }));
+    this.childLog ??= this.host.logger.child({ job: this.job.name, jobId: this.job.id, attempt: this.job.attempts, workerId: this.workerId });
+    return this.childLog;
   }
 }

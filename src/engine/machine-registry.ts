@@ -32,7 +32,8 @@ export function fromContext(context: JobContext): { attempts: number; lastError:
   for (const key of Object.keys(context)) {
     if (key === 'attempts' || key === 'lastError') continue;
     if (context[key] === undefined || (key === 'retryDelay' && context.retryDelay === 0)) continue;
-    (ctx ??= {})[key] = context[key];
+    ctx ??= {};
+    ctx[key] = context[key];
   }
   return { attempts: context.attempts, lastError: context.lastError, ctx };
 }

@@ -12,8 +12,8 @@ export interface Batcher<T, R> {
 }
 
 export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, maxBatch = 1000): Batcher<T, R> {
-  let items: T[] = [];
-  let waiters: Array<{ resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
+  const items: T[] = [];
+  const waiters: Array<{ resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
   let scheduled = false;
   let inFlight: Promise<void> = Promise.resolve();
   let outstanding = 0;

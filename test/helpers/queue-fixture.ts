@@ -12,7 +12,10 @@ export function useQueues(): { open(options?: Partial<QueueOptions>): Queue; pat
     db?.cleanup();
     db = undefined;
   });
-  const path = () => (db ??= tempDbPath()).path;
+  const path = () => {
+    db ??= tempDbPath();
+    return db.path;
+  };
   return {
     path,
     open(options = {}) {

@@ -21,7 +21,7 @@ describe('aborting a job in a thread', () => {
     const p = pool({ size: 1, graceMs: 20_000 });
     const { host, started } = startedHost();
     const ac = new AbortController();
-    const outcome = p.run(threadJob('waits-for-abort', { then: 'return' }), host, ac.signal);
+    const outcome = p.run(threadJob('waits-for-abort', { after: 'return' }), host, ac.signal);
     await started;
     ac.abort('cancel');
     // Not `terminated`: the thread's signal aborted and the handler returned (long before graceMs).
@@ -32,7 +32,7 @@ describe('aborting a job in a thread', () => {
     const p = pool({ size: 1, graceMs: 20_000 });
     const { host, started } = startedHost();
     const ac = new AbortController();
-    const outcome = p.run(threadJob('waits-for-abort', { then: 'return' }), host, ac.signal);
+    const outcome = p.run(threadJob('waits-for-abort', { after: 'return' }), host, ac.signal);
     await started;
     ac.abort(new TimeoutError(50));
     const seen = JSON.parse((await outcome as { result: string }).result) as unknown;
@@ -41,7 +41,7 @@ describe('aborting a job in a thread', () => {
     // A handler that rethrows its signal's reason fails with the timeout, as on the main thread.
     const second = startedHost();
     const ac2 = new AbortController();
-    const rethrown = p.run(threadJob('waits-for-abort', { then: 'throw' }), second.host, ac2.signal);
+    const rethrown = p.run(threadJob('waits-for-abort', { after: 'throw' }), second.host, ac2.signal);
     await second.started;
     ac2.abort(new TimeoutError(70));
     expect(await rethrown).toMatchObject({ kind: 'failed', error: { name: 'TimeoutError', code: 'LJ_ERR_TIMEOUT', message: 'handler timed out after 70 ms' } });

@@ -108,7 +108,8 @@ async function runWorkers(s: fc.Scheduler, plan: Plan, racy: boolean): Promise<O
       for (;;) {
         const jobs = await step(`${who} claim`, () => claim({ names: [NAME], limit: plan.limit, owner: who, leaseMs: LEASE, now: clock.now(), rule: registry.claimRule }));
         // Two attempts per job: more hand-outs than that means jobs came back from the dead.
-        if ((handedOut += jobs.length) > 2 * plan.jobs) {
+        handedOut += jobs.length;
+        if (handedOut > 2 * plan.jobs) {
           overflow = `${handedOut} hand-outs for ${plan.jobs} jobs of 2 attempts each`;
           return;
         }
@@ -180,7 +181,8 @@ describe('concurrent workers never share a job', () => {
           expect(FINISHED, `job ${id}`).toContain(state);
           expect(out.finishes.get(id), `finishing transitions of job ${id}`).toBe(1);
         }
-        const counts = [...out.states.values()].reduce<Record<string, number>>((acc, st) => ({ ...acc, [st]: (acc[st] ?? 0) + 1 }), {});
+        const counts: Record<string, number> = {};
+        for (const st of out.states.values()) counts[st] = (counts[st] ?? 0) + 1;
         expect((counts.completed ?? 0) + (counts.dead ?? 0)).toBe(plan.jobs);
         expect(out.chainsValid).toBe(true);
       }),

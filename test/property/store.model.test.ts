@@ -97,7 +97,10 @@ const enqueue = fc.array(itemArb, { minLength: 1, maxLength: 2 }).map((items) =>
     items.forEach((item, i) => {
       const res = got[i]!;
       const first = item.key === null ? undefined : m.keys.get(item.key);
-      if (first !== undefined) return expect(res).toEqual({ id: first, created: false });
+      if (first !== undefined) {
+        expect(res).toEqual({ id: first, created: false });
+        return;
+      }
       expect(res.created).toBe(true);
       expect(Math.max(0, ...m.jobs.keys())).toBeLessThan(res.id);
       m.jobs.set(res.id, { id: res.id, name: item.name, priority: item.priority, state: 'pending', attempts: 0, runAt: m.t + item.delay, token: null, lockedUntil: null, history: 1 });

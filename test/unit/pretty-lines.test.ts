@@ -41,7 +41,7 @@ describe('prettyLines', () => {
     logger.info({ jobId: 1, created: true }, 'enqueued');
     logger.debug('all demo jobs finished');
     expect(written).toHaveLength(2);
-    expect(written[0]).toMatch(/^\d\d:\d\d:\d\d INFO  enqueued jobId=1 created=true\n$/);
+    expect(written[0]).toMatch(/^\d\d:\d\d:\d\d INFO {2}enqueued jobId=1 created=true\n$/);
     expect(written[1]).toMatch(/^\d\d:\d\d:\d\d DEBUG all demo jobs finished\n$/);
   });
 });

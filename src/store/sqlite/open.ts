@@ -21,7 +21,7 @@ export interface OpenOptions {
 export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 
 // statfs magic numbers of network file systems, on which SQLite's locks are unreliable.
-const NETWORK_FS: Record<number, string> = { 0x6969: 'nfs', 0xff534d42: 'cifs', 0xfe534d42: 'smb2', 0x517b: 'smb' };
+const NETWORK_FS: Record<number, string> = { 26985: 'nfs', 4283649346: 'cifs', 4266872130: 'smb2', 20859: 'smb' };
 
 function wrap(err: unknown, path: string): DatabaseError {
   const code = (err as { code?: string }).code ?? '';

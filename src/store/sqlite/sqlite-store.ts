@@ -256,7 +256,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       for (const r of s.stats.all() as Array<{ state: string; name: string; n: number }>) {
         stats.total += r.n;
         stats.byState[r.state] = (stats.byState[r.state] ?? 0) + r.n;
-        (stats.byName[r.name] ??= {})[r.state] = r.n;
+        stats.byName[r.name] = { ...stats.byName[r.name], [r.state]: r.n };
       }
       return stats;
     },
