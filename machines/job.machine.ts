@@ -133,8 +133,8 @@ function baseImplementations(policy: ResolvedRetryPolicy) {
         retryLaters: retryLatersOf(context) + 1,
       })),
       /** Any other outcome of an attempt ends a run of RetryLaterErrors. */
-      endRetryLaters: assign(() => ({ retryLaters: undefined })),
-      resetAttempts: assign(() => ({ attempts: 0, retryDelay: 0, retryLaters: undefined })),
+      endRetryLaters: assign(() => ({ retryLaters: 0 })),
+      resetAttempts: assign(() => ({ attempts: 0, retryDelay: 0, retryLaters: 0 })),
     },
     delays: {
       retryDelay: ({ context }: { context: JobContext }) => context.retryDelay,

@@ -12,8 +12,6 @@ export type { Job, Transition } from './engine/job-view.js';
 export { isTransition } from './engine/events.js';
 export type { QueueEvent, JobTransitionEvent, RunStuckEvent } from './engine/events.js';
 export type { QueueStats, InsertResult, ListFilter, Store, JobRecord, LeasedJob, NewJob, ClaimRequest, ClaimRule, TransitionRequest, HistoryEntry } from './store/store.js';
-export { createSqliteStore } from './store/sqlite/sqlite-store.js';
-export type { SqliteStoreOptions } from './store/sqlite/sqlite-store.js';
 export { systemClock } from './lib/clock.js';
 export type { Clock, TimerHandle } from './lib/clock.js';
 export { createVirtualClock } from './lib/virtual-clock.js';

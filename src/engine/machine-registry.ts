@@ -31,7 +31,8 @@ export function fromContext(context: JobContext): { attempts: number; lastError:
   let ctx: Record<string, unknown> | null = null;
   for (const key of Object.keys(context)) {
     if (key === 'attempts' || key === 'lastError') continue;
-    if (context[key] === undefined || (key === 'retryDelay' && context.retryDelay === 0)) continue;
+    // Defaults stay out of the row: a fresh job's ctx column is NULL.
+    if (context[key] === undefined || ((key === 'retryDelay' || key === 'retryLaters') && context[key] === 0)) continue;
     ctx ??= {};
     ctx[key] = context[key];
   }

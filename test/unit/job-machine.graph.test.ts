@@ -3,7 +3,7 @@
  * the reachable snapshots and the machine's edges; every edge is then driven
  * through the compiled table, which must land where xstate does.
  *
- * Context is kept bounded (attempts 2, fixed backoff, one error of each kind)
+ * Context is kept bounded (attempts 2, fixed backoff, one RetryLaterError in a row, one error of each kind)
  * so that the traversal ends.
  */
 import { describe, expect, it } from 'vitest';
@@ -19,7 +19,8 @@ interface Path {
   steps: Array<{ event: Event; state: AnyMachineSnapshot }>;
 }
 
-const machine = createJobMachine({ attempts: 2, backoff: { type: 'fixed', delay: 10 } });
+// maxRetryLater bounds the run of RetryLaterErrors the context counts.
+const machine = createJobMachine({ attempts: 2, backoff: { type: 'fixed', delay: 10 }, maxRetryLater: 1 });
 const table = compileMachine<JobContext>(machine);
 
 const plain: ErrorInfo = { name: 'Error', message: 'boom' };

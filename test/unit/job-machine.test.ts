@@ -73,7 +73,7 @@ describe('a failed attempt', () => {
     const e = error({ name: 'NetError', code: 'E_NET' });
     const first = drive(machine, [claim, fail(e)]);
     expect(first.state).toBe('failed');
-    expect(first.context).toEqual({ attempts: 1, lastError: e, retryDelay: 100 });
+    expect(first.context).toEqual({ attempts: 1, lastError: e, retryDelay: 100, retryLaters: 0 });
     const second = drive(machine, [claim, fail(), due, claim, fail()]);
     expect(second.context.retryDelay).toBe(300);
   });
@@ -130,7 +130,7 @@ describe('what the error says', () => {
     expect([three.state, three.context.attempts, three.context.retryLaters]).toEqual(['pending', 0, 3]);
     // The fourth in a row fails like any error: one attempt spent, the backoff's delay, and the count starts over.
     const fourth = drive(bounded, [claim, later, due, claim, later, due, claim, later, due, claim, later]);
-    expect([fourth.state, fourth.context.attempts, fourth.context.retryDelay, fourth.context.retryLaters]).toEqual(['failed', 1, 10, undefined]);
+    expect([fourth.state, fourth.context.attempts, fourth.context.retryDelay, fourth.context.retryLaters]).toEqual(['failed', 1, 10, 0]);
     // With no attempt left, it is dead instead of asking again.
     const last = drive(bounded, [claim, later, due, claim, later, due, claim, later, due, claim, later, due, claim, later, due, claim, later, due, claim, later, due, claim, later]);
     expect(last.state).toBe('dead');
@@ -226,7 +226,7 @@ describe('expire, release, cancel, retry', () => {
     const dead = [claim, fail(), due, claim, fail(), due, claim, fail(e)];
     const { state, context } = drive(machine, [...dead, retry]);
     expect(state).toBe('pending');
-    expect(context).toEqual({ attempts: 0, lastError: e, retryDelay: 0 });
+    expect(context).toEqual({ attempts: 0, lastError: e, retryDelay: 0, retryLaters: 0 });
     expect(drive(machine, [...dead, retry, claim, fail()]).state).toBe('failed');
   });
 
