@@ -3,33 +3,50 @@
  * event loop's side:
  *
  * - Waiting for another process's write lock without blocking the loop. The
- *   connection's own busy timeout is a few ms (SQLite's busy handler sleeps
- *   on the calling thread: timers, lease renewal and HTTP would stall for the
- *   whole wait); past it, the call is retried after a pause on the clock,
- *   until `busyTimeoutMs` has passed in all. Every write that can meet a lock
- *   starts with BEGIN IMMEDIATE or is one autocommitted statement, so a busy
- *   error means nothing was written and the retry is safe.
+ *   connection's own busy timeout is 0 (SQLite's busy handler sleeps on the
+ *   calling thread: timers, lease renewal and HTTP would stall for the whole
+ *   wait); a busy call returns at once and is retried after a pause on the
+ *   clock, until `busyTimeoutMs` has passed in all. Every write that can meet
+ *   a lock starts with BEGIN IMMEDIATE or is one autocommitted statement, so a
+ *   busy error means nothing was written and the retry is safe.
  * - Typed errors: every SQLite failure leaves as a DatabaseError; a call on a
  *   closed store as a QueueClosedError.
  * - A full disk: the WAL would stay at its high-water mark and keep the disk
- *   full after space comes back, so it is checkpointed and truncated.
+ *   full after space comes back, so it is checkpointed and truncated. That
+ *   copies back the pages committed since the last checkpoint first, which
+ *   may need room the disk does not have yet (or a reader may hold the WAL):
+ *   then it is tried again on the clock, backing off, until it succeeds or
+ *   the store closes.
  */
-import { sleep, type Clock } from '../../lib/clock.js';
+import { sleep, type Clock, type TimerHandle } from '../../lib/clock.js';
 import { DatabaseError, QueueClosedError } from '../../errors.js';
 import type { Store } from '../store.js';
 import { toDatabaseError } from './open.js';
 
-/** How long SQLite itself waits for a lock before the call returns to the event loop. */
-export const SQLITE_BUSY_WAIT_MS = 10;
+/**
+ * How long SQLite itself waits for a lock before the call returns to the
+ * event loop: not at all. Its busy handler sleeps in steps (1, 2, 5 … ms), each
+ * ending only once the thread is scheduled again: on a loaded machine a
+ * nominal 10 ms kept the loop blocked for 30 to 170 ms at a time.
+ */
+export const SQLITE_BUSY_WAIT_MS = 0;
 const MAX_PAUSE_MS = 25;
+/** After SQLITE_FULL, first and longest pause before the WAL is truncated again, when it could not be at once. */
+export const FULL_RETRY_MIN_MS = 250;
+export const FULL_RETRY_MAX_MS = 10_000;
 
 export interface GuardOptions {
   path: string;
   clock: Clock;
   busyTimeoutMs: number;
   isOpen(): boolean;
-  /** Called after SQLITE_FULL, before the error is thrown. */
-  onFull(): void;
+  /**
+   * Called after SQLITE_FULL, before the error is thrown (`retry` false), to
+   * give back the space the WAL holds. False when it could not yet: it is
+   * called again (`retry` true) after FULL_RETRY_MIN_MS, then ever less
+   * often, until it returns true or the store closes. Never throws.
+   */
+  onFull(retry: boolean): boolean;
 }
 
 const codeOf = (err: unknown): string => {
@@ -41,8 +58,29 @@ const codeOf = (err: unknown): string => {
 const SYNC_METHODS = new Set(['externalChange']);
 
 export function guardStore(store: Store, o: GuardOptions): Store {
+  let fullRetry: TimerHandle | undefined;
+  let fullRetryMs = FULL_RETRY_MIN_MS;
+  const cancelFullRetry = () => {
+    if (fullRetry !== undefined) o.clock.clearTimeout(fullRetry);
+    fullRetry = undefined;
+  };
+  const armFullRetry = () => {
+    fullRetry = o.clock.setTimeout(() => {
+      fullRetry = undefined;
+      if (!o.isOpen() || o.onFull(true)) return;
+      fullRetryMs = Math.min(FULL_RETRY_MAX_MS, fullRetryMs * 2);
+      armFullRetry();
+    }, fullRetryMs);
+    (fullRetry as { unref?: () => void }).unref?.(); // waiting for space must not keep the process alive
+  };
+  const onFull = () => {
+    cancelFullRetry();
+    fullRetryMs = FULL_RETRY_MIN_MS;
+    if (!o.onFull(false)) armFullRetry();
+  };
+
   const fail = (err: unknown): never => {
-    if (codeOf(err).startsWith('SQLITE_FULL')) o.onFull();
+    if (codeOf(err).startsWith('SQLITE_FULL')) onFull();
     if (!o.isOpen() && !(err instanceof DatabaseError)) throw new QueueClosedError();
     throw toDatabaseError(err, o.path);
   };
@@ -68,7 +106,10 @@ export function guardStore(store: Store, o: GuardOptions): Store {
   const out: Record<string, unknown> = {};
   for (const [key, fn] of Object.entries(store) as Array<[string, (...args: unknown[]) => unknown]>) {
     if (key === 'close') {
-      out[key] = fn;
+      out[key] = (...args: unknown[]) => {
+        cancelFullRetry();
+        return fn(...args);
+      };
     } else if (SYNC_METHODS.has(key)) {
       out[key] = (...args: unknown[]) => {
         if (!o.isOpen()) throw new QueueClosedError();

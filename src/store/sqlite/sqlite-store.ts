@@ -205,16 +205,29 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
   let lastDataVersion = s.dataVersion.get() as number;
 
-  /** After SQLITE_FULL: copy the WAL back and cut it to nothing, so the space it held comes back. */
-  const recoverFromFull = (): void => {
+  /**
+   * After SQLITE_FULL: copy the WAL back and cut it to nothing, so the space it
+   * held comes back (up to its high-water mark, with the frames of the write
+   * that failed). The checkpoint first copies back the pages committed since
+   * the last one, which may need room the disk does not have, and a reader
+   * may hold the WAL: then false, and the guard calls again with `retry`
+   * until it succeeds. Warns when it truncates, and the first time it cannot.
+   */
+  const recoverFromFull = (retry: boolean): boolean => {
+    if (!db.open) return true;
+    let why: string;
     try {
       const [r] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
-      options.onWarning?.(
-        `database ${options.path}: disk full; ${r && r.busy === 0 ? 'checkpointed and truncated the WAL' : 'the WAL could not be truncated yet (a reader holds it)'}`,
-      );
+      if (r && r.busy === 0) {
+        options.onWarning?.(`database ${options.path}: ${retry ? 'after the full disk,' : 'disk full;'} checkpointed and truncated the WAL`);
+        return true;
+      }
+      why = 'a reader holds it';
     } catch (err) {
-      options.onWarning?.(`database ${options.path}: disk full; WAL checkpoint failed: ${(err as Error).message}`);
+      why = `WAL checkpoint failed: ${(err as Error).message}`;
     }
+    if (!retry) options.onWarning?.(`database ${options.path}: disk full; the WAL could not be truncated yet (${why}), trying again`);
+    return false;
   };
 
   const store: Store = {
