@@ -172,6 +172,9 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     wake: () => wake$.next(),
     noteDue(at) {
       promoteAt = Math.min(promoteAt, at);
+      // A pass under way may be about to re-arm the timer from an answer read
+      // before this due time existed: make it go round and read again.
+      dirty = true;
       if (armedAt === null || at < armedAt) arm(at);
     },
   };

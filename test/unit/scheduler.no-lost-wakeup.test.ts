@@ -148,15 +148,12 @@ describe('scheduler', () => {
     await fc.assert(everyJobDone('before'), { numRuns: 300 });
   });
 
-  // KNOWN BUG in src/engine/scheduler.ts: noteDue() during a pass arms the due
-  // timer, but the pass then calls arm() with the nextDueAt it read earlier,
-  // which clears that timer; noteDue does not mark the pass dirty, so nothing
-  // reads again. (Setting `dirty = true` in noteDue passes this property.)
-  // With the SQLite store the window is a few promise jobs wide; with a store
-  // whose answers take time it is the whole round trip. The production idle
-  // poll picks such a job up within idleMaxMs (5 s). This turns red once the
-  // scheduler is fixed: make it `it`.
-  it.fails('claims every job also when store answers arrive a while after the read', async () => {
+  // Regression: noteDue() during a pass used to arm the due timer, and the
+  // pass then re-armed it from the nextDueAt it had read before, so the job
+  // waited for the idle poll (up to idleMaxMs). noteDue now marks the pass
+  // dirty. With the SQLite store the window is a few promise jobs wide; with
+  // a store whose answers take time it is the whole round trip.
+  it('claims every job also when store answers arrive a while after the read', async () => {
     await fc.assert(everyJobDone('around'), { numRuns: 300, examples: [[NOTE_DUE_DURING_NEXT_DUE_AT], [WAKE_DURING_NEXT_DUE_AT]] });
   });
 });
