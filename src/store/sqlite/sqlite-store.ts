@@ -28,7 +28,7 @@ export interface SqliteStoreOptions extends OpenOptions {
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const clock = options.clock ?? systemClock;
   const db = openDatabase(options);
-  // From here on SQLite waits only briefly; longer waits are retried from the event loop (guard.ts).
+  // From here on SQLite does not wait for a lock: waits are retried from the event loop (guard.ts).
   db.pragma(`busy_timeout = ${Math.min(SQLITE_BUSY_WAIT_MS, options.busyTimeoutMs)}`);
   const recordHistory = options.history;
   let tokenSeq = 0;
