@@ -9,9 +9,11 @@ import type { ErrorInfo } from '../../../machines/policy.js';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
-/** What a thread needs to run one job (the pool's ThreadJob, spelled out here so that the thread imports no pool code). */
+/** What a thread needs to run one job (the pool's ThreadJob; here so that the thread imports no pool code). */
 export interface JobSpec {
+  /** File URL (href) of the handler module. */
   module: string;
+  /** JSON text of the payload (parsed inside the thread). */
   payload: string;
   jobId: number;
   name: string;

@@ -13,20 +13,12 @@ import type { ErrorInfo } from '../../../machines/policy.js';
 import { QueueClosedError, ValidationError } from '../../errors.js';
 import { toErrorInfo } from '../job-runner.js';
 import { siblingModule, startModuleWorker } from '../../lib/module-worker.js';
-import type { FromThread, LogLevel, ToThread } from './messages.js';
+import type { FromThread, JobSpec, LogLevel, ToThread } from './messages.js';
 import { createSlots } from './slots.js';
 import { toWireReason } from './wire-reason.js';
 
-export interface ThreadJob {
-  /** File URL (href) of the handler module. */
-  module: string;
-  /** JSON text of the payload (parsed inside the thread). */
-  payload: string;
-  jobId: number;
-  name: string;
-  attempt: number;
-  workerId: string;
-}
+/** What a thread needs to run one job (defined beside the thread protocol, which the thread side imports). */
+export type ThreadJob = JobSpec;
 
 /** The main-thread side of a running job's ctx. */
 export interface ThreadHost {
