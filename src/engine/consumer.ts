@@ -111,6 +111,12 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
   const sweep = async () => {
     const expired = await store.expiredLeases(names, clock.now(), SWEEP_BATCH);
     for (const job of expired) {
+      // A run of this process that is still alive keeps its job: its lease ran
+      // out only because renewal came late (a busy event loop). Renew it.
+      if (job.leaseToken !== null && executor.holds(job.id, job.leaseToken)) {
+        await executor.renewLeases();
+        continue;
+      }
       abort(job.id, 'lease');
       const error = { name: 'LeaseExpiredError', code: 'LJ_ERR_LEASE_LOST', message: `lease held by ${job.leaseOwner ?? 'nobody'} expired` };
       const r = await engine.apply(job, { type: JobEventType.expire, error, random: Math.random() });

@@ -141,7 +141,8 @@ export function createEngine(deps: EngineDeps): Engine {
     claimed(jobs) {
       if (!wantsEvents()) return;
       const at = clock.now();
-      for (const job of jobs) announce(transitionEvent({ id: job.id, name: job.name }, JobState.pending, job.state, 'job.claim', at, job.attempts));
+      const { from, event } = registry.claimRule;
+      for (const job of jobs) announce(transitionEvent({ id: job.id, name: job.name }, from, job.state, event, at, job.attempts));
     },
     stuck: announce,
     flush,

@@ -37,6 +37,8 @@ export interface Executor {
   renewLeases(): Promise<void>;
   /** True while a run of this job is alive here. */
   isRunning(jobId: number): boolean;
+  /** True while this process runs the job under this lease token, and the lease is not known lost. */
+  holds(jobId: number, token: string): boolean;
   running(): number;
   /** Runs told to stop that have gone on past `stuckAfter`. */
   stuck(): number;
@@ -196,6 +198,10 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
       }
     },
     isRunning: (jobId) => byJob.has(jobId),
+    holds: (jobId, token) => {
+      const run = byJob.get(jobId);
+      return run !== undefined && run.job.leaseToken === token && !run.leaseGone;
+    },
     running: () => runs.size,
     stuck: () => stuckCount,
   };

@@ -5,7 +5,8 @@
  * recorded and the retry able to start. Past `stuckAfter` it is reported.
  */
 import { describe, expect, it } from 'vitest';
-import { defineJob, isTransition, type RunStuckEvent } from '../../src/index.js';
+import { defineJob, isTransition, type RunStuckEvent, type Store } from '../../src/index.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { nextEvent } from '../helpers/wait.js';
 import { filter, firstValueFrom, timeout } from 'rxjs';
@@ -85,5 +86,42 @@ describe('a handler that ignores its timeout', () => {
     await q.start();
     await allQuick;
     release();
+  });
+
+  it('a run whose lease ran out while it blocked the event loop is renewed, not expired, by its own process', async () => {
+    // Heartbeats answer late (as from a busy store), so the sweep after the block reads the lease as expired.
+    const inner = createSqliteStore({ path: fx.path(), durability: 'normal', cacheMiB: 8, busyTimeoutMs: 1000, history: true });
+    const store: Store = {
+      ...inner,
+      heartbeat: async (id, token, until) => {
+        await new Promise((resolve) => setTimeout(resolve, LEASE / 2));
+        return inner.heartbeat(id, token, until);
+      },
+    };
+    const q = fx.open({
+      store,
+      path: undefined,
+      lease: LEASE,
+      jobs: [
+        defineJob({
+          name: 'blocking',
+          handler: async () => {
+            const until = Date.now() + 3 * LEASE; // no renewal can run meanwhile
+            while (Date.now() < until) {
+              // synchronous CPU work
+            }
+            // Still running when the timers that were held up fire.
+            await new Promise((resolve) => setTimeout(resolve, LEASE));
+            return 'ok';
+          },
+        }),
+      ],
+    });
+    const { id } = await q.enqueue('blocking', {});
+    const done = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'completed', 10_000);
+    await q.start();
+    await done;
+    expect((await q.history(id)).map((t) => t.event)).toEqual(['job.enqueue', 'job.claim', 'job.complete']);
+    expect(await q.getJob(id)).toMatchObject({ state: 'completed', attempts: 1, result: 'ok' });
   });
 });
