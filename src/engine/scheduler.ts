@@ -2,7 +2,8 @@
  * The claim loop, as one RxJS stream:
  *
  *   wake$ (local enqueue) ∪ freed$ (a worker went idle) ∪ changes$ (another
- *   process committed: PRAGMA data_version) ∪ due$ (timer to the next due
+ *   process committed: the store's hint or a poll, confirmed by PRAGMA
+ *   data_version) ∪ due$ (timer to the next due
  *   job) ∪ idle$ (a slow poll that backs off)
  *     ──takeUntil(stop$)──exhaustMap──► loop: promote due jobs, claim(free slots)
  *
@@ -62,6 +63,8 @@ export interface SchedulerDeps {
   nextDueAt(): Promise<number | null>;
   /** True when another process committed since the last call. */
   externalChange(): boolean;
+  /** Hints that another process committed, sooner than the poll (confirmed by `externalChange()` like a poll tick). */
+  changed$?: Observable<void>;
   freed$: Observable<void>;
   onError(err: unknown): void;
   /** How often to look for other processes' commits, ms. */
@@ -102,7 +105,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     tap(() => (armedAt = null)),
   );
   const idle$ = idleDelay$.pipe(switchMap((ms) => clockTimer(deps.clock, ms)));
-  const changes$ = clockInterval(deps.clock, deps.pollMs).pipe(filter(() => deps.externalChange()));
+  const changes$ = merge(clockInterval(deps.clock, deps.pollMs), deps.changed$ ?? EMPTY).pipe(filter(() => deps.externalChange()));
 
   const setIdleDelay = (ms: number) => {
     if (ms !== idleDelay$.value) idleDelay$.next(ms);
