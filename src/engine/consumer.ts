@@ -132,7 +132,7 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
     promoteDue,
     nextDueAt: () => store.nextDueAt(names, [JobState.pending, ...delayedStates]),
     externalChange: () => store.externalChange(),
-    // Another process's commit as soon as the store sees it; watched while the scheduler runs (stop() unsubscribes).
+    // Another process's commit as soon as the store sees it (a watch the scheduler holds only while out of jobs).
     changed$: new Observable<void>((subscriber) => store.watchChanges?.(() => subscriber.next())),
     freed$: merge(pool.freed$, hungry$),
     onError,
