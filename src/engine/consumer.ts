@@ -5,7 +5,7 @@
  * works through it: claims and outcomes go down, readiness comes from
  * `engine.ready$`.
  */
-import { merge, Subject, type Subscription } from 'rxjs';
+import { merge, Observable, Subject, type Subscription } from 'rxjs';
 import { JobEventType, JobState } from '../../machines/job.machine.js';
 import { every } from '../lib/clock.js';
 import type { LeasedJob } from '../store/store.js';
@@ -148,6 +148,8 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
     promoteDue,
     nextDueAt: () => store.nextDueAt(names, [JobState.pending, ...delayedStates]),
     externalChange: () => store.externalChange(),
+    // Another process's commit as soon as the store sees it (a watch the scheduler holds only while out of jobs).
+    changed$: new Observable<void>((subscriber) => store.watchChanges?.(() => subscriber.next())),
     freed$: merge(pool.freed$, hungry$),
     onError,
     pollMs: o.pollMs,

@@ -2,7 +2,8 @@
  * The claim loop, as one RxJS stream:
  *
  *   wake$ (local enqueue) ∪ freed$ (a worker went idle) ∪ changes$ (another
- *   process committed: PRAGMA data_version) ∪ due$ (timer to the next due
+ *   process committed: the store's hint or a poll, confirmed by PRAGMA
+ *   data_version) ∪ due$ (timer to the next due
  *   job) ∪ idle$ (a slow poll that backs off)
  *     ──takeUntil(stop$)──exhaustMap──► loop: promote due jobs, claim(free slots)
  *
@@ -15,11 +16,13 @@
 import {
   BehaviorSubject,
   defer,
+  distinctUntilChanged,
   EMPTY,
   exhaustMap,
   filter,
   merge,
   Observable,
+  of,
   Subject,
   switchMap,
   takeUntil,
@@ -62,6 +65,12 @@ export interface SchedulerDeps {
   nextDueAt(): Promise<number | null>;
   /** True when another process committed since the last call. */
   externalChange(): boolean;
+  /**
+   * Hints that another process committed, sooner than the poll (confirmed by
+   * `externalChange()` like a poll tick). Subscribed only while the last pass
+   * found nothing more to claim.
+   */
+  changed$?: Observable<void>;
   freed$: Observable<void>;
   onError(err: unknown): void;
   /** How often to look for other processes' commits, ms. */
@@ -102,7 +111,16 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     tap(() => (armedAt = null)),
   );
   const idle$ = idleDelay$.pipe(switchMap((ms) => clockTimer(deps.clock, ms)));
-  const changes$ = clockInterval(deps.clock, deps.pollMs).pipe(filter(() => deps.externalChange()));
+  // The store's hints wake only a loop that ran out of jobs (set by the pass):
+  // one that claimed a full batch comes back by itself (freed$), and a watch
+  // costs every write to the file. Once subscribed, one look at once: a commit
+  // may have landed between the last claim and the subscription.
+  const outOfJobs$ = new BehaviorSubject(false);
+  const hints$ = outOfJobs$.pipe(
+    distinctUntilChanged(),
+    switchMap((out) => (out && deps.changed$ ? merge(deps.changed$, of(undefined)) : EMPTY)),
+  );
+  const changes$ = merge(clockInterval(deps.clock, deps.pollMs), hints$).pipe(filter(() => deps.externalChange()));
 
   const setIdleDelay = (ms: number) => {
     if (ms !== idleDelay$.value) idleDelay$.next(ms);
@@ -125,8 +143,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
           if (free === 0) break; // freed$ starts the next pass
           const n = await deps.claim(free);
           if (n > 0) claimedAny = true;
-          if (n === free) dirty = true;
-          else drained = true;
+          if (n === free) {
+            dirty = true;
+            outOfJobs$.next(false);
+          } else drained = true;
         }
         if (drained && !stopped) {
           // Nothing more is ready: sleep until the next due job (one already due
@@ -135,6 +155,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
           const at = await deps.nextDueAt();
           if (at !== null) promoteAt = Math.min(promoteAt, at);
           arm(at === null ? null : Math.max(at, now + 1));
+          outOfJobs$.next(true);
         }
       }
       setIdleDelay(claimedAny ? deps.idleMinMs : Math.min(deps.idleMaxMs, idleDelay$.value * 2));

@@ -153,6 +153,14 @@ export interface Store {
   stats(): Promise<QueueStats>;
   /** True when another connection committed since the last call (cheap; polled). */
   externalChange(): boolean;
+  /**
+   * Calls `onChange` soon after another connection commits, so the claim loop
+   * need not wait for its next `externalChange()` poll (SQLite: a watch on the
+   * WAL; a networked store: e.g. LISTEN/NOTIFY). A hint: the claim loop still
+   * confirms it with `externalChange()` and keeps polling for what it misses.
+   * Returns a function that stops the calls. Must not keep the process alive.
+   */
+  watchChanges?(onChange: () => void): () => void;
   backup(destination: string): Promise<void>;
   /** Deletes up to `limit` jobs finished in `state` before `before`, with their history; returns how many. */
   purgeFinished(state: string, before: number, limit: number): Promise<number>;

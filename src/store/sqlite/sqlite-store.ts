@@ -15,6 +15,7 @@ import { namesStatement } from './names-statement.js';
 import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
 import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from './rows.js';
 import { sql } from './sql.js';
+import { watchWal } from './wal-watch.js';
 
 export interface SqliteStoreOptions extends OpenOptions {
   /** Record each transition in `job_history`. */
@@ -58,6 +59,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     historyOf: db.prepare(sql('history')),
     stats: db.prepare(sql('stats')),
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
+    totalChanges: db.prepare('SELECT total_changes()').pluck(),
     purgeJob: db.prepare(sql('purge-job')),
     purgeHistory: db.prepare(sql('purge-history')),
     deleteJob: db.prepare(sql('delete-job')),
@@ -204,6 +206,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   });
 
   let lastDataVersion = s.dataVersion.get() as number;
+  /** Open WAL watches (watchChanges), stopped by close(). */
+  const walWatches = new Set<() => void>();
 
   /**
    * After SQLITE_FULL: copy the WAL back and cut it to nothing, so the space it
@@ -286,9 +290,30 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     // A store opened without `retentionIndex` builds the index on its first purge, before the purge's transaction.
     purgeFinished: async (state, before, limit) => purgeTx.immediate(ensureRetentionIndex(), state, before, limit),
     close: async () => {
+      for (const stop of [...walWatches]) stop();
       await checkpointer?.close();
       if (db.open) db.close();
     },
   };
-  return guardStore(store, { path: options.path, clock, busyTimeoutMs: options.busyTimeoutMs, isOpen: () => db.open, onFull: recoverFromFull });
+  const guarded = guardStore(store, { path: options.path, clock, busyTimeoutMs: options.busyTimeoutMs, isOpen: () => db.open, onFull: recoverFromFull });
+  if (!checkpointer) return guarded; // in memory: no WAL to watch, no other process
+  // Outside the guard: it runs no SQL for its caller, and it must stay synchronous.
+  guarded.watchChanges = (onChange) => {
+    if (!db.open) return () => {};
+    const stop = watchWal({
+      path: options.path,
+      // Looks without moving the mark: externalChange() is what the claim loop consumes.
+      committed: () => db.open && s.dataVersion.get() !== lastDataVersion,
+      ownWrites: () => (db.open ? (s.totalChanges.get() as number) : 0),
+      onChange,
+      onError: (err) => options.onWarning?.(`database ${options.path}: cannot watch the WAL (${err.message}); other processes' jobs are found by polling`),
+    });
+    const unwatch = () => {
+      walWatches.delete(unwatch);
+      stop();
+    };
+    walWatches.add(unwatch);
+    return unwatch;
+  };
+  return guarded;
 }
