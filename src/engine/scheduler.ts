@@ -19,6 +19,7 @@ import {
   distinctUntilChanged,
   EMPTY,
   exhaustMap,
+  finalize,
   filter,
   merge,
   Observable,
@@ -179,7 +180,15 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         .pipe(
           tap(() => (dirty = true)),
           takeUntil(stop$),
-          exhaustMap(() => defer(() => (pass = runPass()))),
+          exhaustMap(() =>
+            defer(() => (pass = runPass())).pipe(
+              // A trigger between the pass's end and exhaustMap hearing of it
+              // is dropped there; its `dirty` mark survives: go round again.
+              finalize(() => {
+                if (dirty && !stopped) queueMicrotask(() => wake$.next());
+              }),
+            ),
+          ),
         )
         .subscribe({ error: deps.onError });
       wake$.next();

@@ -23,7 +23,7 @@ const KiB = 1024;
 const TMPFS = '3m';
 
 let dir = '';
-let queues: Queue[] = [];
+const queues: Queue[] = [];
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'litejobs-full-'));

@@ -19,7 +19,7 @@ const open = (path: string): Store => createSqliteStore({ path, durability: 'nor
 /** Counts calls and lets a test await the next one. */
 function signal() {
   let calls = 0;
-  let waiters: Array<() => void> = [];
+  const waiters: Array<() => void> = [];
   return {
     fire: () => {
       calls++;
