@@ -42,10 +42,12 @@ export interface JobContext {
   lastError: ErrorInfo | null;
   /** Decided when an attempt fails: how long `failed` waits before `pending`. */
   retryDelay: number;
+  /** RetryLaterErrors in a row so far (bounded by the policy's maxRetryLater). */
+  retryLaters: number;
   [extra: string]: unknown;
 }
 
-export const BASE_CONTEXT_KEYS: readonly string[] = ['attempts', 'lastError', 'retryDelay'];
+export const BASE_CONTEXT_KEYS: readonly string[] = ['attempts', 'lastError', 'retryDelay', 'retryLaters'];
 
 export type JobEvent =
   | { type: 'job.claim' }
@@ -207,7 +209,7 @@ export function createJobMachine(policy?: RetryPolicy, extension: JobMachineExte
     if (states[name]) throw new MachineCompileError(`extension.states redefines base state "${name}"`);
     states[name] = config as { on?: Record<string, unknown> };
   }
-  const context: JobContext = { attempts: 0, lastError: null, retryDelay: 0 };
+  const context: JobContext = { attempts: 0, lastError: null, retryDelay: 0, retryLaters: 0 };
   // The merged config is dynamic, so it is typed loosely; the compiled table
   // and its property test are what check it.
   return setup({

@@ -23,7 +23,7 @@ export interface MachineRegistry {
 
 /** Rebuilds the machine context from a row's columns. */
 export function toContext(attempts: number, lastError: ErrorInfo | null, ctx: Record<string, unknown> | null): JobContext {
-  return { retryDelay: 0, ...(ctx ?? {}), attempts, lastError };
+  return { retryDelay: 0, retryLaters: 0, ...(ctx ?? {}), attempts, lastError };
 }
 
 /** Splits a machine context into the row's columns (`ctx` keeps what has no column; null when default). */

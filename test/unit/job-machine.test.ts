@@ -40,7 +40,7 @@ describe('claim and complete', () => {
   it('starts pending with no attempt spent and no error', () => {
     const { state, context } = drive(machine, []);
     expect(state).toBe('pending');
-    expect(context).toEqual({ attempts: 0, lastError: null, retryDelay: 0 });
+    expect(context).toEqual({ attempts: 0, lastError: null, retryDelay: 0, retryLaters: 0 });
   });
 
   it('a claim moves pending to processing and spends one attempt', () => {
@@ -185,7 +185,7 @@ describe('expire, release, cancel, retry', () => {
     const e = error({ name: 'LeaseExpired' });
     const { state, context, actions } = drive(machine, [claim, expire(e)]);
     expect(state).toBe('failed');
-    expect(context).toEqual({ attempts: 1, lastError: e, retryDelay: 100 });
+    expect(context).toEqual({ attempts: 1, lastError: e, retryDelay: 100, retryLaters: 0 });
     expect(scheduled(actions)).toEqual([{ event: RETRY_DUE, delay: 100 }]);
   });
 
@@ -200,7 +200,7 @@ describe('expire, release, cancel, retry', () => {
   it('release returns a running job to pending and refunds its attempt', () => {
     const { state, context } = drive(machine, [claim, release]);
     expect(state).toBe('pending');
-    expect(context).toEqual({ attempts: 0, lastError: null, retryDelay: 0 });
+    expect(context).toEqual({ attempts: 0, lastError: null, retryDelay: 0, retryLaters: 0 });
   });
 
   it.each([

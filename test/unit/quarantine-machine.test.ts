@@ -42,7 +42,7 @@ describe('quarantine machine through xstate transition()', () => {
   it('sends a ValidationError to quarantined instead of failed, recording it, with attempts left', () => {
     const { state, context } = drive(machine, [claim, fail(badData)]);
     expect(state).toBe('quarantined');
-    expect(context).toEqual({ attempts: 1, lastError: badData, retryDelay: 0 });
+    expect(context).toEqual({ attempts: 1, lastError: badData, retryDelay: 0, retryLaters: 0 });
   });
 
   it('quarantines a ValidationError even on the last attempt, where the base machine would go dead', () => {
@@ -69,7 +69,7 @@ describe('quarantine machine through xstate transition()', () => {
   it('job.approve returns it to pending with a fresh attempt budget', () => {
     const { state, context } = drive(machine, [claim, fail(badData), approve]);
     expect(state).toBe('pending');
-    expect(context).toEqual({ attempts: 0, lastError: badData, retryDelay: 0 });
+    expect(context).toEqual({ attempts: 0, lastError: badData, retryDelay: 0, retryLaters: 0 });
     expect(drive(machine, [claim, fail(badData), approve, claim, fail({ name: 'E', message: 'x' })]).state).toBe('failed');
   });
 
@@ -107,10 +107,10 @@ describe('quarantine machine through compileMachine', () => {
   it('quarantines a ValidationError and reports the 7-day expiry as the delayed event', () => {
     expect(runTable([claim, fail(badData)])).toEqual({
       state: 'quarantined',
-      context: { attempts: 1, lastError: badData, retryDelay: 0 },
+      context: { attempts: 1, lastError: badData, retryDelay: 0, retryLaters: 0 },
       delayed: { eventType: EXPIRY, delay: SEVEN_DAYS },
     });
-    expect(table.due('quarantined', { attempts: 1, lastError: badData, retryDelay: 0 })).toEqual({ eventType: EXPIRY, delay: SEVEN_DAYS });
+    expect(table.due('quarantined', { attempts: 1, lastError: badData, retryDelay: 0, retryLaters: 0 })).toEqual({ eventType: EXPIRY, delay: SEVEN_DAYS });
   });
 
   it('approves, cancels and expires like xstate does', () => {
