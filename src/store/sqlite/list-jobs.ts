@@ -5,20 +5,13 @@ import { toJobRecord, type JobRow } from './rows.js';
 
 export function listJobs(db: Database.Database, filter: ListFilter): JobRecord[] {
   const where: string[] = [];
-  const params: unknown[] = [];
-  if (filter.state !== undefined) {
-    where.push('state = ?');
-    params.push(filter.state);
-  }
-  if (filter.name !== undefined) {
-    where.push('name = ?');
-    params.push(filter.name);
-  }
-  if (filter.after !== undefined) {
-    where.push('id > ?');
-    params.push(filter.after);
-  }
-  const text = `SELECT * FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ?`;
-  params.push(filter.limit ?? 100);
-  return (db.prepare(text).all(...params) as JobRow[]).map(toJobRecord);
+  if (filter.state !== undefined) where.push('state = @state');
+  if (filter.name !== undefined) where.push('name = @name');
+  if (filter.after !== undefined) where.push('id > @after');
+  const text = `SELECT * FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT @limit`;
+  const params: Record<string, unknown> = { limit: filter.limit ?? 100 };
+  if (filter.state !== undefined) params.state = filter.state;
+  if (filter.name !== undefined) params.name = filter.name;
+  if (filter.after !== undefined) params.after = filter.after;
+  return (db.prepare(text).all(params) as JobRow[]).map(toJobRecord);
 }
