@@ -5,19 +5,11 @@
  * compare-and-set UPDATE per job, each batch in one `.immediate()` transaction.
  */
 import Database from 'better-sqlite3';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { WAL_AUTOCHECKPOINT_PAGES } from '../../src/store/sqlite/open.js';
-import { ROOT } from '../lib/machine-info.js';
+import { migrations } from '../../src/store/sqlite/sql.js';
 import type { Producer, ProducerPeer } from '../lib/producer.js';
 import { freshDbPath, removeDb } from '../lib/tmp.js';
 import { JOB } from './litejobs.js';
-
-const MIGRATIONS = join(ROOT, 'src/store/sqlite/sql/migrations');
-
-export function migrationFiles(): string[] {
-  return readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql')).sort();
-}
 
 /** Same pragmas as src/store/sqlite/open.ts at its defaults (NORMAL, 64 MiB cache, auto-checkpoint threshold); no checkpointer thread. */
 export function openRaw(path: string): Database.Database {
@@ -31,10 +23,11 @@ export function openRaw(path: string): Database.Database {
   db.pragma('foreign_keys = OFF');
   if ((db.pragma('user_version', { simple: true }) as number) === 0) {
     db.transaction(() => {
+      // The migration files as litejobs applies them (state names filled in).
       let level = 0;
-      for (const f of migrationFiles()) {
-        db.exec(readFileSync(join(MIGRATIONS, f), 'utf8'));
-        level = Number.parseInt(f, 10) || level + 1;
+      for (const m of migrations()) {
+        db.exec(m.text);
+        level = m.level;
       }
       db.pragma(`user_version = ${level}`);
     }).immediate();

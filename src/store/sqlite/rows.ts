@@ -1,6 +1,6 @@
-/** The one row ↔ record mapping of the SQLite store (snake_case columns, JSON text). */
+/** The row ↔ record mapping of the SQLite store (snake_case columns, JSON text): a full row, or a claimed one. */
 import type { ErrorInfo } from '../../../machines/policy.js';
-import type { HistoryEntry, JobRecord } from '../store.js';
+import type { HistoryEntry, JobRecord, LeasedJob } from '../store.js';
 
 export function parseJson<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
@@ -50,6 +50,34 @@ export function toJobRecord(r: JobRow): JobRecord {
     lockedUntil: r.locked_until,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+  };
+}
+
+/** The columns claim-ready.sql reads: those a pending job can hold. */
+export type ReadyRow = Pick<JobRow, 'id' | 'name' | 'payload' | 'key' | 'priority' | 'run_at' | 'attempts' | 'last_error' | 'ctx' | 'retry' | 'timeout_ms' | 'created_at'>;
+
+/** A claimed job's record: the ready row, plus what the claim writes (claim-lease.sql). */
+export function toLeasedRecord(r: ReadyRow, claim: { state: string; attempts: number; owner: string; token: string; lockedUntil: number; now: number }): LeasedJob {
+  return {
+    id: r.id,
+    name: r.name,
+    state: claim.state,
+    payload: r.payload,
+    key: r.key,
+    priority: r.priority,
+    runAt: r.run_at,
+    attempts: r.attempts + claim.attempts,
+    lastError: parseJson<ErrorInfo>(r.last_error),
+    result: null,
+    progress: null,
+    retry: parseJson(r.retry),
+    timeout: r.timeout_ms,
+    ctx: parseJson(r.ctx),
+    leaseOwner: claim.owner,
+    leaseToken: claim.token,
+    lockedUntil: claim.lockedUntil,
+    createdAt: r.created_at,
+    updatedAt: claim.now,
   };
 }
 

@@ -18,8 +18,20 @@ export function withStates(text: string, file: string): string {
   return text.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
     const state = (JobState as Record<string, string>)[name];
     if (state === undefined) throw new TypeError(`${file}: {{${name}}} is not a job state`);
-    return `'${state.replace(/'/g, "''")}'`;
+    return quote(state);
   });
+}
+
+const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+/** Fills in a claim rule's `{{claim.from}}`, `{{claim.to}}`, `{{claim.attempts}}` and `{{claim.event}}` as literals. */
+export function withClaimRule(text: string, rule: { from: string; to: string; attempts: number; event: string }): string {
+  if (!Number.isSafeInteger(rule.attempts)) throw new TypeError(`claim rule attempts must be an integer, got ${rule.attempts}`);
+  return text
+    .replaceAll('{{claim.from}}', quote(rule.from))
+    .replaceAll('{{claim.to}}', quote(rule.to))
+    .replaceAll('{{claim.attempts}}', String(rule.attempts))
+    .replaceAll('{{claim.event}}', quote(rule.event));
 }
 
 export function sql(name: string): string {

@@ -7,14 +7,14 @@ import type Database from 'better-sqlite3';
 import { JobState } from '../../../machines/job.machine.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { DatabaseError } from '../../errors.js';
-import type { InsertResult, LeasedJob, ClaimRequest, NewJob, QueueStats, Store, TransitionRequest } from '../store.js';
+import type { ClaimRequest, ClaimRule, InsertResult, LeasedJob, NewJob, QueueStats, Store, TransitionRequest } from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
 import { listJobs } from './list-jobs.js';
 import { namesStatement } from './names-statement.js';
 import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
-import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from './rows.js';
-import { sql } from './sql.js';
+import { toHistoryEntry, toJobRecord, toLeasedRecord, type HistoryRow, type JobRow, type ReadyRow } from './rows.js';
+import { sql, withClaimRule } from './sql.js';
 import { watchWal } from './wal-watch.js';
 
 export interface SqliteStoreOptions extends OpenOptions {
@@ -44,11 +44,11 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     indexMark: db.prepare(sql('index-mark')),
     findByKey: db.prepare<{ key: string }, { id: number }>(sql('find-by-key')),
     claimReady: namesStatement(db, sql('claim-ready')),
-    claimLease: db.prepare(sql('claim-lease')),
+
     transition: db.prepare(sql('transition')),
     transitionHeld: db.prepare(sql('transition-held')),
     history: db.prepare(sql('insert-history')),
-    claimHistory: db.prepare(sql('insert-claim-history')),
+
     heartbeat: db.prepare(sql('heartbeat')),
     progress: db.prepare(sql('progress')),
     expired: namesStatement(db, sql('expired-leases')),
@@ -101,31 +101,37 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     return [{ id: Number(lastInsertRowid), created: true }];
   };
 
+  /** The claim's two writes, prepared once per claim rule (its values are literals in the SQL). */
+  const claimWrites = new Map<string, { lease: Database.Statement; history: Database.Statement }>();
+  const claimWritesFor = (rule: ClaimRule) => {
+    const key = `${rule.from}\u0000${rule.to}\u0000${rule.attempts}\u0000${rule.event}`;
+    let writes = claimWrites.get(key);
+    if (!writes) {
+      writes = { lease: db.prepare(withClaimRule(sql('claim-lease'), rule)), history: db.prepare(withClaimRule(sql('insert-claim-history'), rule)) };
+      claimWrites.set(key, writes);
+    }
+    return writes;
+  };
+
   const claimTx = db.transaction((req: ClaimRequest, token: string): LeasedJob[] => {
     indexNewJobs();
-    const rows = s.claimReady.all(req.names, { now: req.now, limit: req.limit }) as JobRow[];
+    const rows = s.claimReady.all(req.names, { now: req.now, limit: req.limit }) as ReadyRow[];
     if (rows.length === 0) return [];
     const { rule } = req;
     const lockedUntil = req.now + req.leaseMs;
+    const claim = { state: rule.to, attempts: rule.attempts, owner: req.owner, token, lockedUntil, now: req.now };
     const out: LeasedJob[] = new Array(rows.length);
     const ids: number[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
-      const job = toJobRecord(rows[i]!);
-      ids[i] = job.id;
-      // What claim-lease.sql writes, so the record matches the row.
-      job.state = rule.to;
-      job.attempts += rule.attempts;
-      job.leaseOwner = req.owner;
-      job.leaseToken = token;
-      job.lockedUntil = lockedUntil;
-      job.updatedAt = req.now;
-      out[i] = job as LeasedJob;
+      ids[i] = rows[i]!.id;
+      out[i] = toLeasedRecord(rows[i]!, claim);
     }
     const idList = JSON.stringify(ids);
-    const leased = s.claimLease.run({ ids: idList, from: rule.from, to: rule.to, attempts: rule.attempts, owner: req.owner, token, lockedUntil, now: req.now }).changes;
+    const writes = claimWritesFor(rule);
+    const leased = writes.lease.run({ ids: idList, owner: req.owner, token, lockedUntil, now: req.now }).changes;
     // The write lock is held since the SELECT: nothing can have moved these rows.
     if (leased !== rows.length) throw new DatabaseError('LJ_ERR_DATABASE', `claim leased ${leased} of the ${rows.length} jobs it read`);
-    if (recordHistory) s.claimHistory.run({ ids: idList, from: rule.from, to: rule.to, event: rule.event, at: req.now, owner: req.owner, token });
+    if (recordHistory) writes.history.run({ ids: idList, at: req.now, owner: req.owner, token });
     return out;
   });
 
