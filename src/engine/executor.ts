@@ -60,12 +60,18 @@ export async function extendLease(engine: Engine, job: LeasedJob, until: number)
   return ok;
 }
 
-const keyOf = (job: LeasedJob) => `${job.id}/${job.leaseToken}`;
 
 export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
   const { clock, logger } = engine;
-  const runs = new Map<string, Run>();
+  // Every live run, and the newest run of each job id. A run is its lease
+  // (job id and token): an older run of the same job ending never touches the
+  // entry of a newer one, and lookups by id check the token.
+  const runs = new Set<Run>();
   const byJob = new Map<number, Run>();
+  const runOf = (job: LeasedJob): Run | undefined => {
+    const run = byJob.get(job.id);
+    return run?.job.leaseToken === job.leaseToken ? run : undefined;
+  };
   let stuckCount = 0;
 
   const loseLease = (run: Run) => {
@@ -74,7 +80,7 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
   };
   const extend = async (job: LeasedJob, abortable: Abortable): Promise<boolean> => {
     const ok = await extendLease(engine, job, clock.now() + o.leaseMs);
-    const run = runs.get(keyOf(job));
+    const run = runOf(job);
     if (!ok && run) loseLease(run);
     else if (!ok) abortable.abort('lease' satisfies AbortReason);
     return ok;
@@ -149,7 +155,7 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
   };
 
   const end = (run: Run) => {
-    runs.delete(keyOf(run.job));
+    runs.delete(run);
     if (byJob.get(run.job.id) === run) byJob.delete(run.job.id);
     if (run.stuckTimer !== undefined) clock.clearTimeout(run.stuckTimer);
     if (run.stuck) {
@@ -162,7 +168,7 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     async run(job, workerId) {
       const def = engine.definitions.get(job.name);
       const run: Run = { job, workerId, abortable: new Abortable(), leaseGone: false, stuck: false };
-      runs.set(keyOf(job), run);
+      runs.add(run);
       byJob.set(job.id, run);
       const timeoutMs = job.timeout ?? def?.timeout ?? null;
       const timer = timeoutMs === null ? undefined : clock.setTimeout(() => abortRun(run, new TimeoutError(timeoutMs)), timeoutMs);
@@ -189,11 +195,11 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
       return true;
     },
     abortAll(reason) {
-      for (const run of runs.values()) abortRun(run, reason);
+      for (const run of runs) abortRun(run, reason);
     },
     async renewLeases() {
       const now = clock.now();
-      for (const run of [...runs.values()]) {
+      for (const run of [...runs]) {
         if (!run.leaseGone && run.job.lockedUntil - now < o.leaseMs / 2) await extend(run.job, run.abortable);
       }
     },
