@@ -14,6 +14,7 @@ import { listJobs } from './list-jobs.js';
 import { namesStatement } from './names-statement.js';
 import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
 import { toHistoryEntry, toJobRecord, toLeasedRecord, type HistoryRow, type JobRow, type ReadyRow } from './rows.js';
+import { positional } from './positional.js';
 import { sql, withClaimRule } from './sql.js';
 import { watchWal } from './wal-watch.js';
 
@@ -36,18 +37,20 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const tokenPrefix = `${process.pid.toString(36)}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}`;
 
   const s = {
-    insert: db.prepare<Record<string, unknown>, { id: number }>(sql('insert')),
-    insertKeyless: db.prepare(sql('insert-keyless')),
-    insertSingle: db.prepare(sql('insert-single')),
-    nextId: db.prepare(sql('next-id')).pluck(),
+    // The hot statements bind positionally from their names (positional.ts).
+    insert: positional(db, sql('insert')),
+    insertKeyless: positional(db, sql('insert-keyless')),
+    insertKeylessAt: positional(db, sql('insert-keyless-at')),
+    insertSingle: positional(db, sql('insert-single')),
+    nextId: db.prepare(sql('next-id')),
     indexNew: db.prepare(sql('index-new')),
     indexMark: db.prepare(sql('index-mark')),
     findByKey: db.prepare<{ key: string }, { id: number }>(sql('find-by-key')),
     claimReady: namesStatement(db, sql('claim-ready')),
 
-    transition: db.prepare(sql('transition')),
-    transitionHeld: db.prepare(sql('transition-held')),
-    history: db.prepare(sql('insert-history')),
+    transition: positional(db, sql('transition')),
+    transitionHeld: positional(db, sql('transition-held')),
+    history: positional(db, sql('insert-history')),
 
     heartbeat: db.prepare(sql('heartbeat')),
     progress: db.prepare(sql('progress')),
@@ -77,17 +80,22 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
   const insertTx = db.transaction((jobs: readonly NewJob[], at: number): InsertResult[] => {
     const out: InsertResult[] = new Array(jobs.length);
-    let id = s.nextId.get() as number;
+    const { top, mark } = s.nextId.get() as { top: number; mark: number };
+    // The first row inserted takes mark + 1 when deletes left the mark ahead of the newest id.
+    let explicit: number | null = mark > top ? mark + 1 : null;
     for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i]!;
-      const row = { ...job, id, at };
+      const row = { id: explicit, name: job.name, state: job.state, payload: job.payload, key: job.key, priority: job.priority, runAt: job.runAt, retry: job.retry, timeout: job.timeout, at };
       if (job.key === null) {
-        s.insertKeyless.run(row);
-        out[i] = { id: id++, created: true };
+        const { lastInsertRowid } = (explicit === null ? s.insertKeyless : s.insertKeylessAt).run(row);
+        out[i] = { id: Number(lastInsertRowid), created: true };
+        explicit = null;
         continue;
       }
       // An existing key hands back the first job (and uses no id).
-      out[i] = s.insert.get(row) ? { id: id++, created: true } : { id: s.findByKey.get({ key: job.key })!.id, created: false };
+      const inserted = s.insert.get(row) as { id: number } | undefined;
+      if (inserted) explicit = null;
+      out[i] = inserted ? { id: inserted.id, created: true } : { id: s.findByKey.get({ key: job.key })!.id, created: false };
     }
     // This batch went into the index as it was written: move the mark past it,
     // so the next claim does not walk over these rows looking for new ones.
@@ -97,7 +105,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
   /** One job without a key, committed by itself (an awaited enqueue): one autocommitted statement. */
   const insertSingle = (job: NewJob, at: number): InsertResult[] => {
-    const { lastInsertRowid } = s.insertSingle.run({ ...job, at });
+    const { lastInsertRowid } = s.insertSingle.run({ name: job.name, state: job.state, payload: job.payload, priority: job.priority, runAt: job.runAt, retry: job.retry, timeout: job.timeout, at });
     return [{ id: Number(lastInsertRowid), created: true }];
   };
 
