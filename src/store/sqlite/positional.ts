@@ -22,8 +22,10 @@ export function positional<P extends Record<string, unknown>>(db: Database.Datab
     return '?';
   });
   const statement = db.prepare(converted);
+  // One array per statement, refilled on each call: binding copies the values
+  // out synchronously, so nothing holds on to it between calls.
+  const out = new Array<unknown>(names.length);
   const values = (params: P): unknown[] => {
-    const out = new Array<unknown>(names.length);
     for (let i = 0; i < names.length; i++) out[i] = params[names[i]!];
     return out;
   };

@@ -27,6 +27,9 @@ export interface SqliteStoreOptions extends OpenOptions {
   clock?: Clock;
 }
 
+/** The values insert.sql, insert-keyless.sql and insert-keyless-at.sql bind. */
+type InsertRow = Omit<NewJob, 'key'> & { id: number | null; key: string | null; at: number };
+
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const clock = options.clock ?? systemClock;
   const db = openDatabase(options);
@@ -83,9 +86,19 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     const { top, mark } = s.nextId.get() as { top: number; mark: number };
     // The first row inserted takes mark + 1 when deletes left the mark ahead of the newest id.
     let explicit: number | null = mark > top ? mark + 1 : null;
+    // One row object for the batch, refilled per job (the statements copy its values as they bind).
+    const row: InsertRow = { id: null, name: '', state: '', payload: '', key: null, priority: 0, runAt: 0, retry: null, timeout: null, at };
     for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i]!;
-      const row = { id: explicit, name: job.name, state: job.state, payload: job.payload, key: job.key, priority: job.priority, runAt: job.runAt, retry: job.retry, timeout: job.timeout, at };
+      row.id = explicit;
+      row.name = job.name;
+      row.state = job.state;
+      row.payload = job.payload;
+      row.key = job.key;
+      row.priority = job.priority;
+      row.runAt = job.runAt;
+      row.retry = job.retry;
+      row.timeout = job.timeout;
       if (job.key === null) {
         const { lastInsertRowid } = (explicit === null ? s.insertKeyless : s.insertKeylessAt).run(row);
         out[i] = { id: Number(lastInsertRowid), created: true };
