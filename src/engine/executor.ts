@@ -72,7 +72,6 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     const run = byJob.get(job.id);
     return run?.job.leaseToken === job.leaseToken ? run : undefined;
   };
-  let stuckCount = 0;
 
   const loseLease = (run: Run) => {
     run.leaseGone = true;
@@ -98,7 +97,6 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     const abortedAt = clock.now();
     run.stuckTimer = clock.setTimeout(() => {
       run.stuck = true;
-      stuckCount++;
       const why = typeof reason === 'string' ? reason : 'timeout';
       engine.stuck({
         type: 'run:stuck',
@@ -159,7 +157,6 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     if (byJob.get(run.job.id) === run) byJob.delete(run.job.id);
     if (run.stuckTimer !== undefined) clock.clearTimeout(run.stuckTimer);
     if (run.stuck) {
-      stuckCount--;
       logger.warn({ jobId: run.job.id, job: run.job.name, workerId: run.workerId }, 'stuck handler returned at last');
     }
   };
@@ -209,6 +206,10 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
       return run !== undefined && run.job.leaseToken === token && !run.leaseGone;
     },
     running: () => runs.size,
-    stuck: () => stuckCount,
+    stuck: () => {
+      let n = 0;
+      for (const run of runs) if (run.stuck) n++;
+      return n;
+    },
   };
 }

@@ -7,7 +7,6 @@ export class Abortable {
   /** Why the job was aborted (a reason string or a TimeoutError); undefined while it runs. */
   reason: unknown = undefined;
   private controller: AbortController | undefined;
-  private wake: ((reason: unknown) => void) | undefined;
 
   get signal(): AbortSignal {
     if (!this.controller) {
@@ -25,12 +24,5 @@ export class Abortable {
     if (this.reason !== undefined) return;
     this.reason = reason;
     this.controller?.abort(reason);
-    this.wake?.(reason);
-  }
-
-  /** Resolves with the reason once aborted. */
-  whenAborted(): Promise<unknown> {
-    if (this.reason !== undefined) return Promise.resolve(this.reason);
-    return new Promise((resolve) => (this.wake = resolve));
   }
 }

@@ -5,5 +5,4 @@ import { workerData } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
 
 register();
-globalThis.__litejobsBooted = true;
 await import(workerData.entry);
