@@ -6,16 +6,17 @@
 import type Database from 'better-sqlite3';
 import { JobState } from '../../../machines/job.machine.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { DatabaseError } from '../../errors.js';
-import type { ClaimRequest, ClaimRule, InsertResult, LeasedJob, NewJob, QueueStats, Store, TransitionRequest } from '../store.js';
+import type { InsertResult, NewJob, QueueStats, Store, TransitionRequest } from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
+import { createClaim } from './claim.js';
+import { createFullDiskRecovery } from './disk-full.js';
 import { listJobs } from './list-jobs.js';
 import { namesStatement } from './names-statement.js';
 import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
-import { toHistoryEntry, toJobRecord, toLeasedRecord, type HistoryRow, type JobRow, type ReadyRow } from './rows.js';
+import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from './rows.js';
 import { positional } from './positional.js';
-import { sql, withClaimRule } from './sql.js';
+import { sql } from './sql.js';
 import { watchWal } from './wal-watch.js';
 
 export interface SqliteStoreOptions extends OpenOptions {
@@ -49,7 +50,6 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     indexNew: db.prepare(sql('index-new')),
     indexMark: db.prepare(sql('index-mark')),
     findByKey: db.prepare<{ key: string }, { id: number }>(sql('find-by-key')),
-    claimReady: namesStatement(db, sql('claim-ready')),
 
     transition: positional(db, sql('transition')),
     transitionHeld: positional(db, sql('transition-held')),
@@ -122,39 +122,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     return [{ id: Number(lastInsertRowid), created: true }];
   };
 
-  /** The claim's two writes, prepared once per claim rule (its values are literals in the SQL). */
-  const claimWrites = new Map<string, { lease: Database.Statement; history: Database.Statement }>();
-  const claimWritesFor = (rule: ClaimRule) => {
-    const key = `${rule.from}\u0000${rule.to}\u0000${rule.attempts}\u0000${rule.event}`;
-    let writes = claimWrites.get(key);
-    if (!writes) {
-      writes = { lease: db.prepare(withClaimRule(sql('claim-lease'), rule)), history: db.prepare(withClaimRule(sql('insert-claim-history'), rule)) };
-      claimWrites.set(key, writes);
-    }
-    return writes;
-  };
-
-  const claimTx = db.transaction((req: ClaimRequest, token: string): LeasedJob[] => {
-    indexNewJobs();
-    const rows = s.claimReady.all(req.names, { now: req.now, limit: req.limit }) as ReadyRow[];
-    if (rows.length === 0) return [];
-    const { rule } = req;
-    const lockedUntil = req.now + req.leaseMs;
-    const claim = { state: rule.to, attempts: rule.attempts, owner: req.owner, token, lockedUntil, now: req.now };
-    const out: LeasedJob[] = new Array(rows.length);
-    const ids: number[] = new Array(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      ids[i] = rows[i]!.id;
-      out[i] = toLeasedRecord(rows[i]!, claim);
-    }
-    const idList = JSON.stringify(ids);
-    const writes = claimWritesFor(rule);
-    const leased = writes.lease.run({ ids: idList, owner: req.owner, token, lockedUntil, now: req.now }).changes;
-    // The write lock is held since the SELECT: nothing can have moved these rows.
-    if (leased !== rows.length) throw new DatabaseError('LJ_ERR_DATABASE', `claim leased ${leased} of the ${rows.length} jobs it read`);
-    if (recordHistory) writes.history.run({ ids: idList, at: req.now, owner: req.owner, token });
-    return out;
-  });
+  const claimTx = createClaim(db, indexNewJobs, recordHistory);
 
   const transitionTx = db.transaction((reqs: readonly TransitionRequest[]): boolean[] => {
     if (reqs.some((t) => t.purge)) indexNewJobs();
@@ -236,30 +204,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   /** Open WAL watches (watchChanges), stopped by close(). */
   const walWatches = new Set<() => void>();
 
-  /**
-   * After SQLITE_FULL: copy the WAL back and cut it to nothing, so the space it
-   * held comes back (up to its high-water mark, with the frames of the write
-   * that failed). The checkpoint first copies back the pages committed since
-   * the last one, which may need room the disk does not have, and a reader
-   * may hold the WAL: then false, and the guard calls again with `retry`
-   * until it succeeds. Warns when it truncates, and the first time it cannot.
-   */
-  const recoverFromFull = (retry: boolean): boolean => {
-    if (!db.open) return true;
-    let why: string;
-    try {
-      const [r] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
-      if (r && r.busy === 0) {
-        options.onWarning?.(`database ${options.path}: ${retry ? 'after the full disk,' : 'disk full;'} checkpointed and truncated the WAL`);
-        return true;
-      }
-      why = 'a reader holds it';
-    } catch (err) {
-      why = `WAL checkpoint failed: ${(err as Error).message}`;
-    }
-    if (!retry) options.onWarning?.(`database ${options.path}: disk full; the WAL could not be truncated yet (${why}), trying again`);
-    return false;
-  };
+  const recoverFromFull = createFullDiskRecovery(db, options.path, options.onWarning);
 
   const store: Store = {
     insert: async (jobs, at) => (jobs.length === 1 && jobs[0]!.key === null ? insertSingle(jobs[0]!, at) : insertTx.immediate(jobs, at)),
