@@ -11,7 +11,11 @@ import { namesStatement } from './names-statement.js';
 import { toLeasedRecord, type ReadyRow } from './rows.js';
 import { sql, withClaimRule } from './sql.js';
 
-export function createClaim(db: Database.Database, indexNewJobs: () => void, recordHistory: boolean) {
+export function createClaim(
+  db: Database.Database,
+  indexNewJobs: () => void,
+  recordHistory: boolean,
+): Database.Transaction<(req: ClaimRequest, token: string) => LeasedJob[]> {
   const claimReady = namesStatement(db, sql('claim-ready'));
   /** The claim's two writes, prepared once per claim rule (its values are literals in the SQL). */
   const claimWrites = new Map<string, { lease: Database.Statement; history: Database.Statement }>();
