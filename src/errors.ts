@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   LJ_ERR_DATABASE: 'The database failed (I/O error, disk full, locked past busyTimeout)',
   LJ_ERR_QUEUE_CLOSED: 'The queue is closed',
   LJ_ERR_MACHINE: 'The job machine cannot be used by the queue',
+  LJ_ERR_WEBHOOK_DELIVERY: 'The webhook receiver failed or could not be reached',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
