@@ -44,7 +44,12 @@ const OPTION_KEYS = ['name', 'timeout', 'maxBodyExcerpt', 'retry', 'dispatcher']
  * await queue.enqueue('webhook', { url: 'https://example.com/hooks/orders', body: { orderId: 42 } });
  * await queue.start();
  */
-export function defineWebhookJob<const N extends string = 'webhook'>(options: WebhookJobOptions<N> = {}): JobDefinition<WebhookPayload, WebhookResult, N> {
+// Two signatures, so that a job without a name is typed `'webhook'` even inline in
+// `createQueue({ jobs: [defineWebhookJob()] })`, where `string` would be inferred from the context.
+export function defineWebhookJob(options?: WebhookJobOptions & { name?: undefined }): JobDefinition<WebhookPayload, WebhookResult, 'webhook'>;
+export function defineWebhookJob<const N extends string>(options: WebhookJobOptions<N> & { name: N }): JobDefinition<WebhookPayload, WebhookResult, N>;
+export function defineWebhookJob(options: WebhookJobOptions<string>): JobDefinition<WebhookPayload, WebhookResult, string>;
+export function defineWebhookJob<N extends string>(options: WebhookJobOptions<N> = {}): JobDefinition<WebhookPayload, WebhookResult, N> {
   rejectUnknownOptions('defineWebhookJob', options, OPTION_KEYS);
   const name = (options.name ?? 'webhook') as N;
   checkString('defineWebhookJob name', name, 200);

@@ -4,7 +4,7 @@
  * what the receiver gets.
  */
 import { describe, expect, it } from 'vitest';
-import { defineWebhookJob, type RetryPolicy } from '../../src/index.js';
+import { defineWebhookJob, type RetryPolicy, type WebhookJobOptions } from '../../src/index.js';
 import { useReceivers } from '../helpers/http-receiver.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { nextEvent } from '../helpers/wait.js';
@@ -24,9 +24,9 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 /** Starts a queue with one webhook job, enqueues `payload`, and resolves once the job reaches `state`. */
-async function run(options: Parameters<typeof defineWebhookJob>[0], payload: unknown, state: string) {
+async function run(options: WebhookJobOptions<string>, payload: unknown, state: string) {
   const q = fx.open({ jobs: [defineWebhookJob(options)] });
-  const { id } = await q.enqueue(options?.name ?? 'webhook', payload);
+  const { id } = await q.enqueue(options.name ?? 'webhook', payload);
   const reached = nextEvent(q.events$, (e) => e.job.id === id && e.to === state, 15_000);
   await q.start();
   await reached;
