@@ -1,22 +1,28 @@
 /** `litejobs demo`: `serve` with sample jobs and a flaky local webhook receiver, printing where to look. */
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { document } from '../command-docs.js';
 import { demoEnqueues, demoJobs } from '../demo-jobs.js';
-import { startDemoSink } from '../demo-sink.js';
+import { seededRandom, startDemoSink } from '../demo-sink.js';
 import type { CliIO } from '../io.js';
 import { databaseOf } from '../open-queue.js';
 import { startService } from '../service.js';
 import { parsePort, serviceLogger } from './serve.js';
+
+const parseSeed = (text: string): number => {
+  if (!/^\d{1,10}$/.test(text.trim())) throw new InvalidArgumentError('a seed is a non-negative integer.');
+  return Number(text);
+};
 
 export function registerDemo(program: Command, io: CliIO): void {
   const cmd = program
     .command('demo')
     .description('Run the service with sample jobs and a local webhook receiver that fails now and then; prints the URLs to look at. Ctrl+C stops it.')
     .addOption(new Option('--port <port>', 'the API port (the receiver takes the next one; 0: any free ports)').argParser(parsePort).default(3000))
-    .action(async (flags: { port: number }, self: Command) => {
+    .addOption(new Option('--seed <n>', "seed the receiver's failures: the same seed fails the same requests").argParser(parseSeed))
+    .action(async (flags: { port: number; seed?: number }, self: Command) => {
       const path = databaseOf(self);
       const logger = serviceLogger(io);
-      const sink = await startDemoSink({ port: flags.port === 0 ? 0 : flags.port + 1 });
+      const sink = await startDemoSink({ port: flags.port === 0 ? 0 : flags.port + 1, ...(flags.seed === undefined ? {} : { random: seededRandom(flags.seed) }) });
       try {
         const service = await startService({ path, host: '127.0.0.1', port: flags.port, concurrency: 4, durability: 'normal', jobs: demoJobs, logger, drainMs: 10_000, hooks: { demo: { deliverTo: `${sink.url}/hooks` } } });
         const results = await service.queue.enqueueMany(demoEnqueues(sink.url));
