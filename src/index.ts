@@ -10,8 +10,8 @@ export type { JobDefinition, JobDeclaration, AnyJob, Handler, HandlerContext, Jo
 export type { JobTypes, JobTypeMap, JobMapOf, JobOf, UntypedJobs } from './engine/job-types.js';
 export type { Job, Transition } from './engine/job-view.js';
 export { isTransition } from './engine/events.js';
-export type { QueueEvent, JobTransitionEvent, RunStuckEvent } from './engine/events.js';
-export type { QueueStats, InsertResult, ListFilter, Store, JobRecord, LeasedJob, NewJob, ClaimRequest, ClaimRule, TransitionRequest, HistoryEntry } from './store/store.js';
+export type { QueueEvent, JobTransitionEvent, ClaimBatchEvent, RunStuckEvent } from './engine/events.js';
+export type { QueueStats, BackupProgress, StoreDiagnostics, InsertResult, ListFilter, Store, JobRecord, LeasedJob, NewJob, ClaimRequest, ClaimRule, TransitionRequest, HistoryEntry } from './store/store.js';
 export { systemClock } from './lib/clock.js';
 export type { Clock, TimerHandle } from './lib/clock.js';
 export { createVirtualClock } from './lib/virtual-clock.js';

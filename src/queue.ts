@@ -22,12 +22,15 @@ import type { WorkerInfo } from './engine/pool.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './engine/validate.js';
 import { InvalidTransitionError, JobNotFoundError, QueueClosedError, ValidationError } from './errors.js';
 import { openStore } from './store/open-store.js';
-import type { InsertResult, ListFilter, QueueStats } from './store/store.js';
+import { WHOLE_QUEUE } from './store/paused.js';
+import type { BackupProgress, InsertResult, ListFilter, QueueStats, StoreDiagnostics } from './store/store.js';
 
-/** `stats()`: the jobs in the store by state and name, and this process's stuck runs. */
+/** `stats()`: the jobs in the store by state and name, what is paused, and this process's stuck runs. */
 export interface QueueStatsView extends QueueStats {
   /** Handlers in this process told to stop that have not returned after `stuckAfter`. */
   stuck: number;
+  /** Paused by `pause()` in any process sharing the store: the whole queue, or these names. */
+  paused: { all: boolean; names: string[] };
 }
 
 /**
@@ -57,14 +60,31 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
    * `job.complete`, `job.fail`, `job.expire`, `job.release`) are refused.
    */
   send(id: number, event: { type: string } & Record<string, unknown>): Promise<JobOf<M>>;
-  backup(destination: string): Promise<void>;
-  /** One event per transition made by this process, and one per stuck run. */
+  /** Sends every `dead` job (of one name, if given) back to `pending`; resolves with how many went. */
+  retryDead(filter?: { name?: string }): Promise<number>;
+  /**
+   * Stops claiming jobs of this name (or, without a name, of every name) in
+   * every process sharing the store, from their next claim on. Running jobs
+   * finish; enqueueing still works. Recorded in the store: it outlasts restarts.
+   */
+  pause(name?: string): Promise<void>;
+  /** Undoes `pause(name)` (or, without a name, the whole-queue pause). */
+  resume(name?: string): Promise<void>;
+  /** An online copy of the database, safe while other processes write. */
+  backup(destination: string, options?: { onProgress?: (progress: BackupProgress) => void }): Promise<void>;
+  /** Resolves while the database answers; rejects with a DatabaseError otherwise. */
+  ping(): Promise<void>;
+  /** The store's health and size figures; `integrity: true` adds a full integrity check (reads the whole file). */
+  diagnose(options?: { integrity?: boolean }): Promise<StoreDiagnostics>;
+  /** One event per transition made by this process, one per claim, and one per stuck run. */
   readonly events$: Observable<QueueEvent>;
   /** The worker actors' states (empty until started). */
   workers(): WorkerInfo[];
 }
 
 const LIST_KEYS = ['state', 'name', 'limit', 'after'] as const;
+/** Dead jobs read (and retried) per page by retryDead. */
+const RETRY_PAGE = 500;
 
 /**
  * @example
@@ -111,6 +131,11 @@ function createUntypedQueue(options: QueueOptions): Queue {
     const job = await store.get(id);
     if (!job) throw new JobNotFoundError(id);
     return job;
+  };
+
+  const pauseName = (what: string, name: string | undefined): string => {
+    open();
+    return name === undefined ? WHOLE_QUEUE : checkString(`${what} name`, name, 200);
   };
 
   const send: Queue['send'] = async (id, event) => {
@@ -192,7 +217,9 @@ function createUntypedQueue(options: QueueOptions): Queue {
     },
     async stats() {
       open();
-      return { ...(await store.stats()), stuck: consumer?.stuck() ?? 0 };
+      const [stats, paused] = await Promise.all([store.stats(), store.paused()]);
+      const names = paused.filter((name) => name !== WHOLE_QUEUE);
+      return { ...stats, stuck: consumer?.stuck() ?? 0, paused: { all: names.length < paused.length, names } };
     },
     async retry(id) {
       return send(id, { type: JobEventType.retry });
@@ -200,11 +227,44 @@ function createUntypedQueue(options: QueueOptions): Queue {
     async cancel(id) {
       return send(id, { type: JobEventType.cancel });
     },
+    async retryDead(filter = {}) {
+      open();
+      rejectUnknownOptions('retryDead filter', filter, ['name']);
+      if (filter.name !== undefined) checkString('retryDead name', filter.name, 200);
+      let retried = 0;
+      for (let after = 0; ; ) {
+        const page = await store.list({ state: JobState.dead, ...filter, limit: RETRY_PAGE, after });
+        // Concurrent applies share commits (the engine's transition batcher).
+        const results = await Promise.all(page.map((job) => engine.apply(job, { type: JobEventType.retry })));
+        retried += results.filter((r) => r.accepted && r.committed).length;
+        if (page.length < RETRY_PAGE) return retried;
+        after = page[page.length - 1]!.id;
+      }
+    },
+    async pause(name) {
+      await store.setPaused(pauseName('pause', name), true, clock.now());
+      logger.info({ job: name ?? '*' }, name === undefined ? 'queue paused' : 'job name paused');
+    },
+    async resume(name) {
+      await store.setPaused(pauseName('resume', name), false, clock.now());
+      logger.info({ job: name ?? '*' }, name === undefined ? 'queue resumed' : 'job name resumed');
+      engine.wake();
+    },
     send,
-    async backup(destination) {
+    async backup(destination, backupOptions = {}) {
       open();
       checkString('backup destination', destination, 4096);
-      await store.backup(destination);
+      rejectUnknownOptions('backup options', backupOptions, ['onProgress']);
+      await store.backup(destination, backupOptions.onProgress);
+    },
+    async ping() {
+      open();
+      await store.ping();
+    },
+    async diagnose(diagnoseOptions = {}) {
+      open();
+      rejectUnknownOptions('diagnose options', diagnoseOptions, ['integrity']);
+      return store.diagnose({ integrity: diagnoseOptions.integrity === true, now: clock.now() });
     },
     events$: engine.events$,
     workers: () => consumer?.workers() ?? [],

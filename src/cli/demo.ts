@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
-import { createQueue, defineJob, type QueueEvent } from '../index.js';
+import { createQueue, defineJob, isTransition, type QueueEvent } from '../index.js';
 import { prettyLines } from './pretty-lines.js';
 
 // The demo ships in the package, so it logs through a formatter of its own
@@ -88,7 +88,7 @@ for (const id of ids) if (!finished.has((await queue.getJob(id)).state)) pending
 const allDone = new Promise<void>((resolve) => {
   if (pending.size === 0) resolve();
   queue.events$.subscribe((e: QueueEvent) => {
-    if (e.type !== 'run:stuck' && finished.has(e.to) && pending.delete(e.job.id) && pending.size === 0) resolve();
+    if (isTransition(e) && finished.has(e.to) && pending.delete(e.job.id) && pending.size === 0) resolve();
   });
 });
 

@@ -8,6 +8,7 @@
 import { merge, Observable, Subject, type Subscription } from 'rxjs';
 import { JobEventType, JobState } from '../../machines/job.machine.js';
 import { every } from '../lib/clock.js';
+import { withoutPaused } from '../store/paused.js';
 import type { LeasedJob } from '../store/store.js';
 import type { Engine } from './engine.js';
 import { createExecutor, extendLease } from './executor.js';
@@ -140,13 +141,22 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
     freeSlots: () => (waiting.length > lowWater ? 0 : capacity - pool.busy() - waiting.length),
     claim: async (limit) => {
       const jobs = await store.claim({ names, limit, owner: o.ownerId, leaseMs: o.leaseMs, now: clock.now(), rule: registry.claimRule });
-      engine.claimed(jobs);
+      engine.claimed(jobs, o.ownerId);
       for (const job of jobs) waiting.push(job);
       pool.kick();
       return jobs.length;
     },
     promoteDue,
-    nextDueAt: () => store.nextDueAt(names, [JobState.pending, ...delayedStates]),
+    nextDueAt: async () => {
+      // A paused name's pending jobs are not due here: arming a timer for jobs
+      // no claim may take would spin the loop. Its delayed states still come due.
+      const active = withoutPaused(names, await store.paused());
+      const [pending, delayed] = await Promise.all([
+        active.length > 0 ? store.nextDueAt(active, [JobState.pending]) : null,
+        store.nextDueAt(names, delayedStates),
+      ]);
+      return pending === null ? delayed : delayed === null ? pending : Math.min(pending, delayed);
+    },
     externalChange: () => store.externalChange(),
     // Another process's commit as soon as the store sees it (a watch the scheduler holds only while out of jobs).
     changed$: new Observable<void>((subscriber) => store.watchChanges?.(() => subscriber.next())),

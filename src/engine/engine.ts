@@ -53,8 +53,10 @@ export interface Engine {
   readonly apply: ApplyEvent;
   /** Transitions waiting for their commit. */
   backlog(): number;
-  /** Announces jobs this process claimed. */
-  claimed(jobs: readonly LeasedJob[]): void;
+  /** Announces a claim by this process and the jobs it leased. */
+  claimed(jobs: readonly LeasedJob[], owner: string): void;
+  /** Tells the consumer to look for ready jobs now (a name was resumed). */
+  wake(): void;
   /** Announces a stuck run. */
   stuck(event: RunStuckEvent): void;
   /** Resolves once every insert and transition pushed so far has committed. */
@@ -79,6 +81,8 @@ export function createEngine(deps: EngineDeps): Engine {
   const announce = (e: QueueEvent): void => {
     if (e.type === 'run:stuck') {
       logger.error({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, workerId: e.workerId, reason: e.reason }, 'handler has not returned after it was told to stop; its run keeps its slot and lease');
+    } else if (e.type === 'claim:batch') {
+      // Counted by whoever listens (metrics); one log line per job says enough.
     } else if (e.to === JobState.dead) {
       logger.error({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, err: e.error }, 'job is dead');
     } else if (e.to === JobState.failed) {
@@ -138,12 +142,17 @@ export function createEngine(deps: EngineDeps): Engine {
     enqueueMany: (jobs) => (jobs.length === 0 ? Promise.resolve([]) : insertBatch(jobs)),
     apply,
     backlog: () => settle.backlog(),
-    claimed(jobs) {
-      if (!wantsEvents()) return;
+    claimed(jobs, owner) {
+      if (!wantsEvents() || jobs.length === 0) return;
       const at = clock.now();
+      announce({ type: 'claim:batch', count: jobs.length, owner, at: new Date(at) });
       const { from, event } = registry.claimRule;
-      for (const job of jobs) announce(transitionEvent({ id: job.id, name: job.name }, from, job.state, event, at, job.attempts));
+      for (const job of jobs) {
+        const waitedMs = Math.max(0, at - Math.max(job.runAt, job.createdAt));
+        announce(transitionEvent({ id: job.id, name: job.name }, from, job.state, event, at, job.attempts, { waitedMs }));
+      }
     },
+    wake: () => ready.next(clock.now()),
     stuck: announce,
     flush,
     async close() {

@@ -1,4 +1,4 @@
-/** What `queue.events$` emits: each transition this process made, and runs that will not end. */
+/** What `queue.events$` emits: each transition this process made, its claims, and runs that will not end. */
 import type { ErrorInfo } from '../../machines/policy.js';
 
 /** A job changed state (one per transition this process committed). */
@@ -19,6 +19,16 @@ export interface JobTransitionEvent {
   error?: ErrorInfo;
   /** When the new state is left on its own (a retry's due time). */
   runAt?: Date;
+  /** On a claim: how long the job had been due (since its run time, or its creation if later), ms. */
+  waitedMs?: number;
+}
+
+/** One claim by this process: `count` jobs leased in one transaction. */
+export interface ClaimBatchEvent {
+  type: 'claim:batch';
+  count: number;
+  owner: string;
+  at: Date;
 }
 
 /**
@@ -38,7 +48,7 @@ export interface RunStuckEvent {
   at: Date;
 }
 
-export type QueueEvent = JobTransitionEvent | RunStuckEvent;
+export type QueueEvent = JobTransitionEvent | ClaimBatchEvent | RunStuckEvent;
 
 export function transitionEvent(
   job: { id: number; name: string },
@@ -47,16 +57,17 @@ export function transitionEvent(
   event: string,
   at: number,
   attempts: number,
-  extra?: { workerId?: string; error?: ErrorInfo | null; runAt?: number },
+  extra?: { workerId?: string; error?: ErrorInfo | null; runAt?: number; waitedMs?: number },
 ): JobTransitionEvent {
   const e: JobTransitionEvent = { type: `job:${to}`, job, from, to, event, at: new Date(at), attempts };
   if (extra?.workerId) e.workerId = extra.workerId;
   if (extra?.error) e.error = extra.error;
   if (extra?.runAt !== undefined) e.runAt = new Date(extra.runAt);
+  if (extra?.waitedMs !== undefined) e.waitedMs = extra.waitedMs;
   return e;
 }
 
 /** Narrows an event to a job transition. */
 export function isTransition(e: QueueEvent): e is JobTransitionEvent {
-  return e.type !== 'run:stuck';
+  return e.type.startsWith('job:');
 }

@@ -134,6 +134,33 @@ export interface QueueStats {
   byName: Record<string, Record<string, number>>;
 }
 
+/** Backup progress, in database pages. */
+export interface BackupProgress {
+  totalPages: number;
+  remainingPages: number;
+}
+
+/** What `doctor` reports: the file's health and size, and leases nobody renews. */
+export interface StoreDiagnostics {
+  store: 'sqlite';
+  path: string;
+  /** Size of the database file, bytes. */
+  fileBytes: number;
+  /** Size of the write-ahead log, bytes (0 right after a checkpoint). */
+  walBytes: number;
+  pageSize: number;
+  pageCount: number;
+  /** Pages on the free list (reused before the file grows). */
+  freePages: number;
+  /** The page cache this connection may hold, bytes. */
+  cacheBytes: number;
+  journalMode: string;
+  /** Processing jobs whose lease ran out (their worker is gone or stuck; the sweeper retries them). */
+  expiredLeases: number;
+  /** `PRAGMA integrity_check`'s lines (`['ok']` when sound); only when asked for. */
+  integrity?: string[];
+}
+
 export interface Store {
   insert(jobs: readonly NewJob[], at: number): Promise<InsertResult[]>;
   claim(request: ClaimRequest): Promise<LeasedJob[]>;
@@ -161,7 +188,15 @@ export interface Store {
    * Returns a function that stops the calls. Must not keep the process alive.
    */
   watchChanges?(onChange: () => void): () => void;
-  backup(destination: string): Promise<void>;
+  /** An online copy of the whole database; `onProgress` is called as pages are copied. */
+  backup(destination: string, onProgress?: (progress: BackupProgress) => void): Promise<void>;
+  /** Pauses (`paused: true`) or resumes a job name, or the whole queue (`WHOLE_QUEUE`). Claims skip paused names. */
+  setPaused(name: string, paused: boolean, at: number): Promise<void>;
+  /** The paused names, `WHOLE_QUEUE` among them when the whole queue is paused. */
+  paused(): Promise<string[]>;
+  /** Resolves while the database answers a read; throws a DatabaseError otherwise. */
+  ping(): Promise<void>;
+  diagnose(options: { integrity: boolean; now: number }): Promise<StoreDiagnostics>;
   /** Deletes up to `limit` jobs finished in `state` before `before`, with their history; returns how many. */
   purgeFinished(state: string, before: number, limit: number): Promise<number>;
   close(): Promise<void>;

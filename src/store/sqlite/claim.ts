@@ -2,10 +2,13 @@
  * A claim, in one BEGIN IMMEDIATE transaction (the caller runs it with
  * `.immediate()`): index jobs committed on their own, read the ready jobs in
  * claim order (claim-ready.sql), lease them by id (claim-lease.sql) and record
- * the claim in the history, as the machine's claim rule says.
+ * the claim in the history, as the machine's claim rule says. Paused names
+ * are read inside the same transaction, so a pause committed by any process
+ * holds from the next claim on.
  */
 import type Database from 'better-sqlite3';
 import { DatabaseError } from '../../errors.js';
+import { withoutPaused } from '../paused.js';
 import type { ClaimRequest, ClaimRule, LeasedJob } from '../store.js';
 import { namesStatement } from './names-statement.js';
 import { toLeasedRecord, type ReadyRow } from './rows.js';
@@ -15,6 +18,7 @@ export function createClaim(
   db: Database.Database,
   indexNewJobs: () => void,
   recordHistory: boolean,
+  pausedNames: () => string[],
 ): Database.Transaction<(req: ClaimRequest, token: string) => LeasedJob[]> {
   const claimReady = namesStatement(db, sql('claim-ready'));
   /** The claim's two writes, prepared once per claim rule (its values are literals in the SQL). */
@@ -30,8 +34,10 @@ export function createClaim(
   };
 
   const claimTx = db.transaction((req: ClaimRequest, token: string): LeasedJob[] => {
+    const names = withoutPaused(req.names, pausedNames());
+    if (names.length === 0) return [];
     indexNewJobs();
-    const rows = claimReady.all(req.names, { now: req.now, limit: req.limit }) as ReadyRow[];
+    const rows = claimReady.all(names, { now: req.now, limit: req.limit }) as ReadyRow[];
     if (rows.length === 0) return [];
     const { rule } = req;
     const lockedUntil = req.now + req.leaseMs;
@@ -52,3 +58,4 @@ export function createClaim(
   });
   return claimTx;
 }
+

@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import { JobState } from '../../../machines/job.machine.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import type { InsertResult, NewJob, QueueStats, Store, TransitionRequest } from '../store.js';
+import { createSqliteAdmin } from './admin.js';
 import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
 import { createClaim } from './claim.js';
@@ -122,7 +123,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     return [{ id: Number(lastInsertRowid), created: true }];
   };
 
-  const claimTx = createClaim(db, indexNewJobs, recordHistory);
+  const admin = createSqliteAdmin(db, options.path);
+  const claimTx = createClaim(db, indexNewJobs, recordHistory, admin.paused);
 
   const transitionTx = db.transaction((reqs: readonly TransitionRequest[]): boolean[] => {
     if (reqs.some((t) => t.purge)) indexNewJobs();
@@ -256,9 +258,11 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       lastDataVersion = v;
       return true;
     },
-    backup: async (destination) => {
-      await db.backup(destination);
-    },
+    backup: (destination, onProgress) => admin.backup(destination, onProgress),
+    setPaused: async (name, paused, at) => admin.setPaused(name, paused, at),
+    paused: async () => admin.paused(),
+    ping: async () => admin.ping(),
+    diagnose: async (o) => admin.diagnose(o),
     // A store opened without `retentionIndex` builds the index on its first purge, before the purge's transaction.
     purgeFinished: async (state, before, limit) => purgeTx.immediate(ensureRetentionIndex(), state, before, limit),
     close: async () => {

@@ -1,0 +1,1 @@
+SELECT name FROM paused_names ORDER BY name

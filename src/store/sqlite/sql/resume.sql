@@ -1,0 +1,1 @@
+DELETE FROM paused_names WHERE name = @name
