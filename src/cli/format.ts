@@ -8,7 +8,7 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
       .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
+  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
 }
 
 /** 850 ms, 1.2 s, 3 m 12 s, 2 h 5 m, 3 d 4 h. */

@@ -46,9 +46,13 @@ function checkDestination(db: string, dest: string, force: boolean): void {
   if (!force) throw new CliFailure(`${dest} exists: choose another file, or --force to overwrite it`);
 }
 
-/** Counted in the copy itself, so the number is what the backup holds. */
+/**
+ * Counted in the copy itself, so the number is what the backup holds. Read
+ * and write, because closing such a connection removes the -wal and -shm
+ * files a WAL-mode file gets when opened: the copy stays one file.
+ */
 function countJobs(path: string): number {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const db = new Database(path, { fileMustExist: true });
   try {
     return db.prepare('SELECT count(*) FROM jobs').pluck().get() as number;
   } finally {

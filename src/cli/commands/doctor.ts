@@ -38,7 +38,7 @@ export function renderDiagnosis(d: Diagnosis): string {
   const rows: Array<[string, string]> = [
     ['store', d.store],
     ['path', d.path],
-    ['database file', `${formatBytes(d.fileBytes)} (${d.pageCount} pages of ${formatBytes(d.pageSize)}, ${d.freePages} free)`],
+    ['database file', `${formatBytes(d.fileBytes)} (${d.pageCount} pages of ${d.pageSize} B, ${d.freePages} free)`],
     ['WAL', formatBytes(d.walBytes)],
     ['page cache', formatBytes(d.cacheBytes)],
     ['journal mode', d.journalMode],

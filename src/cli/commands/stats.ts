@@ -80,8 +80,9 @@ export function renderStats(stats: StatsView): string {
 }
 
 function describePaused(paused: StatsView['paused']): string {
-  if (paused.all) return 'the whole queue';
-  return paused.names.length ? [...paused.names].sort().join(', ') : 'nothing';
+  const names = [...paused.names].sort().join(', ');
+  if (paused.all) return names ? `the whole queue (and by name: ${names})` : 'the whole queue';
+  return names || 'nothing';
 }
 
 /** The machine's own states in lifecycle order, then any other state a custom machine uses. */
