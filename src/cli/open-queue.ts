@@ -4,8 +4,7 @@
  * workers), logging warnings only, and always closed before the command ends.
  */
 import type { Command } from 'commander';
-import { pino } from 'pino';
-import { createQueue, type Queue } from '../queue.js';
+import type { Queue } from '../queue.js';
 import { CliFailure } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { prettyLines } from './pretty-lines.js';
@@ -24,6 +23,8 @@ export function databaseOf(cmd: Command): string {
 
 export async function withQueue<T>(cmd: Command, io: CliIO, use: (queue: Queue, path: string) => Promise<T>): Promise<T> {
   const path = databaseOf(cmd);
+  // Loaded here, not at the top: --help and usage errors answer without loading the engine.
+  const [{ createQueue }, { pino }] = await Promise.all([import('../queue.js'), import('pino')]);
   const logger = pino({ level: process.env.LITEJOBS_LOG_LEVEL ?? 'warn' }, prettyLines(io.stderr));
   const queue = createQueue({ path, logger });
   try {

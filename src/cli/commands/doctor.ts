@@ -43,7 +43,7 @@ export function renderDiagnosis(d: Diagnosis): string {
     ['page cache', formatBytes(d.cacheBytes)],
     ['journal mode', d.journalMode],
     ['expired leases', d.expiredLeases === 0 ? '0' : `${d.expiredLeases} (jobs held by a worker that stopped renewing its lease; a running queue takes them back)`],
-    ['integrity', d.integrity === undefined ? 'not checked' : isSound(d.integrity) ? 'ok' : `FAILED\n${d.integrity.map((line) => `    ${line}`).join('\n')}`],
+    ['integrity', d.integrity === undefined ? 'not checked' : isSound(d.integrity) ? 'ok' : `FAILED\n${d.integrity.flatMap((line) => line.split('\n')).map((line) => `    ${line}`).join('\n')}`],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   return `${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`;
