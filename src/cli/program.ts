@@ -22,6 +22,13 @@ export type CommandRegistrar = (program: Command, io: CliIO) => void;
 
 export const COMMAND_REGISTRARS: readonly CommandRegistrar[] = [registerEnqueue, registerJobs, registerJob, registerStats, registerControl, registerBackup, registerDoctor];
 
+/**
+ * The command tree, unparsed. `io` is where commands write (default: the process's streams).
+ *
+ * @example
+ * const program = buildProgram();
+ * program.commands.map((c) => c.name()); // ['enqueue', 'jobs', 'job', 'stats', …]
+ */
 export function buildProgram(io: CliIO = processIO(), registrars: readonly CommandRegistrar[] = COMMAND_REGISTRARS): Command {
   const program = new Command('litejobs')
     .description('Inspect and control a litejobs queue: enqueue, list, retry, cancel, pause, back up, check.')
@@ -40,7 +47,13 @@ export function buildProgram(io: CliIO = processIO(), registrars: readonly Comma
   return program;
 }
 
-/** Runs one command line (without the node and script arguments); resolves with the exit code. */
+/**
+ * Runs one command line (without the node and script arguments); resolves
+ * with the exit code. Failures are written to `io.stderr`, never thrown.
+ *
+ * @example
+ * process.exitCode = await runCli(['stats', '--db', './app.db', '--json']);
+ */
 export async function runCli(argv: readonly string[], io: CliIO = processIO(), registrars?: readonly CommandRegistrar[]): Promise<number> {
   const program = buildProgram(io, registrars);
   try {

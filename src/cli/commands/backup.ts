@@ -27,8 +27,13 @@ export function registerBackup(program: Command, io: CliIO): void {
     .action(async (dest: string, flags: BackupFlags, self: Command) => {
       checkDestination(databaseOf(self), dest, flags.force === true);
       const bar = io.stderr.isTTY ? progressBar(io.stderr) : undefined;
-      await withQueue(self, io, (queue) => queue.backup(dest, bar ? { onProgress: bar.update } : undefined));
-      bar?.done();
+      try {
+        await withQueue(self, io, (queue) => queue.backup(dest, bar ? { onProgress: bar.update } : undefined));
+        bar?.end();
+      } catch (err) {
+        bar?.end(true); // the error line goes below the bar, not onto it
+        throw err;
+      }
       const summary = { destination: resolve(dest), bytes: statSync(dest).size, jobs: countJobs(dest) };
       io.stdout.write(
         flags.json ? toJson(summary) : `backup written to ${dest}: ${formatBytes(summary.bytes)}, ${summary.jobs} ${summary.jobs === 1 ? 'job' : 'jobs'}\n`,
@@ -62,17 +67,25 @@ function countJobs(path: string): number {
 
 const BAR_WIDTH = 30;
 
-function progressBar(out: OutStream): { update(p: { totalPages: number; remainingPages: number }): void; done(): void } {
-  let drawn = false;
+function progressBar(out: OutStream): { update(p: { totalPages: number; remainingPages: number }): void; end(failed?: boolean): void } {
+  let total: number | undefined;
+  let remaining = 0;
+  const draw = (totalPages: number, remainingPages: number) => {
+    const fraction = totalPages > 0 ? (totalPages - remainingPages) / totalPages : 1;
+    const filled = Math.round(fraction * BAR_WIDTH);
+    out.write(`\r[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${Math.floor(fraction * 100)}% of ${totalPages} pages`);
+  };
   return {
     update({ totalPages, remainingPages }) {
-      const fraction = totalPages > 0 ? (totalPages - remainingPages) / totalPages : 1;
-      const filled = Math.round(fraction * BAR_WIDTH);
-      out.write(`\r[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${Math.floor(fraction * 100)}% of ${totalPages} pages`);
-      drawn = true;
+      total = totalPages;
+      remaining = remainingPages;
+      draw(totalPages, remainingPages);
     },
-    done() {
-      if (drawn) out.write('\n');
+    /** Progress is reported between steps only: the end of the last one is drawn here (unless the copy failed). */
+    end(failed = false) {
+      if (total === undefined) return;
+      draw(total, failed ? remaining : 0);
+      out.write('\n');
     },
   };
 }

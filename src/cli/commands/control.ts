@@ -87,7 +87,9 @@ function registerPause(program: Command, io: CliIO, action: 'pause' | 'resume'):
         return;
       }
       const what = name === undefined ? 'the whole queue' : `jobs named ${name}`;
-      io.stdout.write(`${action === 'pause' ? 'paused' : 'resumed'} ${what}\n`);
+      // Resuming one name while the whole queue stays paused runs nothing yet: say so.
+      const still = action === 'resume' && paused.all ? ' (the whole queue is still paused: litejobs resume)' : '';
+      io.stdout.write(`${action === 'pause' ? 'paused' : 'resumed'} ${what}${still}\n`);
     });
   document(cmd, { examples: action === 'pause' ? ['litejobs pause send-email', 'litejobs pause'] : ['litejobs resume send-email', 'litejobs resume'] });
 }

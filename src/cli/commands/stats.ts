@@ -9,7 +9,16 @@ import { formatTime, table, toJson } from '../format.js';
 import type { CliIO } from '../io.js';
 import { withQueue } from '../open-queue.js';
 
-export type StatsView = Awaited<ReturnType<Queue['stats']>>;
+/**
+ * The queue's stats without `stuck`: that counts the runs of the process
+ * asking, and this one runs none.
+ */
+export type StatsView = Omit<Awaited<ReturnType<Queue['stats']>>, 'stuck'>;
+
+async function readStats(queue: Queue): Promise<StatsView> {
+  const { stuck: _ownRuns, ...stats } = await queue.stats();
+  return stats;
+}
 
 interface StatsFlags {
   watch?: boolean;
@@ -27,7 +36,7 @@ export function registerStats(program: Command, io: CliIO): void {
     .action(async (flags: StatsFlags, self: Command) => {
       await withQueue(self, io, async (queue) => {
         if (!flags.watch) {
-          const stats = await queue.stats();
+          const stats = await readStats(queue);
           io.stdout.write(flags.json ? toJson(stats) : renderStats(stats));
           return;
         }
@@ -47,7 +56,7 @@ async function watch(queue: Queue, flags: StatsFlags, io: CliIO): Promise<void> 
   let drawn = 0;
   try {
     while (!interrupted.signal.aborted) {
-      const stats = await queue.stats();
+      const stats = await readStats(queue);
       if (flags.json) {
         io.stdout.write(`${JSON.stringify({ at: new Date(), ...stats })}\n`);
       } else {
@@ -73,7 +82,7 @@ export function renderStats(stats: StatsView): string {
   const rows = names.map((name) => {
     const counts = stats.byName[name]!;
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    const paused = !stats.paused.all && stats.paused.names.includes(name) ? ' (paused)' : '';
+    const paused = stats.paused.names.includes(name) ? ' (paused)' : '';
     return [`${name}${paused}`, ...states.map((s) => String(counts[s] ?? 0)), String(total)];
   });
   return `${lines.join('\n')}\n\n${table(['NAME', ...states.map((s) => s.toUpperCase()), 'TOTAL'], rows)}`;
