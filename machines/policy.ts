@@ -16,6 +16,12 @@ export interface ErrorInfo {
   retryAfter?: number;
   /** Set by `UnrecoverableError`: go straight to `dead`. */
   unrecoverable?: boolean;
+  /** The HTTP response a litejobs error carries (`WebhookDeliveryError`): its status… */
+  status?: number;
+  /** …a few of its headers (lower-case names)… */
+  headers?: Record<string, string>;
+  /** …and an excerpt of its body. */
+  body?: string;
 }
 
 /** A backoff curve: `delay` is the base in ms. */

@@ -20,6 +20,13 @@ export const ERROR_CODES = {
   LJ_ERR_DATABASE: 'The database failed (I/O error, disk full, locked past busyTimeout)',
   LJ_ERR_QUEUE_CLOSED: 'The queue is closed',
   LJ_ERR_MACHINE: 'The job machine cannot be used by the queue',
+  LJ_ERR_UNAUTHORIZED: 'A bearer token is required and was missing or wrong',
+  LJ_ERR_BAD_SIGNATURE: 'The webhook signature is missing or does not match the body',
+  LJ_ERR_NOT_FOUND: 'No such route or hook',
+  LJ_ERR_UNSUPPORTED_MEDIA_TYPE: 'The request body is not JSON',
+  LJ_ERR_UNSAFE_BIND: 'Refusing to listen beyond loopback without a token',
+  LJ_ERR_INTERNAL: 'An unexpected server error (logged by the server)',
+  LJ_ERR_WEBHOOK_DELIVERY: 'The webhook receiver failed or could not be reached',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -30,6 +30,15 @@ export {
   QueueClosedError,
 } from './errors.js';
 export type { ErrorCode } from './errors.js';
+export { defineWebhookJob, DEFAULT_WEBHOOK_RETRY } from './webhook/webhook-job.js';
+export type { WebhookJobOptions } from './webhook/webhook-job.js';
+export type { WebhookPayload } from './webhook/payload.js';
+export type { WebhookResult } from './webhook/deliver.js';
+export { WebhookDeliveryError } from './webhook/delivery-error.js';
+export type { WebhookDeliveryCode, WebhookResponseInfo } from './webhook/delivery-error.js';
+export { parseRetryAfter } from './webhook/retry-after.js';
 export { createJobMachine, JobState } from '../machines/job.machine.js';
 export type { JobContext, JobEvent, JobMachineExtension } from '../machines/job.machine.js';
 export type { RetryPolicy, Backoff, ErrorInfo } from '../machines/policy.js';
+export { machineGraph, renderMermaid, renderDot, renderSvg } from './diagram/index.js';
+export type { MachineGraph, MachineGraphState, MachineGraphEdge, DiagramDirection, DotOptions, SvgOptions } from './diagram/index.js';

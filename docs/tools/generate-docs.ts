@@ -1,52 +1,31 @@
 /**
- * Generates docs/concepts/lifecycle.md's state diagram from the job machine
- * itself, so the page cannot drift from the code.
+ * Generates docs/concepts/lifecycle.md's state diagram (Mermaid) and
+ * docs/concepts/lifecycle.svg from the job machine itself, so neither can
+ * drift from the code. Both are drawn by src/diagram/.
  *
- *   npx tsx docs/tools/generate-docs.ts           rewrite the diagram block
- *   npx tsx docs/tools/generate-docs.ts --check   exit 1 if the page is out of date
+ *   npx tsx docs/tools/generate-docs.ts           rewrite the diagram block and the SVG
+ *   npx tsx docs/tools/generate-docs.ts --check   exit 1 if either is out of date
  *
  * The block sits between `<!-- lifecycle:start -->` and `<!-- lifecycle:end -->`.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AnyStateMachine } from 'xstate';
-import { toDirectedGraph } from 'xstate/graph';
 import { createJobMachine } from '../../machines/job.machine.js';
+import { machineGraph, renderMermaid, renderSvg } from '../../src/diagram/index.js';
 
 export const START_MARKER = '<!-- lifecycle:start -->';
 export const END_MARKER = '<!-- lifecycle:end -->';
 
 export const LIFECYCLE_PAGE = join(dirname(fileURLToPath(import.meta.url)), '..', 'concepts', 'lifecycle.md');
-
-/** A guard as xstate stores it on a transition: a name, `{ type, params }`, or a function. */
-function guardName(guard: unknown): string | undefined {
-  if (guard === undefined || guard === null) return undefined;
-  if (typeof guard === 'string') return guard;
-  if (typeof guard === 'function') return guard.name || 'inline guard';
-  if (typeof guard === 'object' && 'type' in guard) return String((guard as { type: unknown }).type);
-  return 'guard';
-}
+/** The same diagram as an image, for readers whose viewer does not render Mermaid. */
+export const LIFECYCLE_SVG = join(dirname(LIFECYCLE_PAGE), 'lifecycle.svg');
+export const LIFECYCLE_SVG_ALT = 'The job lifecycle: states and the events between them';
 
 /**
- * `xstate.after.<delay>.<state id>` → `after <delay>` (a named delay, or a
- * number of ms); any other event type is shown as it is.
- */
-function eventLabel(eventType: string, sourceId: string): string {
-  const prefix = 'xstate.after.';
-  const suffix = `.${sourceId}`;
-  if (eventType.startsWith(prefix) && eventType.endsWith(suffix)) {
-    const delay = eventType.slice(prefix.length, eventType.length - suffix.length);
-    return /^\d+$/.test(delay) ? `after ${delay} ms` : `after ${delay}`;
-  }
-  return eventType;
-}
-
-/**
- * Renders a flat machine (atomic and final states at the root, which is all
- * the queue runs) as a Mermaid `stateDiagram-v2`. Each edge is labelled with
- * its event type; a guarded edge adds `[guard]`, and the unguarded fallback
- * after guarded candidates for the same event adds `[else]`.
+ * The machine as a Mermaid `stateDiagram-v2` (see `machineGraph` for the
+ * labels: event, `after <delay>`, `[guard]`, `[else]`).
  *
  * @example
  * const text = renderLifecycleDiagram(createJobMachine());
@@ -56,36 +35,15 @@ function eventLabel(eventType: string, sourceId: string): string {
  * //     …
  */
 export function renderLifecycleDiagram(machine: AnyStateMachine): string {
-  const graph = toDirectedGraph(machine);
-  const lines = ['stateDiagram-v2'];
-  const initial = machine.root.initial?.target?.[0]?.key;
-  if (initial) lines.push(`    [*] --> ${initial}`);
-  const finals: string[] = [];
-  for (const node of graph.children) {
-    if (node.children.length > 0) {
-      throw new TypeError(`state "${node.stateNode.key}" has child states: only flat machines are drawn`);
-    }
-    const source = node.stateNode.key;
-    const guardedSoFar = new Set<string>();
-    for (const edge of node.edges) {
-      const eventType = edge.transition.eventType;
-      let label = eventLabel(eventType, node.stateNode.id);
-      const guard = guardName(edge.transition.guard);
-      if (guard !== undefined) {
-        label += ` [${guard}]`;
-        guardedSoFar.add(eventType);
-      } else if (guardedSoFar.has(eventType)) {
-        label += ' [else]';
-      }
-      lines.push(`    ${source} --> ${edge.target.key} : ${label}`);
-    }
-    if (node.stateNode.type === 'final') finals.push(source);
-  }
-  for (const state of finals) lines.push(`    ${state} --> [*]`);
-  return lines.join('\n') + '\n';
+  return renderMermaid(machineGraph(machine));
 }
 
-/** The whole block placed between the markers: a fenced Mermaid diagram. */
+/** The machine as the SVG committed beside the page (the options are fixed so the file is reproducible). */
+export function renderLifecycleSvg(machine: AnyStateMachine): Promise<string> {
+  return renderSvg(machineGraph(machine), { direction: 'RIGHT', title: 'The job lifecycle' });
+}
+
+/** The whole block placed between the markers: a fenced Mermaid diagram, then the SVG as an image. */
 export function renderLifecycleBlock(machine: AnyStateMachine): string {
   return [
     START_MARKER,
@@ -94,6 +52,10 @@ export function renderLifecycleBlock(machine: AnyStateMachine): string {
     '```mermaid',
     renderLifecycleDiagram(machine).trimEnd(),
     '```',
+    '',
+    'The same diagram as an image, for viewers that do not render Mermaid:',
+    '',
+    `![${LIFECYCLE_SVG_ALT}](lifecycle.svg)`,
     '',
     END_MARKER,
   ].join('\n');
@@ -124,23 +86,40 @@ export function updatePage(page: string, machine: AnyStateMachine): string {
   return page.slice(0, start) + renderLifecycleBlock(machine) + page.slice(end + END_MARKER.length);
 }
 
-/** Rewrites the page (or, with `--check`, reports whether it is stale). Returns the exit code. */
-export function main(argv: readonly string[] = process.argv.slice(2), path: string = LIFECYCLE_PAGE): number {
+/** Reads a file, or '' when it does not exist yet (then it is stale and gets written). */
+function readOrEmpty(path: string): string {
+  return existsSync(path) ? readFileSync(path, 'utf8') : '';
+}
+
+/**
+ * Rewrites the page's block and the SVG (or, with `--check`, reports whether
+ * either is stale). Resolves to the exit code.
+ */
+export async function main(
+  argv: readonly string[] = process.argv.slice(2),
+  paths: { page: string; svg: string } = { page: LIFECYCLE_PAGE, svg: LIFECYCLE_SVG },
+): Promise<number> {
   const check = argv.includes('--check');
-  const page = readFileSync(path, 'utf8');
-  const next = updatePage(page, createJobMachine());
-  if (next === page) {
-    console.log(`${path} is up to date`);
-    return 0;
+  const machine = createJobMachine();
+  const page = readFileSync(paths.page, 'utf8');
+  const outputs = [
+    { path: paths.page, current: page, next: updatePage(page, machine) },
+    { path: paths.svg, current: readOrEmpty(paths.svg), next: await renderLifecycleSvg(machine) },
+  ];
+  let code = 0;
+  for (const { path, current, next } of outputs) {
+    if (next === current) {
+      console.log(`${path} is up to date`);
+    } else if (check) {
+      console.error(`${path} is out of date: run npx tsx docs/tools/generate-docs.ts`);
+      code = 1;
+    } else {
+      writeFileSync(path, next);
+      console.log(`${path} updated`);
+    }
   }
-  if (check) {
-    console.error(`${path} is out of date: run npx tsx docs/tools/generate-docs.ts`);
-    return 1;
-  }
-  writeFileSync(path, next);
-  console.log(`${path} updated`);
-  return 0;
+  return code;
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
-if (invokedDirectly) process.exitCode = main();
+if (invokedDirectly) process.exitCode = await main();

@@ -22,6 +22,10 @@ export type Outcome =
   | { kind: 'aborted'; reason: AbortReason };
 
 const MAX_STACK = 4000;
+/** Bounds on the HTTP response kept from an error: it is stored on every history row. */
+const MAX_BODY = 4096;
+const MAX_HEADERS = 16;
+const MAX_HEADER_VALUE = 1024;
 
 /** Reads a property that may be a throwing getter. */
 function read(target: object, key: string): unknown {
@@ -49,7 +53,25 @@ export function toErrorInfo(err: unknown): ErrorInfo {
   const delay = read(err, 'delay');
   if (err instanceof RetryLaterError || (code === 'LJ_ERR_RETRY_LATER' && typeof delay === 'number')) info.retryAfter = delay as number;
   if (err instanceof UnrecoverableError || code === 'LJ_ERR_UNRECOVERABLE') info.unrecoverable = true;
+  // Only litejobs' own errors: another library's `headers` may be the request's, credentials included.
+  if (typeof code === 'string' && code.startsWith('LJ_ERR_')) keepResponse(err, info);
   return info;
+}
+
+/** Copies the HTTP response an error carries (`status`, `headers`, `body`), bounded in size. */
+function keepResponse(err: Error, info: ErrorInfo): void {
+  const status = read(err, 'status');
+  if (typeof status === 'number' && Number.isInteger(status)) info.status = status;
+  const headers = read(err, 'headers');
+  if (typeof headers === 'object' && headers !== null && !Array.isArray(headers)) {
+    const kept: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers).slice(0, MAX_HEADERS)) {
+      if (typeof value === 'string') kept[name] = value.slice(0, MAX_HEADER_VALUE);
+    }
+    info.headers = kept;
+  }
+  const body = read(err, 'body');
+  if (typeof body === 'string') info.body = body.slice(0, MAX_BODY);
 }
 
 function safeString(value: unknown): string {

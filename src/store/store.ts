@@ -60,6 +60,8 @@ export interface NewJob {
 export interface InsertResult {
   id: number;
   created: boolean;
+  /** The job's state as the insert left it: its initial state, or, for an existing key, the first job's state then. */
+  state: string;
 }
 
 /**

@@ -1,14 +1,25 @@
 /**
- * The docs cannot drift from the code: every error code is documented, the
- * lifecycle diagram is the one generated from the machine, and every
+ * The docs cannot drift from the code: every error code is documented; the
+ * lifecycle diagram (Mermaid and SVG) is the one generated from the machine,
+ * and `generate-docs --check` notices when either is stale; every
  * createQueue / enqueue option has its own heading in the API reference.
  */
-import { readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.js';
 import { createJobMachine } from '../../machines/job.machine.js';
-import { extractDiagram, renderLifecycleDiagram } from '../../docs/tools/generate-docs.js';
+import {
+  extractBetweenMarkers,
+  extractDiagram,
+  LIFECYCLE_PAGE,
+  LIFECYCLE_SVG,
+  main,
+  renderLifecycleDiagram,
+  renderLifecycleSvg,
+} from '../../docs/tools/generate-docs.js';
+import { tempDir } from '../helpers/temp-db.js';
 
 const read = (relative: string) => readFileSync(fileURLToPath(new URL(`../../${relative}`, import.meta.url)), 'utf8');
 
@@ -46,6 +57,31 @@ describe('docs/concepts/lifecycle.md', () => {
     const diagram = extractDiagram(read('docs/concepts/lifecycle.md'));
     expect(diagram, 'no mermaid block between <!-- lifecycle:start --> and <!-- lifecycle:end -->').toBeDefined();
     expect(diagram).toBe(renderLifecycleDiagram(createJobMachine()));
+  });
+
+  it('holds lifecycle.svg generated from createJobMachine(), shown beside the Mermaid block', async () => {
+    expect(read('docs/concepts/lifecycle.svg')).toBe(await renderLifecycleSvg(createJobMachine()));
+    expect(extractBetweenMarkers(read('docs/concepts/lifecycle.md'))).toMatch(/!\[[^\]]+\]\(lifecycle\.svg\)/);
+  });
+
+  it('generate-docs --check fails on a stale or missing SVG without writing it; a run writes it', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const paths = { page: join(dir, 'lifecycle.md'), svg: join(dir, 'lifecycle.svg') };
+      copyFileSync(LIFECYCLE_PAGE, paths.page);
+      expect(await main(['--check'], paths)).toBe(1);
+      expect(existsSync(paths.svg)).toBe(false);
+      const stale = readFileSync(LIFECYCLE_SVG, 'utf8').replace('data-state="dead"', 'data-state="buried"');
+      writeFileSync(paths.svg, stale);
+      expect(await main(['--check'], paths)).toBe(1);
+      expect(readFileSync(paths.svg, 'utf8')).toBe(stale);
+      expect(await main([], paths)).toBe(0);
+      expect(await main(['--check'], paths)).toBe(0);
+      expect(readFileSync(paths.svg, 'utf8')).toBe(readFileSync(LIFECYCLE_SVG, 'utf8'));
+      expect(readFileSync(paths.page, 'utf8')).toBe(readFileSync(LIFECYCLE_PAGE, 'utf8'));
+    } finally {
+      cleanup();
+    }
   });
 
   it('draws every state and every event of the machine', () => {

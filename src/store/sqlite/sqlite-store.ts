@@ -50,7 +50,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     nextId: db.prepare(sql('next-id')),
     indexNew: db.prepare(sql('index-new')),
     indexMark: db.prepare(sql('index-mark')),
-    findByKey: db.prepare<{ key: string }, { id: number }>(sql('find-by-key')),
+    findByKey: db.prepare<{ key: string }, { id: number; state: string }>(sql('find-by-key')),
 
     transition: positional(db, sql('transition')),
     transitionHeld: positional(db, sql('transition-held')),
@@ -102,14 +102,14 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       row.timeout = job.timeout;
       if (job.key === null) {
         const { lastInsertRowid } = (explicit === null ? s.insertKeyless : s.insertKeylessAt).run(row);
-        out[i] = { id: Number(lastInsertRowid), created: true };
+        out[i] = { id: Number(lastInsertRowid), created: true, state: job.state };
         explicit = null;
         continue;
       }
       // An existing key hands back the first job (and uses no id).
       const inserted = s.insert.get(row) as { id: number } | undefined;
       if (inserted) explicit = null;
-      out[i] = inserted ? { id: inserted.id, created: true } : { id: s.findByKey.get({ key: job.key })!.id, created: false };
+      out[i] = inserted ? { id: inserted.id, created: true, state: job.state } : { ...s.findByKey.get({ key: job.key })!, created: false };
     }
     // This batch went into the index as it was written: move the mark past it,
     // so the next claim does not walk over these rows looking for new ones.
@@ -120,7 +120,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   /** One job without a key, committed by itself (an awaited enqueue): one autocommitted statement. */
   const insertSingle = (job: NewJob, at: number): InsertResult[] => {
     const { lastInsertRowid } = s.insertSingle.run({ name: job.name, state: job.state, payload: job.payload, priority: job.priority, runAt: job.runAt, retry: job.retry, timeout: job.timeout, at });
-    return [{ id: Number(lastInsertRowid), created: true }];
+    return [{ id: Number(lastInsertRowid), created: true, state: job.state }];
   };
 
   const admin = createSqliteAdmin(db, options.path);

@@ -1,1 +1,1 @@
-SELECT id FROM jobs WHERE key = @key
+SELECT id, state FROM jobs WHERE key = @key

@@ -1,0 +1,44 @@
+/** `litejobs demo`: `serve` with sample jobs and a flaky local webhook receiver, printing where to look. */
+import { Option, type Command } from 'commander';
+import { document } from '../command-docs.js';
+import { demoEnqueues, demoJobs } from '../demo-jobs.js';
+import { startDemoSink } from '../demo-sink.js';
+import type { CliIO } from '../io.js';
+import { databaseOf } from '../open-queue.js';
+import { startService } from '../service.js';
+import { parsePort, serviceLogger } from './serve.js';
+
+export function registerDemo(program: Command, io: CliIO): void {
+  const cmd = program
+    .command('demo')
+    .description('Run the service with sample jobs and a local webhook receiver that fails now and then; prints the URLs to look at. Ctrl+C stops it.')
+    .addOption(new Option('--port <port>', 'the API port (the receiver takes the next one; 0: any free ports)').argParser(parsePort).default(3000))
+    .action(async (flags: { port: number }, self: Command) => {
+      const path = databaseOf(self);
+      const logger = serviceLogger(io);
+      const sink = await startDemoSink({ port: flags.port === 0 ? 0 : flags.port + 1 });
+      try {
+        const service = await startService({ path, host: '127.0.0.1', port: flags.port, concurrency: 4, durability: 'normal', jobs: demoJobs, logger, drainMs: 10_000, hooks: { demo: { deliverTo: `${sink.url}/hooks` } } });
+        const results = await service.queue.enqueueMany(demoEnqueues(sink.url));
+        const api = service.server.url;
+        io.stdout.write(
+          [
+            '',
+            `litejobs demo on ${path}: ${results.filter((r) => r.created).length} jobs enqueued (${results.filter((r) => !r.created).length} already there)`,
+            `  stats        ${api}/v1/stats`,
+            `  jobs         ${api}/v1/jobs?state=completed`,
+            `  metrics      ${api}/metrics`,
+            `  receiver     ${sink.url}  (fails ~1 in 5, rate-limits ~1 in 10)`,
+            `  send a hook  curl -s ${api}/v1/hooks/demo -H 'content-type: application/json' -d '{"hello":"world"}'`,
+            `  from a shell litejobs stats --watch --db ${path}`,
+            '  Ctrl+C stops it.',
+            '',
+          ].join('\n'),
+        );
+        await service.closed;
+      } finally {
+        await sink.close();
+      }
+    });
+  document(cmd, { examples: ['litejobs demo', 'litejobs demo --port 0 --db /tmp/demo.db'] });
+}

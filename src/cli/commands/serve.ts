@@ -1,0 +1,88 @@
+/** `litejobs serve`: the webhook-ingestion service (HTTP API + workers) on one database. */
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { pino, type Logger } from 'pino';
+import type { HookOptions } from '../../http/routes/hooks.js';
+import { document } from '../command-docs.js';
+import { CliFailure, ExitCode } from '../exit-codes.js';
+import type { CliIO } from '../io.js';
+import { loadHandlers } from '../load-handlers.js';
+import { databaseOf } from '../open-queue.js';
+import { prettyLines } from '../pretty-lines.js';
+import { startService } from '../service.js';
+
+export const TOKEN_ENV = 'LITEJOBS_TOKEN';
+
+export function parsePort(text: string): number {
+  const n = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('a port is an integer from 0 to 65535 (0: any free port).');
+  return n;
+}
+
+export function parseConcurrency(text: string): number {
+  const n = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError('the concurrency is an integer from 1 to 1000.');
+  return n;
+}
+
+/** Logs as JSON lines (for a log shipper), or as readable lines on a terminal. */
+export function serviceLogger(io: CliIO): Logger {
+  const level = process.env.LITEJOBS_LOG_LEVEL ?? 'info';
+  return io.stdout.isTTY ? pino({ level }, prettyLines(io.stdout)) : pino({ level });
+}
+
+function readHooks(file: string): Record<string, HookOptions> {
+  try {
+    const hooks = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    if (typeof hooks !== 'object' || hooks === null || Array.isArray(hooks)) throw new Error('expected an object of hook settings by hook name');
+    return hooks as Record<string, HookOptions>;
+  } catch (err) {
+    throw new CliFailure(`cannot read hooks from ${file}: ${(err as Error).message}`);
+  }
+}
+
+interface ServeFlags {
+  port: number;
+  host: string;
+  concurrency: number;
+  handlers?: string;
+  token?: string;
+  hooks?: string;
+  durability: 'normal' | 'full';
+}
+
+export function registerServe(program: Command, io: CliIO): void {
+  const cmd = program
+    .command('serve')
+    .description('Run the HTTP API (job and webhook ingestion, control, /metrics, /healthz) with a pool of workers, until SIGINT or SIGTERM.')
+    .addOption(new Option('--port <port>', 'the port to listen on (0: any free port)').argParser(parsePort).default(3000))
+    .option('--host <address>', 'the address to listen on; beyond loopback a token is required', '127.0.0.1')
+    .addOption(new Option('--concurrency <n>', 'worker actors running jobs at once').argParser(parseConcurrency).default(8))
+    .option('--handlers <module>', 'a module exporting defineJob objects to run besides the built-in webhook delivery job')
+    .addOption(new Option('--token <token>', 'require Authorization: Bearer <token> on every route but /healthz').env(TOKEN_ENV))
+    .option('--hooks <file>', 'a JSON file of per-hook settings: { "<hook>": { secret, signatureHeader, keyHeader, headers, deliverTo, job } }')
+    .addOption(new Option('--durability <mode>', 'normal: a commit survives a crash of the process; full: also of the machine').choices(['normal', 'full']).default('normal'))
+    .action(async (flags: ServeFlags, self: Command) => {
+      const path = databaseOf(self);
+      const logger = serviceLogger(io);
+      const jobs = flags.handlers ? await loadHandlers(flags.handlers) : [];
+      const service = await startService({
+        path,
+        host: flags.host,
+        port: flags.port,
+        concurrency: flags.concurrency,
+        durability: flags.durability,
+        jobs,
+        logger,
+        drainMs: 10_000,
+        ...(flags.token ? { token: flags.token } : {}),
+        ...(flags.hooks ? { hooks: readHooks(flags.hooks) } : {}),
+      });
+      logger.info({ url: service.server.url, db: path, jobs: ['webhook', ...jobs.map((j) => j.name).filter((n) => n !== 'webhook')] }, `litejobs serving on ${service.server.url}`);
+      await service.closed;
+    });
+  document(cmd, {
+    examples: ['litejobs serve --port 8080 --handlers ./handlers.js', 'LITEJOBS_TOKEN=s3cret litejobs serve --host 0.0.0.0 --hooks ./hooks.json'],
+    exitCodes: [[ExitCode.failure, 'runtime error: the port is taken, a non-loopback --host without a token (LJ_ERR_UNSAFE_BIND), a handlers module that cannot be loaded, …']],
+  });
+}

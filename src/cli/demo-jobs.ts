@@ -1,0 +1,58 @@
+/**
+ * The demo's sample jobs and what it enqueues at start: a welcome email, a
+ * report with progress, a job that fails twice before it succeeds, and
+ * webhook deliveries to the demo's flaky receiver. Idempotency keys make a
+ * second run find the same jobs instead of adding new ones.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { defineJob, type AnyJobDefinition } from '../engine/job-definition.js';
+
+const retry = { attempts: 4, backoff: { type: 'exponential', delay: 250 } } as const; // 1 run + 3 retries
+
+export const demoJobs: AnyJobDefinition[] = [
+  defineJob({
+    name: 'send-welcome-email',
+    retry,
+    handler: async ({ to }: { to: string }, { signal, log }) => {
+      await sleep(150, undefined, { signal });
+      log.info({ to }, 'welcome email sent');
+      return { messageId: `msg-${to}` };
+    },
+  }),
+  defineJob({
+    name: 'generate-monthly-report',
+    retry,
+    timeout: 10_000,
+    handler: async ({ month }: { month: string }, { signal, progress }) => {
+      for (let page = 1; page <= 4; page++) {
+        await sleep(100, undefined, { signal });
+        await progress(page * 25);
+      }
+      return { file: `report-${month}.pdf`, pages: 4 };
+    },
+  }),
+  defineJob({
+    name: 'fail-me',
+    retry,
+    handler: async (_payload: unknown, { attempt }) => {
+      if (attempt <= 2) throw new Error(`simulated failure on attempt ${attempt}`);
+      return { succeededOnAttempt: attempt };
+    },
+  }),
+];
+
+/** How many webhook deliveries the demo enqueues at start. */
+export const DEMO_DELIVERIES = 12;
+
+export function demoEnqueues(sinkUrl: string) {
+  return [
+    { name: 'send-welcome-email', payload: { to: 'ada@example.com' }, options: { key: 'demo:welcome-email' } },
+    { name: 'generate-monthly-report', payload: { month: '2026-11' }, options: { key: 'demo:monthly-report' } },
+    { name: 'fail-me', payload: {}, options: { key: 'demo:fail-me' } },
+    ...Array.from({ length: DEMO_DELIVERIES }, (_, i) => ({
+      name: 'webhook',
+      payload: { url: `${sinkUrl}/deliveries`, body: { event: 'invoice.paid', invoice: 1000 + i } },
+      options: { key: `demo:delivery:${sinkUrl}:${i}` },
+    })),
+  ];
+}

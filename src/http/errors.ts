@@ -1,0 +1,64 @@
+/**
+ * Every error the HTTP API answers is `{ error: { code, message } }` with the
+ * engine's stable codes; the status follows from the code. Fastify's own
+ * errors (bad JSON, a body over the limit, schema validation) are mapped to
+ * the same codes, so a client branches on `code` alone.
+ */
+import type { FastifyError } from 'fastify';
+import { LitejobsError, type ErrorCode } from '../errors.js';
+
+/** An error the HTTP layer raises itself (auth, signatures, routes). */
+export class HttpError extends LitejobsError {
+  readonly statusCode: number;
+  constructor(statusCode: number, code: ErrorCode, message?: string) {
+    super(code, message);
+    this.statusCode = statusCode;
+  }
+}
+
+const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
+  LJ_ERR_VALIDATION: 400,
+  LJ_ERR_UNKNOWN_OPTION: 400,
+  LJ_ERR_PAYLOAD_NOT_JSON: 400,
+  LJ_ERR_PAYLOAD_TOO_LARGE: 413,
+  LJ_ERR_JOB_NOT_FOUND: 404,
+  LJ_ERR_NOT_FOUND: 404,
+  LJ_ERR_INVALID_TRANSITION: 409,
+  LJ_ERR_UNAUTHORIZED: 401,
+  LJ_ERR_BAD_SIGNATURE: 401,
+  LJ_ERR_UNSUPPORTED_MEDIA_TYPE: 415,
+  LJ_ERR_QUEUE_CLOSED: 503,
+  LJ_ERR_DATABASE: 503,
+  LJ_ERR_DATABASE_OPEN: 503,
+  LJ_ERR_DATABASE_READONLY: 503,
+};
+
+export interface ErrorBody {
+  error: { code: string; message: string };
+}
+
+/** The status and body for any error a route or fastify raised. */
+export function toErrorReply(err: unknown): { status: number; body: ErrorBody } {
+  if (err instanceof HttpError) return reply(err.statusCode, err.code, err.message);
+  if (err instanceof LitejobsError) return reply(STATUS_BY_CODE[err.code] ?? 500, err.code, err.message);
+  const e = err as Partial<FastifyError> & { validation?: Array<{ keyword: string; params?: Record<string, unknown> }> };
+  if (e.validation) {
+    const unknown = e.validation.find((v) => v.keyword === 'additionalProperties');
+    if (unknown) return reply(400, 'LJ_ERR_UNKNOWN_OPTION', `unknown field "${String(unknown.params?.additionalProperty)}" (${e.message})`);
+    return reply(400, 'LJ_ERR_VALIDATION', e.message ?? 'invalid request');
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return reply(413, 'LJ_ERR_PAYLOAD_TOO_LARGE', 'request body is over the size limit');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return reply(415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return reply(400, 'LJ_ERR_PAYLOAD_NOT_JSON', `request body is not valid JSON: ${e.message ?? ''}`.trim());
+  }
+  if (err instanceof SyntaxError) return reply(400, 'LJ_ERR_PAYLOAD_NOT_JSON', `request body is not valid JSON: ${err.message}`);
+  const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 500;
+  return reply(status, status === 500 ? 'LJ_ERR_INTERNAL' : 'LJ_ERR_VALIDATION', status === 500 ? 'internal error' : (e.message ?? 'bad request'));
+}
+
+const reply = (status: number, code: string, message: string) => ({ status, body: { error: { code, message } } });

@@ -1,0 +1,105 @@
+/**
+ * `litejobs/http`: the HTTP API as a fastify plugin.
+ *
+ *   app.register(litejobsHttp, { queue, token, prefix: '/jobs' })
+ *
+ * Everything inside is encapsulated: its schema validator (unknown fields are
+ * a 400, never stripped), its error shape and its auth hook apply to these
+ * routes only, not to the application's own.
+ */
+import { Ajv } from 'ajv';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { Queue } from '../queue.js';
+import { bearerCheck } from './auth.js';
+import { HttpError, toErrorReply } from './errors.js';
+import { createQueueMetrics } from './metrics.js';
+import { controlRoutes } from './routes/control.js';
+import { checkHooks, hookRoutes, type HookOptions } from './routes/hooks.js';
+import { jobRoutes } from './routes/jobs.js';
+
+export interface LitejobsHttpOptions {
+  // biome-ignore lint/suspicious/noExplicitAny: a queue typed with any job map is accepted
+  queue: Queue<any>;
+  /** Require `Authorization: Bearer <token>` on every route but `/healthz`. */
+  token?: string;
+  /** Mount point; fastify applies it to every route. */
+  prefix?: string;
+  /** Per-hook settings for `POST /v1/hooks/:name` (signatures, idempotency header, forwarding). */
+  hooks?: Record<string, HookOptions>;
+  /** Refuse hooks not listed in `hooks` (404). Default: any valid name is accepted. */
+  onlyListedHooks?: boolean;
+  /** Largest request body, bytes (413 above). Default 1 MiB, the engine's payload limit. */
+  bodyLimit?: number;
+  /** Largest `POST /v1/jobs/batch` body, bytes. Default 16 MiB. */
+  batchBodyLimit?: number;
+  /** Serve `GET /metrics` (Prometheus). Default true; `{ processMetrics: true }` adds Node's own. */
+  metrics?: boolean | { processMetrics?: boolean };
+}
+
+const OPTION_KEYS = ['queue', 'token', 'prefix', 'hooks', 'onlyListedHooks', 'bodyLimit', 'batchBodyLimit', 'metrics'];
+const MiB = 1024 * 1024;
+
+/** Validators of this plugin: bodies as sent; params and query strings coerced from text. */
+function validators() {
+  const common = { removeAdditional: false, useDefaults: true, allErrors: false, strict: true } as const;
+  const body = new Ajv({ ...common, coerceTypes: false });
+  const text = new Ajv({ ...common, coerceTypes: true });
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? body : text).compile(schema);
+}
+
+const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInstance, options) => {
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.includes(key)) throw new TypeError(`litejobsHttp: unknown option "${key}" (allowed: ${OPTION_KEYS.join(', ')})`);
+  }
+  const { queue } = options;
+  if (!queue || typeof queue.enqueue !== 'function') throw new TypeError('litejobsHttp: the `queue` option is required');
+  if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length < 8)) {
+    throw new TypeError('litejobsHttp: `token` must be a string of at least 8 characters');
+  }
+  const hooks = options.hooks ?? {};
+  checkHooks(hooks);
+  const bodyLimit = options.bodyLimit ?? MiB;
+
+  app.setValidatorCompiler(validators());
+  // An empty body is no body (a bare `POST …/retry` from a client that still sets the JSON content type).
+  const parseJson = app.getDefaultJsonParser('error', 'ignore');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (request, body, done) => {
+    if (body === '') done(null, undefined);
+    else parseJson(request, body as string, done);
+  });
+  app.setErrorHandler((err, request, reply) => {
+    const { status, body } = toErrorReply(err);
+    if (status >= 500) request.log.error({ err }, 'request failed');
+    void reply.code(status).send(body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send({ error: { code: 'LJ_ERR_NOT_FOUND', message: `no route ${request.method} ${request.url}` } });
+  });
+
+  if (options.token !== undefined) {
+    const allowed = bearerCheck(options.token);
+    app.addHook('onRequest', async (request) => {
+      if (request.routeOptions.url?.endsWith('/healthz')) return;
+      if (!allowed(request.headers.authorization)) throw new HttpError(401, 'LJ_ERR_UNAUTHORIZED', 'send Authorization: Bearer <token>');
+    });
+  }
+
+  jobRoutes(app, queue, options.batchBodyLimit ?? 16 * MiB, bodyLimit);
+  controlRoutes(app, queue);
+  // In a context of its own: its body parser keeps the raw bytes, for these routes only.
+  await app.register(async (hookApp) => hookRoutes(hookApp, queue, hooks, options.onlyListedHooks === true, bodyLimit));
+
+  if (options.metrics !== false) {
+    const metrics = createQueueMetrics(queue, typeof options.metrics === 'object' ? options.metrics : {});
+    app.addHook('onClose', async () => metrics.stop());
+    app.get('/metrics', async (_request, reply) => {
+      const text = await metrics.registry.metrics();
+      return reply.type(metrics.registry.contentType).send(text);
+    });
+  }
+};
+
+// Marks the plugin so fastify shows its name in errors and `printPlugins`.
+Object.defineProperty(plugin, 'name', { value: 'litejobs-http' });
+
+export const litejobsHttp = plugin;

@@ -1,0 +1,89 @@
+/**
+ * `POST /v1/hooks/:name`: webhook ingestion as providers send it. The raw
+ * JSON body is kept as it came (the signature is over those bytes), the job
+ * is committed, and only then the provider gets its 2xx.
+ *
+ * The job is named after the hook and its payload is `{ body, headers }`
+ * (the parsed body; the content type and the hook's listed headers). A hook
+ * with `deliverTo` instead enqueues the built-in `webhook` delivery job,
+ * which forwards the body to that URL with retries.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Queue } from '../../queue.js';
+import { HttpError } from '../errors.js';
+import { signatureMatches } from '../auth.js';
+import { schemas } from '../schemas.js';
+
+export interface HookOptions {
+  /** Verify an HMAC-SHA256 of the raw body under this secret (hex, optionally `sha256=`-prefixed). */
+  secret?: string;
+  /** The header carrying the signature. Default `x-signature`. */
+  signatureHeader?: string;
+  /** A header holding the provider's delivery id, used as the idempotency key when `Idempotency-Key` is absent. */
+  keyHeader?: string;
+  /** Request headers kept in the payload besides `content-type` (lower case). */
+  headers?: string[];
+  /** Forward each hook to this URL with the `webhook` delivery job (named by `job`, default `webhook`). */
+  deliverTo?: string;
+  /** The job name to enqueue. Default: the hook's name, or `webhook` with `deliverTo`. */
+  job?: string;
+}
+
+const HOOK_KEYS = ['secret', 'signatureHeader', 'keyHeader', 'headers', 'deliverTo', 'job'];
+
+/** Checks the hooks option at registration: a typo must not silently turn signature checks off. */
+export function checkHooks(hooks: Record<string, HookOptions>): void {
+  for (const [name, hook] of Object.entries(hooks)) {
+    for (const key of Object.keys(hook)) {
+      if (!HOOK_KEYS.includes(key)) throw new TypeError(`hooks.${name}: unknown option "${key}" (allowed: ${HOOK_KEYS.join(', ')})`);
+    }
+    if (hook.secret !== undefined && (typeof hook.secret !== 'string' || hook.secret.length === 0)) throw new TypeError(`hooks.${name}.secret must be a non-empty string`);
+    if (hook.deliverTo !== undefined && !/^https?:\/\//.test(hook.deliverTo)) throw new TypeError(`hooks.${name}.deliverTo must be an http(s) URL`);
+  }
+}
+
+type RawRequest = FastifyRequest<{ Params: { name: string } }> & { rawBody?: Buffer };
+
+export function hookRoutes(app: FastifyInstance, queue: Queue, hooks: Record<string, HookOptions>, onlyListed: boolean, bodyLimit: number): void {
+  // JSON bodies are kept as bytes next to the parsed value: signatures are over the bytes.
+  const keepRaw = (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+    (request as RawRequest).rawBody = body as Buffer;
+    try {
+      done(null, JSON.parse((body as Buffer).toString('utf8')));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  };
+  app.removeContentTypeParser('application/json'); // the parent's, which does not keep the bytes
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, keepRaw);
+  app.addContentTypeParser(/^application\/[\w.+-]*\+json$/, { parseAs: 'buffer', bodyLimit }, keepRaw);
+
+  app.post<{ Params: { name: string } }>('/v1/hooks/:name', { schema: schemas.hook, bodyLimit }, async (request, reply) => {
+    const { name } = request.params;
+    const hook = hooks[name];
+    if (!hook && onlyListed) throw new HttpError(404, 'LJ_ERR_NOT_FOUND', `no hook named "${name}"`);
+    const raw = (request as RawRequest).rawBody;
+    if (raw === undefined) throw new HttpError(415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE', 'send the hook body as application/json');
+    if (hook?.secret !== undefined) {
+      const header = request.headers[hook.signatureHeader?.toLowerCase() ?? 'x-signature'];
+      if (!signatureMatches(hook.secret, raw, typeof header === 'string' ? header : undefined)) {
+        throw new HttpError(401, 'LJ_ERR_BAD_SIGNATURE', `signature in ${hook.signatureHeader ?? 'x-signature'} does not match the body`);
+      }
+    }
+    const headers: Record<string, string> = { 'content-type': String(request.headers['content-type']) };
+    for (const h of hook?.headers ?? []) {
+      const value = request.headers[h.toLowerCase()];
+      if (typeof value === 'string') headers[h.toLowerCase()] = value;
+    }
+    const delivery = hook?.keyHeader ? request.headers[hook.keyHeader.toLowerCase()] : undefined;
+    const idempotency = request.headers['idempotency-key'] ?? delivery;
+    // Namespaced by hook: two providers may number their deliveries alike.
+    const key = typeof idempotency === 'string' && idempotency.length > 0 ? `hook:${name}:${idempotency}` : undefined;
+    const job = hook?.job ?? (hook?.deliverTo ? 'webhook' : name);
+    const payload = hook?.deliverTo
+      ? { url: hook.deliverTo, method: 'POST', headers, body: raw.toString('utf8') }
+      : { body: request.body, headers };
+    const r = await queue.enqueue(job, payload, key === undefined ? undefined : { key });
+    return reply.code(r.created ? 201 : 200).send(r);
+  });
+}

@@ -1,0 +1,68 @@
+/** `/v1/jobs…`: enqueue (one or a batch), read, list, retry and cancel jobs. */
+import type { FastifyInstance } from 'fastify';
+import type { EnqueueOptions } from '../../engine/options.js';
+import type { Queue } from '../../queue.js';
+import { ValidationError } from '../../errors.js';
+import { schemas } from '../schemas.js';
+
+export interface JobInput {
+  name: string;
+  payload?: unknown;
+  key?: string;
+  delay?: number;
+  runAt?: string | number;
+  priority?: number;
+}
+
+/** The enqueue options a request carries (only those it set). */
+export function enqueueOptions(input: JobInput): EnqueueOptions {
+  const o: EnqueueOptions = {};
+  if (input.key !== undefined) o.key = input.key;
+  if (input.delay !== undefined) o.delay = input.delay;
+  if (input.priority !== undefined) o.priority = input.priority;
+  if (input.runAt !== undefined) {
+    const at = new Date(input.runAt);
+    if (Number.isNaN(at.getTime())) throw new ValidationError(`runAt "${input.runAt}" is not a date (ISO 8601, or ms since the epoch)`);
+    o.runAt = at;
+  }
+  return o;
+}
+
+export function jobRoutes(app: FastifyInstance, queue: Queue, batchBodyLimit: number, bodyLimit: number): void {
+  app.post<{ Body: JobInput }>('/v1/jobs', { schema: schemas.enqueue, bodyLimit }, async (request, reply) => {
+    const body = request.body;
+    // Resolves once the job is committed; concurrent requests share that commit.
+    const r = await queue.enqueue(body.name, body.payload ?? null, enqueueOptions(body));
+    return reply.code(r.created ? 201 : 200).send(r);
+  });
+
+  app.post<{ Body: { jobs: JobInput[] } }>('/v1/jobs/batch', { schema: schemas.batch, bodyLimit: batchBodyLimit }, async (request, reply) => {
+    const items = request.body.jobs.map((job) => ({ name: job.name, payload: job.payload ?? null, options: enqueueOptions(job) }));
+    const results = await queue.enqueueMany(items); // one transaction: all or nothing
+    return reply.code(results.some((r) => r.created) ? 201 : 200).send({ jobs: results });
+  });
+
+  const noBodyIsEmpty = async (request: { body: unknown }) => {
+    request.body ??= {}; // before validation: a bare POST means "every name"
+  };
+  app.post<{ Body: { name?: string } }>('/v1/jobs/retry', { schema: schemas.retryDead, preValidation: noBodyIsEmpty }, async (request) => {
+    const name = request.body.name;
+    return { retried: await queue.retryDead(name === undefined ? {} : { name }) };
+  });
+
+  app.get<{ Params: { id: number } }>('/v1/jobs/:id', { schema: schemas.jobById }, async (request) => {
+    const { id } = request.params;
+    const [job, history] = await Promise.all([queue.getJob(id), queue.history(id)]);
+    return { job, history };
+  });
+
+  app.get<{ Querystring: { state?: string; name?: string; limit?: number; after?: number } }>('/v1/jobs', { schema: schemas.list }, async (request) => {
+    const limit = request.query.limit ?? 100;
+    const jobs = await queue.listJobs({ ...request.query, limit });
+    // Keyset paging: pass `next` as `after` for the following page.
+    return { jobs, next: jobs.length === limit ? jobs[jobs.length - 1]!.id : null };
+  });
+
+  app.post<{ Params: { id: number } }>('/v1/jobs/:id/retry', { schema: schemas.jobById }, async (request) => ({ job: await queue.retry(request.params.id) }));
+  app.post<{ Params: { id: number } }>('/v1/jobs/:id/cancel', { schema: schemas.jobById }, async (request) => ({ job: await queue.cancel(request.params.id) }));
+}

@@ -1,0 +1,77 @@
+/**
+ * JSON schemas of the HTTP API. Fastify validates every request against
+ * these before a route runs (with `removeAdditional: false`, so an unknown
+ * field is a 400, never silently dropped); the engine then checks what a
+ * schema cannot (payload size, dates in range).
+ */
+
+/** Job and hook names: what a URL, a log line and a metric label carry safely. */
+export const NAME_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
+const name = { type: 'string', pattern: NAME_PATTERN } as const;
+
+const jobInput = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: {
+    name,
+    payload: {},
+    key: { type: 'string', minLength: 1, maxLength: 512 },
+    /** ms from now. */
+    delay: { type: 'number', minimum: 0 },
+    /** An ISO 8601 date, or ms since the epoch. */
+    runAt: { anyOf: [{ type: 'string', minLength: 1, maxLength: 64 }, { type: 'integer', minimum: 0 }] },
+    priority: { type: 'integer' },
+  },
+} as const;
+
+export const MAX_BATCH = 1000;
+
+const idParams = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id'],
+  properties: { id: { type: 'integer', minimum: 1 } },
+} as const;
+
+const nameParams = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: { name },
+} as const;
+
+const enqueued = {
+  type: 'object',
+  properties: { id: { type: 'integer' }, state: { type: 'string' }, created: { type: 'boolean' } },
+} as const;
+
+export const schemas = {
+  enqueue: { body: jobInput, response: { 200: enqueued, 201: enqueued } },
+  batch: {
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['jobs'],
+      properties: { jobs: { type: 'array', minItems: 1, maxItems: MAX_BATCH, items: jobInput } },
+    },
+  },
+  hook: { params: nameParams, response: { 200: enqueued, 201: enqueued } },
+  jobById: { params: idParams },
+  list: {
+    querystring: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        state: { type: 'string', minLength: 1, maxLength: 200 },
+        name,
+        limit: { type: 'integer', minimum: 1, maximum: 1000 },
+        after: { type: 'integer', minimum: 0 },
+      },
+    },
+  },
+  retryDead: {
+    body: { type: 'object', additionalProperties: false, properties: { name } },
+  },
+  byName: { params: nameParams },
+} as const;

@@ -1,0 +1,82 @@
+/**
+ * The built-in webhook job: delivers an HTTP request described by the
+ * payload, retrying what may succeed later (408, 429, 5xx, no answer) with
+ * exponential backoff and jitter, honouring `Retry-After`, and sending what
+ * will not (other 4xx, a bad payload) straight to `dead`.
+ */
+import { Agent, type Dispatcher } from 'undici';
+import { resolveRetryPolicy, type RetryPolicy } from '../../machines/policy.js';
+import { defineJob, type JobDefinition } from '../engine/job-definition.js';
+import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } from '../engine/validate.js';
+import { ValidationError } from '../errors.js';
+import { deliver, type WebhookResult } from './deliver.js';
+import { prepareWebhookRequest, type WebhookPayload } from './payload.js';
+
+export interface WebhookJobOptions<N extends string = 'webhook'> {
+  /** The job name to enqueue under. Default `'webhook'`. */
+  name?: N;
+  /** ms each attempt may take, answer and body excerpt included (the job's `timeout`). Default 10 000. */
+  timeout?: number;
+  /** Characters of the response body kept on the result or the error. Default 1024. */
+  maxBodyExcerpt?: number;
+  /** Layered key by key over `DEFAULT_WEBHOOK_RETRY`. */
+  retry?: RetryPolicy;
+  /** The undici dispatcher to send with (a proxy agent, a mock pool). Default: an Agent of this job's own, with keep-alive. */
+  dispatcher?: Dispatcher;
+}
+
+/** Ten attempts, 1 s doubling up to 1 h, each delay drawn between half and all of the curve. */
+export const DEFAULT_WEBHOOK_RETRY: Readonly<RetryPolicy> = Object.freeze<RetryPolicy>({
+  attempts: 10,
+  backoff: Object.freeze({ type: 'exponential', delay: 1000, factor: 2 } as const),
+  jitter: 0.5,
+  maxDelay: 60 * 60 * 1000,
+});
+
+const OPTION_KEYS = ['name', 'timeout', 'maxBodyExcerpt', 'retry', 'dispatcher'] as const;
+
+/**
+ * Defines the job that delivers webhooks. Enqueue `{ url, method?, headers?, body? }`;
+ * the result is `{ status, headers, body, durationMs }`.
+ *
+ * @example
+ * const queue = createQueue({ path: './jobs.db', jobs: [defineWebhookJob()] });
+ * await queue.enqueue('webhook', { url: 'https://example.com/hooks/orders', body: { orderId: 42 } });
+ * await queue.start();
+ */
+// Two signatures, so that a job without a name is typed `'webhook'` even inline in
+// `createQueue({ jobs: [defineWebhookJob()] })`, where `string` would be inferred from the context.
+export function defineWebhookJob(options?: WebhookJobOptions & { name?: undefined }): JobDefinition<WebhookPayload, WebhookResult, 'webhook'>;
+export function defineWebhookJob<const N extends string>(options: WebhookJobOptions<N> & { name: N }): JobDefinition<WebhookPayload, WebhookResult, N>;
+export function defineWebhookJob(options: WebhookJobOptions<string>): JobDefinition<WebhookPayload, WebhookResult, string>;
+export function defineWebhookJob<N extends string>(options: WebhookJobOptions<N> = {}): JobDefinition<WebhookPayload, WebhookResult, N> {
+  rejectUnknownOptions('defineWebhookJob', options, OPTION_KEYS);
+  const name = (options.name ?? 'webhook') as N;
+  checkString('defineWebhookJob name', name, 200);
+  const timeout = checkInteger('defineWebhookJob timeout', options.timeout ?? 10_000, 1);
+  const maxBodyExcerpt = checkInteger('defineWebhookJob maxBodyExcerpt', options.maxBodyExcerpt ?? 1024, 0, 1_000_000);
+  if (options.retry !== undefined) checkRetryPolicy('defineWebhookJob retry', options.retry, false);
+  if (options.dispatcher !== undefined && typeof (options.dispatcher as { dispatch?: unknown }).dispatch !== 'function') {
+    throw new ValidationError('defineWebhookJob dispatcher must be an undici Dispatcher (Agent, Pool, ProxyAgent…)');
+  }
+  const retry: RetryPolicy = { ...DEFAULT_WEBHOOK_RETRY, ...withoutUndefined(options.retry) };
+  const maxDelay = resolveRetryPolicy(retry).maxDelay;
+  // Made on first use, so a process that only enqueues opens nothing. Its idle
+  // sockets are unref'd by undici: they do not keep the process alive.
+  let agent: Dispatcher | undefined = options.dispatcher;
+
+  return defineJob<WebhookPayload, WebhookResult, N>({
+    name,
+    retry,
+    timeout,
+    handler: (payload, ctx) => {
+      const req = prepareWebhookRequest(payload);
+      agent ??= new Agent();
+      return deliver(req, { dispatcher: agent, maxBodyExcerpt, maxDelay, signal: ctx.signal });
+    },
+  });
+}
+
+function withoutUndefined(policy: RetryPolicy | undefined): RetryPolicy {
+  return Object.fromEntries(Object.entries(policy ?? {}).filter(([, value]) => value !== undefined)) as RetryPolicy;
+}

@@ -1,0 +1,118 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { signatureMatches } from '../../src/http/auth.js';
+import { useServers } from '../helpers/http-server.js';
+
+const serve = useServers();
+const sign = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('hex');
+
+describe('POST /v1/hooks/:name', () => {
+  it('stores the raw JSON body as the payload with the content type and the hook\'s listed headers', async () => {
+    const s = await serve({ server: { hooks: { stripe: { headers: ['X-Stripe-Event', 'user-agent'] } } } });
+    const body = '{"type":"invoice.paid","data":{"amount":4200,"nested":[1,{"a":null}]}}';
+    const r = await s.call('POST', '/v1/hooks/stripe', {
+      body,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'x-stripe-event': 'evt_1', 'user-agent': 'Stripe/1.0', 'x-not-kept': 'secret' },
+    });
+    expect(r).toEqual({ status: 201, body: { id: 1, state: 'pending', created: true } });
+    const job = await s.queue.getJob(1);
+    expect(job.name).toBe('stripe');
+    expect(job.payload).toEqual({
+      body: JSON.parse(body),
+      headers: { 'content-type': 'application/json; charset=utf-8', 'x-stripe-event': 'evt_1', 'user-agent': 'Stripe/1.0' },
+    });
+    // Any other valid name is a hook too, and +json media types are JSON.
+    const other = await s.call('POST', '/v1/hooks/github.push', { body: '{"ref":"main"}', headers: { 'content-type': 'application/vnd.github+json' } });
+    expect(other.status).toBe(201);
+    expect((await s.queue.getJob(other.body.id)).payload).toEqual({ body: { ref: 'main' }, headers: { 'content-type': 'application/vnd.github+json' } });
+  });
+
+  it('takes the idempotency key from Idempotency-Key, or from the hook\'s delivery header; per hook', async () => {
+    const s = await serve({ server: { hooks: { gh: { keyHeader: 'X-GitHub-Delivery' } } } });
+    const a = await s.call('POST', '/v1/hooks/gh', { body: '{"n":1}', headers: { 'x-github-delivery': 'd-1' } });
+    const b = await s.call('POST', '/v1/hooks/gh', { body: '{"n":2}', headers: { 'x-github-delivery': 'd-1' } });
+    expect([a.status, b.status]).toEqual([201, 200]);
+    expect(b.body).toEqual({ id: a.body.id, state: 'pending', created: false });
+    const c = await s.call('POST', '/v1/hooks/gh', { body: '{"n":3}', headers: { 'idempotency-key': 'd-1' } });
+    expect(c.body.id).toBe(a.body.id); // the same key, whichever header carried it
+    const d = await s.call('POST', '/v1/hooks/other', { body: '{"n":4}', headers: { 'idempotency-key': 'd-1' } });
+    expect(d).toMatchObject({ status: 201, body: { created: true } }); // another hook: another namespace
+    expect((await s.queue.getJob(a.body.id)).payload).toMatchObject({ body: { n: 1 } });
+    expect(s.snapshot().jobs).toBe(2);
+  });
+
+  it('verifies an HMAC-SHA256 signature; a bad or missing one is 401 and stores nothing', async () => {
+    const secret = 'whsec_test_secret';
+    const s = await serve({ server: { hooks: { pay: { secret, signatureHeader: 'X-Pay-Signature' } } } });
+    const body = '{"amount":100}';
+    const good = await s.call('POST', '/v1/hooks/pay', { body, headers: { 'x-pay-signature': `sha256=${sign(secret, body)}` } });
+    expect(good.status).toBe(201);
+    const before = s.snapshot();
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { 'x-pay-signature': sign('wrong secret', body) },
+      { 'x-pay-signature': sign(secret, '{"amount":1000}') }, // signed another body
+      { 'x-pay-signature': 'sha256=zz' },
+      { 'x-pay-signature': `${sign(secret, body)}00` },
+      { 'x-signature': sign(secret, body) }, // the right value under the wrong header
+    ];
+    for (const headers of attempts) {
+      const r = await s.call('POST', '/v1/hooks/pay', { body, headers });
+      expect([r.status, r.body.error.code]).toEqual([401, 'LJ_ERR_BAD_SIGNATURE']);
+    }
+    // The signature covers the bytes sent, not a re-serialisation of the parsed JSON.
+    const spaced = '{ "amount" : 100 }';
+    const bytes = await s.call('POST', '/v1/hooks/pay', { body: spaced, headers: { 'x-pay-signature': sign(secret, spaced) } });
+    expect(bytes.status).toBe(201);
+    expect(s.snapshot().jobs).toBe(before.jobs + 1);
+  });
+
+  it('refuses bodies that are not JSON, too large, or for an unlisted hook when only listed hooks are served', async () => {
+    const s = await serve({ server: { onlyListedHooks: true, bodyLimit: 1000, hooks: { known: {} } } });
+    const before = s.snapshot();
+    const cases: Array<[string, Record<string, string>, number, string, string]> = [
+      ['{"a":', { 'content-type': 'application/json' }, 400, 'LJ_ERR_PAYLOAD_NOT_JSON', 'known'],
+      ['', { 'content-type': 'application/json' }, 400, 'LJ_ERR_PAYLOAD_NOT_JSON', 'known'],
+      ['a=1', { 'content-type': 'application/x-www-form-urlencoded' }, 415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE', 'known'],
+      ['plain', { 'content-type': 'text/plain' }, 415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE', 'known'],
+      [JSON.stringify({ pad: 'x'.repeat(1000) }), { 'content-type': 'application/json' }, 413, 'LJ_ERR_PAYLOAD_TOO_LARGE', 'known'],
+      ['{}', { 'content-type': 'application/json' }, 404, 'LJ_ERR_NOT_FOUND', 'unknown'],
+      ['{}', { 'content-type': 'application/json' }, 400, 'LJ_ERR_VALIDATION', 'bad%20name'],
+    ];
+    for (const [body, headers, status, code, hook] of cases) {
+      const r = await s.call('POST', `/v1/hooks/${hook}`, { body, headers });
+      expect([hook, body.slice(0, 10), r.status, r.body.error?.code]).toEqual([hook, body.slice(0, 10), status, code]);
+    }
+    expect(s.snapshot()).toEqual(before);
+    expect((await s.call('POST', '/v1/hooks/known', { body: '{}' })).status).toBe(201);
+  });
+
+  it('a hook with deliverTo enqueues the webhook delivery job with the raw body', async () => {
+    const s = await serve({ server: { hooks: { fwd: { deliverTo: 'http://127.0.0.1:9/sink', headers: ['x-event'] } } } });
+    const body = '{"id": 7}';
+    const r = await s.call('POST', '/v1/hooks/fwd', { body, headers: { 'x-event': 'created' } });
+    expect(r.status).toBe(201);
+    const job = await s.queue.getJob(r.body.id);
+    expect(job.name).toBe('webhook');
+    expect(job.payload).toEqual({ url: 'http://127.0.0.1:9/sink', method: 'POST', headers: { 'content-type': 'application/json', 'x-event': 'created' }, body });
+  });
+
+  it('hook options with a typo are refused when the server starts', async () => {
+    await expect(serve({ server: { hooks: { a: { secrett: 'x' } as never } } })).rejects.toThrow(/unknown option "secrett"/);
+  });
+});
+
+describe('signatureMatches', () => {
+  it('accepts the hex HMAC with or without sha256=, and nothing else', () => {
+    const body = Buffer.from('{"x":1}');
+    const hex = createHmac('sha256', 'k').update(body).digest('hex');
+    expect(signatureMatches('k', body, hex)).toBe(true);
+    expect(signatureMatches('k', body, `sha256=${hex}`)).toBe(true);
+    expect(signatureMatches('k', body, hex.toUpperCase())).toBe(true);
+    expect(signatureMatches('k', body, undefined)).toBe(false);
+    expect(signatureMatches('k', body, '')).toBe(false);
+    expect(signatureMatches('k', body, hex.slice(0, 63))).toBe(false);
+    expect(signatureMatches('other', body, hex)).toBe(false);
+    expect(signatureMatches('k', Buffer.from('{"x":2}'), hex)).toBe(false);
+  });
+});

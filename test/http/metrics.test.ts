@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { defineJob } from '../../src/index.js';
+import { useServers } from '../helpers/http-server.js';
+import { events } from '../helpers/wait.js';
+
+const serve = useServers();
+
+/** `name{labels} value` lines of a Prometheus text page, by series. */
+function parse(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const at = line.lastIndexOf(' ');
+    out.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return out;
+}
+
+describe('GET /metrics', () => {
+  it('exposes jobs by state and name, transitions, handler durations, lag, claim batches and the WAL size', async () => {
+    const s = await serve({
+      queue: {
+        jobs: [
+          defineJob({ name: 'ok', handler: () => 'done' }),
+          defineJob({ name: 'bad', retry: { attempts: 1 }, handler: () => { throw new Error('no'); } }),
+        ],
+      },
+    });
+    // The plugin subscribes when it registers: enqueue after, so every transition is counted.
+    const finished = events(s.queue.events$, (e) => e.to === 'completed' || e.to === 'dead', 6);
+    await s.queue.enqueueMany([...Array(5)].map((_, i) => ({ name: 'ok', payload: i })));
+    await s.queue.enqueue('bad', {});
+    await s.queue.enqueue('later', {}, { delay: 60_000 });
+    await s.queue.start();
+    await finished;
+    const res = await fetch(`${s.url}/metrics`);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const m = parse(await res.text());
+    expect(m.get('litejobs_jobs{state="completed",name="ok"}')).toBe(5);
+    expect(m.get('litejobs_jobs{state="dead",name="bad"}')).toBe(1);
+    expect(m.get('litejobs_jobs{state="pending",name="later"}')).toBe(1);
+    expect(m.get('litejobs_transitions_total{from="none",to="pending"}')).toBe(7);
+    expect(m.get('litejobs_transitions_total{from="pending",to="processing"}')).toBe(6);
+    expect(m.get('litejobs_transitions_total{from="processing",to="completed"}')).toBe(5);
+    expect(m.get('litejobs_transitions_total{from="processing",to="dead"}')).toBe(1);
+    expect(m.get('litejobs_handler_duration_seconds_count{name="ok",to="completed"}')).toBe(5);
+    expect(m.get('litejobs_handler_duration_seconds_count{name="bad",to="dead"}')).toBe(1);
+    expect(m.get('litejobs_enqueue_to_start_seconds_count{name="ok"}')).toBe(5);
+    const batches = m.get('litejobs_claim_batch_size_count') ?? 0;
+    expect(batches).toBeGreaterThanOrEqual(1);
+    expect(m.get('litejobs_claim_batch_size_sum')).toBe(6);
+    expect(m.get('litejobs_wal_bytes')).toBeGreaterThan(0);
+    expect(m.get('litejobs_expired_leases')).toBe(0);
+    expect(m.has('litejobs_paused{name="ok"}')).toBe(false);
+
+    await s.queue.pause('ok');
+    const paused = parse(await (await fetch(`${s.url}/metrics`)).text());
+    expect(paused.get('litejobs_paused{name="ok"}')).toBe(1);
+  });
+
+  it('is absent with metrics: false', async () => {
+    const s = await serve({ server: { metrics: false } });
+    const r = await s.call('GET', '/metrics');
+    expect([r.status, r.body.error.code]).toEqual([404, 'LJ_ERR_NOT_FOUND']);
+  });
+});

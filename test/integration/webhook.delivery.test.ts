@@ -1,0 +1,159 @@
+/**
+ * The webhook job against a real receiver on 127.0.0.1, on a real queue and
+ * SQLite file: what each answer (or the lack of one) does to the job, and
+ * what the receiver gets.
+ */
+import { describe, expect, it } from 'vitest';
+import { defineWebhookJob, type RetryPolicy, type WebhookJobOptions } from '../../src/index.js';
+import { useReceivers } from '../helpers/http-receiver.js';
+import { useQueues } from '../helpers/queue-fixture.js';
+import { nextEvent } from '../helpers/wait.js';
+
+const fx = useQueues();
+const http = useReceivers();
+/** Short waits between attempts, so the tests do not sit through the default backoff. */
+const fast: RetryPolicy = { backoff: { type: 'fixed', delay: 20 }, jitter: 0 };
+
+/** Fails if `promise` has not settled within `ms`. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** Starts a queue with one webhook job, enqueues `payload`, and resolves once the job reaches `state`. */
+async function run(options: WebhookJobOptions<string>, payload: unknown, state: string) {
+  const q = fx.open({ jobs: [defineWebhookJob(options)] });
+  const { id } = await q.enqueue(options.name ?? 'webhook', payload);
+  const reached = nextEvent(q.events$, (e) => e.job.id === id && e.to === state, 15_000);
+  await q.start();
+  await reached;
+  return { q, id, job: await q.getJob(id), history: await q.history(id) };
+}
+
+describe('webhook delivery', () => {
+  it('retries a 500, waits as a 429 Retry-After asks without spending an attempt, and completes on 200', async () => {
+    const rx = await http.start((n, _req, res) => {
+      if (n === 0) return res.writeHead(500, { 'content-type': 'text/plain' }).end('database down');
+      if (n === 1) return res.writeHead(429, { 'retry-after': '1' }).end('slow down');
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 6, 'x-request-id': 'rq-7', 'x-other': 'not kept' }).end('thanks');
+    });
+    const { job, history } = await run({ retry: fast }, { url: `${rx.origin}/hooks`, body: { event: 'order.paid' } }, 'completed');
+
+    expect(rx.received).toHaveLength(3);
+    // Three requests, two attempts: the 500 spent one, the 429 gave its back.
+    expect(job).toMatchObject({ state: 'completed', attempts: 2 });
+    expect(job.result).toEqual({
+      status: 200,
+      headers: { 'content-type': 'text/plain', 'content-length': '6', 'x-request-id': 'rq-7' },
+      body: 'thanks',
+      durationMs: expect.any(Number),
+    });
+
+    const failures = history.filter((t) => t.to === 'failed');
+    expect(failures.map((t) => t.error)).toMatchObject([
+      { name: 'WebhookDeliveryError', code: 'LJ_ERR_WEBHOOK_DELIVERY', status: 500, body: 'database down', headers: { 'content-type': 'text/plain' } },
+      { name: 'WebhookDeliveryError', code: 'LJ_ERR_RETRY_LATER', retryAfter: 1000, status: 429, body: 'slow down' },
+    ]);
+    expect(failures[1]!.error!.unrecoverable).toBeUndefined();
+    // The run after the 429 was claimed no sooner than the second it asked for.
+    const after429 = history.indexOf(failures[1]!);
+    const nextClaim = history.slice(after429).find((t) => t.to === 'processing')!;
+    expect(nextClaim.at.getTime() - failures[1]!.at.getTime()).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('sends a 404 straight to dead after one attempt, keeping the status and body on lastError', async () => {
+    const rx = await http.start((_n, _req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('no such hook'));
+    const { job } = await run({ retry: fast }, { url: `${rx.origin}/gone` }, 'dead');
+    expect(rx.received).toHaveLength(1);
+    expect(job).toMatchObject({
+      state: 'dead',
+      attempts: 1,
+      lastError: { name: 'WebhookDeliveryError', code: 'LJ_ERR_UNRECOVERABLE', unrecoverable: true, status: 404, body: 'no such hook' },
+    });
+    expect(job.lastError!.message).toContain('answered 404 Not Found');
+  });
+
+  it('retries when the connection is refused', async () => {
+    const port = await http.closedPort();
+    const { job, history } = await run({ retry: { ...fast, attempts: 3 } }, { url: `http://127.0.0.1:${port}/` }, 'dead');
+    expect(job.attempts).toBe(3);
+    const errors = history.filter((t) => t.error).map((t) => t.error!);
+    expect(errors).toHaveLength(3);
+    for (const e of errors) {
+      expect(e).toMatchObject({ code: 'LJ_ERR_WEBHOOK_DELIVERY' });
+      expect(e.message).toContain('ECONNREFUSED');
+      expect(e.status).toBeUndefined();
+    }
+  });
+
+  it('retries an attempt the receiver never answers, failing it with a timeout', async () => {
+    const rx = await http.start(() => {}); // holds every request open
+    const { job, history } = await run({ timeout: 300, retry: { ...fast, attempts: 2 } }, { url: rx.origin }, 'dead');
+    expect(rx.received).toHaveLength(2);
+    expect(job.attempts).toBe(2);
+    const errors = history.filter((t) => t.error).map((t) => t.error!);
+    expect(errors).toMatchObject([{ code: 'LJ_ERR_TIMEOUT' }, { code: 'LJ_ERR_TIMEOUT' }]);
+    expect(errors[0]!.message).toMatch(/timed out after 300 ms/);
+    // The abandoned request's connection was dropped, not left open.
+    await within(rx.received[0]!.closed, 5000, 'the connection closed');
+  });
+
+  it('aborts the request in flight when the job is cancelled', async () => {
+    const rx = await http.start(() => {});
+    const q = fx.open({ jobs: [defineWebhookJob({ retry: fast })] });
+    const { id } = await q.enqueue('webhook', { url: rx.origin });
+    const running = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'processing');
+    await q.start();
+    await running;
+    while (rx.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await q.cancel(id);
+    await within(rx.received[0]!.closed, 5000, 'the connection closed'); // the 10 s timeout has not passed
+
+    expect((await q.getJob(id)).state).toBe('cancelled');
+  });
+
+  it('keeps only an excerpt of a large body, on the result and on a failed attempt', async () => {
+    const big = `${'é'.repeat(300_000)}end`;
+    const rx = await http.start((_n, req, res) => res.writeHead(req.url === '/fail' ? 503 : 200, { 'content-type': 'text/plain; charset=utf-8' }).end(big));
+    const ok = await run({ maxBodyExcerpt: 100 }, { url: `${rx.origin}/ok` }, 'completed');
+    expect((ok.job.result as { body: string }).body).toBe('é'.repeat(100));
+
+    const failed = await run({ name: 'hook', retry: { ...fast, attempts: 1 } }, { url: `${rx.origin}/fail` }, 'dead');
+    expect(failed.job.lastError).toMatchObject({ status: 503, body: 'é'.repeat(1024) });
+  });
+
+  it('delivers the method, headers and body as sent', async () => {
+    const rx = await http.start((_n, _req, res) => res.writeHead(204).end());
+    const json = { event: 'invoice.paid', amounts: [1, 2.5], note: null, nested: { ok: true } };
+    await run({}, { url: `${rx.origin}/hooks/in?source=test`, method: 'put', headers: { 'X-Signature': 'sha256=abc', authorization: 'Bearer t0k' }, body: json }, 'completed');
+    await run({ name: 'csv' }, { url: `${rx.origin}/csv`, headers: { 'content-type': 'text/csv' }, body: 'a,b\n1,2\n' }, 'completed');
+
+    const [put, csv] = rx.received;
+    expect(put).toMatchObject({ method: 'PUT', url: '/hooks/in?source=test' });
+    expect(put!.headers).toMatchObject({ 'x-signature': 'sha256=abc', authorization: 'Bearer t0k', 'content-type': 'application/json' });
+    expect(JSON.parse(put!.body)).toEqual(json);
+    expect(csv).toMatchObject({ method: 'POST', url: '/csv', body: 'a,b\n1,2\n' });
+    expect(csv!.headers['content-type']).toBe('text/csv');
+  });
+
+  it('caps an absurd Retry-After at the policy maxDelay', async () => {
+    const rx = await http.start((n, _req, res) => (n === 0 ? res.writeHead(503, { 'retry-after': '999999999' }).end() : res.writeHead(200).end('ok')));
+    const { job, history } = await run({ retry: { ...fast, maxDelay: 300 } }, { url: rx.origin }, 'completed');
+    expect(job).toMatchObject({ state: 'completed', attempts: 1 });
+    const asked = history.find((t) => t.to === 'failed')!.error!;
+    expect(asked).toMatchObject({ code: 'LJ_ERR_RETRY_LATER', retryAfter: 300, status: 503 });
+    expect(asked.message).toContain('capped at maxDelay 300 ms');
+  });
+
+  it.each([
+    ['an ftp: url', { url: 'ftp://127.0.0.1/x' }, 'url must be http: or https:, got ftp:'],
+    ['an unknown method', { url: 'http://127.0.0.1:9/', method: 'BREW' }, 'method must be one of'],
+  ])('sends a payload with %s straight to dead, saying what is wrong', async (_what, payload, message) => {
+    const { job } = await run({ retry: fast }, payload, 'dead');
+    expect(job).toMatchObject({ attempts: 1, lastError: { code: 'LJ_ERR_UNRECOVERABLE', unrecoverable: true } });
+    expect(job.lastError!.message).toContain(message);
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * machineGraph reads a job machine into the plain model every diagram is
+ * drawn from: the base machine's real states and edges, a user machine's
+ * extra state with its edges, and the machines it refuses.
+ */
+import { describe, expect, it } from 'vitest';
+import { createMachine } from 'xstate';
+import { createQuarantineMachine } from '../../machines/examples/quarantine.machine.js';
+import { createJobMachine } from '../../machines/job.machine.js';
+import { machineGraph, type MachineGraph, ValidationError } from '../../src/index.js';
+
+const AFTER_RETRY = 'xstate.after.retryDelay.job.failed';
+
+describe('machineGraph of the base job machine', () => {
+  const graph = machineGraph(createJobMachine());
+
+  it('starts in pending and lists every state with its final and delayed flags', () => {
+    expect(graph.initial).toBe('pending');
+    expect(graph.states).toEqual([
+      { id: 'pending', final: false, delayed: false },
+      { id: 'processing', final: false, delayed: false },
+      { id: 'failed', final: false, delayed: true },
+      { id: 'dead', final: false, delayed: false },
+      { id: 'completed', final: true, delayed: false },
+      { id: 'cancelled', final: true, delayed: false },
+    ]);
+  });
+
+  it('lists every edge in the order the machine tries them, with guards, [else] and the after label', () => {
+    expect(graph.edges).toEqual([
+      { id: 'pending:job.claim:processing', from: 'pending', to: 'processing', event: 'job.claim', label: 'job.claim' },
+      { id: 'pending:job.cancel:cancelled', from: 'pending', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
+      { id: 'processing:job.complete:completed', from: 'processing', to: 'completed', event: 'job.complete', label: 'job.complete' },
+      { id: 'processing:job.fail:failed', from: 'processing', to: 'failed', event: 'job.fail', label: 'job.fail [wantsRetryLater]', guard: 'wantsRetryLater' },
+      { id: 'processing:job.fail:failed#2', from: 'processing', to: 'failed', event: 'job.fail', label: 'job.fail [canRetry]', guard: 'canRetry' },
+      { id: 'processing:job.fail:dead', from: 'processing', to: 'dead', event: 'job.fail', label: 'job.fail [else]', else: true },
+      { id: 'processing:job.expire:failed', from: 'processing', to: 'failed', event: 'job.expire', label: 'job.expire [canRetry]', guard: 'canRetry' },
+      { id: 'processing:job.expire:dead', from: 'processing', to: 'dead', event: 'job.expire', label: 'job.expire [else]', else: true },
+      { id: 'processing:job.release:pending', from: 'processing', to: 'pending', event: 'job.release', label: 'job.release' },
+      { id: 'processing:job.cancel:cancelled', from: 'processing', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
+      { id: 'failed:job.cancel:cancelled', from: 'failed', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
+      { id: `failed:${AFTER_RETRY}:pending`, from: 'failed', to: 'pending', event: AFTER_RETRY, label: 'after retryDelay' },
+      { id: 'dead:job.retry:pending', from: 'dead', to: 'pending', event: 'job.retry', label: 'job.retry' },
+    ]);
+  });
+
+  it('is plain data: it survives JSON unchanged, and its edge ids are unique', () => {
+    expect(JSON.parse(JSON.stringify(graph))).toEqual(graph);
+    expect(new Set(graph.edges.map((e) => e.id)).size).toBe(graph.edges.length);
+  });
+
+  it('gives the same ids whatever the retry policy', () => {
+    const other = machineGraph(createJobMachine({ attempts: 9, backoff: { type: 'fixed', delay: 5 } }));
+    expect(other).toEqual(graph);
+  });
+});
+
+describe('machineGraph of a user machine', () => {
+  it('shows an extra state added with createJobMachine(policy, extension) and its edges', () => {
+    const pausable = createJobMachine(undefined, {
+      states: {
+        paused: {
+          after: { 86400000: { target: 'cancelled' } },
+          on: { 'job.resume': { target: 'pending' }, 'job.cancel': { target: 'cancelled' } },
+        },
+      },
+      on: { pending: { 'job.pause': { target: 'paused' } } },
+    });
+    const graph = machineGraph(pausable);
+    expect(graph.states.map((s) => s.id)).toEqual(['pending', 'processing', 'failed', 'dead', 'completed', 'cancelled', 'paused']);
+    expect(graph.states.at(-1)).toEqual({ id: 'paused', final: false, delayed: true });
+    // The extension's candidates come before the base state's own.
+    expect(graph.edges.filter((e) => e.from === 'pending').map((e) => e.id)).toEqual([
+      'pending:job.claim:processing',
+      'pending:job.cancel:cancelled',
+      'pending:job.pause:paused',
+    ]);
+    expect(graph.edges.filter((e) => e.from === 'paused').map((e) => [e.id, e.label])).toEqual([
+      ['paused:job.resume:pending', 'job.resume'],
+      ['paused:job.cancel:cancelled', 'job.cancel'],
+      ['paused:xstate.after.86400000.job.paused:cancelled', 'after 86400000 ms'],
+    ]);
+  });
+
+  it('shows the quarantine example: its guarded job.fail first, and the quarantined state with its delayed edge', () => {
+    const graph = machineGraph(createQuarantineMachine());
+    expect(graph.states).toContainEqual({ id: 'quarantined', final: false, delayed: true });
+    expect(graph.edges.filter((e) => e.event === 'job.fail').map((e) => e.label)).toEqual([
+      'job.fail [isBadData]',
+      'job.fail [wantsRetryLater]',
+      'job.fail [canRetry]',
+      'job.fail [else]',
+    ]);
+    expect(graph.edges.filter((e) => e.from === 'quarantined' || e.to === 'quarantined').map((e) => e.id)).toEqual([
+      'processing:job.fail:quarantined',
+      'quarantined:job.approve:pending',
+      'quarantined:job.cancel:cancelled',
+      'quarantined:xstate.after.quarantineExpiry.job.quarantined:dead',
+    ]);
+  });
+});
+
+describe('machineGraph refuses', () => {
+  function refusal(build: () => MachineGraph): ValidationError {
+    try {
+      build();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ValidationError);
+      return error as ValidationError;
+    }
+    throw new Error('machineGraph accepted the machine');
+  }
+
+  it('refuses a job machine with a nested state (LJ_ERR_VALIDATION)', () => {
+    const nested = createJobMachine(undefined, {
+      states: { review: { initial: 'queued', states: { queued: { on: { 'job.look': 'open' } }, open: {} } } },
+    });
+    const error = refusal(() => machineGraph(nested));
+    expect(error.code).toBe('LJ_ERR_VALIDATION');
+    expect(error.message).toContain('"review"');
+  });
+
+  it('refuses parallel states and transitions on the root', () => {
+    const parallel = createMachine({ initial: 'a', states: { a: { type: 'parallel', states: { x: {}, y: {} } } } });
+    expect(refusal(() => machineGraph(parallel)).code).toBe('LJ_ERR_VALIDATION');
+    const rootOn = createMachine({ initial: 'a', on: { reset: '.a' }, states: { a: { on: { go: 'b' } }, b: {} } });
+    expect(refusal(() => machineGraph(rootOn)).message).toContain('root');
+  });
+});
