@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { CLI_TEST_TIMEOUT, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-db.js';
 import { tsxArgs } from '../helpers/tsx.js';
 
@@ -22,7 +22,7 @@ afterEach(() => {
   for (const stop of stops.splice(0)) stop();
 });
 
-describe('litejobs backup', () => {
+describe('litejobs backup', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('copies a database another process keeps writing to, with every job committed before it began', async () => {
     const dir = tempDir();
     const db = join(dir.dir, 'jobs.db');

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createQueue, defineJob, type Job } from '../../src/index.js';
-import { json, runCli, type CliResult } from '../helpers/cli.js';
+import { CLI_TEST_TIMEOUT, json, runCli, type CliResult } from '../helpers/cli.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDir } from '../helpers/temp-db.js';
 import { events } from '../helpers/wait.js';
@@ -30,8 +30,8 @@ function ok(r: CliResult): CliResult {
   return r;
 }
 
-/** Jobs that end `dead` after two attempts, each failing with its attempt number in the message. */
-async function makeDeadJobs(db: string, names: readonly string[]): Promise<number[]> {
+/** Jobs that end `dead` after two attempts, each failing with its attempt number in the message; and one left pending. */
+async function makeDeadJobs(db: string, names: readonly string[]): Promise<{ dead: number[]; spare: number }> {
   const handler = async (_payload: unknown, { attempt }: { attempt: number }) => {
     throw new Error(`upstream said no on attempt ${attempt}`);
   };
@@ -40,13 +40,15 @@ async function makeDeadJobs(db: string, names: readonly string[]): Promise<numbe
   const dead = events(queue.events$, (e) => e.to === 'dead', names.length);
   const ids = [];
   for (const name of names) ids.push((await queue.enqueue(name, { for: name })).id);
+  // A job no process runs: it stays pending.
+  const { id: spare } = await queue.enqueue('spare', {});
   await queue.start();
   await dead;
   await queue.close();
-  return ids;
+  return { dead: ids, spare };
 }
 
-describe('litejobs enqueue, jobs', () => {
+describe('litejobs enqueue, jobs', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('enqueue prints the id and whether it was created; --db goes before or after the command, $LITEJOBS_DB and ./litejobs.db stand in', async () => {
     const dir = tempFolder();
     const db = join(dir, 'litejobs.db');
@@ -87,11 +89,13 @@ describe('litejobs enqueue, jobs', () => {
   });
 });
 
-describe('litejobs job, retry, cancel', () => {
+describe('litejobs job, retry, cancel', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('job shows the fields and a timeline with the time in each state and the errors; retry and cancel change the job', async () => {
     const db = join(tempFolder(), 'jobs.db');
-    const [flakyA, flakyB, other] = await makeDeadJobs(db, ['flaky', 'flaky', 'other']);
-    const spare = json<{ id: number }>(ok(await runCli(['enqueue', 'spare', '{}', '--json', '--db', db]))).id;
+    const {
+      dead: [flakyA, flakyB, other],
+      spare,
+    } = await makeDeadJobs(db, ['flaky', 'flaky', 'other']);
 
     const [text, asJson] = await Promise.all([runCli(['job', String(flakyA), '--db', db]), runCli(['job', String(flakyA), '--json', '--db', db])]);
     const out = ok(text).stdout;
@@ -153,7 +157,7 @@ describe('litejobs job, retry, cancel', () => {
   });
 });
 
-describe('litejobs pause, resume, stats', () => {
+describe('litejobs pause, resume, stats', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('pause and resume a name or the whole queue; stats counts by state and by name and says what is paused', async () => {
     const db = join(tempFolder(), 'jobs.db');
     ok(await runCli(['enqueue', 'email', '{}', '--db', db]));

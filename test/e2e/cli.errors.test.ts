@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { CLI_TEST_TIMEOUT, runCli, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-db.js';
 
 let cleanup: (() => void) | undefined;
@@ -25,7 +25,7 @@ function failedWith(r: CliResult, code: number, message: RegExp): void {
   expect(r.stderr).toMatch(message);
 }
 
-describe('litejobs usage errors', () => {
+describe('litejobs usage errors', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('exit 2 with one line for an unknown flag, a missing argument, invalid JSON, an unknown command, a non-numeric id or limit, a misused retry', async () => {
     const db = dbPath();
     const cases: Array<[string[], RegExp]> = [
@@ -57,7 +57,7 @@ describe('litejobs usage errors', () => {
   });
 });
 
-describe('litejobs runtime errors', () => {
+describe('litejobs runtime errors', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('exit 1 with the error code for an unknown job id, and for a PostgreSQL URL', async () => {
     const db = dbPath();
     expect((await runCli(['enqueue', 'email', '{}', '--db', db])).code).toBe(0);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createQueue } from '../../src/index.js';
-import { json, runCli, startCli } from '../helpers/cli.js';
+import { CLI_TEST_TIMEOUT, json, runCli, startCli } from '../helpers/cli.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDir } from '../helpers/temp-db.js';
 import { tsxArgs } from '../helpers/tsx.js';
@@ -49,7 +49,7 @@ interface Diagnosis {
   integrity?: string[];
 }
 
-describe('litejobs stats --watch', () => {
+describe('litejobs stats --watch', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('draws a frame every interval and exits 0 on SIGINT', async () => {
     const db = dbPath();
     await seed(db, ['email', 'email', 'report']);
@@ -67,7 +67,7 @@ describe('litejobs stats --watch', () => {
   });
 });
 
-describe('litejobs doctor', () => {
+describe('litejobs doctor', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('on a healthy file: exit 0, integrity ok, WAL and page-cache figures, no expired lease', async () => {
     const db = dbPath();
     await seed(db, ['email']);

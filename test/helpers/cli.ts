@@ -6,6 +6,12 @@ import { tsxArgs } from './tsx.js';
 
 export const CLI = fileURLToPath(new URL('../../src/cli/bin.ts', import.meta.url));
 
+/**
+ * For tests that start the CLI several times: each start loads the engine
+ * through tsx (about 1.5 s alone, several seconds on two busy cores).
+ */
+export const CLI_TEST_TIMEOUT = 120_000;
+
 export interface CliResult {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -56,7 +62,7 @@ export function startCli(args: readonly string[], options: { env?: Record<string
     stdout: () => stdout,
     stderr: () => stderr,
     done,
-    waitForOutput(pattern, ms = 15_000) {
+    waitForOutput(pattern, ms = 60_000) {
       return new Promise<void>((resolve, reject) => {
         const check = () => {
           if (pattern.test(stdout)) finish(resolve);

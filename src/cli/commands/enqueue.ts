@@ -30,7 +30,7 @@ export function registerEnqueue(program: Command, io: CliIO): void {
       if (flags.delay !== undefined) options.delay = flags.delay;
       if (flags.priority !== undefined && flags.priority !== 0) options.priority = flags.priority;
       const result = await withQueue(self, io, (queue) => queue.enqueue(name, payload, options));
-      if (flags.json) io.stdout.write(toJson(result));
+      if (flags.json) io.stdout.write(toJson({ id: result.id, created: result.created }));
       else if (result.created) io.stdout.write(`job ${result.id} created\n`);
       else io.stdout.write(`job ${result.id} already enqueued under key ${JSON.stringify(flags.key)}: not created\n`);
     });
