@@ -8,7 +8,7 @@
  */
 import Database from 'better-sqlite3';
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   main: string;
   types: string;
+  bin: Record<string, string>;
   exports: Record<string, Record<string, string>>;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
@@ -88,7 +89,7 @@ afterAll(() => tmp?.cleanup());
 describe('the packed package', { timeout: 60_000 }, () => {
   it('holds every file package.json points at, the SQL files and the checkpointer thread, and no tests or benchmarks', () => {
     const shipped = new Set(files);
-    const entryPoints = [manifest.main, manifest.types, ...Object.values(manifest.exports).flatMap((conditions) => Object.values(conditions))];
+    const entryPoints = [manifest.main, manifest.types, ...Object.values(manifest.bin), ...Object.values(manifest.exports).flatMap((conditions) => Object.values(conditions))];
     for (const entry of entryPoints) expect(shipped, `${entry} is not in the tarball`).toContain(entry.replace(/^\.\//, ''));
     for (const path of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/machines/index.js', 'dist/src/store/sqlite/checkpointer-thread.js', 'dist/src/cli/demo.js']) {
       expect(shipped, `${path} is not in the tarball`).toContain(path);
@@ -217,5 +218,19 @@ export const done: string = JobState.completed;
     } finally {
       conn.close();
     }
+  });
+
+  it('ships the litejobs command: an executable script with a shebang that runs with plain node from the package', async () => {
+    expect(manifest.bin).toEqual({ litejobs: './dist/src/cli/bin.js' });
+    const bin = join(project, 'node_modules', 'litejobs', manifest.bin.litejobs!);
+    expect(readFileSync(bin, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
+    expect(statSync(bin).mode & 0o111, 'bin.js is not executable').not.toBe(0);
+    // Run as a shell runs it: the script itself, found through its shebang.
+    const enqueued = await run(bin, ['--db', 'cli.db', 'enqueue', 'hello', '{"who":"cli"}', '--json'], project, userEnv());
+    expect(enqueued.code, enqueued.out).toBe(0);
+    expect(JSON.parse(enqueued.stdout)).toEqual({ id: 1, created: true });
+    const listed = await run(bin, ['jobs', '--db', 'cli.db'], project, userEnv());
+    expect(listed.code, listed.out).toBe(0);
+    expect(listed.stdout).toMatch(/\n1\s+hello\s+pending\s+0\s/);
   });
 });

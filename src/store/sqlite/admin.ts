@@ -4,7 +4,7 @@
  * claim path except `paused`, which the claim reads inside its transaction.
  */
 import { statSync } from 'node:fs';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import type { BackupProgress, StoreDiagnostics } from '../store.js';
 import { sql } from './sql.js';
 
@@ -68,12 +68,26 @@ export function createSqliteAdmin(db: Database.Database, path: string): SqliteAd
       return out;
     },
     async backup(destination, onProgress) {
-      await db.backup(destination, {
-        progress: ({ totalPages, remainingPages }) => {
-          onProgress?.({ totalPages, remainingPages });
-          return BACKUP_PAGES_PER_STEP;
-        },
-      });
+      // The copy reads from a connection of its own that holds one read
+      // transaction throughout, so every step copies the same snapshot. Each
+      // step would otherwise start a new read, and SQLite restarts a backup
+      // whose source another connection committed to in between: under
+      // steady writes from other processes it would never end.
+      const source = path === ':memory:' ? db : new Database(path, { readonly: true, fileMustExist: true });
+      try {
+        if (source !== db) {
+          source.exec('BEGIN');
+          source.prepare('SELECT count(*) FROM sqlite_master').get(); // the read that starts the snapshot
+        }
+        await source.backup(destination, {
+          progress: ({ totalPages, remainingPages }) => {
+            onProgress?.({ totalPages, remainingPages });
+            return BACKUP_PAGES_PER_STEP;
+          },
+        });
+      } finally {
+        if (source !== db) source.close(); // ends the read transaction
+      }
     },
   };
 }

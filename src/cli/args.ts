@@ -1,0 +1,42 @@
+/**
+ * Parsers for argument and option values. Each throws commander's
+ * InvalidArgumentError, so a bad value is a usage error (exit 2) reported on
+ * one line before anything opens the database.
+ */
+import { InvalidArgumentError } from 'commander';
+import { LitejobsError } from '../errors.js';
+import { parseDuration } from '../lib/duration.js';
+
+function integer(text: string, what: string, min: number, max: number): number {
+  const n = /^[+-]?\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new InvalidArgumentError(`${what} must be an integer from ${min} to ${max}.`);
+  }
+  return n;
+}
+
+export const parseJobId = (text: string): number => integer(text, 'a job id', 1, Number.MAX_SAFE_INTEGER);
+export const parseLimit = (text: string): number => integer(text, 'the limit', 1, 10_000);
+export const parseAfter = (text: string): number => integer(text, 'the cursor', 0, Number.MAX_SAFE_INTEGER);
+export const parsePriority = (text: string): number => integer(text, 'the priority', -1_000_000, 1_000_000);
+export const parseInterval = (text: string): number => integer(text, 'the interval (ms)', 50, 86_400_000);
+
+/** The payload: any JSON value. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new InvalidArgumentError(`not valid JSON (${(err as Error).message}).`);
+  }
+}
+
+/** A delay: a number of ms, or a duration such as 500ms, 5s, 2m, 1h, 7d. */
+export function parseDelay(text: string): number {
+  if (/^\d+$/.test(text.trim())) return Number(text);
+  try {
+    return parseDuration('the delay', text);
+  } catch (err) {
+    if (err instanceof LitejobsError) throw new InvalidArgumentError('a delay is a number of ms or a duration such as 5s, 2m, 1h.');
+    throw err;
+  }
+}

@@ -1,0 +1,88 @@
+/** `litejobs job <id>`: one job, and the timeline of its transitions with the time spent in each state. */
+import { Argument, type Command } from 'commander';
+import { FINISHED_STATES } from '../../../machines/job.machine.js';
+import type { Job, Transition } from '../../engine/job-view.js';
+import { parseJobId } from '../args.js';
+import { document } from '../command-docs.js';
+import { ExitCode } from '../exit-codes.js';
+import { formatDuration, formatRelative, formatTime, table, toJson } from '../format.js';
+import type { CliIO } from '../io.js';
+import { withQueue } from '../open-queue.js';
+
+/** A transition and how long the job then stayed in its `to` state (null: it is still there). */
+export type TimelineEntry = Transition & { durationMs: number | null };
+
+export function registerJob(program: Command, io: CliIO): void {
+  const cmd = program
+    .command('job')
+    .description('Show one job: its fields, payload, result, last error, and the timeline of its transitions.')
+    .addArgument(new Argument('<id>', 'the job id').argParser(parseJobId))
+    .option('--json', 'print the job, with its `history`, as JSON')
+    .action(async (id: number, flags: { json?: boolean }, self: Command) => {
+      const { job, history } = await withQueue(self, io, async (queue) => ({ job: await queue.getJob(id), history: await queue.history(id) }));
+      const timeline = toTimeline(history);
+      if (flags.json) io.stdout.write(toJson({ ...job, history: timeline }));
+      else io.stdout.write(renderJob(job, timeline, Date.now()));
+    });
+  document(cmd, {
+    examples: ['litejobs job 42', 'litejobs job 42 --json'],
+    exitCodes: [[ExitCode.failure, 'runtime error: no job with this id (LJ_ERR_JOB_NOT_FOUND), the database cannot be opened, …']],
+  });
+}
+
+export function toTimeline(history: readonly Transition[]): TimelineEntry[] {
+  return history.map((t, i) => {
+    const next = history[i + 1];
+    return { ...t, durationMs: next ? next.at.getTime() - t.at.getTime() : null };
+  });
+}
+
+export function renderJob(job: Job, timeline: readonly TimelineEntry[], now: number): string {
+  const fields: Array<[string, string]> = [
+    ['state', job.state],
+    ['attempts', String(job.attempts)],
+    ['priority', String(job.priority)],
+    ['key', job.key ?? '-'],
+    ['run at', `${formatTime(job.runAt)} (${formatRelative(job.runAt, now)})`],
+    ['created', `${formatTime(job.createdAt)} (${formatRelative(job.createdAt, now)})`],
+    ['updated', `${formatTime(job.updatedAt)} (${formatRelative(job.updatedAt, now)})`],
+  ];
+  if (job.progress !== undefined) fields.push(['progress', `${job.progress}`]);
+  fields.push(['payload', JSON.stringify(job.payload)]);
+  if (job.result !== undefined) fields.push(['result', JSON.stringify(job.result)]);
+  if (job.lastError) fields.push(['last error', `${job.lastError.name}: ${job.lastError.message}`]);
+  const width = Math.max(...fields.map(([k]) => k.length));
+  const lines = [`job ${job.id} ${job.name}`, ...fields.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`), ''];
+  if (timeline.length === 0) {
+    lines.push('no recorded transitions (the queue keeps no history)');
+    return `${lines.join('\n')}\n`;
+  }
+  const last = timeline.at(-1)!;
+  const rows = timeline.map((t) => [
+    formatTime(t.at),
+    `${t.from ?? '(new)'} → ${t.to}`,
+    eventLabel(t.event),
+    t.durationMs !== null ? formatDuration(t.durationMs) : t === last && !isFinal(job, t) ? `${formatDuration(now - t.at.getTime())} so far` : '-',
+    t.error ? `${t.error.name}: ${t.error.message}` : '',
+  ]);
+  return `${lines.join('\n')}\ntimeline\n${indent(table(['AT', 'TRANSITION', 'EVENT', 'TIME IN STATE', 'ERROR'], rows))}`;
+}
+
+/** The job sits in a state it will not leave by itself: the time since is not time spent waiting. */
+function isFinal(job: Job, t: Transition): boolean {
+  return t.to === job.state && FINISHED_STATES.includes(job.state);
+}
+
+/** `xstate.after.retryDelay.job.failed` → `after retryDelay`, as the lifecycle page names delayed events. */
+function eventLabel(event: string): string {
+  const delayed = /^xstate\.after\.([^.]+)\./.exec(event);
+  if (!delayed) return event;
+  return /^\d+$/.test(delayed[1]!) ? `after ${delayed[1]} ms` : `after ${delayed[1]}`;
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => (l === '' ? l : `  ${l}`))
+    .join('\n');
+}
