@@ -13,7 +13,7 @@ import { systemClock } from './lib/clock.js';
 import { createDefaultLogger } from './lib/logger.js';
 import { createConsumer, type Consumer } from './engine/consumer.js';
 import { createEngine } from './engine/engine.js';
-import type { QueueEvent } from './engine/events.js';
+import type { ClaimBatchEvent, QueueEvent } from './engine/events.js';
 import { isDeclaration, type AnyJob, type AnyJobDefinition } from './engine/job-definition.js';
 import type { EnqueueItem, JobMapOf, JobOf, JobTypeMap, UntypedJobs } from './engine/job-types.js';
 import { toJob, toTransition, type Transition } from './engine/job-view.js';
@@ -76,8 +76,10 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
   ping(): Promise<void>;
   /** The store's health and size figures; `integrity: true` adds a full integrity check (reads the whole file). */
   diagnose(options?: { integrity?: boolean }): Promise<StoreDiagnostics>;
-  /** One event per transition made by this process, one per claim, and one per stuck run. */
+  /** One event per transition made by this process, and one per stuck run. */
   readonly events$: Observable<QueueEvent>;
+  /** One event per claim by this process: how many jobs it leased in one transaction. */
+  readonly claims$: Observable<ClaimBatchEvent>;
   /** The worker actors' states (empty until started). */
   workers(): WorkerInfo[];
 }
@@ -267,6 +269,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
       return store.diagnose({ integrity: diagnoseOptions.integrity === true, now: clock.now() });
     },
     events$: engine.events$,
+    claims$: engine.claims$,
     workers: () => consumer?.workers() ?? [],
   };
 }

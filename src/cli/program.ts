@@ -8,10 +8,13 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { registerBackup } from './commands/backup.js';
 import { registerControl } from './commands/control.js';
+import { registerDemo } from './commands/demo.js';
+import { registerDiagram } from './commands/diagram.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerEnqueue } from './commands/enqueue.js';
 import { registerJob } from './commands/job.js';
 import { registerJobs } from './commands/jobs.js';
+import { registerServe } from './commands/serve.js';
 import { registerStats } from './commands/stats.js';
 import { describeFailure, errorLine } from './exit-codes.js';
 import { processIO, type CliIO } from './io.js';
@@ -20,7 +23,18 @@ import { DB_ENV, DEFAULT_DB } from './open-queue.js';
 /** Adds one group of commands to the program (`program.command(…)`, so they inherit its output and exit handling). */
 export type CommandRegistrar = (program: Command, io: CliIO) => void;
 
-export const COMMAND_REGISTRARS: readonly CommandRegistrar[] = [registerEnqueue, registerJobs, registerJob, registerStats, registerControl, registerBackup, registerDoctor];
+export const COMMAND_REGISTRARS: readonly CommandRegistrar[] = [
+  registerServe,
+  registerDemo,
+  registerEnqueue,
+  registerJobs,
+  registerJob,
+  registerStats,
+  registerControl,
+  registerBackup,
+  registerDiagram,
+  registerDoctor,
+];
 
 /**
  * The command tree, unparsed. `io` is where commands write (default: the process's streams).

@@ -15,7 +15,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { InsertResult, LeasedJob, NewJob, Store, TransitionRequest } from '../store/store.js';
 import { createApplyEvent, type ApplyEvent, type TransitionNotice } from './apply-event.js';
-import { transitionEvent, type QueueEvent, type RunStuckEvent } from './events.js';
+import { transitionEvent, type ClaimBatchEvent, type QueueEvent, type RunStuckEvent } from './events.js';
 import type { AnyJobDefinition } from './job-definition.js';
 import { createMachineRegistry, type MachineRegistry } from './machine-registry.js';
 import { createNewJob, type EnqueueInput } from './new-job.js';
@@ -41,6 +41,8 @@ export interface Engine {
   readonly retention: ResolvedRetention;
   /** Each transition this process committed, and stuck runs. */
   readonly events$: Observable<QueueEvent>;
+  /** Each claim by this process (how many jobs it leased). */
+  readonly claims$: Observable<ClaimBatchEvent>;
   /** A job this process runs became ready: emits its due time (now or earlier: ready now). */
   readonly ready$: Observable<number>;
   /** Checks an enqueue's input and builds the row to insert; throws ValidationError before anything is written. */
@@ -75,14 +77,13 @@ export function createEngine(deps: EngineDeps): Engine {
   const registry = createMachineRegistry(definitions);
   const events = new Subject<QueueEvent>();
   const ready = new Subject<number>();
+  const claims = new Subject<ClaimBatchEvent>();
   const debug = logger.isLevelEnabled('debug');
   const wantsEvents = () => debug || events.observed;
 
   const announce = (e: QueueEvent): void => {
     if (e.type === 'run:stuck') {
       logger.error({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, workerId: e.workerId, reason: e.reason }, 'handler has not returned after it was told to stop; its run keeps its slot and lease');
-    } else if (e.type === 'claim:batch') {
-      // Counted by whoever listens (metrics); one log line per job says enough.
     } else if (e.to === JobState.dead) {
       logger.error({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, err: e.error }, 'job is dead');
     } else if (e.to === JobState.failed) {
@@ -136,6 +137,7 @@ export function createEngine(deps: EngineDeps): Engine {
     definitions,
     retention: deps.retention,
     events$: events.asObservable(),
+    claims$: claims.asObservable(),
     ready$: ready.asObservable(),
     newJob,
     enqueue: (job) => inserts.push(job),
@@ -143,9 +145,10 @@ export function createEngine(deps: EngineDeps): Engine {
     apply,
     backlog: () => settle.backlog(),
     claimed(jobs, owner) {
-      if (!wantsEvents() || jobs.length === 0) return;
+      if (jobs.length === 0) return;
       const at = clock.now();
-      announce({ type: 'claim:batch', count: jobs.length, owner, at: new Date(at) });
+      if (claims.observed) claims.next({ count: jobs.length, owner, at: new Date(at) });
+      if (!wantsEvents()) return;
       const { from, event } = registry.claimRule;
       for (const job of jobs) {
         const waitedMs = Math.max(0, at - Math.max(job.runAt, job.createdAt));
@@ -158,6 +161,7 @@ export function createEngine(deps: EngineDeps): Engine {
     async close() {
       await flush();
       events.complete();
+      claims.complete();
       ready.complete();
       await store.close();
     },

@@ -1,4 +1,4 @@
-/** What `queue.events$` emits: each transition this process made, its claims, and runs that will not end. */
+/** What `queue.events$` emits: each transition this process made, and runs that will not end. */
 import type { ErrorInfo } from '../../machines/policy.js';
 
 /** A job changed state (one per transition this process committed). */
@@ -23,9 +23,8 @@ export interface JobTransitionEvent {
   waitedMs?: number;
 }
 
-/** One claim by this process: `count` jobs leased in one transaction. */
+/** One claim by this process: `count` jobs leased in one transaction (`queue.claims$`). */
 export interface ClaimBatchEvent {
-  type: 'claim:batch';
   count: number;
   owner: string;
   at: Date;
@@ -48,7 +47,7 @@ export interface RunStuckEvent {
   at: Date;
 }
 
-export type QueueEvent = JobTransitionEvent | ClaimBatchEvent | RunStuckEvent;
+export type QueueEvent = JobTransitionEvent | RunStuckEvent;
 
 export function transitionEvent(
   job: { id: number; name: string },

@@ -91,10 +91,6 @@ export function createQueueMetrics(queue: Queue, options: { processMetrics?: boo
   const starts: Starts = new Map();
   const subscription: Subscription = queue.events$.subscribe((e) => {
     if (e.type === 'run:stuck') return;
-    if (e.type === 'claim:batch') {
-      claims.observe(e.count);
-      return;
-    }
     transitions.inc({ from: e.from ?? 'none', to: e.to });
     const at = e.at.getTime();
     if (e.waitedMs !== undefined) {
@@ -111,8 +107,13 @@ export function createQueueMetrics(queue: Queue, options: { processMetrics?: boo
     }
   });
 
+  const claimSubscription = queue.claims$.subscribe((e) => claims.observe(e.count));
+
   return {
     registry,
-    stop: () => subscription.unsubscribe(),
+    stop: () => {
+      subscription.unsubscribe();
+      claimSubscription.unsubscribe();
+    },
   };
 }

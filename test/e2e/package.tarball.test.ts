@@ -91,7 +91,7 @@ describe('the packed package', { timeout: 60_000 }, () => {
     const shipped = new Set(files);
     const entryPoints = [manifest.main, manifest.types, ...Object.values(manifest.bin), ...Object.values(manifest.exports).flatMap((conditions) => Object.values(conditions))];
     for (const entry of entryPoints) expect(shipped, `${entry} is not in the tarball`).toContain(entry.replace(/^\.\//, ''));
-    for (const path of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/machines/index.js', 'dist/src/store/sqlite/checkpointer-thread.js', 'dist/src/cli/demo.js']) {
+    for (const path of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/machines/index.js', 'dist/src/store/sqlite/checkpointer-thread.js', 'dist/src/cli/bin.js', 'dist/src/http/index.js', 'dist/src/http/index.d.ts']) {
       expect(shipped, `${path} is not in the tarball`).toContain(path);
     }
     const sql = sqlFiles(join(root, 'src/store/sqlite/sql'));
@@ -142,6 +142,23 @@ console.log(\`job \${id} \${job.state} \${JSON.stringify(job.result)}\`);
     expect(warnings).toEqual([]);
   });
 
+  it('serves the HTTP API from litejobs/http with plain node', async () => {
+    const app = `import { createQueue } from 'litejobs';
+import { startServer } from 'litejobs/http';
+
+const queue = createQueue({ path: './http.db' });
+const server = await startServer({ queue, port: 0 });
+const res = await fetch(server.url + '/v1/jobs', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'hello', payload: 1 }) });
+console.log(res.status, JSON.stringify(await res.json()));
+await server.close();
+await queue.close();
+`;
+    writeFileSync(join(project, 'http.mjs'), app);
+    const result = await run(process.execPath, ['http.mjs'], project, userEnv({ LITEJOBS_LOG_LEVEL: 'warn' }));
+    expect(result.code, result.out).toBe(0);
+    expect(result.stdout.trim()).toBe('201 {"id":1,"state":"pending","created":true}');
+  });
+
   it('loads in a CommonJS module through await import(), and refuses require() as the getting-started guide says', async () => {
     const cjs = `async function main() {
   const { createQueue, defineJob } = await import('litejobs');
@@ -187,16 +204,17 @@ export const done: string = JobState.completed;
     expect(result.code, result.out).toBe(0);
   });
 
-  it('runs the demo from the package, and a SIGTERM after its first completed job drains and exits 0', async () => {
+  it('runs `litejobs demo` from the package, and a SIGTERM after its first completed job drains and exits 0', async () => {
     const db = join(tmp.dir, 'demo.db');
-    const demo = join('node_modules', 'litejobs', 'dist', 'src', 'cli', 'demo.js');
+    const bin = join('node_modules', 'litejobs', 'dist', 'src', 'cli', 'bin.js');
     const result = await new Promise<Run>((resolve, reject) => {
-      const child = spawn(process.execPath, [demo], { cwd: project, env: userEnv({ LITEJOBS_DB: db, LITEJOBS_LOG_LEVEL: 'debug', NO_COLOR: '1' }) });
+      const child = spawn(process.execPath, [bin, 'demo', '--port', '0', '--seed', '38'], { cwd: project, env: userEnv({ LITEJOBS_DB: db, LITEJOBS_LOG_LEVEL: 'debug', NO_COLOR: '1' }) });
       let out = '';
       let stopped = false;
       const onData = (chunk: Buffer) => {
         out += chunk.toString();
-        if (!stopped && /processing → completed/.test(out)) {
+        // JSON log lines (stdout is not a terminal): stop once a job has completed.
+        if (!stopped && /"to":"completed"|job processing → completed/.test(out)) {
           stopped = true;
           child.kill('SIGTERM');
         }
@@ -207,12 +225,12 @@ export const done: string = JobState.completed;
       child.on('exit', (code) => resolve({ code, out }));
     });
     expect(result.code, result.out).toBe(0);
-    expect(result.out).toMatch(/processing → completed/);
-    expect(result.out).toContain('draining running jobs');
+    expect(result.out).toMatch(/receiver\s+http:\/\/127\.0\.0\.1:\d+/);
+    expect(result.out).toContain('shutting down');
     const conn = new Database(db, { readonly: true });
     try {
       const states = (conn.prepare('SELECT state FROM jobs ORDER BY id').all() as Array<{ state: string }>).map((j) => j.state);
-      expect(states).toHaveLength(4);
+      expect(states).toHaveLength(15);
       expect(states).toContain('completed');
       expect(states).not.toContain('processing'); // drained: nothing left under a lease
     } finally {

@@ -1,7 +1,7 @@
 /**
  * The promise a webhook service makes: a 2xx means the hook is stored. A
  * burst of requests from many concurrent clients, the server SIGKILLed in the
- * middle of it, a restart, the rest of the burst: every acknowledged request
+ * middle of it (`litejobs serve`, a real child process), a restart, the rest of the burst: every acknowledged request
  * is in the file exactly once, and no request is in it twice.
  */
 import Database from 'better-sqlite3';
@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { tsxArgs } from '../helpers/tsx.js';
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/serve-process.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli/bin.ts', import.meta.url));
 const TOTAL = 20_000;
 const CLIENTS = 48;
 const KILL_AFTER_ACKS = 8_000;
@@ -25,11 +25,18 @@ afterEach(() => {
 });
 
 async function startServer(db: string): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, tsxArgs(FIXTURE, db, '0', 'normal'), { stdio: ['ignore', 'pipe', 'inherit'] });
+  // `litejobs serve` as users run it; it logs JSON lines, the URL among them.
+  const proc = spawn(process.execPath, tsxArgs(CLI, 'serve', '--port', '0', '--db', db), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LITEJOBS_LOG_LEVEL: 'info' } });
   children.push(proc);
-  const lines = createInterface({ input: proc.stdout! });
-  const [line] = (await Promise.race([once(lines, 'line'), once(proc, 'exit').then(() => { throw new Error('server exited before listening'); })])) as [string];
-  return { proc, url: (JSON.parse(line) as { url: string }).url };
+  const url = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: proc.stdout! });
+    lines.on('line', (line) => {
+      const found = /"url":"(http:\/\/[^"]+)"/.exec(line)?.[1];
+      if (found) resolve(found);
+    });
+    proc.once('exit', () => reject(new Error('server exited before listening')));
+  });
+  return { proc, url };
 }
 
 describe('HTTP ingestion under SIGKILL', () => {

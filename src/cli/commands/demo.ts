@@ -5,7 +5,6 @@ import { demoEnqueues, demoJobs } from '../demo-jobs.js';
 import { seededRandom, startDemoSink } from '../demo-sink.js';
 import type { CliIO } from '../io.js';
 import { databaseOf } from '../open-queue.js';
-import { startService } from '../service.js';
 import { parsePort, serviceLogger } from './serve.js';
 
 const parseSeed = (text: string): number => {
@@ -24,7 +23,9 @@ export function registerDemo(program: Command, io: CliIO): void {
       const logger = serviceLogger(io);
       const sink = await startDemoSink({ port: flags.port === 0 ? 0 : flags.port + 1, ...(flags.seed === undefined ? {} : { random: seededRandom(flags.seed) }) });
       try {
-        const service = await startService({ path, host: '127.0.0.1', port: flags.port, concurrency: 4, durability: 'normal', jobs: demoJobs, logger, drainMs: 10_000, hooks: { demo: { deliverTo: `${sink.url}/hooks` } } });
+        // Loaded here, not at the top: fastify and undici would slow every other command's start.
+      const { startService } = await import('../service.js');
+      const service = await startService({ path, host: '127.0.0.1', port: flags.port, concurrency: 4, durability: 'normal', jobs: demoJobs, logger, drainMs: 10_000, hooks: { demo: { deliverTo: `${sink.url}/hooks` } } });
         const results = await service.queue.enqueueMany(demoEnqueues(sink.url));
         const api = service.server.url;
         io.stdout.write(

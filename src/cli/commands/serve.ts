@@ -9,7 +9,6 @@ import type { CliIO } from '../io.js';
 import { loadHandlers } from '../load-handlers.js';
 import { databaseOf } from '../open-queue.js';
 import { prettyLines } from '../pretty-lines.js';
-import { startService } from '../service.js';
 
 export const TOKEN_ENV = 'LITEJOBS_TOKEN';
 
@@ -66,6 +65,8 @@ export function registerServe(program: Command, io: CliIO): void {
       const path = databaseOf(self);
       const logger = serviceLogger(io);
       const jobs = flags.handlers ? await loadHandlers(flags.handlers) : [];
+      // Loaded here, not at the top: fastify and undici would slow every other command's start.
+      const { startService } = await import('../service.js');
       const service = await startService({
         path,
         host: flags.host,

@@ -1,0 +1,96 @@
+/** `litejobs serve` and `litejobs diagram`, run as users run them: child processes, real sockets, real files. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI_TEST_TIMEOUT, runCli, startCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-db.js';
+
+const HANDLERS = fileURLToPath(new URL('../fixtures/cli-handlers.ts', import.meta.url));
+const QUARANTINE = fileURLToPath(new URL('../../machines/examples/quarantine.machine.ts', import.meta.url));
+const TOKEN = 'serve-test-token-123';
+
+let cleanup: (() => void) | undefined;
+afterEach(() => cleanup?.());
+const dir = () => {
+  const d = tempDir();
+  cleanup = d.cleanup;
+  return d.dir;
+};
+
+describe('litejobs serve', { timeout: CLI_TEST_TIMEOUT }, () => {
+  it('serves the API with a token, runs the handlers module and the webhook job, and exits 0 on SIGTERM', async () => {
+    const db = join(dir(), 'q.db');
+    const cli = startCli(['serve', '--port', '0', '--handlers', HANDLERS, '--db', db], { env: { LITEJOBS_TOKEN: TOKEN } });
+    await cli.waitForOutput(/litejobs serving on/);
+    const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(cli.stdout())?.[1];
+    expect(url, cli.stdout()).toBeDefined();
+    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+    expect((await fetch(`${url}/v1/stats`)).status).toBe(401);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    const post = async (name: string, payload: unknown) => {
+      const res = await fetch(`${url}/v1/jobs`, { method: 'POST', headers: auth, body: JSON.stringify({ name, payload }) });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { id: number }).id;
+    };
+    const greet = await post('greet', { who: 'ada' });
+    const shout = await post('shout', { text: 'hi' });
+    const deliver = await post('webhook', { url: `${url}/healthz`, method: 'GET' }); // a receiver that answers 200
+    const job = async (id: number) => ((await (await fetch(`${url}/v1/jobs/${id}`, { headers: auth })).json()) as { job: { state: string; result?: unknown } }).job;
+    for (let i = 0; i < 300 && (await Promise.all([greet, shout, deliver].map(job))).some((j) => j.state !== 'completed'); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await job(greet)).toMatchObject({ state: 'completed', result: { greeting: 'hello ada' } });
+    expect(await job(shout)).toMatchObject({ state: 'completed', result: 'HI' });
+    expect(await job(deliver)).toMatchObject({ state: 'completed', result: { status: 200 } });
+    cli.proc.kill('SIGTERM');
+    const end = await cli.done;
+    expect(end.code, end.stderr).toBe(0);
+    expect(end.stdout).toMatch(/shutting down/);
+  });
+
+  it('refuses a public address without a token, a bad port and a handlers module that defines no job', async () => {
+    const db = join(dir(), 'q.db');
+    const open = await runCli(['serve', '--host', '0.0.0.0', '--port', '0', '--db', db]);
+    expect(open.code).toBe(1);
+    expect(open.stderr.trim().split('\n')).toHaveLength(1);
+    expect(open.stderr).toMatch(/^litejobs: error: LJ_ERR_UNSAFE_BIND: refusing to listen on 0\.0\.0\.0 without a token/);
+    const port = await runCli(['serve', '--port', 'eighty', '--db', db]);
+    expect([port.code, port.stderr.trim().split('\n').length]).toEqual([2, 1]);
+    expect(port.stderr).toMatch(/port/);
+    const none = await runCli(['serve', '--port', '0', '--handlers', QUARANTINE, '--db', db]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/exports no job definitions/);
+  });
+});
+
+describe('litejobs diagram', { timeout: CLI_TEST_TIMEOUT }, () => {
+  it('draws the base machine as Mermaid, DOT and SVG, and a user machine from its module', async () => {
+    const mermaid = await runCli(['diagram']);
+    expect(mermaid.code, mermaid.stderr).toBe(0);
+    expect(mermaid.stdout).toMatch(/^stateDiagram-v2\n {4}\[\*\] --> pending\n/);
+    expect(mermaid.stdout).toContain('pending --> processing : job.claim');
+    const dot = await runCli(['diagram', '--format', 'dot']);
+    expect(dot.stdout).toMatch(/^digraph /);
+    expect(dot.stdout).toContain('"dead"');
+    const out = join(dir(), 'machine.svg');
+    const svg = await runCli(['diagram', '--format', 'svg', '--output', out]);
+    expect(svg.code, svg.stderr).toBe(0);
+    expect(svg.stderr).toMatch(/wrote .*machine\.svg \(6 states, \d+ transitions\)/);
+    const drawn = readFileSync(out, 'utf8');
+    expect(drawn).toMatch(/^<svg /);
+    for (const state of ['pending', 'processing', 'completed', 'failed', 'dead', 'cancelled']) expect(drawn).toContain(`data-state="${state}"`);
+    const user = await runCli(['diagram', QUARANTINE, '--export', 'createQuarantineMachine']);
+    expect(user.code, user.stderr).toBe(0);
+    expect(user.stdout).toContain('processing --> quarantined');
+  });
+
+  it('exits 2 on an unknown format and 1 on an export that is not a machine', async () => {
+    const format = await runCli(['diagram', '--format', 'png']);
+    expect([format.code, format.stderr.trim().split('\n').length]).toEqual([2, 1]);
+    const missing = await runCli(['diagram', QUARANTINE, '--export', 'nope']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/has no export named "nope"/);
+    const notMachine = await runCli(['diagram', QUARANTINE, '--export', 'QUARANTINE_EXPIRY_MS']);
+    expect(notMachine.code).toBe(1);
+    expect(notMachine.stderr).toMatch(/is not a machine/);
+  });
+});
