@@ -4,9 +4,10 @@ import { bulkScenario } from './bulk.js';
 import { burstScenario } from './burst.js';
 import { drainScenario } from './drain.js';
 import { enqueueScenario } from './enqueue.js';
+import { httpScenario } from './http.js';
 import { largeScenario } from './large.js';
 import { latencyScenario } from './latency.js';
 import { machineScenario } from './machine.js';
 import { memoryScenario } from './memory.js';
 
-export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, latencyScenario, largeScenario, memoryScenario, machineScenario];
+export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, latencyScenario, httpScenario, largeScenario, memoryScenario, machineScenario];
