@@ -24,11 +24,11 @@ export function bearerCheck(token: string): (header: string | undefined) => bool
  * True when `signature` is the hex HMAC-SHA256 of `body` under `secret`.
  * Accepts the `sha256=` prefix providers put in front (GitHub and others).
  */
-export function signatureMatches(secret: string, body: Buffer, signature: string | undefined): boolean {
+export function signatureMatches(secret: string, body: Buffer | string, signature: string | undefined): boolean {
   if (typeof signature !== 'string') return false;
   const hex = signature.trim().replace(/^sha256=/i, '');
   if (!/^[0-9a-f]{64}$/i.test(hex)) return false;
-  const expected = createHmac('sha256', secret).update(body).digest();
+  const expected = createHmac('sha256', secret).update(body).digest(); // a string is hashed as UTF-8
   return timingSafeEqual(Buffer.from(hex, 'hex'), expected);
 }
 

@@ -64,7 +64,12 @@ describe('POST /v1/hooks/:name', () => {
     const spaced = '{ "amount" : 100 }';
     const bytes = await s.call('POST', '/v1/hooks/pay', { body: spaced, headers: { 'x-pay-signature': sign(secret, spaced) } });
     expect(bytes.status).toBe(201);
-    expect(s.snapshot().jobs).toBe(before.jobs + 1);
+    // Multi-byte characters: the HMAC is over the UTF-8 bytes, as the provider computed it.
+    const accents = '{"name":"Zoë","note":"€ 😀"}';
+    const utf8 = await s.call('POST', '/v1/hooks/pay', { body: accents, headers: { 'x-pay-signature': sign(secret, accents) } });
+    expect(utf8.status).toBe(201);
+    expect((await s.queue.getJob(utf8.body.id)).payload).toMatchObject({ body: { name: 'Zoë', note: '€ 😀' } });
+    expect(s.snapshot().jobs).toBe(before.jobs + 2);
   });
 
   it('refuses bodies that are not JSON, too large, or for an unlisted hook when only listed hooks are served', async () => {

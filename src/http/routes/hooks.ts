@@ -42,21 +42,23 @@ export function checkHooks(hooks: Record<string, HookOptions>): void {
   }
 }
 
-type RawRequest = FastifyRequest<{ Params: { name: string } }> & { rawBody?: Buffer };
+type RawRequest = FastifyRequest<{ Params: { name: string } }> & { rawBody?: string };
 
 export function hookRoutes(app: FastifyInstance, queue: Queue, hooks: Record<string, HookOptions>, onlyListed: boolean, bodyLimit: number): void {
-  // JSON bodies are kept as bytes next to the parsed value: signatures are over the bytes.
+  // JSON bodies are kept as received next to the parsed value: signatures are over
+  // the body's UTF-8 bytes (JSON is UTF-8). Read as a string, not a Buffer:
+  // measured ~5% of a request's CPU time less (bench/analysis.md, http).
   const keepRaw = (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
-    (request as RawRequest).rawBody = body as Buffer;
+    (request as RawRequest).rawBody = body as string;
     try {
-      done(null, JSON.parse((body as Buffer).toString('utf8')));
+      done(null, JSON.parse(body as string));
     } catch (err) {
       done(err as Error, undefined);
     }
   };
   app.removeContentTypeParser('application/json'); // the parent's, which does not keep the bytes
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, keepRaw);
-  app.addContentTypeParser(/^application\/[\w.+-]*\+json$/, { parseAs: 'buffer', bodyLimit }, keepRaw);
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, keepRaw);
+  app.addContentTypeParser(/^application\/[\w.+-]*\+json$/, { parseAs: 'string', bodyLimit }, keepRaw);
 
   app.post<{ Params: { name: string } }>('/v1/hooks/:name', { schema: schemas.hook, bodyLimit }, async (request, reply) => {
     const { name } = request.params;
@@ -81,7 +83,7 @@ export function hookRoutes(app: FastifyInstance, queue: Queue, hooks: Record<str
     const key = typeof idempotency === 'string' && idempotency.length > 0 ? `hook:${name}:${idempotency}` : undefined;
     const job = hook?.job ?? (hook?.deliverTo ? 'webhook' : name);
     const payload = hook?.deliverTo
-      ? { url: hook.deliverTo, method: 'POST', headers, body: raw.toString('utf8') }
+      ? { url: hook.deliverTo, method: 'POST', headers, body: raw }
       : { body: request.body, headers };
     const r = await queue.enqueue(job, payload, key === undefined ? undefined : { key });
     return reply.code(r.created ? 201 : 200).send(r);
