@@ -98,10 +98,12 @@ const enqueue = fc.array(itemArb, { minLength: 1, maxLength: 2 }).map((items) =>
       const res = got[i]!;
       const first = item.key === null ? undefined : m.keys.get(item.key);
       if (first !== undefined) {
-        expect(res).toEqual({ id: first, created: false });
+        // The first job's id, and its state as the model holds it now.
+        expect(res).toEqual({ id: first, created: false, state: m.jobs.get(first)!.state });
         return;
       }
       expect(res.created).toBe(true);
+      expect(res.state).toBe('pending');
       expect(Math.max(0, ...m.jobs.keys())).toBeLessThan(res.id);
       m.jobs.set(res.id, { id: res.id, name: item.name, priority: item.priority, state: 'pending', attempts: 0, runAt: m.t + item.delay, token: null, lockedUntil: null, history: 1 });
       if (item.key !== null) m.keys.set(item.key, res.id);
