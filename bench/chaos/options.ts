@@ -91,17 +91,7 @@ export function hardTimeoutMs(o: ChaosOptions): number {
   return 20_000 + o.kills * o.intervalMs[1] * 2 + o.drainTimeoutMs + 10_000;
 }
 
-/** mulberry32: a small, fast, seedable generator in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../../src/lib/seeded-random.js';
 
 /** What a worker process is started with (one JSON argument). */
 export interface WorkerConfig {

@@ -6,6 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
+export { seededRandom } from '../lib/seeded-random.js';
 
 export interface DemoSink {
   url: string;
@@ -50,14 +51,3 @@ export async function startDemoSink(options: { port?: number; random?: () => num
   };
 }
 
-/** A small seeded generator (mulberry32): `litejobs demo --seed n` fails the same requests every run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
