@@ -12,7 +12,7 @@
  */
 export interface Batcher<T, R> {
   push(item: T): Promise<R>;
-  /** Resolves when every item pushed so far has been flushed. */
+  /** Resolves when every item pushed so far has been flushed (not those pushed after the call). */
   drain(): Promise<void>;
   /** Items pushed and not yet settled. */
   backlog(): number;
@@ -29,18 +29,30 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, options
   const items: T[] = [];
   const waiters: Array<Waiter<R>> = [];
   let scheduled = false;
-  let inFlight = 0;
   let outstanding = 0;
-  let idle: Array<() => void> = [];
+  // Items are numbered as they are pushed and batched in that order; `settled`
+  // is how many of the first ones have settled. Flushes may end out of order
+  // (two in flight), so a batch that ends early waits in `ended` for those
+  // before it. drain() waits for the number pushed when it was called, not for
+  // whatever keeps arriving after.
+  let pushed = 0;
+  let batched = 0;
+  let settled = 0;
+  const inFlight: Array<{ end: number; done: boolean }> = [];
+  let drains: Array<{ upTo: number; resolve: () => void }> = [];
 
-  const settleIdle = () => {
-    if (outstanding > 0) return;
-    const done = idle;
-    idle = [];
-    for (const resolve of done) resolve();
+  const advance = () => {
+    while (inFlight.length > 0 && inFlight[0]!.done) settled = inFlight.shift()!.end;
+    if (drains.length === 0) return;
+    const waiting = drains;
+    drains = [];
+    for (const d of waiting) {
+      if (d.upTo <= settled) d.resolve();
+      else drains.push(d);
+    }
   };
 
-  const flushOne = async (batch: T[], batchWaiters: Array<Waiter<R>>): Promise<void> => {
+  const flushOne = async (batch: T[], batchWaiters: Array<Waiter<R>>, mark: { end: number; done: boolean }): Promise<void> => {
     try {
       const results = await flush(batch);
       for (let i = 0; i < batchWaiters.length; i++) batchWaiters[i]!.resolve(results[i]!);
@@ -48,17 +60,20 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, options
       for (const w of batchWaiters) w.reject(err);
     } finally {
       outstanding -= batch.length;
-      inFlight--;
+      mark.done = true;
+      advance();
       pump();
-      settleIdle();
     }
   };
 
   const pump = (): void => {
     scheduled = false;
-    while (items.length > 0 && inFlight < maxInFlight) {
-      inFlight++;
-      void flushOne(items.splice(0, maxBatch), waiters.splice(0, Math.min(maxBatch, waiters.length)));
+    while (items.length > 0 && inFlight.length < maxInFlight) {
+      const batch = items.splice(0, maxBatch);
+      batched += batch.length;
+      const mark = { end: batched, done: false };
+      inFlight.push(mark);
+      void flushOne(batch, waiters.splice(0, batch.length), mark);
     }
   };
 
@@ -66,19 +81,21 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, options
     push(item) {
       return new Promise<R>((resolve, reject) => {
         outstanding++;
+        pushed++;
         items.push(item);
         waiters.push({ resolve, reject });
         // Calls in this turn of the event loop share the flush; a flush under way takes them when it ends.
-        if (!scheduled && inFlight < maxInFlight) {
+        if (!scheduled && inFlight.length < maxInFlight) {
           scheduled = true;
           setImmediate(pump);
         }
       });
     },
     drain() {
-      if (outstanding === 0) return Promise.resolve();
+      if (settled >= pushed) return Promise.resolve();
+      const upTo = pushed;
       if (scheduled) pump();
-      return new Promise<void>((resolve) => idle.push(resolve));
+      return new Promise<void>((resolve) => drains.push({ upTo, resolve }));
     },
     backlog: () => outstanding,
   };

@@ -72,4 +72,42 @@ describe('createBatcher (group commit)', () => {
     expect(drained).toBe(true);
     await b.drain(); // nothing outstanding: at once
   });
+
+  it('drain waits for what was pushed before it, not for pushes that keep coming (a stop under steady load ends)', async () => {
+    const f = manualFlush();
+    const b = createBatcher(f.flush, { maxInFlight: 1 });
+    const first = b.push(1);
+    let drained = false;
+    const drain = b.drain().then(() => (drained = true));
+    const later = b.push(2); // arrives after the drain was asked for
+    await turn();
+    f.pending[0]!.resolve();
+    await first;
+    await drain;
+    expect(drained).toBe(true);
+    expect(b.backlog()).toBe(1); // item 2 is still on its way: the drain did not wait for it
+    await turn();
+    f.pending[1]!.resolve();
+    expect(await later).toBe(20);
+  });
+
+  it('a later flush that ends first does not settle a drain that an earlier one still holds', async () => {
+    const f = manualFlush();
+    const b = createBatcher(f.flush, { maxInFlight: 2 });
+    const a = b.push(1);
+    await turn();
+    const c = b.push(2);
+    await turn();
+    expect(f.batches).toEqual([[1], [2]]);
+    let drained = false;
+    void b.drain().then(() => (drained = true));
+    f.pending[1]!.resolve(); // the second flush ends first
+    await c;
+    await turn();
+    expect(drained).toBe(false);
+    f.pending[0]!.resolve();
+    await a;
+    await turn();
+    expect(drained).toBe(true);
+  });
 });
