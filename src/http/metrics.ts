@@ -18,9 +18,23 @@ export interface QueueMetrics {
 type Starts = Map<number, number>;
 const MAX_STARTS = 100_000;
 
+/** A read shared by every caller until it settles and the scrape that asked for it has moved on. */
+function perScrape<T>(read: () => Promise<T>): () => Promise<T> {
+  let reading: Promise<T> | undefined;
+  return () => {
+    reading ??= read().finally(() => setImmediate(() => (reading = undefined)));
+    return reading;
+  };
+}
+
 export function createQueueMetrics(queue: Queue, options: { processMetrics?: boolean } = {}): QueueMetrics {
   const registry = new Registry();
   if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: 'litejobs_process_' });
+
+  // One reading of each source per scrape, shared by the gauges that use it
+  // (prom-client collects them concurrently): stats() counts the whole table.
+  const stats = perScrape(() => queue.stats());
+  const diagnose = perScrape(() => queue.diagnose());
 
   new Gauge({
     name: 'litejobs_jobs',
@@ -28,9 +42,9 @@ export function createQueueMetrics(queue: Queue, options: { processMetrics?: boo
     labelNames: ['state', 'name'],
     registers: [registry],
     async collect() {
+      const { byName } = await stats();
       this.reset();
-      const stats = await queue.stats();
-      for (const [name, byState] of Object.entries(stats.byName)) {
+      for (const [name, byState] of Object.entries(byName)) {
         for (const [state, n] of Object.entries(byState)) this.set({ state, name }, n);
       }
     },
@@ -41,18 +55,12 @@ export function createQueueMetrics(queue: Queue, options: { processMetrics?: boo
     labelNames: ['name'],
     registers: [registry],
     async collect() {
+      const { paused } = await stats();
       this.reset();
-      const { paused } = await queue.stats();
       if (paused.all) this.set({ name: '*' }, 1);
       for (const name of paused.names) this.set({ name }, 1);
     },
   });
-  // One reading of the store per scrape, shared by the gauges below (collected concurrently).
-  let reading: Promise<StoreDiagnostics> | undefined;
-  const diagnose = () => {
-    reading ??= queue.diagnose().finally(() => setImmediate(() => (reading = undefined)));
-    return reading;
-  };
   const storeGauge = (name: string, help: string, pick: (d: StoreDiagnostics) => number) =>
     new Gauge({
       name,

@@ -54,8 +54,17 @@ describe('GET /metrics', () => {
     expect(m.has('litejobs_paused{name="ok"}')).toBe(false);
 
     await s.queue.pause('ok');
+    // stats() counts the whole jobs table: a scrape reads it once for all the gauges that need it.
+    const stats = s.queue.stats.bind(s.queue);
+    let reads = 0;
+    s.queue.stats = () => {
+      reads++;
+      return stats();
+    };
     const paused = parse(await (await fetch(`${s.url}/metrics`)).text());
     expect(paused.get('litejobs_paused{name="ok"}')).toBe(1);
+    expect(paused.get('litejobs_jobs{state="completed",name="ok"}')).toBe(5);
+    expect(reads).toBe(1);
   });
 
   it('is absent with metrics: false', async () => {
