@@ -20,6 +20,10 @@ export const parseLimit = (text: string): number => integer(text, 'the limit', 1
 export const parseAfter = (text: string): number => integer(text, 'the cursor', 0, Number.MAX_SAFE_INTEGER);
 export const parsePriority = (text: string): number => integer(text, 'the priority', -1_000_000, 1_000_000);
 export const parseInterval = (text: string): number => integer(text, 'the interval (ms)', 50, 86_400_000);
+/** 0: any free port. */
+export const parsePort = (text: string): number => integer(text, 'a port (0: any free port)', 0, 65_535);
+export const parseConcurrency = (text: string): number => integer(text, 'the concurrency', 1, 1000);
+export const parseSeed = (text: string): number => integer(text, 'a seed', 0, 0xffff_ffff);
 
 /** The payload: any JSON value. */
 export function parseJson(text: string): unknown {

@@ -4,10 +4,9 @@
  * else it exports is ignored; a module that defines no job is an error, and
  * so is one that defines a name twice.
  */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { AnyJobDefinition } from '../engine/job-definition.js';
 import { CliFailure } from './exit-codes.js';
+import { importUserModule } from './user-module.js';
 
 const isJobDefinition = (value: unknown): value is AnyJobDefinition => {
   if (typeof value !== 'object' || value === null) return false;
@@ -16,12 +15,7 @@ const isJobDefinition = (value: unknown): value is AnyJobDefinition => {
 };
 
 export async function loadHandlers(file: string): Promise<AnyJobDefinition[]> {
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
-  } catch (err) {
-    throw new CliFailure(`cannot load handlers from ${file}: ${(err as Error).message}`);
-  }
+  const mod = await importUserModule(file);
   const jobs: AnyJobDefinition[] = [];
   const seen = new Set<AnyJobDefinition>();
   for (const value of Object.values(mod).flat()) {

@@ -1,16 +1,12 @@
 /** `litejobs demo`: `serve` with sample jobs and a flaky local webhook receiver, printing where to look. */
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { parsePort, parseSeed } from '../args.js';
 import { document } from '../command-docs.js';
 import { demoEnqueues, demoJobs } from '../demo-jobs.js';
 import { seededRandom, startDemoSink } from '../demo-sink.js';
 import type { CliIO } from '../io.js';
 import { databaseOf } from '../open-queue.js';
-import { parsePort, serviceLogger } from './serve.js';
-
-const parseSeed = (text: string): number => {
-  if (!/^\d{1,10}$/.test(text.trim())) throw new InvalidArgumentError('a seed is a non-negative integer.');
-  return Number(text);
-};
+import { serviceLogger } from './serve.js';
 
 export function registerDemo(program: Command, io: CliIO): void {
   const cmd = program

@@ -1,7 +1,5 @@
 /** `litejobs diagram`: the job machine as Mermaid, Graphviz DOT or SVG, from the base machine or a user's module. */
 import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Option, type Command } from 'commander';
 import type { AnyStateMachine } from 'xstate';
 import { createJobMachine } from '../../../machines/job.machine.js';
@@ -9,6 +7,7 @@ import { machineGraph, renderDot, renderMermaid, renderSvg } from '../../diagram
 import { document } from '../command-docs.js';
 import { CliFailure, ExitCode } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
+import { importUserModule } from '../user-module.js';
 
 const isMachine = (value: unknown): value is AnyStateMachine =>
   typeof value === 'object' && value !== null && 'root' in value && typeof (value as { transition?: unknown }).transition === 'function';
@@ -29,12 +28,7 @@ export function machineFrom(value: unknown): AnyStateMachine | undefined {
 }
 
 async function loadMachine(file: string, exportName: string): Promise<AnyStateMachine> {
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
-  } catch (err) {
-    throw new CliFailure(`cannot load ${file}: ${(err as Error).message}`);
-  }
+  const mod = await importUserModule(file);
   if (!(exportName in mod)) throw new CliFailure(`${file} has no export named "${exportName}" (it exports: ${Object.keys(mod).join(', ') || 'nothing'})`);
   const machine = machineFrom(mod[exportName]);
   if (!machine) throw new CliFailure(`${file}: export "${exportName}" is not a machine, a machine factory, or a job definition with a machine`);

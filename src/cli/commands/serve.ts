@@ -1,8 +1,9 @@
 /** `litejobs serve`: the webhook-ingestion service (HTTP API + workers) on one database. */
 import { readFileSync } from 'node:fs';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { pino, type Logger } from 'pino';
 import type { HookOptions } from '../../http/routes/hooks.js';
+import { parseConcurrency, parsePort } from '../args.js';
 import { document } from '../command-docs.js';
 import { CliFailure, ExitCode } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
@@ -11,18 +12,6 @@ import { databaseOf } from '../open-queue.js';
 import { prettyLines } from '../pretty-lines.js';
 
 export const TOKEN_ENV = 'LITEJOBS_TOKEN';
-
-export function parsePort(text: string): number {
-  const n = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('a port is an integer from 0 to 65535 (0: any free port).');
-  return n;
-}
-
-export function parseConcurrency(text: string): number {
-  const n = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError('the concurrency is an integer from 1 to 1000.');
-  return n;
-}
 
 /** Logs as JSON lines (for a log shipper), or as readable lines on a terminal. */
 export function serviceLogger(io: CliIO): Logger {
