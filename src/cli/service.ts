@@ -30,9 +30,8 @@ export interface ServiceOptions {
 export interface Service {
   queue: Queue;
   server: RunningServer;
-  /** Resolves once shut down (after a signal, or `stop()`). */
+  /** Resolves once shut down, after the first SIGINT or SIGTERM. */
   closed: Promise<void>;
-  stop(): Promise<void>;
 }
 
 export async function startService(o: ServiceOptions): Promise<Service> {
@@ -47,35 +46,17 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   }
   await queue.start();
 
-  let resolveClosed!: () => void;
-  let rejectClosed!: (err: unknown) => void;
-  const closed = new Promise<void>((resolve, reject) => {
-    resolveClosed = resolve;
-    rejectClosed = reject;
-  });
-  const onSignal = (signal: NodeJS.Signals) => {
-    o.logger.info({ signal }, 'signal received');
-    stop().catch(() => {}); // the failure reaches whoever awaits `closed`
-  };
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
-    stopping ??= (async () => {
-      o.logger.info('shutting down: answering requests in flight, then letting running jobs finish');
-      try {
-        await server.close();
-        await queue.close({ timeout: o.drainMs });
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
-      o.logger.info('stopped');
-    })().then(resolveClosed, (err: unknown) => {
-      rejectClosed(err);
-      throw err;
-    });
-    return stopping;
-  };
+  let onSignal!: (signal: NodeJS.Signals) => void;
+  const signalled = new Promise<NodeJS.Signals>((resolve) => (onSignal = resolve));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  return { queue, server, closed, stop };
+  const closed = signalled.then(async (signal) => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal); // a second signal now ends the process at once
+    o.logger.info({ signal }, 'shutting down: answering requests in flight, then letting running jobs finish');
+    await server.close();
+    await queue.close({ timeout: o.drainMs });
+    o.logger.info('stopped');
+  });
+  return { queue, server, closed };
 }
