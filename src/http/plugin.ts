@@ -76,27 +76,33 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
     void reply.code(404).send({ error: { code: 'LJ_ERR_NOT_FOUND', message: `no route ${request.method} ${request.url}` } });
   });
 
-  if (options.token !== undefined) {
-    const allowed = bearerCheck(options.token);
-    app.addHook('onRequest', async (request) => {
-      if (request.routeOptions.url?.endsWith('/healthz')) return;
-      if (!allowed(request.headers.authorization)) throw new HttpError(401, 'LJ_ERR_UNAUTHORIZED', 'send Authorization: Bearer <token>');
-    });
-  }
+  // No token asked: a load balancer polls it. 503 when the database does not answer.
+  app.get('/healthz', async () => {
+    await queue.ping();
+    return { ok: true };
+  });
 
-  jobRoutes(app, queue, options.batchBodyLimit ?? 16 * MiB, bodyLimit);
-  controlRoutes(app, queue);
-  // In a context of its own: its body parser keeps the raw bytes, for these routes only.
-  await app.register(async (hookApp) => hookRoutes(hookApp, queue, hooks, options.onlyListedHooks === true, bodyLimit));
-
-  if (options.metrics !== false) {
-    const metrics = createQueueMetrics(queue, typeof options.metrics === 'object' ? options.metrics : {});
-    app.addHook('onClose', async () => metrics.stop());
-    app.get('/metrics', async (_request, reply) => {
-      const text = await metrics.registry.metrics();
-      return reply.type(metrics.registry.contentType).send(text);
-    });
-  }
+  // Every other route sits in a context whose requests must carry the token.
+  await app.register(async (authed) => {
+    if (options.token !== undefined) {
+      const allowed = bearerCheck(options.token);
+      authed.addHook('onRequest', async (request) => {
+        if (!allowed(request.headers.authorization)) throw new HttpError(401, 'LJ_ERR_UNAUTHORIZED', 'send Authorization: Bearer <token>');
+      });
+    }
+    jobRoutes(authed, queue, options.batchBodyLimit ?? 16 * MiB, bodyLimit);
+    controlRoutes(authed, queue);
+    // In a context of its own: its body parser keeps the raw body, for these routes only.
+    await authed.register(async (hookApp) => hookRoutes(hookApp, queue, hooks, options.onlyListedHooks === true, bodyLimit));
+    if (options.metrics !== false) {
+      const metrics = createQueueMetrics(queue, typeof options.metrics === 'object' ? options.metrics : {});
+      authed.addHook('onClose', async () => metrics.stop());
+      authed.get('/metrics', async (_request, reply) => {
+        const text = await metrics.registry.metrics();
+        return reply.type(metrics.registry.contentType).send(text);
+      });
+    }
+  });
 };
 
 // Marks the plugin so fastify shows its name in errors and `printPlugins`.

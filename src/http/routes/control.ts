@@ -1,4 +1,4 @@
-/** Pausing names, statistics, the health check. */
+/** Pausing names and statistics. */
 import type { FastifyInstance } from 'fastify';
 import type { Queue } from '../../queue.js';
 import { schemas } from '../schemas.js';
@@ -13,9 +13,4 @@ export function controlRoutes(app: FastifyInstance, queue: Queue): void {
     return { name: request.params.name, paused: false };
   });
   app.get('/v1/stats', async () => queue.stats());
-  // No auth (see plugin.ts): a load balancer asks it. 503 when the database does not answer.
-  app.get('/healthz', async () => {
-    await queue.ping();
-    return { ok: true };
-  });
 }
