@@ -21,6 +21,7 @@ import { deletesByAge, resolveQueueOptions, type EnqueueOptions, type QueueOptio
 import type { WorkerInfo } from './engine/pool.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './engine/validate.js';
 import { InvalidTransitionError, JobNotFoundError, QueueClosedError, ValidationError } from './errors.js';
+import { registerInternals } from './queue-internals.js';
 import { openStore } from './store/open-store.js';
 import { WHOLE_QUEUE } from './store/paused.js';
 import type { BackupProgress, InsertResult, ListFilter, QueueStats, StoreDiagnostics } from './store/store.js';
@@ -155,7 +156,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     return toJob((await store.get(id))!);
   };
 
-  return {
+  const queue: Queue = {
     async enqueue(name, payload, opts) {
       open();
       return engine.enqueue(engine.newJob({ name, payload, options: opts }, clock.now()));
@@ -272,4 +273,6 @@ function createUntypedQueue(options: QueueOptions): Queue {
     claims$: engine.claims$,
     workers: () => consumer?.workers() ?? [],
   };
+  registerInternals(queue, { store, clock, logger, definitions: engine.definitions, ownerId, closed: () => closed });
+  return queue;
 }
