@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   LJ_ERR_UNSAFE_BIND: 'Refusing to listen beyond loopback without a token',
   LJ_ERR_INTERNAL: 'An unexpected server error (logged by the server)',
   LJ_ERR_WEBHOOK_DELIVERY: 'The webhook receiver failed or could not be reached',
+  LJ_ERR_READ_ONLY: 'The server is read-only: it refuses actions on jobs',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

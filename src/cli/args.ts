@@ -24,6 +24,7 @@ export const parseInterval = (text: string): number => integer(text, 'the interv
 export const parsePort = (text: string): number => integer(text, 'a port (0: any free port)', 0, 65_535);
 export const parseConcurrency = (text: string): number => integer(text, 'the concurrency', 1, 1000);
 export const parseSeed = (text: string): number => integer(text, 'a seed', 0, 0xffff_ffff);
+export const parseRate = (text: string): number => integer(text, 'the rate (jobs per second)', 0, 1000);
 
 /** The payload: any JSON value. */
 export function parseJson(text: string): unknown {

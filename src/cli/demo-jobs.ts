@@ -1,11 +1,16 @@
 /**
  * The demo's sample jobs and what it enqueues at start: a welcome email, a
- * report with progress, a job that fails twice before it succeeds, and
+ * report with progress, a job that fails twice before it succeeds, one that
+ * goes dead until someone retries it, and
  * webhook deliveries to the demo's flaky receiver. Idempotency keys make a
  * second run find the same jobs instead of adding new ones.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { defineJob, type AnyJobDefinition } from '../engine/job-definition.js';
+import { UnrecoverableError } from '../errors.js';
+
+/** Order batches whose first run failed in this process; their next run succeeds. */
+const retriedImports = new Set<number>();
 
 const retry = { attempts: 4, backoff: { type: 'exponential', delay: 250 } } as const; // 1 run + 3 retries
 
@@ -32,6 +37,18 @@ export const demoJobs: AnyJobDefinition[] = [
     },
   }),
   defineJob({
+    name: 'import-orders',
+    retry,
+    handler: async ({ batch }: { batch: number }) => {
+      // Dead on its first run in this process, fine once retried: a job to retry from the dashboard.
+      if (!retriedImports.has(batch)) {
+        retriedImports.add(batch);
+        throw new UnrecoverableError(`upstream rejected order batch ${batch} (retry it: litejobs retry, or the dashboard)`);
+      }
+      return { imported: 25, batch };
+    },
+  }),
+  defineJob({
     name: 'fail-me',
     retry,
     handler: async (_payload: unknown, { attempt }) => {
@@ -49,10 +66,21 @@ export function demoEnqueues(sinkUrl: string) {
     { name: 'send-welcome-email', payload: { to: 'ada@example.com' }, options: { key: 'demo:welcome-email' } },
     { name: 'generate-monthly-report', payload: { month: '2026-11' }, options: { key: 'demo:monthly-report' } },
     { name: 'fail-me', payload: {}, options: { key: 'demo:fail-me' } },
+    { name: 'import-orders', payload: { batch: 1, customer: 42 }, options: { key: 'demo:import-orders:1' } },
     ...Array.from({ length: DEMO_DELIVERIES }, (_, i) => ({
       name: 'webhook',
       payload: { url: `${sinkUrl}/deliveries`, body: { event: 'invoice.paid', invoice: 1000 + i } },
       options: { key: `demo:delivery:${sinkUrl}:${i}` },
     })),
   ];
+}
+
+/** A stream of sample jobs (the dashboard's charts have something to show): the i-th one. */
+export function sampleJob(i: number, random: () => number) {
+  const customer = 1 + Math.floor(random() * 50);
+  const pick = random();
+  if (pick < 0.6) return { name: 'send-welcome-email', payload: { to: `user${i}@example.com`, customer } };
+  if (pick < 0.85) return { name: 'generate-monthly-report', payload: { month: '2026-11', customer } };
+  if (pick < 0.95) return { name: 'fail-me', payload: { customer } };
+  return { name: 'import-orders', payload: { batch: 1000 + i, customer } };
 }

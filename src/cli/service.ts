@@ -17,6 +17,8 @@ export interface ServiceOptions {
   host: string;
   port: number;
   token?: string;
+  /** Refuse operator actions over HTTP (the dashboard shows it is read-only). */
+  readOnly?: boolean;
   concurrency: number;
   durability: 'normal' | 'full';
   /** Jobs run besides the built-in `webhook` job (a job named `webhook` here replaces it). */
@@ -39,7 +41,7 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   const queue = createQueue({ path: o.path, concurrency: o.concurrency, durability: o.durability, logger: o.logger, jobs });
   let server: RunningServer;
   try {
-    server = await startServer({ queue, host: o.host, port: o.port, logger: o.logger, metrics: { processMetrics: true }, ...(o.token ? { token: o.token } : {}), ...(o.hooks ? { hooks: o.hooks } : {}) });
+    server = await startServer({ queue, host: o.host, port: o.port, logger: o.logger, metrics: { processMetrics: true }, readOnly: o.readOnly === true, ...(o.token ? { token: o.token } : {}), ...(o.hooks ? { hooks: o.hooks } : {}) });
   } catch (err) {
     await queue.close();
     throw err;

@@ -14,6 +14,8 @@ import { bearerCheck } from './auth.js';
 import { HttpError, toErrorReply } from './errors.js';
 import { createQueueMetrics } from './metrics.js';
 import { controlRoutes } from './routes/control.js';
+import { dashboardRoutes } from './routes/dashboard.js';
+import { dashboardPage } from './routes/dashboard-page.js';
 import { checkHooks, hookRoutes, type HookOptions } from './routes/hooks.js';
 import { jobRoutes } from './routes/jobs.js';
 
@@ -34,9 +36,13 @@ export interface LitejobsHttpOptions {
   batchBodyLimit?: number;
   /** Serve `GET /metrics` (Prometheus). Default true; `{ processMetrics: true }` adds Node's own. */
   metrics?: boolean | { processMetrics?: boolean };
+  /** Serve the dashboard at `/` (and its API under `/v1/dashboard`). Default true. */
+  dashboard?: boolean;
+  /** Refuse operator actions (retry, cancel, pause, resume) with 403 `LJ_ERR_READ_ONLY`; reads and enqueueing still work. */
+  readOnly?: boolean;
 }
 
-const OPTION_KEYS = ['queue', 'token', 'prefix', 'hooks', 'onlyListedHooks', 'bodyLimit', 'batchBodyLimit', 'metrics'];
+const OPTION_KEYS = ['queue', 'token', 'prefix', 'hooks', 'onlyListedHooks', 'bodyLimit', 'batchBodyLimit', 'metrics', 'dashboard', 'readOnly'];
 const MiB = 1024 * 1024;
 
 /** Validators of this plugin: bodies as sent; params and query strings coerced from text. */
@@ -82,6 +88,10 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
     return { ok: true };
   });
 
+  // The page and its assets hold no data: a browser loads them without a token, then asks for it.
+  const withDashboard = options.dashboard !== false;
+  if (withDashboard) await app.register(dashboardPage);
+
   // Every other route sits in a context whose requests must carry the token.
   await app.register(async (authed) => {
     if (options.token !== undefined) {
@@ -90,8 +100,14 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
         if (!allowed(request.headers.authorization)) throw new HttpError(401, 'LJ_ERR_UNAUTHORIZED', 'send Authorization: Bearer <token>');
       });
     }
+    if (options.readOnly === true) {
+      authed.addHook('onRequest', async (request) => {
+        if ((request.routeOptions.config as { action?: boolean }).action) throw new HttpError(403, 'LJ_ERR_READ_ONLY', 'this server is read-only: actions on jobs are refused');
+      });
+    }
     jobRoutes(authed, queue, options.batchBodyLimit ?? 16 * MiB, bodyLimit);
     controlRoutes(authed, queue);
+    if (withDashboard) dashboardRoutes(authed, queue, { readOnly: options.readOnly === true });
     // In a context of its own: its body parser keeps the raw body, for these routes only.
     await authed.register(async (hookApp) => hookRoutes(hookApp, queue, hooks, options.onlyListedHooks === true, bodyLimit));
     if (options.metrics !== false) {

@@ -26,6 +26,11 @@ const jobInput = {
 } as const;
 
 export const MAX_BATCH = 1000;
+/** Jobs one `POST /v1/jobs/cancel` may name. */
+export const MAX_CANCEL = 1000;
+
+/** Route config of an operator action: refused with 403 `LJ_ERR_READ_ONLY` when the plugin is read-only. */
+export const ACTION = { action: true } as const;
 
 const idParams = {
   type: 'object',
@@ -71,7 +76,15 @@ export const schemas = {
     },
   },
   retryDead: {
-    body: { type: 'object', additionalProperties: false, properties: { name } },
+    body: { type: 'object', additionalProperties: false, properties: { name, where: { type: 'string', maxLength: 1000 } } },
+  },
+  cancelMany: {
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['ids'],
+      properties: { ids: { type: 'array', minItems: 1, maxItems: MAX_CANCEL, uniqueItems: true, items: { type: 'integer', minimum: 1 } } },
+    },
   },
   byName: { params: nameParams },
 } as const;

@@ -7,6 +7,7 @@
  * the store the target it produced. Every change is a compare-and-set on
  * (id, state, lease token), so a worker that lost its lease cannot settle.
  */
+import type { WhereClause } from './where.js';
 import type { ErrorInfo } from '../../machines/policy.js';
 
 /**
@@ -130,6 +131,44 @@ export interface ListFilter {
   after?: number;
 }
 
+/** `browse()`: one page of the jobs in one state (the dashboard's listing). */
+export interface BrowseFilter {
+  state: string;
+  name?: string;
+  /** Payload search (see where.ts). */
+  where?: readonly WhereClause[];
+  /** 1..500; default 100. */
+  limit?: number;
+  /** `next` of the previous page. */
+  cursor?: string;
+}
+
+/** A job as a listing shows it: no full payload, result or context. */
+export interface JobSummary {
+  id: number;
+  name: string;
+  state: string;
+  attempts: number;
+  priority: number;
+  runAt: number;
+  createdAt: number;
+  updatedAt: number;
+  leaseOwner: string | null;
+  progress: number | null;
+  /** The last error's message. */
+  error: string | null;
+  /** The payload's JSON text, cut at 200 characters. */
+  payload: string;
+}
+
+export interface BrowsePage {
+  jobs: JobSummary[];
+  /** Where the next page starts; null at the end. A filtered page may be short and still have a next. */
+  next: string | null;
+  /** Rows read for this page. */
+  scanned: number;
+}
+
 export interface QueueStats {
   total: number;
   byState: Record<string, number>;
@@ -178,6 +217,10 @@ export interface Store {
   nextDueAt(names: readonly string[], states: readonly string[]): Promise<number | null>;
   get(id: number): Promise<JobRecord | undefined>;
   list(filter: ListFilter): Promise<JobRecord[]>;
+  /** One page of the jobs in one state, in that state's natural order, with a keyset cursor; filters read a bounded number of rows. */
+  browse(filter: BrowseFilter): Promise<BrowsePage>;
+  /** Builds what `browse` needs to page every state fast (SQLite: the finished-jobs index). Idempotent. */
+  prepareBrowse(): Promise<void>;
   history(id: number): Promise<HistoryEntry[]>;
   stats(): Promise<QueueStats>;
   /** True when another connection committed since the last call (cheap; polled). */

@@ -19,8 +19,8 @@ import { tsxArgs } from '../helpers/tsx.js';
 const bin = fileURLToPath(new URL('../../src/cli/bin.ts', import.meta.url));
 /** A seed whose receiver fails a few requests, never the same one twice in a row. */
 const SEED = '38';
-/** 3 sample jobs + 12 deliveries. */
-const ENQUEUED = 15;
+/** 4 sample jobs + 12 deliveries. */
+const ENQUEUED = 16;
 
 const running: ChildProcess[] = [];
 let cleanup: (() => void) | undefined;
@@ -30,7 +30,7 @@ afterEach(() => {
 });
 
 async function startDemo(dir: string): Promise<{ child: ChildProcess; out: () => string; api: string; receiver: string }> {
-  const child = spawn(process.execPath, tsxArgs(bin, 'demo', '--port', '0', '--seed', SEED), { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, tsxArgs(bin, 'demo', '--port', '0', '--seed', SEED, '--rate', '0'), { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
   running.push(child);
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
@@ -45,8 +45,8 @@ async function startDemo(dir: string): Promise<{ child: ChildProcess; out: () =>
   return { child, out: () => out, api, receiver };
 }
 
-async function stats(api: string): Promise<{ byState: Record<string, number>; total: number }> {
-  return (await (await fetch(`${api}/v1/stats`)).json()) as { byState: Record<string, number>; total: number };
+async function stats(api: string): Promise<{ byState: Record<string, number>; byName: Record<string, Record<string, number>>; total: number }> {
+  return (await (await fetch(`${api}/v1/stats`)).json()) as { byState: Record<string, number>; byName: Record<string, Record<string, number>>; total: number };
 }
 
 function jobsIn(dir: string) {
@@ -59,20 +59,22 @@ function jobsIn(dir: string) {
 }
 
 describe('litejobs demo (npm start)', () => {
-  it('serves the API, completes every sample job and delivery, forwards a hook, and exits 0 on SIGINT', { timeout: 90_000 }, async () => {
+  it('serves the API, completes every sample job and delivery but the one left dead to retry, forwards a hook, and exits 0 on SIGINT', { timeout: 90_000 }, async () => {
     const dir = tempDir();
     cleanup = dir.cleanup;
     const demo = await startDemo(dir.dir);
-    expect(demo.out()).toMatch(/15 jobs enqueued \(0 already there\)/);
+    expect(demo.out()).toMatch(/16 jobs enqueued \(0 already there\)/);
+    expect(demo.out()).toMatch(/dashboard +http:\/\/127\.0\.0\.1:\d+\/\n/);
 
     const hook = await fetch(`${demo.api}/v1/hooks/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"hello":"world"}' });
     expect(hook.status).toBe(201);
     let s = await stats(demo.api);
-    for (let i = 0; i < 600 && (s.byState.completed ?? 0) < ENQUEUED + 1; i++) {
+    for (let i = 0; i < 600 && (s.byState.completed ?? 0) < ENQUEUED; i++) {
       await sleep(100);
       s = await stats(demo.api);
     }
-    expect(s).toMatchObject({ total: ENQUEUED + 1, byState: { completed: ENQUEUED + 1 } });
+    expect(s).toMatchObject({ total: ENQUEUED + 1, byState: { completed: ENQUEUED, dead: 1 } });
+    expect(s.byName['import-orders']).toEqual({ dead: 1 });
     const receiver = (await (await fetch(demo.receiver)).json()) as { ok: number; failed: number; limited: number };
     expect(receiver.ok).toBe(13); // the 12 deliveries and the hook, each taken once
     expect(receiver.failed + receiver.limited).toBeGreaterThan(0); // the seed makes it fail some

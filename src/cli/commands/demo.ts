@@ -1,8 +1,8 @@
 /** `litejobs demo`: `serve` with sample jobs and a flaky local webhook receiver, printing where to look. */
 import { Option, type Command } from 'commander';
-import { parsePort, parseSeed } from '../args.js';
+import { parsePort, parseRate, parseSeed } from '../args.js';
 import { document } from '../command-docs.js';
-import { demoEnqueues, demoJobs } from '../demo-jobs.js';
+import { demoEnqueues, demoJobs, sampleJob } from '../demo-jobs.js';
 import { seededRandom, startDemoSink } from '../demo-sink.js';
 import type { CliIO } from '../io.js';
 import { databaseOf } from '../open-queue.js';
@@ -14,20 +14,35 @@ export function registerDemo(program: Command, io: CliIO): void {
     .description('Run the service with sample jobs and a local webhook receiver that fails now and then; prints the URLs to look at. Ctrl+C stops it.')
     .addOption(new Option('--port <port>', 'the API port (the receiver takes the next one; 0: any free ports)').argParser(parsePort).default(3000))
     .addOption(new Option('--seed <n>', "seed the receiver's failures: the same seed fails the same requests").argParser(parseSeed))
-    .action(async (flags: { port: number; seed?: number }, self: Command) => {
+    .addOption(new Option('--rate <n>', 'sample jobs enqueued per second after the first ones (0: none)').argParser(parseRate).default(2))
+    .option('--read-only', 'refuse retry, cancel, pause and resume over HTTP (the dashboard says so)')
+    .action(async (flags: { port: number; seed?: number; rate: number; readOnly?: boolean }, self: Command) => {
       const path = databaseOf(self);
       const logger = serviceLogger(io);
-      const sink = await startDemoSink({ port: flags.port === 0 ? 0 : flags.port + 1, ...(flags.seed === undefined ? {} : { random: seededRandom(flags.seed) }) });
+      const random = flags.seed === undefined ? Math.random : seededRandom(flags.seed);
+      const sink = await startDemoSink({ port: flags.port === 0 ? 0 : flags.port + 1, random });
       try {
         // Loaded here, not at the top: fastify and undici would slow every other command's start.
-      const { startService } = await import('../service.js');
-      const service = await startService({ path, host: '127.0.0.1', port: flags.port, concurrency: 4, durability: 'normal', jobs: demoJobs, logger, drainMs: 10_000, hooks: { demo: { deliverTo: `${sink.url}/hooks` } } });
+        const { startService } = await import('../service.js');
+        const service = await startService({
+          path,
+          host: '127.0.0.1',
+          port: flags.port,
+          concurrency: 4,
+          durability: 'normal',
+          jobs: demoJobs,
+          logger,
+          drainMs: 10_000,
+          readOnly: flags.readOnly === true,
+          hooks: { demo: { deliverTo: `${sink.url}/hooks` } },
+        });
         const results = await service.queue.enqueueMany(demoEnqueues(sink.url));
         const api = service.server.url;
         io.stdout.write(
           [
             '',
             `litejobs demo on ${path}: ${results.filter((r) => r.created).length} jobs enqueued (${results.filter((r) => !r.created).length} already there)`,
+            `  dashboard    ${api}/`,
             `  stats        ${api}/v1/stats`,
             `  jobs         ${api}/v1/jobs?state=completed`,
             `  metrics      ${api}/metrics`,
@@ -38,7 +53,17 @@ export function registerDemo(program: Command, io: CliIO): void {
             '',
           ].join('\n'),
         );
+        // A steady trickle, so the dashboard has something moving; ends with the queue.
+        let sent = 0;
+        const trickle =
+          flags.rate > 0
+            ? setInterval(() => {
+                const job = sampleJob(++sent, random);
+                service.queue.enqueue(job.name, job.payload).catch(() => clearInterval(trickle));
+              }, 1000 / flags.rate)
+            : undefined;
         await service.closed;
+        clearInterval(trickle);
       } finally {
         await sink.close();
       }

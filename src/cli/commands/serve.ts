@@ -37,18 +37,20 @@ interface ServeFlags {
   token?: string;
   hooks?: string;
   durability: 'normal' | 'full';
+  readOnly?: boolean;
 }
 
 export function registerServe(program: Command, io: CliIO): void {
   const cmd = program
     .command('serve')
-    .description('Run the HTTP API (job and webhook ingestion, control, /metrics, /healthz) with a pool of workers, until SIGINT or SIGTERM.')
+    .description('Run the HTTP API (job and webhook ingestion, control, the dashboard at /, /metrics, /healthz) with a pool of workers, until SIGINT or SIGTERM.')
     .addOption(new Option('--port <port>', 'the port to listen on (0: any free port)').argParser(parsePort).default(3000))
     .option('--host <address>', 'the address to listen on; beyond loopback a token is required', '127.0.0.1')
     .addOption(new Option('--concurrency <n>', 'worker actors running jobs at once').argParser(parseConcurrency).default(8))
     .option('--handlers <module>', 'a module exporting defineJob objects to run besides the built-in webhook delivery job')
     .addOption(new Option('--token <token>', 'require Authorization: Bearer <token> on every route but /healthz').env(TOKEN_ENV))
     .option('--hooks <file>', 'a JSON file of per-hook settings: { "<hook>": { secret, signatureHeader, keyHeader, headers, deliverTo, job } }')
+    .option('--read-only', 'refuse retry, cancel, pause and resume over HTTP (the dashboard says so); enqueueing still works')
     .addOption(new Option('--durability <mode>', 'normal: a commit survives a crash of the process; full: also of the machine').choices(['normal', 'full']).default('normal'))
     .action(async (flags: ServeFlags, self: Command) => {
       const path = databaseOf(self);
@@ -65,6 +67,7 @@ export function registerServe(program: Command, io: CliIO): void {
         jobs,
         logger,
         drainMs: 10_000,
+        readOnly: flags.readOnly === true,
         ...(flags.token ? { token: flags.token } : {}),
         ...(flags.hooks ? { hooks: readHooks(flags.hooks) } : {}),
       });

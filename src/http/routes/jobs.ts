@@ -1,9 +1,11 @@
-/** `/v1/jobs…`: enqueue (one or a batch), read, list, retry and cancel jobs. */
+/** `/v1/jobs…`: enqueue (one or a batch), read, list, retry and cancel jobs (one, a selection, or the dead a filter matches). */
 import type { FastifyInstance } from 'fastify';
 import type { EnqueueOptions } from '../../engine/options.js';
 import type { Queue } from '../../queue.js';
 import { ValidationError } from '../../errors.js';
-import { schemas } from '../schemas.js';
+import { cancelJobs, retryDeadMatching } from '../../dashboard/bulk-actions.js';
+import { parseWhere } from '../../store/where.js';
+import { ACTION, schemas } from '../schemas.js';
 
 export interface JobInput {
   name: string;
@@ -45,10 +47,13 @@ export function jobRoutes(app: FastifyInstance, queue: Queue, batchBodyLimit: nu
   const noBodyIsEmpty = async (request: { body: unknown }) => {
     request.body ??= {}; // before validation: a bare POST means "every name"
   };
-  app.post<{ Body: { name?: string } }>('/v1/jobs/retry', { schema: schemas.retryDead, preValidation: noBodyIsEmpty }, async (request) => {
-    const name = request.body.name;
+  app.post<{ Body: { name?: string; where?: string } }>('/v1/jobs/retry', { schema: schemas.retryDead, preValidation: noBodyIsEmpty, config: ACTION }, async (request) => {
+    const { name, where } = request.body;
+    if (where !== undefined && where.trim() !== '') return { retried: await retryDeadMatching(queue, { name, where: parseWhere(where) }) };
     return { retried: await queue.retryDead(name === undefined ? {} : { name }) };
   });
+
+  app.post<{ Body: { ids: number[] } }>('/v1/jobs/cancel', { schema: schemas.cancelMany, config: ACTION }, async (request) => cancelJobs(queue, request.body.ids));
 
   app.get<{ Params: { id: number } }>('/v1/jobs/:id', { schema: schemas.jobById }, async (request) => {
     const { id } = request.params;
@@ -63,6 +68,6 @@ export function jobRoutes(app: FastifyInstance, queue: Queue, batchBodyLimit: nu
     return { jobs, next: jobs.length === limit ? jobs[jobs.length - 1]!.id : null };
   });
 
-  app.post<{ Params: { id: number } }>('/v1/jobs/:id/retry', { schema: schemas.jobById }, async (request) => ({ job: await queue.retry(request.params.id) }));
-  app.post<{ Params: { id: number } }>('/v1/jobs/:id/cancel', { schema: schemas.jobById }, async (request) => ({ job: await queue.cancel(request.params.id) }));
+  app.post<{ Params: { id: number } }>('/v1/jobs/:id/retry', { schema: schemas.jobById, config: ACTION }, async (request) => ({ job: await queue.retry(request.params.id) }));
+  app.post<{ Params: { id: number } }>('/v1/jobs/:id/cancel', { schema: schemas.jobById, config: ACTION }, async (request) => ({ job: await queue.cancel(request.params.id) }));
 }

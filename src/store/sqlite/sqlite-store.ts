@@ -4,10 +4,11 @@
  * processes can share the file without a deferred transaction's SQLITE_BUSY.
  */
 import type Database from 'better-sqlite3';
-import { JobState } from '../../../machines/job.machine.js';
+import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import type { InsertResult, NewJob, QueueStats, Store, TransitionRequest } from '../store.js';
 import { createSqliteAdmin } from './admin.js';
+import { browseJobs } from './browse-jobs.js';
 import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
 import { createClaim } from './claim.js';
@@ -241,6 +242,12 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       return row ? toJobRecord(row) : undefined;
     },
     list: async (filter) => listJobs(db, filter),
+    // Finished states page along the retention index: built the first time one is browsed, if prepareBrowse did not.
+    browse: async (filter) => {
+      if (FINISHED_STATES.includes(filter.state)) ensureRetentionIndex();
+      return browseJobs(db, filter);
+    },
+    prepareBrowse: async () => void ensureRetentionIndex(),
     history: async (id) => (s.historyOf.all({ id }) as HistoryRow[]).map(toHistoryEntry),
     stats: async () => {
       const stats: QueueStats = { total: 0, byState: {}, byName: {} };

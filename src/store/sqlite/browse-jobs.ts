@@ -1,0 +1,254 @@
+/**
+ * browse(): one page of the jobs in one state, for the dashboard. Each state
+ * pages along an index the engine keeps anyway, in the order people want to
+ * see it, with a keyset cursor — so the 100th page of a million jobs costs
+ * what the first does, and no index is added to the write path:
+ *
+ *   pending      next to run first       jobs_ready (priority DESC, run_at, id)
+ *   processing   lease running out first jobs_leased (locked_until, id)
+ *   finished     most recently first     jobs_finished (state, updated_at, id)
+ *   the rest     name, then due first    jobs_waiting (state, name, run_at, id)
+ *
+ * A filter (name, payload search) is applied while walking: at most
+ * SCAN_BUDGET rows are read per page, and a page may come back short with a
+ * cursor to go on from, so a rare match never turns into a full-table scan.
+ */
+import type Database from 'better-sqlite3';
+import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
+import type { BrowseFilter, BrowsePage, JobSummary } from '../store.js';
+import type { WhereClause } from '../where.js';
+import { ValidationError } from '../../errors.js';
+import { withStates } from './sql.js';
+
+/** Rows read per page at most when a filter applies. */
+export const SCAN_BUDGET = 20_000;
+const PAYLOAD_PREVIEW = 200;
+
+type Key = Array<number | string>;
+
+/** One run along an index: the rows it reads, in order, after a cursor. */
+interface Segment {
+  /** FROM … WHERE: the state's rows on its index, past the cursor (named parameters @k0, @k1 …). */
+  from: string;
+  order: string;
+}
+
+interface Plan {
+  /** The sort key's columns: what a cursor holds. */
+  keys: string[];
+  /** The runs to read in turn; from a cursor when one is given. */
+  segments(after: boolean): Segment[];
+  /** Rows past the cursor as one condition (for the unindexed pending rows). */
+  past: string;
+}
+
+const SUMMARY = `id, name, state, attempts, priority, run_at, created_at, updated_at, lease_owner, progress, locked_until,
+  json_extract(last_error, '$.message') AS error, substr(payload, 1, ${PAYLOAD_PREVIEW + 1}) AS payload`;
+
+const WAITING = withStates(
+  `state <> {{pending}} AND state <> {{processing}} AND state <> {{completed}} AND state <> {{dead}} AND state <> {{cancelled}}`,
+  'browse-jobs',
+);
+
+function single(from: string, order: string, past: string, keys: string[]): Plan {
+  return { keys, past, segments: (after) => [{ from: after ? `${from} AND ${past}` : from, order }] };
+}
+
+function planFor(state: string, name: string | undefined): Plan {
+  if (state === JobState.pending) {
+    const from = withStates(`jobs INDEXED BY jobs_ready WHERE state = {{pending}} AND indexed = 1`, 'browse-jobs');
+    const order = 'priority DESC, run_at, id';
+    return {
+      keys: ['priority', 'run_at', 'id'],
+      past: '(priority < @k0 OR (priority = @k0 AND (run_at, id) > (@k1, @k2)))',
+      // Mixed directions defeat a row-value seek: the rest of the cursor's priority, then the lower ones, each a seek.
+      segments: (after) =>
+        after
+          ? [
+              { from: `${from} AND priority = @k0 AND (run_at, id) > (@k1, @k2)`, order },
+              { from: `${from} AND priority < @k0`, order },
+            ]
+          : [{ from, order }],
+    };
+  }
+  if (state === JobState.processing) {
+    const from = withStates(`jobs INDEXED BY jobs_leased WHERE state = {{processing}}`, 'browse-jobs');
+    return single(from, 'locked_until, id', '(locked_until, id) > (@k0, @k1)', ['locked_until', 'id']);
+  }
+  if (FINISHED_STATES.includes(state)) {
+    // A literal, not a parameter: SQLite uses a partial index only when it can see the state matches it.
+    return single(`jobs INDEXED BY jobs_finished WHERE state = '${state}'`, 'updated_at DESC, id DESC', '(updated_at, id) < (@k0, @k1)', ['updated_at', 'id']);
+  }
+  const from = `jobs INDEXED BY jobs_waiting WHERE state = @state AND ${WAITING}`;
+  // With a name, the index is already in due order within it.
+  if (name !== undefined) return single(`${from} AND name = @name`, 'name, run_at, id', '(run_at, id) > (@k0, @k1)', ['run_at', 'id']);
+  return single(from, 'name, run_at, id', '(name, run_at, id) > (@k0, @k1, @k2)', ['name', 'run_at', 'id']);
+}
+
+/** `$."a"."b"`: every key quoted, so no key can be read as path syntax. */
+function jsonPath(path: readonly string[]): string {
+  return `$${path.map((key) => `.${JSON.stringify(key)}`).join('')}`;
+}
+
+/** The search as SQL over `payload`, with its parameters (named @w0 …). */
+export function compileWhere(clauses: readonly WhereClause[]): { sql: string; params: Record<string, unknown> } {
+  const parts: string[] = [];
+  const params: Record<string, unknown> = {};
+  clauses.forEach((clause, i) => {
+    const path = `@p${i}`;
+    const value = `@w${i}`;
+    params[`p${i}`] = jsonPath(clause.path);
+    const field = `json_extract(payload, ${path})`;
+    if (clause.value === null) {
+      parts.push(`${field} ${clause.op === '=' ? 'IS NULL' : 'IS NOT NULL'}`);
+    } else if (typeof clause.value === 'boolean') {
+      // json_extract turns true into 1: compare the JSON type instead, so `= true` does not match the number 1.
+      params[`w${i}`] = clause.value ? 'true' : 'false';
+      parts.push(`json_type(payload, ${path}) ${clause.op === '=' ? 'IS' : 'IS NOT'} ${value}`);
+    } else if (clause.op === '~') {
+      params[`w${i}`] = String(clause.value).toLowerCase();
+      parts.push(`instr(lower(${field}), ${value}) > 0`);
+    } else {
+      params[`w${i}`] = clause.value;
+      // A missing field differs from every value.
+      parts.push(clause.op === '!=' ? `${field} IS NOT ${value}` : `${field} ${clause.op} ${value}`);
+    }
+  });
+  return { sql: parts.join(' AND '), params };
+}
+
+interface SummaryRow {
+  id: number;
+  name: string;
+  state: string;
+  attempts: number;
+  priority: number;
+  run_at: number;
+  created_at: number;
+  updated_at: number;
+  lease_owner: string | null;
+  progress: number | null;
+  locked_until: number | null;
+  error: string | null;
+  payload: string;
+}
+
+function toSummary(r: SummaryRow): JobSummary {
+  return {
+    id: r.id,
+    name: r.name,
+    state: r.state,
+    attempts: r.attempts,
+    priority: r.priority,
+    runAt: r.run_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    leaseOwner: r.lease_owner,
+    progress: r.progress,
+    error: r.error,
+    payload: r.payload.length > PAYLOAD_PREVIEW ? `${r.payload.slice(0, PAYLOAD_PREVIEW - 1)}…` : r.payload,
+  };
+}
+
+const encodeCursor = (key: Key) => Buffer.from(JSON.stringify(key)).toString('base64url');
+
+function decodeCursor(cursor: string, length: number): Key | undefined {
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(key) && key.length === length && key.every((v) => typeof v === 'number' || typeof v === 'string')) return key as Key;
+  } catch {
+    // falls through to undefined
+  }
+  return undefined;
+}
+
+const keyOf = (row: Record<string, unknown>, keys: readonly string[]): Key => keys.map((k) => row[k] as number | string);
+
+/**
+ * Pending jobs committed on their own since the last claim have not entered
+ * jobs_ready yet (see migration 003): they are found above `indexed_upto` and
+ * merged in, in the same order. Few, normally: every claim indexes them.
+ */
+function unindexedPending(db: Database.Database, plan: Plan, conditions: string, params: Record<string, unknown>, after: boolean, limit: number): SummaryRow[] {
+  const extra = [conditions, after ? plan.past : ''].filter(Boolean).map((c) => `AND ${c}`).join(' ');
+  const text = withStates(
+    `SELECT ${SUMMARY} FROM jobs WHERE id > (SELECT value FROM queue_meta WHERE key = 'indexed_upto') AND indexed = 0
+     AND state = {{pending}} ${extra} ORDER BY priority DESC, run_at, id LIMIT @limit`,
+    'browse-jobs',
+  );
+  return db.prepare(text).all({ ...params, limit }) as SummaryRow[];
+}
+
+/** Claim order: priority first (higher first), then due time, then id. */
+function byClaimOrder(x: SummaryRow, y: SummaryRow): number {
+  return y.priority - x.priority || x.run_at - y.run_at || x.id - y.id;
+}
+
+interface Walk {
+  rows: SummaryRow[];
+  scanned: number;
+  /** Where a short page stopped reading, when it ran out of budget rather than rows. */
+  stoppedAt?: Key;
+}
+
+/** Reads the segments in turn: up to `limit` matches, reading at most SCAN_BUDGET rows when filtered. */
+function walk(db: Database.Database, plan: Plan, segments: Segment[], conditions: string, params: Record<string, unknown>, limit: number, scanBudget: number): Walk {
+  const rows: SummaryRow[] = [];
+  let scanned = 0;
+  for (const segment of segments) {
+    const want = limit - rows.length;
+    const range = `SELECT ${SUMMARY} FROM ${segment.from} ORDER BY ${segment.order}`;
+    if (!conditions) {
+      const found = db.prepare(`${range} LIMIT @limit`).all({ ...params, limit: want }) as SummaryRow[];
+      rows.push(...found);
+      scanned += found.length;
+    } else {
+      const budget = scanBudget - scanned;
+      const found = db.prepare(`SELECT * FROM (${range} LIMIT @budget) WHERE ${conditions} LIMIT @limit`).all({ ...params, budget, limit: want }) as SummaryRow[];
+      rows.push(...found);
+      if (found.length === want) return { rows, scanned: scanned + want };
+      // Short: the segment ran out of rows, or the walk ran out of budget (then say where it stopped).
+      const keys = `SELECT ${plan.keys.join(', ')} FROM ${segment.from} ORDER BY ${segment.order}`;
+      const n = (db.prepare(`SELECT count(*) AS n FROM (${keys} LIMIT @budget)`).get({ ...params, budget }) as { n: number }).n;
+      scanned += n;
+      if (n === budget) {
+        const edge = db.prepare(`${keys} LIMIT 1 OFFSET @skip`).get({ ...params, skip: budget - 1 }) as Record<string, unknown>;
+        return { rows, scanned, stoppedAt: keyOf(edge, plan.keys) };
+      }
+    }
+    if (rows.length >= limit) break;
+  }
+  return { rows, scanned };
+}
+
+/** `scanBudget`: rows a filtered page reads at most (a parameter for tests; the store uses SCAN_BUDGET). */
+export function browseJobs(db: Database.Database, filter: BrowseFilter, scanBudget = SCAN_BUDGET): BrowsePage {
+  const limit = filter.limit ?? 100;
+  const plan = planFor(filter.state, filter.name);
+  const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor, plan.keys.length);
+  if (filter.cursor !== undefined && !after) throw new ValidationError('cursor: not one this listing gave (it belongs to another state, or was altered)');
+  const compiled = compileWhere(filter.where ?? []);
+  const segments = plan.segments(after !== undefined);
+  const nameInIndex = segments[0]!.from.includes('name = @name');
+  const conditions = [compiled.sql, filter.name !== undefined && !nameInIndex ? 'name = @name' : ''].filter(Boolean).join(' AND ');
+  const params: Record<string, unknown> = { ...compiled.params, state: filter.state };
+  if (filter.name !== undefined) params.name = filter.name;
+  after?.forEach((value, k) => {
+    params[`k${k}`] = value;
+  });
+
+  // One read transaction: the indexed rows and the unindexed ones come from the same snapshot.
+  const read = db.transaction((): Walk => {
+    const found = walk(db, plan, segments, conditions, params, limit, scanBudget);
+    if (filter.state !== JobState.pending) return found;
+    const extra = unindexedPending(db, plan, conditions, params, after !== undefined, limit);
+    if (extra.length === 0) return found;
+    // A row past where a short walk stopped belongs to a later page.
+    const stop = found.stoppedAt;
+    const keep = stop ? extra.filter((r) => byClaimOrder(r, { priority: stop[0], run_at: stop[1], id: stop[2] } as SummaryRow) <= 0) : extra;
+    return { ...found, rows: [...found.rows, ...keep].sort(byClaimOrder).slice(0, limit) };
+  });
+  const { rows, scanned, stoppedAt } = read.deferred();
+  const last = rows.length >= limit ? keyOf(rows[rows.length - 1] as unknown as Record<string, unknown>, plan.keys) : stoppedAt;
+  return { jobs: rows.map(toSummary), next: last ? encodeCursor(last) : null, scanned };
+}
