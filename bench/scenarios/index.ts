@@ -1,6 +1,7 @@
 /** Every scenario, in the order a full run takes them. */
 import type { Scenario } from '../lib/types.js';
 import { bulkScenario } from './bulk.js';
+import { dashboardScenario } from './dashboard.js';
 import { burstScenario } from './burst.js';
 import { drainScenario } from './drain.js';
 import { enqueueScenario } from './enqueue.js';
@@ -10,4 +11,4 @@ import { latencyScenario } from './latency.js';
 import { machineScenario } from './machine.js';
 import { memoryScenario } from './memory.js';
 
-export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, latencyScenario, httpScenario, largeScenario, memoryScenario, machineScenario];
+export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, latencyScenario, httpScenario, dashboardScenario, largeScenario, memoryScenario, machineScenario];
