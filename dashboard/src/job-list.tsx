@@ -20,7 +20,7 @@ interface Props {
   onPaused(paused: Paused): void;
 }
 
-const PAGE = 50;
+const PAGE = 25;
 
 export function JobList({ state, names, readOnly, paused, openJob, reload, onPaused }: Props) {
   const [name, setName] = useState('');
@@ -192,7 +192,7 @@ export function JobList({ state, names, readOnly, paused, openJob, reload, onPau
             ))}
         </div>
       )}
-      <div class="table-scroll">
+      <div class="table-scroll jobs-scroll">
         <table class="jobs">
           <thead>
             <tr>
@@ -210,7 +210,7 @@ export function JobList({ state, names, readOnly, paused, openJob, reload, onPau
               <th>name</th>
               <th class="num">tries</th>
               <th>{state === 'pending' || state === 'failed' ? 'runs' : 'updated'}</th>
-              <th class="wide">error / payload</th>
+              <th class="wide">error · payload</th>
               {!readOnly && state === 'dead' && <th aria-label="actions" />}
             </tr>
           </thead>
@@ -244,8 +244,14 @@ export function JobList({ state, names, readOnly, paused, openJob, reload, onPau
                 <td class="num">{job.attempts}</td>
                 <td class="nowrap">{relative(state === 'pending' || state === 'failed' ? job.runAt : job.updatedAt)}</td>
                 <td class="wide">
-                  {job.error && <div class="err">{excerpt(job.error, 80)}</div>}
-                  <code class="payload">{excerpt(job.payload, 80)}</code>
+                  {job.error && (
+                    <span class="err" title={job.error}>
+                      {excerpt(job.error, 120)}
+                    </span>
+                  )}
+                  <code class="payload" title={job.payload}>
+                    {excerpt(job.payload, 120)}
+                  </code>
                 </td>
                 {!readOnly && state === 'dead' && (
                   <td>

@@ -3,7 +3,7 @@
  * row, marking the state it reached and the edge it took to get there.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { duration, toMs } from './format';
+import { duration } from './format';
 import type { HistoryRow } from './types';
 
 interface Props {
@@ -67,8 +67,8 @@ export function Replay({ history, spent, onStep }: Props) {
         </span>
       </div>
       <p class="muted small-text">
-        time in {row.to}: {time === undefined ? (step === last ? 'until now' : '–') : duration(time)}
-        {step === last && toMs(row.at) !== undefined && time !== undefined ? ' (so far)' : ''}
+        time in {row.to}: {time === undefined ? (step === last ? 'final state' : '–') : duration(time)}
+        {step === last && time !== undefined ? ' so far' : ''}
       </p>
     </div>
   );

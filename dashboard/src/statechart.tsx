@@ -5,6 +5,7 @@
  * over it with classes.
  */
 import type { JSX } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
 import { count, rate } from './format';
 import { edgeKey } from './live';
 import type { DashboardGraph, DiagramLayout, GraphEdge, Point } from './types';
@@ -32,7 +33,7 @@ const ARROW_LENGTH = 9;
 const ARROW_HALF_WIDTH = 4.5;
 const CORNER_RADIUS = 6;
 /** Below this scale text gets too small to read: the chart scrolls sideways instead. */
-const MIN_SCALE = 0.6;
+const MIN_SCALE = 0.72;
 
 const r1 = (n: number) => Math.round(n * 10) / 10;
 
@@ -78,6 +79,14 @@ function classes(...names: (string | false | undefined)[]): string {
 
 export function Statechart({ graph, layout, counts, rates, pulsing, selected, path, onSelect }: Props) {
   const initial = routePaths(layout.initial.points);
+  const scroller = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    // When the chart is wider than the screen, start with the initial state in view.
+    const el = scroller.current;
+    if (!el || el.scrollWidth <= el.clientWidth) return;
+    const scale = el.scrollWidth / layout.width;
+    el.scrollLeft = Math.max(0, layout.initial.center.x * scale - el.clientWidth / 2);
+  }, [layout]);
   const onKey = (state: string) => (event: KeyboardEvent) => {
     if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();
@@ -85,7 +94,7 @@ export function Statechart({ graph, layout, counts, rates, pulsing, selected, pa
     }
   };
   return (
-    <div class="chart-scroll">
+    <div class="chart-scroll" ref={scroller}>
       <svg
         class="statechart"
         viewBox={`0 0 ${layout.width} ${layout.height}`}

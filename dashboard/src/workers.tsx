@@ -30,7 +30,7 @@ export function Workers() {
               <tr>
                 <th>owner</th>
                 <th>last seen</th>
-                <th class="wide">running</th>
+                <th>running</th>
               </tr>
             </thead>
             <tbody>
@@ -40,7 +40,7 @@ export function Workers() {
                     <code>{w.owner}</code>
                   </td>
                   <td class="nowrap">{relative(w.lastSeen, data.at)}</td>
-                  <td class="wide">
+                  <td>
                     {w.running.length === 0 ? (
                       <span class="muted">idle</span>
                     ) : (
