@@ -10,6 +10,13 @@ import { count, excerpt, relative } from './format';
 import type { JobSummary, Paused } from './types';
 
 interface Props {
+  /** Shown in the title when the page draws more than one machine. */
+  graphLabel: string | undefined;
+  /**
+   * Whether a job belongs to this list's machine. The API filters by one name
+   * at most, so with several machines the other machines' jobs are dropped here.
+   */
+  accepts(name: string): boolean;
   state: string;
   names: string[];
   readOnly: boolean;
@@ -22,7 +29,7 @@ interface Props {
 
 const PAGE = 25;
 
-export function JobList({ state, names, readOnly, paused, openJob, reload, onPaused }: Props) {
+export function JobList({ graphLabel, accepts, state, names, readOnly, paused, openJob, reload, onPaused }: Props) {
   const [name, setName] = useState('');
   const [draft, setDraft] = useState('');
   const [where, setWhere] = useState('');
@@ -44,7 +51,8 @@ export function JobList({ state, names, readOnly, paused, openJob, reload, onPau
       const query = { state, limit: PAGE, ...(name && { name }), ...(where && { where }), ...(cursor && { cursor }) };
       const page = await api.jobs(query, ctl.signal);
       if (ctl.signal.aborted) return;
-      setJobs((rows) => (cursor ? [...rows, ...page.jobs] : page.jobs));
+      const mine = page.jobs.filter((job) => accepts(job.name));
+      setJobs((rows) => (cursor ? [...rows, ...mine] : mine));
       setNext(page.next);
       setScanned((n) => (cursor ? n : 0) + (page.scanned ?? 0));
       setError(undefined);
@@ -89,7 +97,7 @@ export function JobList({ state, names, readOnly, paused, openJob, reload, onPau
     <section class="panel" aria-labelledby="list-title" data-testid="job-list">
       <div class="panel-head">
         <h2 id="list-title">
-          Jobs <span class={`pill s-${state}`}>{state}</span>
+          Jobs {graphLabel && <span class="muted">{graphLabel}</span>} <span class={`pill s-${state}`}>{state}</span>
         </h2>
         <button type="button" class="ghost" onClick={() => setVersion((v) => v + 1)} disabled={loading}>
           Refresh

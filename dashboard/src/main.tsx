@@ -190,6 +190,8 @@ function App() {
               {selected ? (
                 <JobList
                   key={selected.graph}
+                  graphLabel={config.graphs.length > 1 ? selected.graph : undefined}
+                  accepts={(name) => config.graphs.length === 1 || graphForName(config.graphs, name)?.id === selected.graph}
                   state={selected.state}
                   names={listNames}
                   readOnly={readOnly}

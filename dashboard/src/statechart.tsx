@@ -153,9 +153,9 @@ export function Statechart({ graph, layout, counts, rates, pulsing, selected, pa
               class={cls}
               data-state={state.id}
               role="button"
-              tabIndex={0}
+              tabindex={0}
               aria-pressed={selected === state.id}
-              aria-label={`${state.id}: ${n} jobs`}
+              aria-label={`${state.id}: ${n} job${n === 1 ? '' : 's'}`}
               onClick={() => onSelect(state.id)}
               onKeyDown={onKey(state.id)}
             >
