@@ -8,6 +8,7 @@ import { api, errorText } from './api';
 import { confirmAction, toast } from './confirm';
 import { count, excerpt, relative } from './format';
 import type { JobSummary, Paused } from './types';
+import { type Act, ListActions } from './list-actions';
 
 interface Props {
   /** Shown in the title when the page draws more than one machine. */
@@ -79,7 +80,7 @@ export function JobList({ graphLabel, accepts, state, names, readOnly, paused, o
   }, [names.join('\n')]);
 
   /** Asks, runs, reports, reloads. */
-  const act = async (title: string, body: string, ok: string, run: () => Promise<string>) => {
+  const act: Act = async (title, body, ok, run) => {
     if (!(await confirmAction(title, body, ok))) return;
     try {
       toast(await run());
@@ -89,8 +90,6 @@ export function JobList({ graphLabel, accepts, state, names, readOnly, paused, o
     setVersion((v) => v + 1);
   };
 
-  const filterText = [name && `name ${name}`, where && `where ${where}`].filter(Boolean).join(', ');
-  const isPaused = paused.all || (name !== '' && paused.names.includes(name));
   const selectable = !readOnly && state === 'pending';
 
   return (
@@ -138,67 +137,7 @@ export function JobList({ graphLabel, accepts, state, names, readOnly, paused, o
           Read-only: actions are disabled
         </p>
       ) : (
-        <div class="row actions">
-          {state === 'pending' && (
-            <button
-              type="button"
-              data-action="cancel-selected"
-              disabled={chosen.size === 0}
-              onClick={() =>
-                act('Cancel jobs', `Cancel ${chosen.size} pending job${chosen.size === 1 ? '' : 's'}?`, 'Cancel jobs', async () => {
-                  const r = await api.cancelMany([...chosen]);
-                  return `Cancelled ${r.cancelled.length}${r.skipped.length ? `, skipped ${r.skipped.length}` : ''}`;
-                })
-              }
-            >
-              Cancel selected{chosen.size ? ` (${chosen.size})` : ''}
-            </button>
-          )}
-          {state === 'dead' && (
-            <button
-              type="button"
-              data-action="retry-all"
-              onClick={() =>
-                act('Retry dead jobs', `Retry every dead job${filterText ? ` matching ${filterText}` : ''}?`, 'Retry all', async () => {
-                  const r = await api.retryAll({ ...(name && { name }), ...(where && { where }) });
-                  return `Retried ${r.retried} job${r.retried === 1 ? '' : 's'}`;
-                })
-              }
-            >
-              Retry all matching
-            </button>
-          )}
-          {name &&
-            (isPaused ? (
-              <button
-                type="button"
-                data-action="resume"
-                onClick={() =>
-                  act('Resume', `Resume claiming "${name}" jobs?`, 'Resume', async () => {
-                    const r = await api.resume(name);
-                    onPaused(r.paused);
-                    return `Resumed ${name}`;
-                  })
-                }
-              >
-                Resume {name}
-              </button>
-            ) : (
-              <button
-                type="button"
-                data-action="pause"
-                onClick={() =>
-                  act('Pause', `Pause "${name}"? Workers stop claiming its jobs until it is resumed.`, 'Pause', async () => {
-                    const r = await api.pause(name);
-                    onPaused(r.paused);
-                    return `Paused ${name}`;
-                  })
-                }
-              >
-                Pause {name}
-              </button>
-            ))}
-        </div>
+        <ListActions state={state} name={name} where={where} chosen={chosen} paused={paused} act={act} onPaused={onPaused} />
       )}
       <div class="table-scroll jobs-scroll">
         <table class="jobs">
