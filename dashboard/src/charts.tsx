@@ -21,7 +21,6 @@ interface Line {
 }
 interface PlotProps {
   title: string;
-  unit: string;
   lines: Line[];
   data: uPlot.AlignedData;
   theme: string;
@@ -45,7 +44,7 @@ function smooth(values: number[], by: number): number[] {
   return out;
 }
 
-function Plot({ title, unit, lines, data, theme }: PlotProps) {
+function Plot({ title, lines, data, theme }: PlotProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot>();
   const key = lines.map((l) => l.label).join('\n');
@@ -61,7 +60,7 @@ function Plot({ title, unit, lines, data, theme }: PlotProps) {
       cursor: { drag: { x: false, y: false } },
       legend: { live: true },
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-      axes: [axis, { ...axis, size: 52, values: (_u, ticks) => ticks.map((v) => `${+v.toFixed(2)}${unit}`) }],
+      axes: [axis, { ...axis, size: 52, values: (_u, ticks) => ticks.map((v) => String(+v.toFixed(2))) }],
       series: [{}, ...lines.map((l) => ({ label: l.label, stroke: l.colour, width: 1.5, fill: `${l.colour}1a`, points: { show: false } }))],
     };
     const u = new uPlot(opts, data, el);
@@ -112,7 +111,6 @@ export function Charts({ theme }: { theme: string }) {
       {error && <p class="inline-error">{error}</p>}
       <Plot
         title="Throughput (jobs/s)"
-        unit=""
         theme={theme}
         lines={[
           { label: 'completed', colour: '#1a7f37' },
@@ -122,7 +120,6 @@ export function Charts({ theme }: { theme: string }) {
       />
       <Plot
         title="Start latency (ms)"
-        unit=""
         theme={theme}
         lines={[
           { label: 'p50', colour: '#2f6feb' },
@@ -132,7 +129,6 @@ export function Charts({ theme }: { theme: string }) {
       />
       <Plot
         title="Backlog (pending per name)"
-        unit=""
         theme={theme}
         lines={names.map((n, i) => ({ label: n, colour: NAME_COLOURS[i % NAME_COLOURS.length]! }))}
         data={[xs(backlogLength, b.step, b.end), ...names.map((n) => b.names[n]!)]}

@@ -6,7 +6,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, api, errorText } from './api';
 import { absolute, duration, toMs } from './format';
-import { matchEdge } from './live';
+import { candidateEdges } from './live';
 import { Replay } from './replay';
 import type { PathHighlight } from './statechart';
 import type { GraphEdge, GraphState, JobDetail as Detail } from './types';
@@ -52,7 +52,7 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose }: Props) {
   const machine = detail && edgesFor(detail.job.name);
   const finalStates = new Set(machine?.states.filter((s) => s.final).map((s) => s.id));
   const history = detail?.history ?? [];
-  const edgeIds = useMemo(() => history.map((h) => (machine ? matchEdge(machine.edges, h)?.id : undefined)), [history, machine]);
+  const edgeIds = useMemo(() => history.map((h) => (machine ? candidateEdges(machine.edges, h) : [])), [history, machine]);
   const spent = useMemo(
     () =>
       history.map((h, i) => {
@@ -68,8 +68,8 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose }: Props) {
   const showStep = (step: number) => {
     if (!detail) return;
     const states = new Set(history.flatMap((h) => (h.from ? [h.from, h.to] : [h.to])));
-    const edges = new Set(edgeIds.filter((e): e is string => e !== undefined));
-    onPath(detail.job.name, { states, edges, markerState: history[step]?.to, markerEdge: edgeIds[step] });
+    const edges = new Set(edgeIds.flat());
+    onPath(detail.job.name, { states, edges, markerState: history[step]?.to, markerEdges: edgeIds[step] });
   };
   useEffect(() => () => onPath(undefined, undefined), []);
 

@@ -42,6 +42,16 @@ export function matchEdge(edges: GraphEdge[], t: { from: string | null; to: stri
   return edges.find((e) => e.from === t.from && e.to === t.to && e.event === t.event) ?? edges.find((e) => e.from === t.from && e.to === t.to);
 }
 
+/**
+ * Every edge a history row may have taken: the guarded candidates for the same
+ * (from, to, event) cannot be told apart afterwards, so a path shows them all.
+ */
+export function candidateEdges(edges: GraphEdge[], t: { from: string | null; to: string; event: string }): string[] {
+  if (t.from === null) return [];
+  const exact = edges.filter((e) => e.from === t.from && e.to === t.to && e.event === t.event);
+  return (exact.length > 0 ? exact : edges.filter((e) => e.from === t.from && e.to === t.to)).map((e) => e.id);
+}
+
 interface Hit {
   at: number;
   edge: string;

@@ -13,9 +13,9 @@ import type { DashboardGraph, DiagramLayout, GraphEdge, Point } from './types';
 export interface PathHighlight {
   states: Set<string>;
   edges: Set<string>;
-  /** The replay marker: the state reached and the edge just taken. */
+  /** The replay marker: the state reached and the edge just taken (or its indistinguishable guarded siblings). */
   markerState?: string | undefined;
-  markerEdge?: string | undefined;
+  markerEdges?: string[] | undefined;
 }
 
 interface Props {
@@ -116,7 +116,7 @@ export function Statechart({ graph, layout, counts, rates, pulsing, selected, pa
             pulsing.has(key) && 'pulse',
             perSecond > 0 && 'busy',
             path?.edges.has(edge.id) && 'on-path',
-            path?.markerEdge === edge.id && 'marker',
+            path?.markerEdges?.includes(edge.id) && 'marker',
           );
           return (
             <g key={edge.id} class={cls} data-edge={edge.id}>
