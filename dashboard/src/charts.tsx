@@ -1,0 +1,138 @@
+/**
+ * The last hour as uPlot charts: throughput, start latency and backlog per
+ * name. Fetched on load and every 10 s while the tab is visible; redrawn in
+ * the theme's colours and resized with their container.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { api, errorText } from './api';
+import type { Series } from './types';
+import { useVisibleInterval } from './visible';
+
+const REFRESH_MS = 10_000;
+/** Throughput comes per second; ten-second buckets read calmer. */
+const SMOOTH = 10;
+const NAME_COLOURS = ['#2f6feb', '#8250df', '#1a7f37', '#bf8700', '#cf222e', '#0a7ea4', '#bc4c00', '#57606a'];
+
+interface Line {
+  label: string;
+  colour: string;
+}
+interface PlotProps {
+  title: string;
+  lines: Line[];
+  data: uPlot.AlignedData;
+  theme: string;
+}
+
+function cssVar(name: string): string {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+}
+
+/** Bucket start times (s) for an array ending at `end` (ms) with `step` (ms) buckets. */
+function xs(length: number, step: number, end: number): number[] {
+  return Array.from({ length }, (_, i) => (end - (length - i) * step) / 1000);
+}
+
+function smooth(values: number[], by: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < values.length; i += by) {
+    const slice = values.slice(i, i + by);
+    out.push(slice.reduce((a, b) => a + b, 0) / slice.length);
+  }
+  return out;
+}
+
+function Plot({ title, lines, data, theme }: PlotProps) {
+  const box = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot>();
+  const key = lines.map((l) => l.label).join('\n');
+
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const [text, grid] = [cssVar('--muted'), cssVar('--grid')];
+    const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, font: '11px system-ui, sans-serif' };
+    const opts: uPlot.Options = {
+      width: Math.max(200, el.clientWidth),
+      height: 180,
+      cursor: { drag: { x: false, y: false } },
+      legend: { live: true },
+      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      axes: [axis, { ...axis, size: 52, values: (_u, ticks) => ticks.map((v) => String(+v.toFixed(2))) }],
+      series: [{}, ...lines.map((l) => ({ label: l.label, stroke: l.colour, width: 1.5, fill: `${l.colour}1a`, points: { show: false } }))],
+    };
+    const u = new uPlot(opts, data, el);
+    plot.current = u;
+    const resize = new ResizeObserver(() => u.setSize({ width: Math.max(200, el.clientWidth), height: 180 }));
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      u.destroy();
+      plot.current = undefined;
+    };
+  }, [theme, key]);
+
+  useEffect(() => {
+    plot.current?.setData(data);
+  }, [data]);
+
+  return (
+    <figure class="plot">
+      <figcaption>{title}</figcaption>
+      <div ref={box} class="plot-box" />
+    </figure>
+  );
+}
+
+export function Charts({ theme }: { theme: string }) {
+  const [series, setSeries] = useState<Series | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  useVisibleInterval(REFRESH_MS, () =>
+    api.series().then(
+      (s) => {
+        setSeries(s);
+        setError(undefined);
+      },
+      (e) => setError(errorText(e)),
+    ),
+  );
+
+  if (!series) return <p class="muted">{error ?? 'Loading charts…'}</p>;
+  const { throughput: t, latency: l, backlog: b } = series;
+  const tStep = t.step * SMOOTH;
+  const completed = smooth(t.completed, SMOOTH);
+  const failed = smooth(t.failed, SMOOTH);
+  const names = Object.keys(b.names).sort();
+  const backlogLength = Math.max(0, ...names.map((n) => b.names[n]!.length));
+  return (
+    <div class="charts">
+      {error && <p class="inline-error">{error}</p>}
+      <Plot
+        title="Throughput (jobs/s)"
+        theme={theme}
+        lines={[
+          { label: 'completed', colour: '#1a7f37' },
+          { label: 'failed', colour: '#d4661b' },
+        ]}
+        data={[xs(completed.length, tStep, t.end), completed, failed]}
+      />
+      <Plot
+        title="Start latency (ms)"
+        theme={theme}
+        lines={[
+          { label: 'p50', colour: '#2f6feb' },
+          { label: 'p99', colour: '#8250df' },
+        ]}
+        data={[xs(l.p50.length, l.step, l.end), l.p50, l.p99]}
+      />
+      <Plot
+        title="Backlog (pending per name)"
+        theme={theme}
+        lines={names.map((n, i) => ({ label: n, colour: NAME_COLOURS[i % NAME_COLOURS.length]! }))}
+        data={[xs(backlogLength, b.step, b.end), ...names.map((n) => b.names[n]!)]}
+      />
+    </div>
+  );
+}

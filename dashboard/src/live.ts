@@ -1,0 +1,107 @@
+/**
+ * What the statechart shows from the live stream: counts per state for each
+ * graph (from the per-name counts), and per-edge rates over a sliding window
+ * built from the ticks' aggregated transitions.
+ */
+import type { DashboardGraph, GraphEdge, NameCounts, Tick, TickTransition } from './types';
+
+export const RATE_WINDOW_MS = 5 * 60_000;
+
+/** Which graph a job name belongs to: the one that names it, else the catch-all (names: null). */
+export function graphForName(graphs: DashboardGraph[], name: string): DashboardGraph | undefined {
+  return graphs.find((g) => g.names?.includes(name)) ?? graphs.find((g) => g.names === null);
+}
+
+/** The job names a graph covers, from the names the server knows. */
+export function namesOfGraph(graphs: DashboardGraph[], graph: DashboardGraph, known: string[]): string[] {
+  if (graph.names !== null) return graph.names;
+  const claimed = new Set(graphs.flatMap((g) => g.names ?? []));
+  return known.filter((n) => !claimed.has(n));
+}
+
+/** Jobs per state for one graph: its names' counts (or every unclaimed name's, for the catch-all). */
+export function graphCounts(graphs: DashboardGraph[], graph: DashboardGraph, names: NameCounts): Record<string, number> {
+  const claimed = new Set(graphs.flatMap((g) => g.names ?? []));
+  const own = graph.names === null ? (n: string) => !claimed.has(n) : (n: string) => graph.names!.includes(n);
+  const out: Record<string, number> = {};
+  for (const [state, byName] of Object.entries(names)) {
+    let sum = 0;
+    for (const [name, n] of Object.entries(byName)) if (own(name)) sum += n;
+    out[state] = sum;
+  }
+  return out;
+}
+
+/**
+ * The edge a transition took: by (from, to, event), else by (from, to) when
+ * the event is not one the graph names. Guarded candidates share an event, so
+ * the first candidate in the machine's order stands for them.
+ */
+export function matchEdge(edges: GraphEdge[], t: { from: string | null; to: string; event: string }): GraphEdge | undefined {
+  if (t.from === null) return undefined;
+  return edges.find((e) => e.from === t.from && e.to === t.to && e.event === t.event) ?? edges.find((e) => e.from === t.from && e.to === t.to);
+}
+
+/**
+ * Every edge a history row may have taken: the guarded candidates for the same
+ * (from, to, event) cannot be told apart afterwards, so a path shows them all.
+ */
+export function candidateEdges(edges: GraphEdge[], t: { from: string | null; to: string; event: string }): string[] {
+  if (t.from === null) return [];
+  const exact = edges.filter((e) => e.from === t.from && e.to === t.to && e.event === t.event);
+  return (exact.length > 0 ? exact : edges.filter((e) => e.from === t.from && e.to === t.to)).map((e) => e.id);
+}
+
+interface Hit {
+  at: number;
+  edge: string;
+  count: number;
+}
+
+/** Edge traffic per graph over the last RATE_WINDOW_MS. */
+export class EdgeRates {
+  private hits: Hit[] = [];
+  private since: number | undefined;
+
+  constructor(private readonly graphs: DashboardGraph[]) {}
+
+  /** Records a tick; returns the edges (`graphId edgeId`) it took. */
+  add(tick: Tick): Set<string> {
+    this.since ??= tick.at;
+    const taken = new Set<string>();
+    for (const t of tick.transitions) {
+      const key = this.keyOf(t);
+      if (key === undefined || t.count <= 0) continue;
+      this.hits.push({ at: tick.at, edge: key, count: t.count });
+      taken.add(key);
+    }
+    const cutoff = tick.at - RATE_WINDOW_MS;
+    while (this.hits.length > 0 && this.hits[0]!.at < cutoff) this.hits.shift();
+    return taken;
+  }
+
+  /** Jobs per second on each edge, over the window (or the time watched so far, if shorter). */
+  rates(now: number): Map<string, number> {
+    const out = new Map<string, number>();
+    if (this.since === undefined) return out;
+    const span = Math.max(10_000, Math.min(RATE_WINDOW_MS, now - this.since));
+    for (const hit of this.hits) out.set(hit.edge, (out.get(hit.edge) ?? 0) + hit.count);
+    for (const [edge, n] of out) out.set(edge, n / (span / 1000));
+    return out;
+  }
+
+  clear(): void {
+    this.hits = [];
+    this.since = undefined;
+  }
+
+  private keyOf(t: TickTransition): string | undefined {
+    const graph = graphForName(this.graphs, t.name);
+    const edge = graph && matchEdge(graph.graph.edges, t);
+    return graph && edge ? edgeKey(graph.id, edge.id) : undefined;
+  }
+}
+
+export function edgeKey(graphId: string, edgeId: string): string {
+  return `${graphId} ${edgeId}`;
+}

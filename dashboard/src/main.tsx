@@ -1,0 +1,241 @@
+/**
+ * The litejobs dashboard: loads the configuration (asking for a token when
+ * the server wants one), follows the live stream, and lays the panels out.
+ */
+import { render } from 'preact';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import './theme.css';
+import { ApiError, api, errorText, getToken, setToken } from './api';
+import { Charts } from './charts';
+import { Overlays } from './confirm';
+import { applyTheme, Header, initialTheme, type Theme } from './header';
+import { JobDetail } from './job-detail';
+import { JobList } from './job-list';
+import { EdgeRates, graphCounts, graphForName, namesOfGraph } from './live';
+import { openEventStream, type Connection } from './sse';
+import { type PathHighlight, Statechart } from './statechart';
+import { TokenForm } from './token';
+import type { DashboardConfig, NameCounts, Paused } from './types';
+import { Workers } from './workers';
+
+const PULSE_MS = 1200;
+const NARROW = 700;
+
+function jobFromHash(): number | undefined {
+  const m = /^#job=(\d+)$/.exec(location.hash);
+  return m ? Number(m[1]) : undefined;
+}
+
+function useWidth(): number {
+  const [width, setWidth] = useState(window.innerWidth);
+  useEffect(() => {
+    const onResize = () => setWidth(window.innerWidth);
+    window.addEventListener('resize', onResize);
+    return () => window.removeEventListener('resize', onResize);
+  }, []);
+  return width;
+}
+
+function App() {
+  const [theme, setTheme] = useState<Theme>(initialTheme);
+  const [config, setConfig] = useState<DashboardConfig | undefined>();
+  const [needToken, setNeedToken] = useState(false);
+  const [bootError, setBootError] = useState<string | undefined>();
+  const [names, setNames] = useState<NameCounts>({});
+  const [paused, setPaused] = useState<Paused>({ all: false, names: [] });
+  const [connection, setConnection] = useState<Connection | undefined>();
+  const [selected, setSelected] = useState<{ graph: string; state: string } | undefined>();
+  const [openJob, setOpenJob] = useState(jobFromHash);
+  const [touched, setTouched] = useState(0);
+  const [path, setPath] = useState<{ name: string; highlight: PathHighlight } | undefined>();
+  const [reload, setReload] = useState(0);
+  const [edgeView, setEdgeView] = useState<{ rates: Map<string, number>; pulsing: Set<string> }>({ rates: new Map(), pulsing: new Set() });
+  const width = useWidth();
+  const openRef = useRef(openJob);
+  openRef.current = openJob;
+
+  const boot = useCallback(async () => {
+    try {
+      const cfg = await api.config();
+      const counts = await api.counts();
+      setNames(counts.names);
+      setPaused(counts.paused ?? cfg.paused);
+      setConfig(cfg);
+      setNeedToken(false);
+      setBootError(undefined);
+      setSelected((s) => s ?? (cfg.graphs[0] && { graph: cfg.graphs[0].id, state: cfg.graphs[0].graph.initial }));
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) {
+        setNeedToken(true);
+        setBootError(getToken() ? 'That token was not accepted.' : undefined);
+      } else setBootError(errorText(e));
+    }
+  }, []);
+
+  useEffect(() => {
+    void boot();
+  }, [boot]);
+
+  useEffect(() => applyTheme(theme, false), [theme]);
+
+  useEffect(() => {
+    const onHash = () => setOpenJob(jobFromHash());
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+
+  useEffect(() => {
+    if (openJob !== undefined && window.innerWidth < 1000) {
+      requestAnimationFrame(() => document.querySelector('[data-testid=job-detail]')?.scrollIntoView({ block: 'start' }));
+    }
+  }, [openJob]);
+
+  // The live stream: counts, edge rates and pulses, and news of the open job.
+  useEffect(() => {
+    if (!config) return;
+    const rates = new EdgeRates(config.graphs);
+    const pulseUntil = new Map<string, number>();
+    let lastAt = Date.now();
+    const refresh = () => {
+      const now = Date.now();
+      const pulsing = new Set<string>();
+      for (const [key, until] of pulseUntil) if (until > now) pulsing.add(key);
+      setEdgeView({ rates: rates.rates(lastAt), pulsing });
+    };
+    const timer = setInterval(refresh, 500);
+    const stop = openEventStream({
+      onTick(tick) {
+        lastAt = tick.at;
+        if (tick.names) setNames(tick.names);
+        const now = Date.now();
+        for (const key of rates.add(tick)) pulseUntil.set(key, now + PULSE_MS);
+        if (openRef.current !== undefined && tick.recent?.some((r) => r.id === openRef.current)) setTouched((n) => n + 1);
+        refresh();
+      },
+      onReset() {
+        rates.clear();
+        void boot();
+        setReload((n) => n + 1);
+      },
+      onConnection: setConnection,
+      onError(error) {
+        if (error.status === 401) {
+          setNeedToken(true);
+          setBootError('The server no longer accepts this token.');
+        }
+      },
+    });
+    return () => {
+      clearInterval(timer);
+      stop();
+    };
+  }, [config, boot]);
+
+  const graph = config?.graphs.find((g) => g.id === selected?.graph);
+  const listNames = useMemo(() => (config && graph ? namesOfGraph(config.graphs, graph, config.names) : []), [config, graph]);
+  const direction = width < NARROW ? 'DOWN' : 'RIGHT';
+  const readOnly = (config?.readOnly ?? false) || needToken;
+  const machineOf = useCallback((name: string) => (config ? graphForName(config.graphs, name)?.graph : undefined), [config]);
+  const onPath = useCallback(
+    (name: string | undefined, highlight: PathHighlight | undefined) => setPath(name && highlight ? { name, highlight } : undefined),
+    [],
+  );
+  const pathGraph = config && path ? graphForName(config.graphs, path.name)?.id : undefined;
+
+  return (
+    <>
+      <Header connection={connection} readOnly={readOnly} theme={theme} onTheme={(t) => {
+          setTheme(t);
+          applyTheme(t, true);
+        }} />
+      <main>
+        {needToken && (
+          <TokenForm
+            error={bootError}
+            onToken={(token) => {
+              setToken(token);
+              void boot();
+            }}
+          />
+        )}
+        {!needToken && !config && <p class="muted">{bootError ?? 'Loading…'}</p>}
+        {config && (
+          <>
+            <section class="panel" aria-labelledby="machine-title">
+              <div class="panel-head">
+                <h2 id="machine-title">Job lifecycle</h2>
+                <span class="muted small-text">counts now · edge rates over the last 5 min · select a state to list its jobs</span>
+              </div>
+              {config.graphs.map((g) => (
+                <div key={g.id} class="machine">
+                  {config.graphs.length > 1 && (
+                    <h3>
+                      {g.id} <span class="muted small-text">{g.names === null ? 'every other name' : g.names.join(', ')}</span>
+                    </h3>
+                  )}
+                  <Statechart
+                    graph={g}
+                    layout={g.layouts[direction]}
+                    counts={graphCounts(config.graphs, g, names)}
+                    rates={edgeView.rates}
+                    pulsing={edgeView.pulsing}
+                    selected={selected?.graph === g.id ? selected.state : undefined}
+                    path={pathGraph === g.id ? path?.highlight : undefined}
+                    onSelect={(state) => setSelected({ graph: g.id, state })}
+                  />
+                </div>
+              ))}
+            </section>
+            <div class="split">
+              {selected ? (
+                <JobList
+                  key={selected.graph}
+                  graphLabel={config.graphs.length > 1 ? selected.graph : undefined}
+                  accepts={(name) => config.graphs.length === 1 || graphForName(config.graphs, name)?.id === selected.graph}
+                  state={selected.state}
+                  names={listNames}
+                  readOnly={readOnly}
+                  paused={paused}
+                  openJob={openJob}
+                  reload={reload}
+                  onPaused={setPaused}
+                />
+              ) : (
+                <section class="panel muted">Select a state to list its jobs.</section>
+              )}
+              {openJob !== undefined ? (
+                <JobDetail
+                  key={openJob}
+                  id={openJob}
+                  touched={touched}
+                  edgesFor={machineOf}
+                  onPath={onPath}
+                  onClose={() => {
+                    history.replaceState(null, '', location.pathname + location.search);
+                    setOpenJob(undefined);
+                  }}
+                />
+              ) : (
+                <section class="panel placeholder">
+                  <p class="muted">Select a job to see its payload, errors and timeline.</p>
+                </section>
+              )}
+            </div>
+            <section class="panel" aria-labelledby="charts-title">
+              <h2 id="charts-title">Last hour</h2>
+              <Charts theme={theme} />
+            </section>
+            <section class="panel" aria-labelledby="workers-title">
+              <h2 id="workers-title">Workers</h2>
+              <Workers />
+            </section>
+          </>
+        )}
+      </main>
+      <Overlays />
+    </>
+  );
+}
+
+applyTheme(initialTheme(), false);
+render(<App />, document.getElementById('app')!);
