@@ -1,0 +1,48 @@
+/**
+ * Debian's Chromium driven by playwright-core, as the dashboard's users run
+ * it: headless, no browser download, no traffic beyond loopback. Every page
+ * records its console errors and warnings, uncaught exceptions and failed
+ * requests, so a test can assert there were none.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const ARTIFACTS = fileURLToPath(new URL('../e2e/artifacts/', import.meta.url));
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (.ci/run does)`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}
+
+export interface WatchedPage {
+  page: Page;
+  context: BrowserContext;
+  /** Console errors and warnings, page errors, and requests that failed or answered ≥ 400, as lines. */
+  problems: string[];
+}
+
+/** A fresh context (own storage) and page of this size and colour scheme, watched for problems. */
+export async function openPage(browser: Browser, options: { width: number; height: number; colorScheme?: 'light' | 'dark' }): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: { width: options.width, height: options.height }, colorScheme: options.colorScheme ?? 'light' });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('requestfailed', (r) => {
+    // A stream the page closes itself (tab hidden, page closed) is not a failure.
+    if (r.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
+  });
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  return { page, context, problems };
+}
