@@ -66,7 +66,10 @@ interface Seed {
 
 function add(counts: Counts, state: string, name: string, n: number): void {
   let byName = counts.get(state);
-  if (!byName) counts.set(state, (byName = new Map()));
+  if (!byName) {
+    byName = new Map();
+    counts.set(state, byName);
+  }
   const next = (byName.get(name) ?? 0) + n;
   if (next === 0) byName.delete(name);
   else byName.set(name, next);

@@ -139,7 +139,10 @@ export function backlogBackwards(
   const perBucket = new Map<string, Float64Array>();
   const row = (name: string) => {
     let r = perBucket.get(name);
-    if (!r) perBucket.set(name, (r = new Float64Array(o.len)));
+    if (!r) {
+      r = new Float64Array(o.len);
+      perBucket.set(name, r);
+    }
     return r;
   };
   for (const name of Object.keys(current)) row(name);

@@ -49,7 +49,10 @@ export function createWorkers(store: Store, now: () => number): Workers {
     for (const lease of found.running) {
       const owner = lease.owner ?? '(no owner)';
       let w = byOwner.get(owner);
-      if (!w) byOwner.set(owner, (w = { owner, lastSeen: claimers.get(owner) ?? lease.since, running: [] }));
+      if (!w) {
+        w = { owner, lastSeen: claimers.get(owner) ?? lease.since, running: [] };
+        byOwner.set(owner, w);
+      }
       w.lastSeen = Math.max(w.lastSeen, lease.since);
       w.running.push({ id: lease.id, name: lease.name, since: lease.since, lockedUntil: lease.lockedUntil, progress: lease.progress });
     }
