@@ -107,14 +107,20 @@ export function createDashboardLive(queue: Queue<any>, options: DashboardLiveOpt
     maxReplayRows: options.maxReplayRows,
   });
 
-  // Keeps the feed running between requests: an inner subscriber, dropped after `idleMs` of quiet.
+  // Keeps the feed running while requests wait and pages listen, and for `idleMs` after: an inner subscriber.
   let inner: Promise<() => void> | undefined;
   let idleTimer: TimerHandle | undefined;
+  let users = 0;
   let closed = false;
-  const touch = () => {
-    if (closed) return;
-    inner ??= feed.subscribe(() => {});
+  const use = () => {
+    users++;
     if (idleTimer !== undefined) clock.clearTimeout(idleTimer);
+    idleTimer = undefined;
+    if (!closed) inner ??= feed.subscribe(() => {});
+  };
+  const done = () => {
+    users--;
+    if (users > 0 || closed) return;
     idleTimer = clock.setTimeout(() => {
       idleTimer = undefined;
       const stop = inner;
@@ -122,6 +128,15 @@ export function createDashboardLive(queue: Queue<any>, options: DashboardLiveOpt
       void stop?.then((unsubscribe) => unsubscribe());
     }, idleMs);
     (idleTimer as { unref?: () => void }).unref?.();
+  };
+  /** Runs `fn` with the feed running. */
+  const using = async <T>(fn: () => Promise<T>): Promise<T> => {
+    use();
+    try {
+      return await fn();
+    } finally {
+      done();
+    }
   };
   const seeded = async (): Promise<void> => {
     await inner;
@@ -137,30 +152,35 @@ export function createDashboardLive(queue: Queue<any>, options: DashboardLiveOpt
   };
 
   return {
-    async counts() {
-      touch();
-      await seeded();
-      const paused = await store.paused();
-      const names = paused.filter((name) => name !== WHOLE_QUEUE).sort();
-      return { at: now(), ...counts.view(), paused: { all: names.length < paused.length, names } };
-    },
-    async series() {
-      touch();
-      await seeded();
-      return series.view();
-    },
-    async workers() {
-      touch();
-      return workers.view();
-    },
+    counts: () =>
+      using(async () => {
+        await seeded();
+        const paused = await store.paused();
+        const names = paused.filter((name) => name !== WHOLE_QUEUE).sort();
+        return { at: now(), ...counts.view(), paused: { all: names.length < paused.length, names } };
+      }),
+    series: () =>
+      using(async () => {
+        await seeded();
+        return series.view();
+      }),
+    workers: () => using(() => workers.view()),
     async subscribe(send, lastEventId) {
-      touch();
-      await seeded();
-      const unsubscribe = await feed.subscribe(send, lastEventId);
-      return () => {
-        unsubscribe();
-        touch(); // the idle spell starts when the page leaves
-      };
+      use();
+      try {
+        await seeded();
+        const unsubscribe = await feed.subscribe(send, lastEventId);
+        let left = false;
+        return () => {
+          if (left) return;
+          left = true;
+          unsubscribe();
+          done(); // the idle spell starts when the last page leaves
+        };
+      } catch (err) {
+        done();
+        throw err;
+      }
     },
     async close() {
       closed = true;

@@ -2,9 +2,9 @@
  * The dashboard's live data: counts, the hour's series and workers as JSON,
  * and the change feed as Server-Sent Events (`GET /v1/dashboard/events`).
  *
- * The routes own `live`: it is closed with the fastify instance, after the
- * open event streams are ended (an open stream would keep the server from
- * closing).
+ * The routes own `live`: it is closed with the fastify instance. Open event
+ * streams are ended first (`preClose`): the server waits for its connections
+ * to end before it closes, and a stream never would.
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
@@ -63,9 +63,13 @@ export function dashboardLiveRoutes(app: FastifyInstance, live: DashboardLive): 
     res.on('close', end);
   });
 
-  app.addHook('onClose', async () => {
+  // Before the server waits for its connections to end: an open stream never would.
+  app.addHook('preClose', async () => {
     for (const res of [...streams]) res.end();
     streams.clear();
+  });
+  app.addHook('onClose', async () => {
+    for (const res of [...streams]) res.end();
     await live.close();
   });
 }
