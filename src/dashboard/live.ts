@@ -41,6 +41,8 @@ export interface DashboardLive {
   workers(): Promise<WorkersView>;
   /** Sends ticks (and a reset for a cursor it cannot replay) until the returned function is called. */
   subscribe(send: (message: FeedMessage) => void, lastEventId?: string): Promise<() => void>;
+  /** The change feed is reading the store (someone looked within `idleMs`). */
+  running(): boolean;
   close(): Promise<void>;
 }
 
@@ -182,6 +184,7 @@ export function createDashboardLive(queue: Queue<any>, options: DashboardLiveOpt
         throw err;
       }
     },
+    running: () => feed.running(),
     async close() {
       closed = true;
       if (idleTimer !== undefined) clock.clearTimeout(idleTimer);

@@ -8,11 +8,11 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage } from
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Tick } from '../../src/dashboard/change-feed.js';
-import { createDashboardLive, type DashboardLiveOptions } from '../../src/dashboard/live.js';
+import { createDashboardLive, type DashboardLive, type DashboardLiveOptions } from '../../src/dashboard/live.js';
 import { dashboardLiveRoutes } from '../../src/http/routes/dashboard-live.js';
 import { defineJob, type Queue } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
-import { events } from '../helpers/wait.js';
+import { events, waitFor } from '../helpers/wait.js';
 
 const fx = useQueues();
 const apps: FastifyInstance[] = [];
@@ -22,14 +22,14 @@ afterEach(async () => {
   for (const app of apps.splice(0)) await app.close();
 });
 
-async function serve(queue: Queue, options: DashboardLiveOptions = {}): Promise<{ app: FastifyInstance; url: string }> {
+async function serve(queue: Queue, options: DashboardLiveOptions = {}): Promise<{ app: FastifyInstance; url: string; live: DashboardLive }> {
   const app = Fastify();
   const live = createDashboardLive(queue, { intervalMs: 20, ...options });
   await app.register(async (a) => dashboardLiveRoutes(a, live));
   await app.listen({ port: 0, host: '127.0.0.1' });
   apps.push(app);
   const address = app.server.address() as { port: number };
-  return { app, url: `http://127.0.0.1:${address.port}` };
+  return { app, url: `http://127.0.0.1:${address.port}`, live };
 }
 
 interface SseMessage {
@@ -105,7 +105,7 @@ describe('GET /v1/dashboard/events', () => {
   ] as Array<[string, DashboardLiveOptions]>) {
     it(`a reconnect with Last-Event-ID gets every change made meanwhile, once (${label})`, async () => {
       const q = fx.open({ jobs: jobs() });
-      const { url } = await serve(q, options);
+      const { url, live } = await serve(q, options);
       const first = connect(url);
       const res = await first.opened;
       expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
@@ -118,6 +118,8 @@ describe('GET /v1/dashboard/events', () => {
       expect(first.ticks().at(-1)!.counts).toEqual({ pending: 2 });
       const lastId = first.messages.filter((m) => m.id).at(-1)!.id!;
       first.close();
+      // Without a listener and with no idle spell, the feed stops: the reconnect starts it again from a new cursor.
+      if (options.idleMs === 0) await waitFor(() => !live.running());
 
       // Meanwhile: 2 + 5 jobs each claimed and completed, N = 14 transitions, and 5 enqueues.
       const done = events(q.events$, (e) => e.to === 'completed', 7);
