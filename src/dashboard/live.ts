@@ -22,7 +22,7 @@ export interface DashboardLiveOptions {
   idleMs?: number;
   /** How long a request waits for the first exact count, ms (then it gets partial counts, `seeding: true`). Default 10 s. */
   seedWaitMs?: number;
-  /** Ids counted per read while seeding. Default 100 000. */
+  /** Ids counted per read while seeding. Default 25 000. */
   sliceIds?: number;
   driftCheckMs?: number;
   reseedMs?: number;

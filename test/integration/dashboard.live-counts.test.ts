@@ -162,3 +162,34 @@ describe('live counts', () => {
     expect((await live.counts()).states).toEqual({ completed: 4 });
   });
 });
+
+describe('series rebuilt from the history at start', () => {
+  it('hold the hour before the live data began: completions, failures, waits and the backlog', async () => {
+    const jobs = [
+      defineJob({ name: 'ok', handler: () => 'done' }),
+      defineJob({ name: 'bad', retry: { attempts: 2, backoff: { type: 'fixed', delay: 1 } }, handler: () => { throw new Error('no'); } }),
+    ];
+    const q = fx.open({ jobs });
+    await q.enqueueMany([...Array.from({ length: 5 }, (_, i) => ({ name: 'ok', payload: i })), { name: 'bad', payload: 0 }]);
+    const finished = events(q.events$, (e) => e.to === 'completed' || e.to === 'dead', 6);
+    await q.start();
+    await finished;
+    await q.stop();
+    await q.enqueueMany([{ name: 'ok', payload: 'waiting' }, { name: 'later', payload: 1 }]);
+    const live = open(q);
+    const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
+    const deadline = Date.now() + 10_000;
+    let series = await live.series();
+    while ((sum(series.throughput.completed) < 5 || sum(series.throughput.failed) < 2) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      series = await live.series();
+    }
+    expect(sum(series.throughput.completed)).toBe(5);
+    expect(sum(series.throughput.failed)).toBe(2); // both attempts of `bad`
+    expect(series.latency.p50.some((p) => p !== null)).toBe(true);
+    expect(series.backlog.names.ok!.at(-1)).toBe(1);
+    expect(series.backlog.names.later!.at(-1)).toBe(1);
+    // Before the jobs were enqueued, nothing was pending.
+    expect(series.backlog.names.ok![0]).toBe(0);
+  });
+});
