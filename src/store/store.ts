@@ -202,6 +202,94 @@ export interface StoreDiagnostics {
   integrity?: string[];
 }
 
+/**
+ * How far a reader of the store's changes has seen: the newest job id and
+ * history row id it read. Both only grow, in commit order.
+ */
+export interface ChangeCursor {
+  jobId: number;
+  historyId: number;
+}
+
+/** Job ids in (after, upTo]. */
+export interface IdRange {
+  after: number;
+  upTo: number;
+}
+
+export interface ChangeOptions {
+  /** Read no further than this cursor (default: everything committed). */
+  upTo?: ChangeCursor;
+  /** Claims to sample for wait times (newest first). Default 500. */
+  latencySamples?: number;
+  /** Also count the jobs with these ids by state and name, in the same read (left out when the read stops short: `more`). */
+  countIds?: IdRange;
+  /** Flag (`marked`) the transitions of jobs with these ids. */
+  markIds?: IdRange;
+  /** Also count every job, in the same read (left out when `more`). */
+  total?: boolean;
+}
+
+export interface TransitionGroup {
+  /** `at` / 1000, floored. */
+  second: number;
+  from: string | null;
+  to: string;
+  event: string;
+  /** `null` when the job is gone. */
+  name: string | null;
+  /** The job's id lies in `markIds`. */
+  marked: boolean;
+  count: number;
+}
+
+/** One change in detail: a transition, or an enqueue (`from: null`, event `job.enqueue`). */
+export interface RecentChange {
+  /** The job's id. */
+  id: number;
+  name: string | null;
+  from: string | null;
+  to: string;
+  event: string;
+  at: number;
+}
+
+export interface StateNameCount {
+  state: string;
+  name: string;
+  count: number;
+}
+
+/** What changed after a cursor: new jobs and history rows, aggregated. */
+export interface ChangeBatch {
+  /** Where the next read starts. */
+  cursor: ChangeCursor;
+  /** The read stopped at its row limit: more changes follow. */
+  more: boolean;
+  /** New jobs by second of creation and name. */
+  enqueued: Array<{ second: number; name: string; count: number }>;
+  transitions: TransitionGroup[];
+  /** The newest ≤ 50 changes, oldest first. */
+  recent: RecentChange[];
+  /** Sampled claims: when, and how long the job had waited to start, ms. */
+  latency: Array<{ at: number; ms: number }>;
+  /** Lease owners that claimed, with their last claim's time. */
+  claimers: Array<{ owner: string; at: number }>;
+  counts?: StateNameCount[];
+  total?: number;
+}
+
+/** A job held under a lease. */
+export interface LeaseView {
+  id: number;
+  name: string;
+  owner: string | null;
+  lockedUntil: number | null;
+  progress: number | null;
+  /** When it was claimed. */
+  since: number;
+}
+
 export interface Store {
   insert(jobs: readonly NewJob[], at: number): Promise<InsertResult[]>;
   claim(request: ClaimRequest): Promise<LeasedJob[]>;
@@ -244,5 +332,18 @@ export interface Store {
   diagnose(options: { integrity: boolean; now: number }): Promise<StoreDiagnostics>;
   /** Deletes up to `limit` jobs finished in `state` before `before`, with their history; returns how many. */
   purgeFinished(state: string, before: number, limit: number): Promise<number>;
+  /**
+   * New jobs and history rows after `after` (from the newest when `null`: no
+   * changes, only the cursor), at most `limit` of each, in one read
+   * transaction: counts asked for agree with the returned cursor. For
+   * litejobs' dashboard; a store of one's own may leave these out.
+   */
+  changes?(after: ChangeCursor | null, limit: number, options?: ChangeOptions): Promise<ChangeBatch>;
+  /** Exact job counts by state and name, of every job or of those with ids in `ids`. */
+  countByStateAndName?(ids?: IdRange): Promise<StateNameCount[]>;
+  /** Jobs held under a lease, and lease owners that claimed since `since` (of the newest `limit` history rows at most). */
+  leases?(since: number, limit: number): Promise<{ running: LeaseView[]; claimers: Array<{ owner: string; at: number }> }>;
+  /** A cursor just before the first job created and the first history row written at or after `at` (ids follow time, near enough). */
+  cursorAt?(at: number): Promise<ChangeCursor>;
   close(): Promise<void>;
 }

@@ -12,6 +12,7 @@ import { browseJobs } from './browse-jobs.js';
 import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
 import { createClaim } from './claim.js';
+import { createDashboardReads } from './dashboard-reads.js';
 import { createFullDiskRecovery } from './disk-full.js';
 import { listJobs } from './list-jobs.js';
 import { namesStatement } from './names-statement.js';
@@ -208,6 +209,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const walWatches = new Set<() => void>();
 
   const recoverFromFull = createFullDiskRecovery(db, options.path, options.onWarning);
+  const dashboard = createDashboardReads(db);
 
   const store: Store = {
     insert: async (jobs, at) => (jobs.length === 1 && jobs[0]!.key === null ? insertSingle(jobs[0]!, at) : insertTx.immediate(jobs, at)),
@@ -272,6 +274,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     diagnose: async (o) => admin.diagnose(o),
     // A store opened without `retentionIndex` builds the index on its first purge, before the purge's transaction.
     purgeFinished: async (state, before, limit) => purgeTx.immediate(ensureRetentionIndex(), state, before, limit),
+    changes: async (after, limit, o) => dashboard.changes(after, limit, o),
+    countByStateAndName: async (ids) => dashboard.countByStateAndName(ids),
+    leases: async (since, limit) => dashboard.leases(since, limit),
+    cursorAt: async (at) => dashboard.cursorAt(at),
     close: async () => {
       for (const stop of [...walWatches]) stop();
       await checkpointer?.close();

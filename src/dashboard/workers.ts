@@ -1,0 +1,88 @@
+/**
+ * Who works on the queue: every lease owner holding jobs now, and the owners
+ * seen claiming in the last minute (idle ones with `running: []`). Claims
+ * reach it through the change feed; leases are read on demand (the processing
+ * rows, by their partial index), at most once a second unless new claims came.
+ */
+import type { ChangeBatch, ChangeCursor, Store } from '../store/store.js';
+
+export const SEEN_WITHIN_MS = 60_000;
+const LEASES_TTL_MS = 1000;
+/** History rows read back for the claims of the last minute when the feed starts. */
+const START_ROWS = 100_000;
+
+export interface WorkerView {
+  owner: string;
+  lastSeen: number;
+  running: Array<{ id: number; name: string; since: number; lockedUntil: number | null; progress: number | null }>;
+}
+
+export interface WorkersView {
+  at: number;
+  workers: WorkerView[];
+}
+
+export interface Workers {
+  start(cursor: ChangeCursor): void;
+  apply(batch: ChangeBatch): void;
+  view(): Promise<WorkersView>;
+}
+
+export function createWorkers(store: Store, now: () => number): Workers {
+  const leases = store.leases?.bind(store);
+  if (!leases) throw new TypeError('the dashboard needs a store that lists leases (store.leases)');
+  const claimers = new Map<string, number>();
+  let cached: { at: number; view: Promise<WorkersView> } | undefined;
+  /** Claims of the minute before the feed started are read once, with the first leases. */
+  let fromHistory = true;
+
+  const seen = (owner: string, at: number) => {
+    if ((claimers.get(owner) ?? Number.NEGATIVE_INFINITY) < at) claimers.set(owner, at);
+  };
+
+  const read = async (t: number): Promise<WorkersView> => {
+    const since = t - SEEN_WITHIN_MS;
+    const found = await leases(since, fromHistory ? START_ROWS : 0);
+    if (fromHistory) for (const c of found.claimers) seen(c.owner, c.at);
+    fromHistory = false;
+    const byOwner = new Map<string, WorkerView>();
+    for (const lease of found.running) {
+      const owner = lease.owner ?? '(no owner)';
+      let w = byOwner.get(owner);
+      if (!w) {
+        w = { owner, lastSeen: claimers.get(owner) ?? lease.since, running: [] };
+        byOwner.set(owner, w);
+      }
+      w.lastSeen = Math.max(w.lastSeen, lease.since);
+      w.running.push({ id: lease.id, name: lease.name, since: lease.since, lockedUntil: lease.lockedUntil, progress: lease.progress });
+    }
+    for (const [owner, at] of claimers) {
+      if (at < since) claimers.delete(owner);
+      else if (!byOwner.has(owner)) byOwner.set(owner, { owner, lastSeen: at, running: [] });
+    }
+    return { at: t, workers: [...byOwner.values()].sort((a, b) => a.owner.localeCompare(b.owner)) };
+  };
+
+  return {
+    start() {
+      claimers.clear();
+      cached = undefined;
+      fromHistory = true;
+    },
+    apply(batch) {
+      for (const c of batch.claimers) seen(c.owner, c.at);
+      if (batch.claimers.length > 0) cached = undefined;
+    },
+    view() {
+      const t = now();
+      if (!cached || t - cached.at >= LEASES_TTL_MS || t < cached.at) {
+        const view = read(t);
+        cached = { at: t, view };
+        view.catch(() => {
+          if (cached?.view === view) cached = undefined;
+        });
+      }
+      return cached.view;
+    },
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * The dashboard's reads: what changed after a cursor (new jobs, history rows),
+ * exact counts in slices of ids, leases, and a cursor for a point in time.
+ *
+ * `changes()` runs every statement of one read in one transaction, so that the
+ * counts it returns agree with its cursor: a reader that applies every later
+ * change on top of them stays exact.
+ */
+import type Database from 'better-sqlite3';
+import type { ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, RecentChange, StateNameCount, TransitionGroup } from '../store.js';
+import { sql } from './sql.js';
+
+/** The detailed changes a batch carries at most. */
+const RECENT = 50;
+const NO_RANGE: IdRange = { after: 0, upTo: 0 };
+
+interface Ranges {
+  jobs: IdRange;
+  history: IdRange;
+}
+
+export interface DashboardReads {
+  changes(after: ChangeCursor | null, limit: number, options?: ChangeOptions): ChangeBatch;
+  countByStateAndName(ids?: IdRange): StateNameCount[];
+  leases(since: number, limit: number): { running: LeaseView[]; claimers: Array<{ owner: string; at: number }> };
+  cursorAt(at: number): ChangeCursor;
+}
+
+export function createDashboardReads(db: Database.Database): DashboardReads {
+  const s = {
+    heads: db.prepare<[], ChangeCursor>(sql('changes-heads')),
+    enqueued: db.prepare(sql('changes-enqueued')),
+    transitions: db.prepare(sql('changes-transitions')),
+    recent: db.prepare(sql('changes-recent')),
+    recentJobs: db.prepare(sql('changes-recent-jobs')),
+    latency: db.prepare(sql('changes-latency')),
+    claimers: db.prepare(sql('changes-claimers')),
+    countSlice: db.prepare(sql('count-by-state-name')),
+    countJobs: db.prepare(sql('count-jobs')).pluck(),
+    leases: db.prepare(sql('leases')),
+    historyAt: db.prepare(sql('history-at-id')),
+    jobsAt: db.prepare(sql('jobs-created-at-id')),
+  };
+
+  const recent = (r: Ranges): RecentChange[] => {
+    const rows = [
+      ...(s.recent.all({ ...r.history, limit: RECENT }) as RecentChange[]),
+      ...(s.recentJobs.all({ ...r.jobs, limit: RECENT }) as RecentChange[]),
+    ];
+    // Jobs and history rows have ids of their own: time orders them, stable within each.
+    rows.reverse().sort((a, b) => a.at - b.at);
+    return rows.slice(-RECENT);
+  };
+
+  const changesTx = db.transaction((after: ChangeCursor | null, limit: number, o: ChangeOptions): ChangeBatch => {
+    const head = s.heads.get()!;
+    const end = o.upTo ? { jobId: Math.min(head.jobId, o.upTo.jobId), historyId: Math.min(head.historyId, o.upTo.historyId) } : head;
+    const from = after ?? end;
+    // An id range bounds the rows it holds (ids are never reused; deletions only thin it out).
+    const cursor = { jobId: Math.min(end.jobId, from.jobId + limit), historyId: Math.min(end.historyId, from.historyId + limit) };
+    const more = cursor.jobId < end.jobId || cursor.historyId < end.historyId;
+    const r: Ranges = {
+      jobs: { after: from.jobId, upTo: Math.max(from.jobId, cursor.jobId) },
+      history: { after: from.historyId, upTo: Math.max(from.historyId, cursor.historyId) },
+    };
+    const batch: ChangeBatch = { cursor: { jobId: r.jobs.upTo, historyId: r.history.upTo }, more, enqueued: [], transitions: [], recent: [], latency: [], claimers: [] };
+    if (r.jobs.upTo > r.jobs.after) batch.enqueued = s.enqueued.all(r.jobs) as ChangeBatch['enqueued'];
+    if (r.history.upTo > r.history.after) {
+      const mark = o.markIds ?? NO_RANGE;
+      batch.transitions = (s.transitions.all({ ...r.history, markAfter: mark.after, markUpTo: mark.upTo }) as Array<Omit<TransitionGroup, 'marked'> & { marked: number }>).map((g) => ({
+        ...g,
+        marked: g.marked === 1,
+      }));
+      batch.latency = (s.latency.all({ ...r.history, limit: o.latencySamples ?? 500 }) as ChangeBatch['latency']).reverse();
+      batch.claimers = s.claimers.all(r.history) as ChangeBatch['claimers'];
+    }
+    if (batch.enqueued.length > 0 || batch.transitions.length > 0) batch.recent = recent(r);
+    // Counts hold at the snapshot's end only: a read that stopped short leaves them for the next.
+    if (!more && !o.upTo) {
+      if (o.countIds) batch.counts = s.countSlice.all(o.countIds) as StateNameCount[];
+      if (o.total) batch.total = s.countJobs.get() as number;
+    }
+    return batch;
+  });
+
+  /** The first id whose time is at or after `at`, by bisection over ids (ids follow time near enough). */
+  const firstAt = (probe: Database.Statement, maxId: number, at: number): number => {
+    let lo = 1;
+    let hi = maxId + 1;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const row = probe.get({ id: mid }) as { id: number; at: number } | undefined;
+      if (!row || row.at >= at) hi = mid;
+      else lo = row.id + 1;
+    }
+    return lo;
+  };
+
+  const cursorAtTx = db.transaction((at: number): ChangeCursor => {
+    const head = s.heads.get()!;
+    return { jobId: firstAt(s.jobsAt, head.jobId, at) - 1, historyId: firstAt(s.historyAt, head.historyId, at) - 1 };
+  });
+
+  const leasesTx = db.transaction((since: number, limit: number) => {
+    const head = s.heads.get()!;
+    const after = Math.max(head.historyId - limit, firstAt(s.historyAt, head.historyId, since) - 1);
+    return {
+      running: s.leases.all() as LeaseView[],
+      claimers: s.claimers.all({ after, upTo: head.historyId }) as Array<{ owner: string; at: number }>,
+    };
+  });
+
+  return {
+    changes: (after, limit, options = {}) => changesTx.deferred(after, limit, options),
+    countByStateAndName: (ids) => s.countSlice.all(ids ?? { after: 0, upTo: Number.MAX_SAFE_INTEGER }) as StateNameCount[],
+    leases: (since, limit) => leasesTx.deferred(since, limit),
+    cursorAt: (at) => cursorAtTx.deferred(at),
+  };
+}
