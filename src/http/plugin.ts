@@ -14,7 +14,9 @@ import { bearerCheck } from './auth.js';
 import { HttpError, toErrorReply } from './errors.js';
 import { createQueueMetrics } from './metrics.js';
 import { controlRoutes } from './routes/control.js';
+import { createDashboardLive } from '../dashboard/live.js';
 import { dashboardRoutes } from './routes/dashboard.js';
+import { dashboardLiveRoutes } from './routes/dashboard-live.js';
 import { dashboardPage } from './routes/dashboard-page.js';
 import { checkHooks, hookRoutes, type HookOptions } from './routes/hooks.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -107,7 +109,11 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
     }
     jobRoutes(authed, queue, options.batchBodyLimit ?? 16 * MiB, bodyLimit);
     controlRoutes(authed, queue);
-    if (withDashboard) dashboardRoutes(authed, queue, { readOnly: options.readOnly === true });
+    if (withDashboard) {
+      dashboardRoutes(authed, queue, { readOnly: options.readOnly === true });
+      // The routes own the live data: they close it with the server.
+      dashboardLiveRoutes(authed, createDashboardLive(queue));
+    }
     // In a context of its own: its body parser keeps the raw body, for these routes only.
     await authed.register(async (hookApp) => hookRoutes(hookApp, queue, hooks, options.onlyListedHooks === true, bodyLimit));
     if (options.metrics !== false) {
