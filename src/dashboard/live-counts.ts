@@ -10,10 +10,10 @@
  * out (its slice, counted later, holds its effect); every other row applies.
  *
  * Drift: deletions (retention) and processes that keep no history change
- * counts unseen. Every `driftCheckMs` the total is compared with `count(*)`
- * taken in the same read; on a difference, and every `reseedMs` anyway, a new
- * seed is counted beside the current counts, which keep answering until it is
- * complete.
+ * counts unseen. Every read carries the store's count of deleted jobs (one
+ * row, no scan); when it moved, and every `reseedMs` anyway, a new seed is
+ * counted beside the current counts, which keep answering until it is
+ * complete. Deletions during a seed call for one more once it is done.
  */
 import { JobState } from '../../machines/job.machine.js';
 import type { Clock } from '../lib/clock.js';
@@ -32,8 +32,8 @@ export interface CountsView {
 
 export interface LiveCounts {
   /** What the next read should also count or mark; called before each read with its start. */
-  readOptions(after: ChangeCursor): Pick<ChangeOptions, 'countIds' | 'markIds' | 'total'>;
-  /** Applies a read's changes (and the slice or total it was asked for). */
+  readOptions(after: ChangeCursor): Pick<ChangeOptions, 'countIds' | 'markIds'>;
+  /** Applies a read's changes (and the slice it was asked for, and the deletions count). */
   apply(batch: ChangeBatch): void;
   view(): CountsView;
   /** Pending jobs per name (of the counts that answer). */
@@ -51,7 +51,6 @@ export interface LiveCounts {
 export interface LiveCountsOptions {
   clock: Clock;
   sliceIds?: number;
-  driftCheckMs?: number;
   reseedMs?: number;
   onReseed?: (reason: string) => void;
 }
@@ -75,21 +74,16 @@ function add(counts: Counts, state: string, name: string, n: number): void {
   else byName.set(name, next);
 }
 
-function total(counts: Counts): number {
-  let sum = 0;
-  for (const byName of counts.values()) for (const n of byName.values()) sum += n;
-  return sum;
-}
-
 export function createLiveCounts(o: LiveCountsOptions): LiveCounts {
   // ≈25 ms of counting per read on a million-row file: short stalls of the event loop.
   const sliceIds = o.sliceIds ?? 25_000;
-  const driftCheckMs = o.driftCheckMs ?? 10_000;
   const reseedMs = o.reseedMs ?? 300_000;
   let current: Counts | null = null;
   let seed: Seed | null = { counts: new Map(), done: 0, target: null };
   let seedStarted = o.clock.now();
-  let lastCheck = o.clock.now();
+  /** The store's deletions count as last read; a seed is due when it moves. */
+  let deleted: number | undefined;
+  let reseedAfterSeed = false;
   /** The slice the last read was asked to count. */
   let asked: IdRange | undefined;
 
@@ -120,7 +114,7 @@ export function createLiveCounts(o: LiveCountsOptions): LiveCounts {
         return { countIds: asked, markIds: { after: seed.done, upTo: seed.target } };
       }
       asked = undefined;
-      return now - lastCheck >= driftCheckMs ? { total: true } : {};
+      return {};
     },
     apply(batch) {
       if (current) applyTo(current, batch, false);
@@ -133,14 +127,18 @@ export function createLiveCounts(o: LiveCountsOptions): LiveCounts {
         if (seed.done >= seed.target) {
           current = seed.counts;
           seed = null;
-          lastCheck = o.clock.now();
+          if (reseedAfterSeed) {
+            reseedAfterSeed = false;
+            reseed('jobs deleted while counting');
+          }
         }
       }
       asked = undefined;
-      if (batch.total !== undefined && current && !seed) {
-        lastCheck = o.clock.now();
-        const live = total(current);
-        if (live !== batch.total) reseed(`live total ${live} differs from the table's ${batch.total}`);
+      if (batch.deleted !== undefined) {
+        const moved = deleted !== undefined && batch.deleted !== deleted;
+        deleted = batch.deleted;
+        if (moved && seed) reseedAfterSeed = true;
+        else if (moved) reseed('jobs deleted (retention)');
       }
     },
     view() {

@@ -24,7 +24,6 @@ export interface DashboardLiveOptions {
   seedWaitMs?: number;
   /** Ids counted per read while seeding. Default 25 000. */
   sliceIds?: number;
-  driftCheckMs?: number;
   reseedMs?: number;
   chunkRows?: number;
   maxReplayRows?: number;
@@ -56,7 +55,6 @@ export function createDashboardLive(queue: Queue<any>, options: DashboardLiveOpt
   const counts = createLiveCounts({
     clock,
     sliceIds: options.sliceIds,
-    driftCheckMs: options.driftCheckMs,
     reseedMs: options.reseedMs,
     onReseed: (reason) => logger.debug({ reason }, 'dashboard: counting jobs again'),
   });

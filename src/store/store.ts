@@ -226,8 +226,6 @@ export interface ChangeOptions {
   countIds?: IdRange;
   /** Flag (`marked`) the transitions of jobs with these ids. */
   markIds?: IdRange;
-  /** Also count every job, in the same read (left out when `more`). */
-  total?: boolean;
 }
 
 export interface TransitionGroup {
@@ -276,7 +274,8 @@ export interface ChangeBatch {
   /** Lease owners that claimed, with their last claim's time. */
   claimers: Array<{ owner: string; at: number }>;
   counts?: StateNameCount[];
-  total?: number;
+  /** Jobs deleted so far without a transition (retention), as of this read (left out when `more`). */
+  deleted?: number;
 }
 
 /** A job held under a lease. */

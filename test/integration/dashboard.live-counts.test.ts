@@ -20,7 +20,7 @@ afterEach(async () => {
 
 const open = (queue: Queue, options: Parameters<typeof createDashboardLive>[1] = {}) => {
   // No drift check unless a test asks: the changes alone must keep the counts exact.
-  const live = createDashboardLive(queue, { intervalMs: 20, sliceIds: 3, driftCheckMs: 600_000, ...options });
+  const live = createDashboardLive(queue, { intervalMs: 20, sliceIds: 3, ...options });
   lives.push(live);
   return live;
 };
@@ -103,7 +103,7 @@ describe('live counts', () => {
     const done = events(q.events$, (e) => e.to === 'completed', 60);
     await q.start();
     // 2 ids per read: the seed takes 30 reads while jobs are claimed and completed; no drift check to set it right.
-    const live = open(q, { sliceIds: 2, driftCheckMs: 600_000 });
+    const live = open(q, { sliceIds: 2 });
     const seen = live.counts();
     await done;
     expect((await seen).seeding).toBeUndefined();
@@ -111,11 +111,11 @@ describe('live counts', () => {
     expect((await live.counts()).states).toEqual({ completed: 60 });
   });
 
-  it('follow deletions by retention (seen by the drift check)', async () => {
+  it('follow deletions by retention (seen by the store deletions count)', async () => {
     const q = fx.open({ retention: { completed: 0 }, jobs: [defineJob({ name: 'gone', handler: () => 1 })] });
     await q.enqueueMany(Array.from({ length: 5 }, (_, i) => ({ name: 'gone', payload: i })));
     await q.enqueue('kept', {});
-    const live = open(q, { driftCheckMs: 50 });
+    const live = open(q);
     await countsSettle(live, q);
     const done = events(q.events$, (e) => e.to === 'completed', 5);
     await q.start();

@@ -75,4 +75,31 @@ describe('job ids are never reused', () => {
     expect(raw.prepare('SELECT state FROM jobs WHERE id = ?').pluck().get(fresh!.id)).toBe('pending');
     raw.close();
   });
+
+  it('history ids are never reused either, and every deletion is counted', async () => {
+    // Retention 0 deletes each job with its history as it completes: the newest history rows go with it.
+    const q = fx.open({ retention: { completed: 0 }, jobs: [defineJob({ name: 'j', handler: () => 'ok' })] });
+    const raw = new Database(fx.path(), { readonly: true });
+    const top = () => raw.prepare('SELECT coalesce(max(id), 0) FROM job_history').pluck().get() as number;
+    const deleted = () => raw.prepare("SELECT value FROM queue_meta WHERE key = 'deleted'").pluck().get() as number;
+    try {
+      const { id } = await q.enqueue('j', 1);
+      const done = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'completed');
+      await q.start();
+      await done;
+      await q.stop();
+      const seen = top(); // a reader that had read every history row so far
+      expect(seen).toBeGreaterThan(0);
+      expect(deleted()).toBe(1);
+      const { id: next } = await q.enqueue('other', 2);
+      await q.cancel(next);
+      const fresh = raw.prepare('SELECT id FROM job_history WHERE job_id = ?').pluck().all(next) as number[];
+      expect(fresh).toHaveLength(1);
+      expect(fresh[0]).toBeGreaterThan(seen);
+      // The tombstone keeping the id belongs to no job: a job's history never shows it.
+      expect((await q.history(next)).map((t) => t.event)).toEqual(['job.enqueue', 'job.cancel']);
+    } finally {
+      raw.close();
+    }
+  });
 });

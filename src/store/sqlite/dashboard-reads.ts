@@ -36,7 +36,7 @@ export function createDashboardReads(db: Database.Database): DashboardReads {
     latency: db.prepare(sql('changes-latency')),
     claimers: db.prepare(sql('changes-claimers')),
     countSlice: db.prepare(sql('count-by-state-name')),
-    countJobs: db.prepare(sql('count-jobs')).pluck(),
+    deleted: db.prepare(sql('deleted-count')).pluck(),
     leases: db.prepare(sql('leases')),
     historyAt: db.prepare(sql('history-at-id')),
     jobsAt: db.prepare(sql('jobs-created-at-id')),
@@ -78,7 +78,7 @@ export function createDashboardReads(db: Database.Database): DashboardReads {
     // Counts hold at the snapshot's end only: a read that stopped short leaves them for the next.
     if (!more && !o.upTo) {
       if (o.countIds) batch.counts = s.countSlice.all(o.countIds) as StateNameCount[];
-      if (o.total) batch.total = s.countJobs.get() as number;
+      batch.deleted = s.deleted.get() as number;
     }
     return batch;
   });

@@ -19,6 +19,7 @@ import { namesStatement } from './names-statement.js';
 import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
 import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from './rows.js';
 import { positional } from './positional.js';
+import { createPurge } from './purge.js';
 import { sql } from './sql.js';
 import { watchWal } from './wal-watch.js';
 
@@ -69,10 +70,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     stats: db.prepare(sql('stats')),
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
     totalChanges: db.prepare('SELECT total_changes()').pluck(),
-    purgeJob: db.prepare(sql('purge-job')),
-    purgeHistory: db.prepare(sql('purge-history')),
-    deleteJob: db.prepare(sql('delete-job')),
   };
+  const purge = createPurge(db, recordHistory);
 
   /**
    * Puts jobs committed on their own into the claim index and moves the mark
@@ -131,11 +130,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const transitionTx = db.transaction((reqs: readonly TransitionRequest[]): boolean[] => {
     if (reqs.some((t) => t.purge)) indexNewJobs();
     return reqs.map((t) => {
-      if (t.purge) {
-        const gone = s.purgeJob.run({ id: t.id, from: t.from, token: t.token }).changes === 1;
-        if (gone && recordHistory) s.purgeHistory.run({ id: t.id });
-        return gone;
-      }
+      if (t.purge) return purge.job(t.id, t.from, t.token, t.at);
       const statement = t.to === JobState.processing ? s.transitionHeld : s.transition;
       const changed =
         statement.run({
@@ -197,10 +192,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const purgeTx = db.transaction((finished: Database.Statement, state: string, before: number, limit: number): number => {
     indexNewJobs();
     const ids = finished.all({ state, before, limit }) as number[];
-    for (const id of ids) {
-      s.deleteJob.run({ id });
-      s.purgeHistory.run({ id });
-    }
+    purge.jobs(ids, clock.now());
     return ids.length;
   });
 

@@ -1,0 +1,1 @@
+SELECT value FROM queue_meta WHERE key = 'deleted'
