@@ -61,6 +61,9 @@ describe('dashboard in Chromium', () => {
         const deadId = await row.first().getAttribute('data-job-id');
         await row.first().click();
         await page.locator('[data-testid=job-detail]').getByText('import-orders').first().waitFor();
+        await page.evaluate(() => globalThis.scrollTo(0, 0));
+        await page.screenshot({ path: join(ARTIFACTS, 'dashboard-1280-dead.png') });
+        if (process.env.LITEJOBS_DOCS_SCREENSHOT === '1') copyFileSync(join(ARTIFACTS, 'dashboard-1280-dead.png'), DOCS_SHOT);
         await page.locator('[data-testid=job-detail] [data-action=retry], [data-testid=job-list] [data-action=retry]').first().click();
         await page.locator('[data-testid=confirm-ok]').click();
         await expectCount(page, 'completed', COMPLETED + 1);
@@ -89,7 +92,6 @@ describe('dashboard in Chromium', () => {
         await page.locator('[data-testid=replay-play]').click();
         await step.filter({ hasText: `${steps} / ${steps}: completed` }).waitFor({ timeout: 15_000 });
         await page.screenshot({ path: join(ARTIFACTS, 'dashboard-1280-replay.png') });
-        if (process.env.LITEJOBS_DOCS_SCREENSHOT === '1') copyFileSync(join(ARTIFACTS, 'dashboard-1280-replay.png'), DOCS_SHOT);
 
         // Dark theme, then the phone size.
         await page.locator('[data-testid=theme-toggle]').click();
