@@ -61,7 +61,7 @@ describe('dashboard in Chromium', () => {
         const deadId = await row.first().getAttribute('data-job-id');
         await row.first().click();
         await page.locator('[data-testid=job-detail]').getByText('import-orders').first().waitFor();
-        await page.evaluate(() => globalThis.scrollTo(0, 0));
+        await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
         await page.screenshot({ path: join(ARTIFACTS, 'dashboard-1280-dead.png') });
         if (process.env.LITEJOBS_DOCS_SCREENSHOT === '1') copyFileSync(join(ARTIFACTS, 'dashboard-1280-dead.png'), DOCS_SHOT);
         await page.locator('[data-testid=job-detail] [data-action=retry], [data-testid=job-list] [data-action=retry]').first().click();

@@ -8,7 +8,7 @@
  */
 import Database from 'better-sqlite3';
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -208,7 +208,7 @@ export const done: string = JobState.completed;
     const db = join(tmp.dir, 'demo.db');
     const bin = join('node_modules', 'litejobs', 'dist', 'src', 'cli', 'bin.js');
     const result = await new Promise<Run>((resolve, reject) => {
-      const child = spawn(process.execPath, [bin, 'demo', '--port', '0', '--seed', '38'], { cwd: project, env: userEnv({ LITEJOBS_DB: db, LITEJOBS_LOG_LEVEL: 'debug', NO_COLOR: '1' }) });
+      const child = spawn(process.execPath, [bin, 'demo', '--port', '0', '--seed', '38', '--rate', '0'], { cwd: project, env: userEnv({ LITEJOBS_DB: db, LITEJOBS_LOG_LEVEL: 'debug', NO_COLOR: '1' }) });
       let out = '';
       let stopped = false;
       const onData = (chunk: Buffer) => {
@@ -226,11 +226,15 @@ export const done: string = JobState.completed;
     });
     expect(result.code, result.out).toBe(0);
     expect(result.out).toMatch(/receiver\s+http:\/\/127\.0\.0\.1:\d+/);
+    // The dashboard's built page ships in the package.
+    for (const file of ['index.html', 'assets/app.js', 'assets/app.css', 'assets/favicon.svg']) {
+      expect(existsSync(join(project, 'node_modules', 'litejobs', 'dist', 'dashboard', file)), file).toBe(true);
+    }
     expect(result.out).toContain('shutting down');
     const conn = new Database(db, { readonly: true });
     try {
       const states = (conn.prepare('SELECT state FROM jobs ORDER BY id').all() as Array<{ state: string }>).map((j) => j.state);
-      expect(states).toHaveLength(15);
+      expect(states).toHaveLength(16);
       expect(states).toContain('completed');
       expect(states).not.toContain('processing'); // drained: nothing left under a lease
     } finally {
