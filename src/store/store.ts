@@ -7,8 +7,10 @@
  * the store the target it produced. Every change is a compare-and-set on
  * (id, state, lease token), so a worker that lost its lease cannot settle.
  */
-import type { WhereClause } from './where.js';
+import type { BrowseFilter, BrowsePage, ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, StateNameCount } from './reads.js';
 import type { ErrorInfo } from '../../machines/policy.js';
+
+export type * from './reads.js';
 
 /**
  * A job as it lies in the store: the one shape every store method returns.
@@ -131,44 +133,6 @@ export interface ListFilter {
   after?: number;
 }
 
-/** `browse()`: one page of the jobs in one state (the dashboard's listing). */
-export interface BrowseFilter {
-  state: string;
-  name?: string;
-  /** Payload search (see where.ts). */
-  where?: readonly WhereClause[];
-  /** 1..500; default 100. */
-  limit?: number;
-  /** `next` of the previous page. */
-  cursor?: string;
-}
-
-/** A job as a listing shows it: no full payload, result or context. */
-export interface JobSummary {
-  id: number;
-  name: string;
-  state: string;
-  attempts: number;
-  priority: number;
-  runAt: number;
-  createdAt: number;
-  updatedAt: number;
-  leaseOwner: string | null;
-  progress: number | null;
-  /** The last error's message. */
-  error: string | null;
-  /** The payload's JSON text, cut at 200 characters. */
-  payload: string;
-}
-
-export interface BrowsePage {
-  jobs: JobSummary[];
-  /** Where the next page starts; null at the end. A filtered page may be short and still have a next. */
-  next: string | null;
-  /** Rows read for this page. */
-  scanned: number;
-}
-
 export interface QueueStats {
   total: number;
   byState: Record<string, number>;
@@ -200,93 +164,6 @@ export interface StoreDiagnostics {
   expiredLeases: number;
   /** `PRAGMA integrity_check`'s lines (`['ok']` when sound); only when asked for. */
   integrity?: string[];
-}
-
-/**
- * How far a reader of the store's changes has seen: the newest job id and
- * history row id it read. Both only grow, in commit order.
- */
-export interface ChangeCursor {
-  jobId: number;
-  historyId: number;
-}
-
-/** Job ids in (after, upTo]. */
-export interface IdRange {
-  after: number;
-  upTo: number;
-}
-
-export interface ChangeOptions {
-  /** Read no further than this cursor (default: everything committed). */
-  upTo?: ChangeCursor;
-  /** Claims to sample for wait times (newest first). Default 500. */
-  latencySamples?: number;
-  /** Also count the jobs with these ids by state and name, in the same read (left out when the read stops short: `more`). */
-  countIds?: IdRange;
-  /** Flag (`marked`) the transitions of jobs with these ids. */
-  markIds?: IdRange;
-}
-
-export interface TransitionGroup {
-  /** `at` / 1000, floored. */
-  second: number;
-  from: string | null;
-  to: string;
-  event: string;
-  /** `null` when the job is gone. */
-  name: string | null;
-  /** The job's id lies in `markIds`. */
-  marked: boolean;
-  count: number;
-}
-
-/** One change in detail: a transition, or an enqueue (`from: null`, event `job.enqueue`). */
-export interface RecentChange {
-  /** The job's id. */
-  id: number;
-  name: string | null;
-  from: string | null;
-  to: string;
-  event: string;
-  at: number;
-}
-
-export interface StateNameCount {
-  state: string;
-  name: string;
-  count: number;
-}
-
-/** What changed after a cursor: new jobs and history rows, aggregated. */
-export interface ChangeBatch {
-  /** Where the next read starts. */
-  cursor: ChangeCursor;
-  /** The read stopped at its row limit: more changes follow. */
-  more: boolean;
-  /** New jobs by second of creation and name. */
-  enqueued: Array<{ second: number; name: string; count: number }>;
-  transitions: TransitionGroup[];
-  /** The newest ≤ 50 changes, oldest first. */
-  recent: RecentChange[];
-  /** Sampled claims: when, and how long the job had waited to start, ms. */
-  latency: Array<{ at: number; ms: number }>;
-  /** Lease owners that claimed, with their last claim's time. */
-  claimers: Array<{ owner: string; at: number }>;
-  counts?: StateNameCount[];
-  /** Jobs deleted so far without a transition (retention), as of this read (left out when `more`). */
-  deleted?: number;
-}
-
-/** A job held under a lease. */
-export interface LeaseView {
-  id: number;
-  name: string;
-  owner: string | null;
-  lockedUntil: number | null;
-  progress: number | null;
-  /** When it was claimed. */
-  since: number;
 }
 
 export interface Store {

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { createQuarantineMachine } from '../../machines/examples/quarantine.machine.js';
 import { createJobMachine } from '../../machines/job.machine.js';
 import { groupGraphs } from '../../src/dashboard/graphs.js';
-import { defineJob, machineGraph, type AnyJobDefinition } from '../../src/index.js';
+import type { AnyJobDefinition } from '../../src/engine/job-definition.js';
+import { defineJob, machineGraph } from '../../src/index.js';
 
 const handler = () => 'ok';
 const definitions = (...jobs: AnyJobDefinition[]) => new Map(jobs.map((job) => [job.name, job]));
