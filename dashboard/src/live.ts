@@ -1,11 +1,16 @@
 /**
- * What the statechart shows from the live stream: counts per state for each
- * graph (from the per-name counts), and per-edge rates over a sliding window
- * built from the ticks' aggregated transitions.
+ * What the page takes from the live stream: counts per state for each graph
+ * (from the per-name counts), per-edge rates over a sliding window built from
+ * the ticks' aggregated transitions, and what is paused.
  */
-import type { DashboardGraph, GraphEdge, NameCounts, Tick, TickTransition } from './types';
+import type { DashboardGraph, GraphEdge, NameCounts, Paused, Tick, TickTransition } from './types';
 
 export const RATE_WINDOW_MS = 5 * 60_000;
+
+/** The same pauses (names sorted, as the server sends them). */
+export function samePaused(a: Paused, b: Paused): boolean {
+  return a.all === b.all && a.names.length === b.names.length && a.names.every((n, i) => n === b.names[i]);
+}
 
 /** Which graph a job name belongs to: the one that names it, else the catch-all (names: null). */
 export function graphForName(graphs: DashboardGraph[], name: string): DashboardGraph | undefined {

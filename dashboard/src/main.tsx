@@ -11,7 +11,7 @@ import { Overlays } from './confirm';
 import { applyTheme, Header, initialTheme, type Theme } from './header';
 import { JobDetail } from './job-detail';
 import { JobList } from './job-list';
-import { EdgeRates, graphCounts, graphForName, namesOfGraph } from './live';
+import { EdgeRates, graphCounts, graphForName, namesOfGraph, samePaused } from './live';
 import { openEventStream, type Connection } from './sse';
 import { type PathHighlight, Statechart } from './statechart';
 import { TokenForm } from './token';
@@ -107,6 +107,8 @@ function App() {
       onTick(tick) {
         lastAt = tick.at;
         if (tick.names) setNames(tick.names);
+        // Kept as it was when unchanged: the job list need not render again for it.
+        if (tick.paused) setPaused((p) => (samePaused(p, tick.paused) ? p : tick.paused));
         const now = Date.now();
         for (const key of rates.add(tick)) pulseUntil.set(key, now + PULSE_MS);
         if (openRef.current !== undefined && tick.recent?.some((r) => r.id === openRef.current)) setTouched((n) => n + 1);

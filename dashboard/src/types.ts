@@ -146,4 +146,6 @@ export interface Tick {
   enqueued: number;
   transitions: TickTransition[];
   recent: { id: number; name: string; from: string | null; to: string; event: string; at: number }[];
+  /** What is paused now, by any process: the page follows pauses made elsewhere. */
+  paused: Paused;
 }

@@ -3,7 +3,9 @@
  * store after its cursor (every process's commits: the file is the only
  * channel between them), hands each read to the stages that keep state (live
  * counts, series, workers), and sends subscribers a Tick per interval that
- * saw changes. It starts with the first subscriber and stops with the last.
+ * saw changes. A pause writes no history row: the paused names each read
+ * brings are compared, so that a pause from any process sends a tick too.
+ * It starts with the first subscriber and stops with the last.
  *
  * Cursors are `"<jobId>.<historyId>"`: a subscriber that comes back with one
  * first gets every change after it, aggregated (nothing lost, nothing twice),
@@ -11,6 +13,7 @@
  */
 import type { Clock, TimerHandle } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
+import { pausedView, type PausedView } from '../store/paused.js';
 import type { ChangeBatch, ChangeCursor, ChangeOptions, RecentChange, Store } from '../store/store.js';
 
 export interface TickTransition {
@@ -29,6 +32,8 @@ export interface Tick {
   enqueued: number;
   transitions: TickTransition[];
   recent: RecentChange[];
+  /** What is paused as of the tick's read (every process's pauses). */
+  paused: PausedView;
   /** The counts are partial: the first exact count is still being taken. */
   seeding?: true;
 }
@@ -110,6 +115,9 @@ export function createChangeFeed(o: ChangeFeedOptions): ChangeFeed {
   let pending = new Aggregate();
   let lastTick = 0;
   let lastCounts = '';
+  /** As of the newest read that brought it; compared as text, like the counts. */
+  let paused: PausedView = { all: false, names: [] };
+  let lastPaused = '';
   let timer: TimerHandle | undefined;
   let polling = false;
   let closed = false;
@@ -126,7 +134,7 @@ export function createChangeFeed(o: ChangeFeedOptions): ChangeFeed {
 
   const tickOf = (agg: Aggregate): Tick => {
     const c = o.counts();
-    const tick: Tick = { at: o.clock.now(), counts: c.states, names: c.names, enqueued: agg.enqueued, transitions: [...agg.transitions.values()], recent: agg.recent };
+    const tick: Tick = { at: o.clock.now(), counts: c.states, names: c.names, enqueued: agg.enqueued, transitions: [...agg.transitions.values()], recent: agg.recent, paused };
     if (c.seeding) tick.seeding = true;
     return tick;
   };
@@ -136,6 +144,7 @@ export function createChangeFeed(o: ChangeFeedOptions): ChangeFeed {
     for (const stage of o.stages) Object.assign(options, stage.readOptions?.(cursor!));
     const batch = await read(cursor, chunkRows, options);
     cursor = batch.cursor;
+    if (batch.paused) paused = pausedView(batch.paused);
     for (const stage of o.stages) stage.apply(batch);
     return batch;
   };
@@ -151,8 +160,10 @@ export function createChangeFeed(o: ChangeFeedOptions): ChangeFeed {
     const now = o.clock.now();
     if (now - lastTick < intervalMs) return; // sooner than a tick may go: kept for the next
     const counts = JSON.stringify(o.counts());
-    if (pending.empty() && counts === lastCounts) return;
+    const pausedText = JSON.stringify(paused);
+    if (pending.empty() && counts === lastCounts && pausedText === lastPaused) return;
     lastCounts = counts;
+    lastPaused = pausedText;
     lastTick = now;
     sent = cursor;
     const message: FeedMessage = { event: 'tick', id: formatCursor(cursor!), data: tickOf(pending) };
@@ -178,11 +189,14 @@ export function createChangeFeed(o: ChangeFeedOptions): ChangeFeed {
   };
 
   const start = async () => {
-    const head = (await read(null, 0)).cursor;
+    const batch = await read(null, 0);
+    const head = batch.cursor;
     cursor = head;
     sent = head;
     pending = new Aggregate();
     lastCounts = '';
+    paused = pausedView(batch.paused ?? []);
+    lastPaused = JSON.stringify(paused);
     for (const stage of o.stages) stage.start?.(head);
   };
 

@@ -7,7 +7,7 @@
  */
 import type { Queue } from '../queue.js';
 import { internalsOf } from '../queue-internals.js';
-import { WHOLE_QUEUE } from '../store/paused.js';
+import { pausedView, type PausedView } from '../store/paused.js';
 import type { ChangeBatch, ChangeCursor } from '../store/store.js';
 import type { TimerHandle } from '../lib/clock.js';
 import { createChangeFeed, type FeedMessage, type FeedStage } from './change-feed.js';
@@ -31,7 +31,7 @@ export interface DashboardLiveOptions {
 
 export interface CountsResponse extends CountsView {
   at: number;
-  paused: { all: boolean; names: string[] };
+  paused: PausedView;
 }
 
 export interface DashboardLive {
@@ -155,9 +155,8 @@ export function createDashboardLive(queue: Queue<any>, options: DashboardLiveOpt
     counts: () =>
       using(async () => {
         await seeded();
-        const paused = await store.paused();
-        const names = paused.filter((name) => name !== WHOLE_QUEUE).sort();
-        return { at: now(), ...counts.view(), paused: { all: names.length < paused.length, names } };
+        const paused = pausedView(await store.paused());
+        return { at: now(), ...counts.view(), paused };
       }),
     series: () =>
       using(async () => {

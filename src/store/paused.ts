@@ -9,3 +9,14 @@ export function withoutPaused(names: readonly string[], paused: readonly string[
   if (paused.includes(WHOLE_QUEUE)) return [];
   return names.filter((name) => !paused.includes(name));
 }
+
+/** What is paused, as the dashboard shows it: the whole queue, and the names (sorted). */
+export interface PausedView {
+  all: boolean;
+  names: string[];
+}
+
+export function pausedView(paused: readonly string[]): PausedView {
+  const names = paused.filter((name) => name !== WHOLE_QUEUE).sort();
+  return { all: names.length < paused.length, names };
+}

@@ -117,6 +117,8 @@ export interface ChangeBatch {
   counts?: StateNameCount[];
   /** Jobs deleted so far without a transition (retention), as of this read (left out when `more`). */
   deleted?: number;
+  /** The paused names (`''` for the whole queue), sorted, as of this read (left out when `more`). */
+  paused?: string[];
 }
 
 /** A job held under a lease. */

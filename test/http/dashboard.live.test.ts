@@ -1,8 +1,9 @@
 /**
  * The dashboard's live routes over a real socket: the JSON views, and the
  * event stream: a first tick at once, ticks as jobs move, a reconnect with
- * Last-Event-ID that gets every change made meanwhile exactly once, a reset
- * for a cursor it cannot replay, and the end of the stream when the server closes.
+ * Last-Event-ID that gets every change made meanwhile exactly once, what is
+ * paused (by any process) in every tick, a reset for a cursor it cannot
+ * replay, and the end of the stream when the server closes.
  */
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -142,6 +143,43 @@ describe('GET /v1/dashboard/events', () => {
       expect(again.ticks().at(-1)!.counts).toEqual({ completed: 7, pending: 1 });
     });
   }
+
+  it('carries what is paused, and sends a tick when another process pauses or resumes, though no job moved', async () => {
+    const q = fx.open({ jobs: jobs() });
+    // Another connection to the same file, as another process (or the CLI) would have.
+    const other = fx.open();
+    const { url, live } = await serve(q, { idleMs: 0 });
+    const stream = connect(url);
+    await stream.until(() => stream.ticks().length >= 1);
+    expect(stream.ticks()[0]!.paused).toEqual({ all: false, names: [] });
+    const last = () => stream.ticks().at(-1)!;
+
+    await other.pause('w');
+    await stream.until(() => last().paused.names.includes('w'));
+    expect(last().paused).toEqual({ all: false, names: ['w'] });
+    await other.pause('a');
+    await stream.until(() => last().paused.names.length === 2);
+    expect(last().paused).toEqual({ all: false, names: ['a', 'w'] });
+
+    await other.resume('w');
+    await stream.until(() => !last().paused.names.includes('w'));
+    expect(last().paused).toEqual({ all: false, names: ['a'] });
+
+    await other.pause();
+    await stream.until(() => last().paused.all);
+    expect(last().paused).toEqual({ all: true, names: ['a'] });
+    for (const tick of stream.ticks()) expect(tick).toMatchObject({ counts: {}, enqueued: 0, transitions: [], recent: [] });
+
+    // A reconnect gets what is paused now in its first tick, though the feed stopped meanwhile.
+    const lastId = stream.messages.filter((m) => m.id).at(-1)!.id!;
+    stream.close();
+    await waitFor(() => !live.running());
+    await other.resume('a');
+    const again = connect(url, lastId);
+    await again.until(() => again.messages.length >= 1);
+    expect(again.messages[0]!.event).toBe('tick');
+    expect(again.ticks()[0]!.paused).toEqual({ all: true, names: [] });
+  });
 
   it('answers a cursor it does not know, or one too far behind, with a reset, then goes on', async () => {
     const q = fx.open();

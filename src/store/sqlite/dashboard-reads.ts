@@ -4,7 +4,8 @@
  *
  * `changes()` runs every statement of one read in one transaction, so that the
  * counts it returns agree with its cursor: a reader that applies every later
- * change on top of them stays exact.
+ * change on top of them stays exact. It also reads the paused names, which
+ * change without a history row.
  */
 import type Database from 'better-sqlite3';
 import type { ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, RecentChange, StateNameCount, TransitionGroup } from '../store.js';
@@ -40,6 +41,7 @@ export function createDashboardReads(db: Database.Database): DashboardReads {
     leases: db.prepare(sql('leases')),
     historyAt: db.prepare(sql('history-at-id')),
     jobsAt: db.prepare(sql('jobs-created-at-id')),
+    paused: db.prepare(sql('paused')).pluck(),
   };
 
   const recent = (r: Ranges): RecentChange[] => {
@@ -79,6 +81,8 @@ export function createDashboardReads(db: Database.Database): DashboardReads {
     if (!more && !o.upTo) {
       if (o.countIds) batch.counts = s.countSlice.all(o.countIds) as StateNameCount[];
       batch.deleted = s.deleted.get() as number;
+      // A pause writes no history row: the feed notices it by comparing this set.
+      batch.paused = s.paused.all() as string[];
     }
     return batch;
   });
