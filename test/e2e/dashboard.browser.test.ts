@@ -127,6 +127,9 @@ describe('dashboard in Chromium', () => {
         const enqueued = await fetch(`${url}v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'fail-me', payload: {} }) });
         expect(enqueued.status).toBe(201);
         await expectCount(viewer.page, 'completed', COMPLETED + 2);
+        // A pause made through the other process shows here within a tick.
+        expect((await fetch(`${url}v1/names/generate-monthly-report/pause`, { method: 'POST' })).status).toBe(200);
+        await viewer.page.locator('option', { hasText: 'generate-monthly-report (paused)' }).waitFor({ state: 'attached' });
         await viewer.page.screenshot({ path: join(ARTIFACTS, 'dashboard-read-only.png') });
         expect(viewer.problems).toEqual([]);
         await viewer.context.close();
