@@ -40,6 +40,8 @@ type Call = (args: { context: Ctx; event: Evt }, params: unknown) => unknown;
 interface Candidate {
   guard: UnknownGuard | undefined;
   target: string | undefined;
+  /** 1 for the first candidate of its event with this target, 2 for the next, … (what tells guarded twins apart). */
+  ordinal: number;
   reenter: boolean;
   actions: Action[];
   effects: string[];
@@ -75,6 +77,12 @@ export interface TableStep<C = Ctx> {
   delayed?: { eventType: string; delay: number };
   /** Names of side-effect actions the machine declared (the queue does not run them). */
   effects: string[];
+  /**
+   * Set when the event has several candidates with this target and a later
+   * one was taken: its place among them (2, 3, …), as `machineGraph` numbers
+   * edge ids (`from:event:to#2`). Absent for the first (or only) one.
+   */
+  candidate?: number;
 }
 
 export interface CompiledMachine<C = Ctx> {
@@ -225,12 +233,21 @@ export function compileMachine<C extends object = Ctx>(machine: AnyStateMachine)
           return {
             guard: def.guard,
             target: target?.key,
+            ordinal: 0,
             reenter: def.reenter,
             actions: compileActions(def.actions, where, effects, null),
             effects,
           };
         }),
       );
+    }
+    for (const candidates of on.values()) {
+      const seen = new Map<string, number>();
+      for (const c of candidates) {
+        const to = c.target ?? key;
+        c.ordinal = (seen.get(to) ?? 0) + 1;
+        seen.set(to, c.ordinal);
+      }
     }
     return { final: node.type === 'final', on, entry, exit, entryEffects, afters: delayed.armed, snapshot: undefined };
   };
@@ -277,6 +294,7 @@ export function compileMachine<C extends object = Ctx>(machine: AnyStateMachine)
     }
     const step: TableStep<C> = { state: target, context: ctx as C, effects };
     if (delayed) step.delayed = delayed;
+    if (chosen.ordinal > 1) step.candidate = chosen.ordinal;
     return step;
   };
 

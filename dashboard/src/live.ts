@@ -37,22 +37,31 @@ export function graphCounts(graphs: DashboardGraph[], graph: DashboardGraph, nam
   return out;
 }
 
-/**
- * The edge a transition took: by (from, to, event), else by (from, to) when
- * the event is not one the graph names. Guarded candidates share an event, so
- * the first candidate in the machine's order stands for them.
- */
-export function matchEdge(edges: GraphEdge[], t: { from: string | null; to: string; event: string }): GraphEdge | undefined {
-  if (t.from === null) return undefined;
-  return edges.find((e) => e.from === t.from && e.to === t.to && e.event === t.event) ?? edges.find((e) => e.from === t.from && e.to === t.to);
+/** The id machineGraph gives the edge a transition took: `from:event:to`, `#n` for the n-th guarded candidate. */
+function edgeId(t: { from: string | null; to: string; event: string; candidate?: number }): string {
+  return `${t.from}:${t.event}:${t.to}${t.candidate && t.candidate > 1 ? `#${t.candidate}` : ''}`;
 }
 
 /**
- * Every edge a history row may have taken: the guarded candidates for the same
- * (from, to, event) cannot be told apart afterwards, so a path shows them all.
+ * The edge a transition took: by its id (the server says which guarded
+ * candidate it was), else by (from, to) when the event is not one the graph
+ * names (a machine whose delayed events are named otherwise).
  */
-export function candidateEdges(edges: GraphEdge[], t: { from: string | null; to: string; event: string }): string[] {
+export function matchEdge(edges: GraphEdge[], t: { from: string | null; to: string; event: string; candidate?: number }): GraphEdge | undefined {
+  if (t.from === null) return undefined;
+  const id = edgeId(t);
+  return edges.find((e) => e.id === id) ?? edges.find((e) => e.from === t.from && e.to === t.to);
+}
+
+/**
+ * The edges a history row may have taken: the one its id names, else every
+ * candidate for the same (from, to, event) — rows recorded before candidates
+ * were kept cannot tell guarded twins apart.
+ */
+export function candidateEdges(edges: GraphEdge[], t: { from: string | null; to: string; event: string; candidate?: number }): string[] {
   if (t.from === null) return [];
+  const id = edgeId(t);
+  if (t.candidate !== undefined && edges.some((e) => e.id === id)) return [id];
   const exact = edges.filter((e) => e.from === t.from && e.to === t.to && e.event === t.event);
   return (exact.length > 0 ? exact : edges.filter((e) => e.from === t.from && e.to === t.to)).map((e) => e.id);
 }

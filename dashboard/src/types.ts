@@ -110,6 +110,8 @@ export interface HistoryRow {
   from: string | null;
   to: string;
   event: string;
+  /** The guarded candidate taken when not the first (the edge `from:event:to#<candidate>`). */
+  candidate?: number;
   at: Time;
   workerId?: string | null;
   error?: ErrorInfo;
@@ -136,6 +138,8 @@ export interface TickTransition {
   from: string | null;
   to: string;
   event: string;
+  /** The guarded candidate taken when not the first: the edge `from:event:to#<candidate>`. */
+  candidate?: number;
   name: string;
   count: number;
 }

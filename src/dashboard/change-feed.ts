@@ -20,6 +20,8 @@ export interface TickTransition {
   from: string | null;
   to: string;
   event: string;
+  /** Which guarded candidate with this event and target, when not the first: the graph's edge `from:event:to#<candidate>`. */
+  candidate?: number;
   name: string | null;
   count: number;
 }
@@ -87,10 +89,14 @@ class Aggregate {
   add(batch: ChangeBatch): void {
     for (const e of batch.enqueued) this.enqueued += e.count;
     for (const t of batch.transitions) {
-      const key = `${t.from}\u0000${t.to}\u0000${t.event}\u0000${t.name}`;
+      const key = `${t.from}\u0000${t.to}\u0000${t.event}\u0000${t.candidate}\u0000${t.name}`;
       const seen = this.transitions.get(key);
       if (seen) seen.count += t.count;
-      else this.transitions.set(key, { from: t.from, to: t.to, event: t.event, name: t.name, count: t.count });
+      else {
+        const group: TickTransition = { from: t.from, to: t.to, event: t.event, name: t.name, count: t.count };
+        if (t.candidate !== null) group.candidate = t.candidate;
+        this.transitions.set(key, group);
+      }
     }
     if (batch.recent.length > 0) this.recent = [...this.recent, ...batch.recent].slice(-50);
   }

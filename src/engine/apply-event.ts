@@ -70,6 +70,7 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
       workerId: extra?.workerId ?? null,
     };
     if (runAt !== undefined) request.runAt = runAt;
+    if (step.candidate !== undefined) request.candidate = step.candidate;
     if (extra?.result !== undefined) request.result = extra.result;
     if (deps.retention?.[step.state] === 0) request.purge = true;
     const committed = await deps.settle.push(request);

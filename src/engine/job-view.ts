@@ -23,6 +23,12 @@ export interface Transition {
   from: string | null;
   to: string;
   event: string;
+  /**
+   * When the event has several guarded candidates leading to `to` and a later
+   * one was taken: its place among them (2, 3, …), as `machineGraph` numbers
+   * its edge (`from:event:to#2`). Absent for the first or only one.
+   */
+  candidate?: number;
   at: Date;
   workerId?: string;
   error?: ErrorInfo;
@@ -49,6 +55,7 @@ export function toJob(r: JobRecord): Job {
 
 export function toTransition(h: HistoryEntry): Transition {
   const t: Transition = { from: h.from, to: h.to, event: h.event, at: new Date(h.at) };
+  if (h.candidate !== undefined) t.candidate = h.candidate;
   if (h.workerId !== undefined) t.workerId = h.workerId;
   if (h.error !== undefined) t.error = h.error;
   return t;

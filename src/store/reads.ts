@@ -75,6 +75,8 @@ export interface TransitionGroup {
   from: string | null;
   to: string;
   event: string;
+  /** The guarded candidate taken when not the first (see TransitionRequest.candidate); null for the first. */
+  candidate: number | null;
   /** `null` when the job is gone. */
   name: string | null;
   /** The job's id lies in `markIds`. */

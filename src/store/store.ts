@@ -100,6 +100,8 @@ export interface TransitionRequest {
   to: string;
   /** The machine event that produced this change. */
   event: string;
+  /** Which of the event's guarded candidates with this target was taken, when not the first (2, 3, …). */
+  candidate?: number;
   at: number;
   attempts: number;
   lastError: ErrorInfo | null;
@@ -119,6 +121,8 @@ export interface HistoryEntry {
   from: string | null;
   to: string;
   event: string;
+  /** The guarded candidate taken, when not the first with this event and target (see TransitionRequest). */
+  candidate?: number;
   at: number;
   workerId?: string;
   leaseToken?: string;

@@ -127,6 +127,10 @@ describe('dashboard in Chromium', () => {
         const enqueued = await fetch(`${url}v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'fail-me', payload: {} }) });
         expect(enqueued.status).toBe(201);
         await expectCount(viewer.page, 'completed', COMPLETED + 2);
+        // Its two failures took `job.fail [canRetry]`, the second guarded edge to failed: the rate shows there, not on the first.
+        const rateOn = (edge: string) => viewer.page.locator(`[data-edge="${edge}"] [data-rate]`).textContent();
+        expect((await rateOn('processing:job.fail:failed#2'))?.trim()).toMatch(/\d/);
+        expect((await rateOn('processing:job.fail:failed'))?.trim()).toBe('');
         // A pause made through the other process shows here within a tick.
         expect((await fetch(`${url}v1/names/generate-monthly-report/pause`, { method: 'POST' })).status).toBe(200);
         await viewer.page.locator('option', { hasText: 'generate-monthly-report (paused)' }).waitFor({ state: 'attached' });

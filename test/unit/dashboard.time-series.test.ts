@@ -6,8 +6,8 @@ import { createVirtualClock } from '../../src/lib/virtual-clock.js';
 import { seededRandom } from '../../src/lib/seeded-random.js';
 
 const T0 = 1_796_120_000_000; // a whole second, a whole 10 s
-const done = (second: number, count: number) => ({ second, from: 'processing', to: 'completed', event: 'job.complete', name: 'a', marked: false, count });
-const fail = (second: number, to: string, count: number) => ({ second, from: 'processing', to, event: 'job.fail', name: 'a', marked: false, count });
+const done = (second: number, count: number) => ({ second, from: 'processing', to: 'completed', event: 'job.complete', candidate: null, name: 'a', marked: false, count });
+const fail = (second: number, to: string, count: number) => ({ second, from: 'processing', to, event: 'job.fail', candidate: null, name: 'a', marked: false, count });
 
 describe('throughput per second', () => {
   it('counts each transition in the second of its time, the newest bucket holding now', async () => {
@@ -127,10 +127,10 @@ describe('backlog walked back from now', () => {
     const batch = {
       enqueued: [{ second: 10, name: 'a', count: 4 }],
       transitions: [
-        { second: 11, from: 'pending', to: 'processing', event: 'job.claim', name: 'a', marked: false, count: 3 },
-        { second: 12, from: 'failed', to: 'pending', event: 'xstate.after', name: 'a', marked: false, count: 1 },
-        { second: 12, from: 'processing', to: 'completed', event: 'job.complete', name: 'a', marked: false, count: 2 },
-        { second: 12, from: 'pending', to: 'processing', event: 'job.claim', name: null, marked: false, count: 9 },
+        { second: 11, from: 'pending', to: 'processing', event: 'job.claim', candidate: null, name: 'a', marked: false, count: 3 },
+        { second: 12, from: 'failed', to: 'pending', event: 'xstate.after', candidate: null, name: 'a', marked: false, count: 1 },
+        { second: 12, from: 'processing', to: 'completed', event: 'job.complete', candidate: null, name: 'a', marked: false, count: 2 },
+        { second: 12, from: 'pending', to: 'processing', event: 'job.claim', candidate: null, name: null, marked: false, count: 9 },
       ],
     };
     expect(pendingDeltas(batch)).toEqual([

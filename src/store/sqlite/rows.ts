@@ -85,6 +85,7 @@ export interface HistoryRow {
   from_state: string | null;
   to_state: string;
   event: string;
+  candidate: number | null;
   at: number;
   worker_id: string | null;
   lease_token: string | null;
@@ -93,6 +94,7 @@ export interface HistoryRow {
 
 export function toHistoryEntry(r: HistoryRow): HistoryEntry {
   const entry: HistoryEntry = { from: r.from_state, to: r.to_state, event: r.event, at: r.at };
+  if (r.candidate !== null) entry.candidate = r.candidate;
   if (r.worker_id !== null) entry.workerId = r.worker_id;
   if (r.lease_token !== null) entry.leaseToken = r.lease_token;
   if (r.error !== null) entry.error = JSON.parse(r.error) as ErrorInfo;

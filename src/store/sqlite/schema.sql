@@ -42,7 +42,7 @@ CREATE TABLE job_history (
   worker_id   TEXT,
   lease_token TEXT,
   error       TEXT
-);
+, candidate INTEGER);
 
 CREATE INDEX job_history_job ON job_history (job_id, id);
 

@@ -151,6 +151,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
           from: t.from,
           to: t.to,
           event: t.event,
+          candidate: t.candidate ?? null,
           at: t.at,
           workerId: t.workerId ?? null,
           token: t.token,

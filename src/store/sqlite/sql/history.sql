@@ -1,8 +1,8 @@
 -- The creation entry comes from the job row; the rest from job_history.
-SELECT NULL AS from_state, {{pending}} AS to_state, 'job.enqueue' AS event, created_at AS at,
+SELECT NULL AS from_state, {{pending}} AS to_state, 'job.enqueue' AS event, NULL AS candidate, created_at AS at,
        NULL AS worker_id, NULL AS lease_token, NULL AS error, 0 AS seq
 FROM jobs WHERE id = @id
 UNION ALL
-SELECT from_state, to_state, event, at, worker_id, lease_token, error, id AS seq
+SELECT from_state, to_state, event, candidate, at, worker_id, lease_token, error, id AS seq
 FROM job_history WHERE job_id = @id
 ORDER BY seq
