@@ -8,7 +8,8 @@ import type { JSX } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { count, rate } from './format';
 import { edgeKey } from './live';
-import type { DashboardGraph, DiagramLayout, GraphEdge, Point } from './types';
+import { routePaths } from '../../src/diagram/route-paths.js';
+import type { DashboardGraph, DiagramLayout, GraphEdge } from './types';
 
 export interface PathHighlight {
   states: Set<string>;
@@ -29,39 +30,8 @@ interface Props {
   onSelect(state: string): void;
 }
 
-const ARROW_LENGTH = 9;
-const ARROW_HALF_WIDTH = 4.5;
-const CORNER_RADIUS = 6;
 /** Below this scale text gets too small to read: the chart scrolls sideways instead. */
 const MIN_SCALE = 0.72;
-
-const r1 = (n: number) => Math.round(n * 10) / 10;
-
-function unit(from: Point, to: Point): Point {
-  const length = Math.hypot(to.x - from.x, to.y - from.y) || 1;
-  return { x: (to.x - from.x) / length, y: (to.y - from.y) / length };
-}
-
-/** The route stopped short by the arrowhead, bends rounded, and the arrowhead itself. */
-export function routePaths(points: Point[]): { line: string; arrow: string } {
-  const end = points[points.length - 1]!;
-  const before = points[points.length - 2] ?? end;
-  const dir = unit(before, end);
-  const stop = { x: end.x - dir.x * ARROW_LENGTH, y: end.y - dir.y * ARROW_LENGTH };
-  const route = [...points.slice(0, -1), stop];
-  let line = `M${r1(route[0]!.x)} ${r1(route[0]!.y)}`;
-  for (let i = 1; i < route.length - 1; i++) {
-    const [prev, at, next] = [route[i - 1]!, route[i]!, route[i + 1]!];
-    const radius = Math.min(CORNER_RADIUS, Math.hypot(at.x - prev.x, at.y - prev.y) / 2, Math.hypot(next.x - at.x, next.y - at.y) / 2);
-    const [inDir, outDir] = [unit(prev, at), unit(at, next)];
-    line += ` L${r1(at.x - inDir.x * radius)} ${r1(at.y - inDir.y * radius)}`;
-    line += ` Q${r1(at.x)} ${r1(at.y)} ${r1(at.x + outDir.x * radius)} ${r1(at.y + outDir.y * radius)}`;
-  }
-  line += ` L${r1(stop.x)} ${r1(stop.y)}`;
-  const side = { x: -dir.y * ARROW_HALF_WIDTH, y: dir.x * ARROW_HALF_WIDTH };
-  const arrow = `M${r1(end.x)} ${r1(end.y)} L${r1(stop.x + side.x)} ${r1(stop.y + side.y)} L${r1(stop.x - side.x)} ${r1(stop.y - side.y)} Z`;
-  return { line, arrow };
-}
 
 function labelText(edge: GraphEdge): JSX.Element {
   const suffix = edge.guard !== undefined ? ` [${edge.guard}]` : edge.else ? ' [else]' : '';

@@ -1,39 +1,13 @@
 /** The shapes of the dashboard's JSON API, as the page reads them. */
 
-export interface GraphState {
-  id: string;
-  final: boolean;
-  delayed: boolean;
-}
-export interface GraphEdge {
-  id: string;
-  from: string;
-  to: string;
-  event: string;
-  label: string;
-  guard?: string;
-  else?: boolean;
-}
-export interface MachineGraph {
-  initial: string;
-  states: GraphState[];
-  edges: GraphEdge[];
-}
-export interface Point {
-  x: number;
-  y: number;
-}
-export interface Box extends Point {
-  width: number;
-  height: number;
-}
-export interface DiagramLayout {
-  width: number;
-  height: number;
-  states: (Box & { state: GraphState })[];
-  edges: { edge: GraphEdge; points: Point[]; label: Box }[];
-  initial: { center: Point; points: Point[] };
-}
+// The server's own types, imported as types only (nothing of the server reaches the bundle).
+import type { MachineGraph, MachineGraphEdge, MachineGraphState } from '../../src/diagram/machine-graph.js';
+import type { Box, DiagramLayout, Point } from '../../src/diagram/layout-types.js';
+
+export type { Box, DiagramLayout, MachineGraph, Point };
+export type GraphState = MachineGraphState;
+export type GraphEdge = MachineGraphEdge;
+
 export interface DashboardGraph {
   id: string;
   /** null: every job name no other graph claims. */
@@ -62,25 +36,9 @@ export interface Counts {
 }
 /** Times arrive as ms since the epoch or as ISO text: the page accepts both. */
 export type Time = number | string;
-export interface JobSummary {
-  id: number;
-  name: string;
-  state: string;
-  attempts: number;
-  priority: number;
-  runAt: Time;
-  createdAt: Time;
-  updatedAt: Time;
-  leaseOwner: string | null;
-  progress: number | null;
-  error: string | null;
-  payload: string;
-}
-export interface JobPage {
-  jobs: JobSummary[];
-  next: string | null;
-  scanned: number;
-}
+/** A page of one state's jobs (`GET /v1/dashboard/jobs`), as the server types it. */
+export type { JobSummary } from '../../src/store/reads.js';
+export type { BrowsePage as JobPage } from '../../src/store/reads.js';
 export interface ErrorInfo {
   name: string;
   message: string;

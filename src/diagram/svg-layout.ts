@@ -10,7 +10,10 @@
 import type { ELK, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
 import type { DiagramDirection } from './dot.js';
 import { ValidationError } from '../errors.js';
-import type { MachineGraph, MachineGraphEdge, MachineGraphState } from './machine-graph.js';
+import type { MachineGraph } from './machine-graph.js';
+import type { Box, DiagramLayout, Point } from './layout-types.js';
+
+export type { Box, DiagramLayout, PlacedEdge, PlacedState, Point } from './layout-types.js';
 
 export const STATE_FONT_SIZE = 13;
 export const LABEL_FONT_SIZE = 12;
@@ -23,31 +26,6 @@ const LABEL_PADDING_X = 4;
 const LABEL_HEIGHT = 18;
 const EDGE_GAP = 7;
 export const INITIAL_RADIUS = 6;
-
-export interface Point {
-  x: number;
-  y: number;
-}
-export interface Box extends Point {
-  width: number;
-  height: number;
-}
-export interface PlacedState extends Box {
-  state: MachineGraphState;
-}
-export interface PlacedEdge {
-  edge: MachineGraphEdge;
-  /** Start, bends, end (the end touches the target's border). */
-  points: Point[];
-  label: Box;
-}
-export interface DiagramLayout {
-  width: number;
-  height: number;
-  states: PlacedState[];
-  edges: PlacedEdge[];
-  initial: { center: Point; points: Point[] };
-}
 
 /** The width text of this length needs at this size. */
 function textWidth(text: string, fontSize: number): number {
