@@ -1,0 +1,186 @@
+/**
+ * browse(): one page of the jobs in one state, with the SQLite store's orders,
+ * cursors and scan budget (src/store/sqlite/browse-jobs.ts), each state
+ * paging along one of the indexes the migrations make:
+ *
+ *   pending      next to run first       jobs_ready (priority DESC, run_at, id)
+ *   processing   lease running out first jobs_leased (locked_until, id)
+ *   finished     most recently first     jobs_finished (state, updated_at, id)
+ *   the rest     name, then due first    jobs_waiting (state, name, run_at, id)
+ *
+ * A filter reads at most SCAN_BUDGET rows per page; a page may come back
+ * short with a cursor to go on from. All of a page's reads share one snapshot.
+ */
+import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
+import { ValidationError } from '../../errors.js';
+import type { BrowseFilter, BrowsePage, JobSummary } from '../store.js';
+import type { Database } from './connect.js';
+import type { Queryable } from './driver.js';
+import { render } from './sql.js';
+import { bindNamed, compileWhere } from './where.js';
+
+export const SCAN_BUDGET = 20_000;
+const PAYLOAD_PREVIEW = 200;
+
+type Key = Array<number | string>;
+
+interface Segment {
+  /** FROM … WHERE: the state's rows on its index, past the cursor (parameters @k0, @k1 …). */
+  from: string;
+  order: string;
+}
+
+interface Plan {
+  keys: string[];
+  segments(after: boolean): Segment[];
+}
+
+const SUMMARY = `id, name, state, attempts, priority, run_at, created_at, updated_at, lease_owner, progress, locked_until,
+  last_error::jsonb ->> 'message' AS error, left(payload, ${PAYLOAD_PREVIEW + 1}) AS payload`;
+/** A filtered walk also reads the whole payload as `doc`: the search looks at it, not at the summary's cut. */
+const SUMMARY_AND_DOC = `${SUMMARY}, payload AS doc`;
+
+const WAITING = 'state <> {{pending}} AND state <> {{processing}} AND state <> {{completed}} AND state <> {{dead}} AND state <> {{cancelled}}';
+
+function single(from: string, order: string, past: string, keys: string[]): Plan {
+  return { keys, segments: (after) => [{ from: after ? `${from} AND ${past}` : from, order }] };
+}
+
+function planFor(state: string, name: string | undefined): Plan {
+  if (state === JobState.pending) {
+    const from = '{{schema}}.jobs WHERE state = {{pending}}';
+    const order = 'priority DESC, run_at, id';
+    return {
+      keys: ['priority', 'run_at', 'id'],
+      // Mixed directions defeat a row-value seek: the rest of the cursor's priority, then the lower ones.
+      segments: (after) =>
+        after
+          ? [
+              { from: `${from} AND priority = @k0 AND (run_at, id) > (@k1, @k2)`, order },
+              { from: `${from} AND priority < @k0`, order },
+            ]
+          : [{ from, order }],
+    };
+  }
+  if (state === JobState.processing) {
+    // SQLite sorts a missing lease end first.
+    return single('{{schema}}.jobs WHERE state = {{processing}}', 'locked_until NULLS FIRST, id', '(locked_until, id) > (@k0, @k1)', ['locked_until', 'id']);
+  }
+  if (FINISHED_STATES.includes(state)) {
+    return single(
+      '{{schema}}.jobs WHERE (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND state = @state',
+      'updated_at DESC, id DESC',
+      '(updated_at, id) < (@k0, @k1)',
+      ['updated_at', 'id'],
+    );
+  }
+  const from = `{{schema}}.jobs WHERE state = @state AND ${WAITING}`;
+  if (name !== undefined) return single(`${from} AND name = @name`, 'name, run_at, id', '(run_at, id) > (@k0, @k1)', ['run_at', 'id']);
+  return single(from, 'name, run_at, id', '(name, run_at, id) > (@k0, @k1, @k2)', ['name', 'run_at', 'id']);
+}
+
+interface SummaryRow {
+  id: number;
+  name: string;
+  state: string;
+  attempts: number;
+  priority: number;
+  run_at: number;
+  created_at: number;
+  updated_at: number;
+  lease_owner: string | null;
+  progress: number | null;
+  locked_until: number | null;
+  error: string | null;
+  payload: string;
+}
+
+function toSummary(r: SummaryRow): JobSummary {
+  return {
+    id: r.id,
+    name: r.name,
+    state: r.state,
+    attempts: r.attempts,
+    priority: r.priority,
+    runAt: r.run_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    leaseOwner: r.lease_owner,
+    progress: r.progress,
+    error: r.error,
+    payload: r.payload.length > PAYLOAD_PREVIEW ? `${r.payload.slice(0, PAYLOAD_PREVIEW - 1)}…` : r.payload,
+  };
+}
+
+const encodeCursor = (key: Key) => Buffer.from(JSON.stringify(key)).toString('base64url');
+
+function decodeCursor(cursor: string, length: number): Key | undefined {
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(key) && key.length === length && key.every((v) => typeof v === 'number' || typeof v === 'string')) return key as Key;
+  } catch {
+    // falls through to undefined
+  }
+  return undefined;
+}
+
+const keyOf = (row: Record<string, unknown>, keys: readonly string[]): Key => keys.map((k) => row[k] as number | string);
+
+interface Walk {
+  rows: SummaryRow[];
+  scanned: number;
+  stoppedAt?: Key;
+}
+
+async function walk(client: Queryable, q: (text: string) => string, plan: Plan, segments: Segment[], conditions: string, params: Record<string, unknown>, limit: number, scanBudget: number): Promise<Walk> {
+  const read = async <R>(text: string, extra: Record<string, unknown>): Promise<R[]> => {
+    const [sql, values] = bindNamed(q(text), { ...params, ...extra });
+    return (await client.query<R>(sql, values)).rows;
+  };
+  const rows: SummaryRow[] = [];
+  let scanned = 0;
+  for (const segment of segments) {
+    const want = limit - rows.length;
+    const range = `SELECT ${conditions ? SUMMARY_AND_DOC : SUMMARY} FROM ${segment.from} ORDER BY ${segment.order}`;
+    if (!conditions) {
+      const found = await read<SummaryRow>(`${range} LIMIT @limit`, { limit: want });
+      rows.push(...found);
+      scanned += found.length;
+    } else {
+      const budget = scanBudget - scanned;
+      const found = await read<SummaryRow>(`SELECT * FROM (${range} LIMIT @budget) AS walked WHERE ${conditions} ORDER BY ${segment.order} LIMIT @limit`, { budget, limit: want });
+      rows.push(...found);
+      if (found.length === want) return { rows, scanned: scanned + want };
+      const keys = `SELECT ${plan.keys.join(', ')} FROM ${segment.from} ORDER BY ${segment.order}`;
+      const [{ n }] = (await read<{ n: number }>(`SELECT count(*) AS n FROM (${keys} LIMIT @budget) AS walked`, { budget })) as [{ n: number }];
+      scanned += n;
+      if (n === budget) {
+        const [edge] = await read<Record<string, unknown>>(`${keys} LIMIT 1 OFFSET @skip`, { skip: budget - 1 });
+        return { rows, scanned, stoppedAt: keyOf(edge!, plan.keys) };
+      }
+    }
+    if (rows.length >= limit) break;
+  }
+  return { rows, scanned };
+}
+
+/** `scanBudget`: rows a filtered page reads at most (a parameter for tests; the store uses SCAN_BUDGET). */
+export async function browseJobs(db: Database, schema: string, filter: BrowseFilter, scanBudget = SCAN_BUDGET): Promise<BrowsePage> {
+  const limit = filter.limit ?? 100;
+  const plan = planFor(filter.state, filter.name);
+  const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor, plan.keys.length);
+  if (filter.cursor !== undefined && !after) throw new ValidationError('cursor: not one this listing gave (it belongs to another state, or was altered)');
+  const compiled = compileWhere(filter.where ?? [], 'doc');
+  const segments = plan.segments(after !== undefined);
+  const nameInIndex = segments[0]!.from.includes('name = @name');
+  const conditions = [compiled.sql, filter.name !== undefined && !nameInIndex ? 'name = @name' : ''].filter(Boolean).join(' AND ');
+  const params: Record<string, unknown> = { ...compiled.params, state: filter.state };
+  if (filter.name !== undefined) params.name = filter.name;
+  after?.forEach((value, k) => {
+    params[`k${k}`] = value;
+  });
+  const q = (text: string) => render(text, schema);
+  const { rows, scanned, stoppedAt } = await db.tx((client) => walk(client, q, plan, segments, conditions, params, limit, scanBudget), 'snapshot');
+  const last = rows.length >= limit ? keyOf(rows[rows.length - 1] as unknown as Record<string, unknown>, plan.keys) : stoppedAt;
+  return { jobs: rows.map(toSummary), next: last ? encodeCursor(last) : null, scanned };
+}

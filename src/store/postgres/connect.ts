@@ -1,0 +1,180 @@
+/**
+ * The store's connection pool: created at once, connected on first use. The
+ * first call awaits one `ready` promise that connects and migrates; if that
+ * fails, the call rejects with LJ_ERR_DATABASE_OPEN and the next call tries
+ * again. Every later failure is a DatabaseError (LJ_ERR_DATABASE) with the
+ * driver's error as its cause; serialization failures and deadlocks (the
+ * database rolled the transaction back) are retried here a few times.
+ */
+import { DatabaseError, LitejobsError, QueueClosedError } from '../../errors.js';
+import { pg, type ConnectionConfig, type Pool, type Queryable, type QueryResult } from './driver.js';
+import { migrations } from './sql.js';
+
+/** PostgreSQL type oids whose text this store reads as numbers. */
+const INT8 = 20;
+/** SQLSTATEs after which the whole transaction can run again. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const MAX_TRIES = 5;
+
+export interface Database extends Queryable {
+  /** What error messages name: the server and database, without credentials, and the schema. */
+  readonly where: string;
+  /** One statement, autocommitted. */
+  query<R = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>>;
+  /** One statement's rows. */
+  rows<R>(text: string, values?: readonly unknown[]): Promise<R[]>;
+  /**
+   * `fn` inside BEGIN … COMMIT on one connection; run again on a serialization
+   * failure or deadlock. `snapshot`: a read-only transaction whose reads all
+   * see one snapshot (REPEATABLE READ).
+   */
+  tx<T>(fn: (client: Queryable) => Promise<T>, mode?: 'write' | 'snapshot'): Promise<T>;
+  /** A config for a connection of its own (the LISTEN client), with the pool's type parsers. */
+  clientConfig(applicationName: string): ConnectionConfig;
+  /** Rejects calls from now on; ends the pool. */
+  close(): Promise<void>;
+  readonly closed: boolean;
+}
+
+/** `postgres://user@host:port/db`, without a password. */
+export function describeConnection(connection: string): string {
+  try {
+    const url = new URL(connection);
+    url.password = '';
+    url.search = '';
+    return url.toString();
+  } catch {
+    return 'postgres (connection string not shown)';
+  }
+}
+
+const codeOf = (err: unknown): string => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+};
+
+export function toDatabaseError(err: unknown, where: string, code: 'LJ_ERR_DATABASE' | 'LJ_ERR_DATABASE_OPEN' = 'LJ_ERR_DATABASE'): LitejobsError {
+  if (err instanceof LitejobsError) return err;
+  const sqlState = codeOf(err);
+  const message = (err as Error | null)?.message ?? String(err);
+  const prefix = code === 'LJ_ERR_DATABASE_OPEN' ? `cannot open database ${where}` : `database ${where}`;
+  return new DatabaseError(code, `${prefix}: ${message}${sqlState ? ` (${sqlState})` : ''}`, { cause: err });
+}
+
+export function openDatabase(o: { connection: string; schema: string; poolSize: number; onWarning?: (message: string) => void }): Database {
+  const where = `${describeConnection(o.connection)} (schema ${o.schema})`;
+  // On this pool's own types, so that nobody else's pg connections change.
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(INT8, Number);
+  const config = (applicationName: string, max?: number): ConnectionConfig => ({
+    connectionString: o.connection,
+    types,
+    application_name: applicationName,
+    ...(max === undefined ? {} : { max }),
+    // An idle pool keeps no process alive (as an open SQLite file does not).
+    allowExitOnIdle: true,
+  });
+  const pool: Pool = new pg.Pool(config('litejobs', o.poolSize));
+  // An idle connection that breaks (server restart) is reported here; the pool replaces it.
+  pool.on('error', (err) => o.onWarning?.(`database ${where}: an idle connection failed (${err.message})`));
+  let closed = false;
+  let ready: Promise<void> | undefined;
+
+  const migrate = async (): Promise<void> => {
+    const client = await pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      // One migrator at a time per schema, across processes: the others wait here, then find the level up to date.
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`litejobs migrate ${o.schema}`]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${o.schema}"`);
+      const exists = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`"${o.schema}".queue_meta`]);
+      let level = 0;
+      if (exists.rows[0]?.t) {
+        const row = await client.query<{ value: number }>(`SELECT value FROM "${o.schema}".queue_meta WHERE key = 'migration_level'`);
+        level = row.rows[0]?.value ?? 0;
+      }
+      const all = migrations(o.schema);
+      const known = all.at(-1)?.level ?? 0;
+      if (level > known) {
+        throw new DatabaseError('LJ_ERR_DATABASE_OPEN', `cannot open database ${where}: it was made by a newer litejobs (schema level ${level}; this version knows up to ${known})`);
+      }
+      for (const m of all) {
+        if (m.level <= level) continue;
+        await client.query(m.text);
+        level = m.level;
+      }
+      await client.query(
+        `INSERT INTO "${o.schema}".queue_meta (key, value) VALUES ('migration_level', $1)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        [level],
+      );
+      await client.query('COMMIT');
+    } catch (err) {
+      broken = await client.query('ROLLBACK').then(() => false, () => true);
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  };
+
+  const whenReady = (): Promise<void> => {
+    if (closed) return Promise.reject(new QueueClosedError());
+    ready ??= migrate().catch((err: unknown) => {
+      ready = undefined; // the next call tries again
+      throw toDatabaseError(err, where, 'LJ_ERR_DATABASE_OPEN');
+    });
+    return ready;
+  };
+
+  /** Runs `call` once ready; again after a serialization failure or deadlock; maps what it throws. */
+  const run = async <T>(call: () => Promise<T>): Promise<T> => {
+    await whenReady();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (err) {
+        if (RETRYABLE.has(codeOf(err)) && attempt < MAX_TRIES && !closed) {
+          // A short random pause, so that the two transactions that met do not meet again.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+          continue;
+        }
+        if (closed && !(err instanceof LitejobsError)) throw new QueueClosedError();
+        throw toDatabaseError(err, where);
+      }
+    }
+  };
+
+  return {
+    where,
+    query: <R>(text: string, values?: readonly unknown[]) => run(() => pool.query<R>(text, values)),
+    rows: <R>(text: string, values?: readonly unknown[]) => run(async () => (await pool.query<R>(text, values)).rows),
+    tx: <T>(fn: (client: Queryable) => Promise<T>, mode: 'write' | 'snapshot' = 'write') =>
+      run(async () => {
+        const client = await pool.connect();
+        let broken = false;
+        try {
+          await client.query(mode === 'snapshot' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
+          const out = await fn(client);
+          await client.query('COMMIT');
+          return out;
+        } catch (err) {
+          broken = await client.query('ROLLBACK').then(() => false, () => true);
+          throw err;
+        } finally {
+          client.release(broken);
+        }
+      }),
+    clientConfig: (applicationName) => config(applicationName),
+    get closed() {
+      return closed;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      // A migration under way finishes (or fails) first: ending the pool under it would leave its connection dangling.
+      await ready?.catch(() => undefined);
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * The part of the `pg` driver this store uses, typed here: the package ships
+ * no declarations of its own. Loaded with `require` (pg is CommonJS), so the
+ * store's types do not depend on a declaration package being installed.
+ */
+import { createRequire } from 'node:module';
+
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number | null;
+}
+
+export interface Queryable {
+  query<R = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>>;
+}
+
+export interface PoolClient extends Queryable {
+  /** `true` (or an error): the connection is broken, the pool drops it. */
+  release(destroy?: boolean | Error): void;
+}
+
+export interface Pool extends Queryable {
+  connect(): Promise<PoolClient>;
+  end(): Promise<void>;
+  on(event: 'error', listener: (err: Error) => void): void;
+}
+
+export interface Notification {
+  channel: string;
+  payload?: string;
+}
+
+export interface Client extends Queryable {
+  connect(): Promise<void>;
+  end(): Promise<void>;
+  on(event: 'notification', listener: (message: Notification) => void): void;
+  on(event: 'error', listener: (err: Error) => void): void;
+  on(event: 'end', listener: () => void): void;
+  removeAllListeners(): void;
+  /** The driver's connection; its socket is unref'd so that listening keeps no process alive. */
+  connection?: { stream?: { unref?: () => void } };
+  processID?: number | null;
+}
+
+export interface TypeOverrides {
+  setTypeParser(oid: number, parse: (text: string) => unknown): void;
+}
+
+export interface ConnectionConfig {
+  connectionString: string;
+  types?: TypeOverrides;
+  application_name?: string;
+  max?: number;
+  allowExitOnIdle?: boolean;
+  connectionTimeoutMillis?: number;
+}
+
+interface Pg {
+  Pool: new (config: ConnectionConfig) => Pool;
+  Client: new (config: ConnectionConfig) => Client;
+  TypeOverrides: new () => TypeOverrides;
+}
+
+export const pg = createRequire(import.meta.url)('pg') as Pg;

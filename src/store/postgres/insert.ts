@@ -1,0 +1,83 @@
+/**
+ * insert(): a batch of jobs in one transaction and one multi-row INSERT (its
+ * columns bound as arrays and unnested). A key already taken inserts nothing
+ * and hands back the first job with that key, with its state as it is now; a
+ * key repeated within the batch does the same for its later occurrences.
+ */
+import type { InsertResult, NewJob } from '../store.js';
+import type { Queryable } from './driver.js';
+import { render } from './sql.js';
+
+export interface InsertStatements {
+  insert: string;
+  byKeys: string;
+}
+
+export function insertStatements(schema: string): InsertStatements {
+  return {
+    // ORDER BY ord: rows are inserted, and take identity values, in input
+    // order, so the created rows' ids ascend in the order they were given.
+    insert: render(
+      `INSERT INTO {{schema}}.jobs (name, state, payload, key, priority, run_at, retry, timeout_ms, created_at, updated_at)
+       SELECT name, state, payload, key, priority, run_at, retry, timeout_ms, $9, $9
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::text[], $8::bigint[])
+         WITH ORDINALITY AS u (name, state, payload, key, priority, run_at, retry, timeout_ms, ord)
+       ORDER BY ord
+       ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING
+       RETURNING id, key`,
+      schema,
+    ),
+    byKeys: render(`SELECT id, key, state FROM {{schema}}.jobs WHERE key = ANY($1::text[])`, schema),
+  };
+}
+
+/** Inserts `jobs` inside the caller's transaction; results in input order. */
+export async function insertJobs(client: Queryable, s: InsertStatements, jobs: readonly NewJob[], at: number): Promise<InsertResult[]> {
+  const out: Array<InsertResult | undefined> = new Array(jobs.length);
+  /** The first occurrence of each key in the batch; later ones are answered from it. */
+  const firstOfKey = new Map<string, number>();
+  const rows: number[] = [];
+  jobs.forEach((job, i) => {
+    if (job.key !== null) {
+      if (firstOfKey.has(job.key)) return;
+      firstOfKey.set(job.key, i);
+    }
+    rows.push(i);
+  });
+  const column = <T>(pick: (job: NewJob) => T): T[] => rows.map((i) => pick(jobs[i]!));
+  const inserted = await client.query<{ id: number; key: string | null }>(s.insert, [
+    column((j) => j.name),
+    column((j) => j.state),
+    column((j) => j.payload),
+    column((j) => j.key),
+    column((j) => j.priority),
+    column((j) => j.runAt),
+    column((j) => j.retry),
+    column((j) => j.timeout),
+    at,
+  ]);
+  const createdKeys = new Set<string>();
+  for (const r of inserted.rows) if (r.key !== null) createdKeys.add(r.key);
+  const created = rows.filter((i) => jobs[i]!.key === null || createdKeys.has(jobs[i]!.key!));
+  const ids = inserted.rows.map((r) => r.id).sort((x, y) => x - y);
+  created.forEach((i, n) => {
+    out[i] = { id: ids[n]!, created: true, state: jobs[i]!.state };
+  });
+
+  const taken = rows.filter((i) => out[i] === undefined).map((i) => jobs[i]!.key!);
+  if (taken.length > 0) {
+    const found = await client.query<{ id: number; key: string; state: string }>(s.byKeys, [taken]);
+    for (const r of found.rows) out[firstOfKey.get(r.key)!] = { id: r.id, created: false, state: r.state };
+  }
+  // Later occurrences of a key: the first job, as the batch left it.
+  jobs.forEach((job, i) => {
+    if (out[i] !== undefined) return;
+    const first = out[firstOfKey.get(job.key!)!];
+    if (first) out[i] = { id: first.id, created: false, state: first.state };
+  });
+  if (out.some((r) => r === undefined)) {
+    // The job holding a key was deleted between the conflict and the look-up: the caller's retry inserts it.
+    throw Object.assign(new Error('a job with this key was deleted while the batch was inserted'), { code: '40001' });
+  }
+  return out as InsertResult[];
+}

@@ -1,0 +1,19 @@
+/** list(): one page of jobs, filtered by state and name, in id order (the SQLite store's list-jobs.ts). */
+import type { JobRecord, ListFilter } from '../store.js';
+import { toJobRecord, type JobRow } from '../sqlite/rows.js';
+import type { Database } from './connect.js';
+import { render } from './sql.js';
+
+export async function listJobs(db: Database, schema: string, filter: ListFilter): Promise<JobRecord[]> {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const bind = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  if (filter.state !== undefined) where.push(`state = ${bind(filter.state)}`);
+  if (filter.name !== undefined) where.push(`name = ${bind(filter.name)}`);
+  if (filter.after !== undefined) where.push(`id > ${bind(filter.after)}`);
+  const text = `SELECT * FROM {{schema}}.jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ${bind(filter.limit ?? 100)}`;
+  return (await db.rows<JobRow>(render(text, schema), values)).map(toJobRecord);
+}

@@ -1,0 +1,135 @@
+/**
+ * Change notifications between store instances sharing one schema: a write
+ * that gives another instance's claim loop something to do (a new job, a job
+ * back in a waiting state, a pause lifted) sends NOTIFY on the schema's
+ * channel inside its transaction, with this instance's id as the payload, so
+ * it is delivered only if the write commits, and the sender can ignore its
+ * own.
+ *
+ * One dedicated LISTEN connection per store, opened the first time anyone
+ * asks (`externalChange()` or `watchChanges()`). Its socket is unref'd: it
+ * never keeps the process alive. After it breaks it reconnects, backing off,
+ * and then reports a change once, since notifications sent meanwhile are lost.
+ */
+import type { Clock, TimerHandle } from '../../lib/clock.js';
+import { pg, type Client, type ConnectionConfig } from './driver.js';
+
+const MIN_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 10_000;
+
+export interface Listener {
+  /** True once after a notification from another instance (or a reconnect) since the last call. */
+  externalChange(): boolean;
+  /** Calls `onChange` on each such notification; returns the function that stops it. */
+  watch(onChange: () => void): () => void;
+  close(): Promise<void>;
+}
+
+export interface ListenerOptions {
+  config: ConnectionConfig;
+  channel: string;
+  /** This store's id: notifications carrying it are its own. */
+  instanceId: string;
+  clock: Clock;
+  onWarning?: (message: string) => void;
+  where: string;
+}
+
+export function createListener(o: ListenerOptions): Listener {
+  const watchers = new Set<() => void>();
+  let changed = false;
+  let client: Client | undefined;
+  let started = false;
+  let closed = false;
+  let retry: TimerHandle | undefined;
+  let backoff = MIN_BACKOFF_MS;
+  /** Set once the connection broke: the next successful LISTEN reports a change. */
+  let missed = false;
+
+  const signal = () => {
+    changed = true;
+    for (const onChange of [...watchers]) onChange();
+  };
+
+  const scheduleReconnect = (reason: string) => {
+    if (closed || retry !== undefined) return;
+    o.onWarning?.(`database ${o.where}: the change listener stopped (${reason}); reconnecting in ${backoff} ms, polling meanwhile`);
+    missed = true;
+    retry = o.clock.setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, backoff);
+    (retry as { unref?: () => void }).unref?.();
+    backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+  };
+
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client(o.config);
+    client = c;
+    let failed = false;
+    const fail = (reason: string) => {
+      if (failed || client !== c) return;
+      failed = true;
+      client = undefined;
+      c.removeAllListeners();
+      c.on('error', () => undefined); // a late error of a dropped connection goes nowhere
+      void c.end().catch(() => undefined);
+      scheduleReconnect(reason);
+    };
+    c.on('error', (err) => fail(err.message));
+    c.on('end', () => fail('connection ended'));
+    c.on('notification', (message) => {
+      if (message.channel === o.channel && message.payload !== o.instanceId) signal();
+    });
+    try {
+      await c.connect();
+      c.connection?.stream?.unref?.();
+      await c.query(`LISTEN "${o.channel}"`);
+    } catch (err) {
+      fail((err as Error).message);
+      return;
+    }
+    if (closed) {
+      await c.end().catch(() => undefined);
+      return;
+    }
+    backoff = MIN_BACKOFF_MS;
+    if (missed) {
+      missed = false;
+      signal();
+    }
+  };
+
+  const start = () => {
+    if (started || closed) return;
+    started = true;
+    void connect();
+  };
+
+  return {
+    externalChange() {
+      start();
+      const was = changed;
+      changed = false;
+      return was;
+    },
+    watch(onChange) {
+      start();
+      watchers.add(onChange);
+      return () => void watchers.delete(onChange);
+    },
+    async close() {
+      closed = true;
+      watchers.clear();
+      if (retry !== undefined) o.clock.clearTimeout(retry);
+      retry = undefined;
+      const c = client;
+      client = undefined;
+      if (c) {
+        c.removeAllListeners();
+        c.on('error', () => undefined);
+        await c.end().catch(() => undefined);
+      }
+    },
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * The networked store: jobs in PostgreSQL, shared by every process and host
+ * that opens the same schema. The engine drives it exactly as it drives the
+ * SQLite store (src/store/sqlite/sqlite-store.ts), and each method keeps that
+ * store's semantics; what differs is how they hold across processes:
+ *
+ * - A claim is one statement with FOR UPDATE SKIP LOCKED (claim.ts): claimers
+ *   take disjoint jobs without waiting for each other.
+ * - Every other change is a compare-and-set inside one transaction
+ *   (transition.ts), as in SQLite; serialization failures and deadlocks are
+ *   retried (connect.ts).
+ * - Other processes learn of new work through NOTIFY (notify.ts), where the
+ *   SQLite store watches the file's WAL.
+ *
+ * The factory is synchronous; the pool connects and migrates on first use.
+ */
+import { JobState } from '../../../machines/job.machine.js';
+import { DatabaseError } from '../../errors.js';
+import { systemClock, type Clock } from '../../lib/clock.js';
+import type { QueueStats, Store, StoreDiagnostics } from '../store.js';
+import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from '../sqlite/rows.js';
+import { browseJobs } from './browse.js';
+import { claimJobs, claimStatement } from './claim.js';
+import { openDatabase } from './connect.js';
+import { insertJobs, insertStatements } from './insert.js';
+import { listJobs } from './list.js';
+import { createListener } from './notify.js';
+import { checkSchema } from './sql.js';
+import { statements } from './statements.js';
+import { distinctJobs, transitionBatch, transitionEach, transitionStatements, wakesOthers } from './transition.js';
+
+export interface PostgresStoreOptions {
+  /** A libpq connection string: `postgres://user:password@host:5432/database`. */
+  connection: string;
+  /** The schema holding litejobs' tables, created if missing. Default `litejobs`. */
+  schema?: string;
+  /** Connections in the pool. Default 10. */
+  poolSize?: number;
+  /** Record each transition in `job_history`. */
+  history: boolean;
+  /** Timers for the change listener's reconnects. */
+  clock?: Clock;
+  onWarning?(message: string): void;
+}
+
+export function createPostgresStore(options: PostgresStoreOptions): Store {
+  const schema = checkSchema(options.schema ?? 'litejobs');
+  const clock = options.clock ?? systemClock;
+  const history = options.history;
+  const warn = (message: string) => options.onWarning?.(message);
+  const db = openDatabase({ connection: options.connection, schema, poolSize: options.poolSize ?? 10, onWarning: warn });
+  const instanceId = `${process.pid.toString(36)}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 10)}`;
+  let tokenSeq = 0;
+  // The channel is the schema's name: every store on one schema, and only those, hear each other.
+  const channel = schema;
+  const listener = createListener({ config: db.clientConfig('litejobs listen'), channel, instanceId, clock, onWarning: warn, where: db.where });
+
+  const s = statements(schema);
+  const insertSql = insertStatements(schema);
+  const claimSql = claimStatement(schema, history);
+  const transitionSql = transitionStatements(schema, history);
+
+  const store: Store = {
+    insert: async (jobs, at) => {
+      if (jobs.length === 0) return [];
+      return db.tx(async (client) => {
+        const results = await insertJobs(client, insertSql, jobs, at);
+        // Delivered at commit: other processes claim the new jobs, or arm a timer for the later ones.
+        if (results.some((r) => r.created)) await client.query(s.notify, [channel, instanceId]);
+        return results;
+      });
+    },
+    claim: async (req) => claimJobs(db, claimSql, req, `${instanceId}.${(++tokenSeq).toString(36)}`),
+    transition: async (reqs) => {
+      if (reqs.length === 0) return [];
+      return db.tx(async (client) => {
+        const out = distinctJobs(reqs) ? await transitionBatch(client, transitionSql, reqs) : await transitionEach(client, transitionSql, reqs, history);
+        if (reqs.some((t, i) => out[i] && !t.purge && wakesOthers(t.to))) await client.query(s.notify, [channel, instanceId]);
+        return out;
+      });
+    },
+    heartbeat: async (id, token, lockedUntil) => (await db.query(s.heartbeat, [id, token, lockedUntil])).rowCount === 1,
+    progress: async (id, token, progress) => (await db.query(s.progress, [id, token, progress])).rowCount === 1,
+    expiredLeases: async (names, now, limit) => (await db.rows<JobRow>(s.expired, [names, now, limit])).map(toJobRecord),
+    dueJobs: async (names, states, now, limit) => (await db.rows<JobRow>(s.due, [names, states, now, limit])).map(toJobRecord),
+    nextDueAt: async (names, states) => {
+      const lookups: Array<Promise<Array<{ at: number | null }>>> = [];
+      if (states.includes(JobState.pending)) lookups.push(db.rows(s.nextPending, [names]));
+      const delayed = states.filter((state) => state !== JobState.pending);
+      if (delayed.length > 0) lookups.push(db.rows(s.nextDue, [names, delayed]));
+      let min: number | null = null;
+      for (const [row] of await Promise.all(lookups)) {
+        const at = row?.at ?? null;
+        if (at !== null && (min === null || at < min)) min = at;
+      }
+      return min;
+    },
+    get: async (id) => {
+      const [row] = await db.rows<JobRow>(s.get, [id]);
+      return row ? toJobRecord(row) : undefined;
+    },
+    list: async (filter) => listJobs(db, schema, filter),
+    browse: async (filter) => browseJobs(db, schema, filter),
+    // Every index browse pages along is made by the migrations.
+    prepareBrowse: async () => {
+      await db.rows(s.ping);
+    },
+    history: async (id) => (await db.rows<HistoryRow>(s.history, [id])).map(toHistoryEntry),
+    stats: async () => {
+      const stats: QueueStats = { total: 0, byState: {}, byName: {} };
+      for (const r of await db.rows<{ state: string; name: string; n: number }>(s.stats)) {
+        stats.total += r.n;
+        stats.byState[r.state] = (stats.byState[r.state] ?? 0) + r.n;
+        stats.byName[r.name] = { ...stats.byName[r.name], [r.state]: r.n };
+      }
+      return stats;
+    },
+    externalChange: () => !db.closed && listener.externalChange(),
+    watchChanges: (onChange) => (db.closed ? () => {} : listener.watch(onChange)),
+    backup: async () => {
+      throw new DatabaseError(
+        'LJ_ERR_DATABASE',
+        `database ${db.where}: litejobs copies SQLite files only; back up a PostgreSQL schema with pg_dump --schema=${schema}`,
+      );
+    },
+    setPaused: async (name, paused, at) => {
+      await db.tx(async (client) => {
+        if (paused) {
+          await client.query(s.pause, [name, at]);
+          return;
+        }
+        // A lifted pause gives other processes' claim loops jobs to claim.
+        if ((await client.query(s.resume, [name])).rowCount) await client.query(s.notify, [channel, instanceId]);
+      });
+    },
+    paused: async () => (await db.rows<{ name: string }>(s.paused)).map((r) => r.name),
+    ping: async () => {
+      await db.rows(s.ping);
+    },
+    diagnose: async ({ now }) => {
+      const [[sizes], [expired]] = await Promise.all([
+        db.rows<{ bytes: number; page_size: number; cache_bytes: number }>(s.sizes, [schema]),
+        db.rows<{ n: number }>(s.expiredCount, [now]),
+      ]);
+      const out = {
+        // StoreDiagnostics names the SQLite store only; these figures are the schema's.
+        store: 'postgres',
+        path: db.where,
+        // Tables of the schema with their indexes and TOAST (pg_total_relation_size).
+        fileBytes: sizes!.bytes,
+        // The server's write-ahead log is shared by every database on it: not reported (0).
+        walBytes: 0,
+        pageSize: sizes!.page_size,
+        pageCount: Math.ceil(sizes!.bytes / sizes!.page_size),
+        // PostgreSQL reuses free space within each table (VACUUM): no free list to count (0).
+        freePages: 0,
+        // The server's shared buffers.
+        cacheBytes: sizes!.cache_bytes,
+        journalMode: 'postgresql',
+        expiredLeases: expired!.n,
+        // No integrity check: PostgreSQL has none built in (see the amcheck extension); `integrity` stays absent, "not checked".
+      };
+      return out as unknown as StoreDiagnostics;
+    },
+    purgeFinished: async (state, before, limit) => {
+      const [row] = await db.rows<{ n: number }>(s.purgeFinished, [state, before, limit]);
+      return row!.n;
+    },
+    close: async () => {
+      await listener.close();
+      await db.close();
+    },
+  };
+  return store;
+}

@@ -1,0 +1,145 @@
+/**
+ * transition(): compare-and-set moves, all in the caller's transaction. A
+ * request changes its job only while the job is still in `from` under
+ * `token`, so a worker that lost its lease cannot settle. A move into
+ * processing keeps the lease (a custom edge); any other clears it. A purge
+ * (retention 0) deletes the job, and its history, under the same condition,
+ * and counts the deletion (queue_meta `deleted`).
+ *
+ * Two forms with one outcome. A batch whose jobs are all distinct runs as one
+ * statement over the requests unnested from arrays; a batch that names a job
+ * twice runs request by request, in order, so that each sees what the one
+ * before it did (as the SQLite store's does).
+ */
+import { JobState } from '../../../machines/job.machine.js';
+import type { TransitionRequest } from '../store.js';
+import type { Queryable } from './driver.js';
+import { render } from './sql.js';
+
+export interface TransitionStatements {
+  move: string;
+  purge: string;
+  history: string;
+  purgeHistory: string;
+  countDeleted: string;
+  batch: string;
+}
+
+type Values = Record<'to' | 'attempts' | 'lastError' | 'ctx' | 'runAt' | 'result' | 'at', string>;
+
+/** What a move writes (transition.sql and transition-held.sql of the SQLite store); `self` qualifies the job's own columns. */
+const set = (v: Values, self: string) => `state = ${v.to},
+    attempts = ${v.attempts},
+    last_error = ${v.lastError},
+    ctx = ${v.ctx},
+    run_at = coalesce(${v.runAt}, ${self}run_at),
+    result = coalesce(${v.result}, ${self}result),
+    lease_owner = CASE WHEN ${v.to} = {{processing}} THEN ${self}lease_owner END,
+    lease_token = CASE WHEN ${v.to} = {{processing}} THEN ${self}lease_token END,
+    locked_until = CASE WHEN ${v.to} = {{processing}} THEN ${self}locked_until END,
+    updated_at = ${v.at}`;
+
+/** The arrays a batch binds, in order: the request's fields, one array each. */
+const BATCH_COLUMNS = [
+  ['id', 'bigint'], ['from_state', 'text'], ['token', 'text'], ['to_state', 'text'], ['event', 'text'], ['candidate', 'int'],
+  ['at', 'bigint'], ['attempts', 'int'], ['last_error', 'text'], ['ctx', 'text'], ['run_at', 'bigint'], ['result', 'text'],
+  ['worker_id', 'text'], ['error', 'text'], ['purge', 'boolean'],
+] as const;
+
+export function transitionStatements(schema: string, history: boolean): TransitionStatements {
+  const param: Values = { to: '$4', attempts: '$5::int', lastError: '$6', ctx: '$7', runAt: '$8::bigint', result: '$9', at: '$10' };
+  const column: Values = { to: 'r.to_state', attempts: 'r.attempts', lastError: 'r.last_error', ctx: 'r.ctx', runAt: 'r.run_at', result: 'r.result', at: 'r.at' };
+  const unnest = `unnest(${BATCH_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')}) WITH ORDINALITY AS r (${BATCH_COLUMNS.map(([name]) => name).join(', ')}, ord)`;
+  const cas = 'j.id = r.id AND j.state = r.from_state AND j.lease_token IS NOT DISTINCT FROM r.token';
+  return {
+    move: render(`UPDATE {{schema}}.jobs SET ${set(param, '')} WHERE id = $1 AND state = $2 AND lease_token IS NOT DISTINCT FROM $3`, schema),
+    purge: render('DELETE FROM {{schema}}.jobs WHERE id = $1 AND state = $2 AND lease_token IS NOT DISTINCT FROM $3', schema),
+    history: render(
+      `INSERT INTO {{schema}}.job_history (job_id, from_state, to_state, event, candidate, at, worker_id, lease_token, error)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      schema,
+    ),
+    purgeHistory: render('DELETE FROM {{schema}}.job_history WHERE job_id = ANY($1::bigint[])', schema),
+    countDeleted: render(`UPDATE {{schema}}.queue_meta SET value = value + $1 WHERE key = 'deleted'`, schema),
+    batch: render(
+      `WITH r AS (SELECT * FROM ${unnest}),
+       moved AS (
+         UPDATE {{schema}}.jobs j SET ${set(column, 'j.')}
+         FROM r WHERE NOT r.purge AND ${cas}
+         RETURNING r.ord
+       ),
+       purged AS (
+         DELETE FROM {{schema}}.jobs j USING r WHERE r.purge AND ${cas}
+         RETURNING r.ord, j.id
+       ),
+       purged_history AS (DELETE FROM {{schema}}.job_history WHERE job_id IN (SELECT id FROM purged)),
+       counted AS (
+         UPDATE {{schema}}.queue_meta SET value = value + (SELECT count(*) FROM purged)
+         WHERE key = 'deleted' AND EXISTS (SELECT 1 FROM purged)
+       )${
+         history
+           ? `,
+       recorded AS (
+         INSERT INTO {{schema}}.job_history (job_id, from_state, to_state, event, candidate, at, worker_id, lease_token, error)
+         SELECT r.id, r.from_state, r.to_state, r.event, r.candidate, r.at, r.worker_id, r.token, r.error
+         FROM r JOIN moved USING (ord) ORDER BY r.ord
+       )`
+           : ''
+       }
+       SELECT ord FROM moved UNION ALL SELECT ord FROM purged`,
+      schema,
+    ),
+  };
+}
+
+const json = (value: unknown): string | null => (value ? JSON.stringify(value) : null);
+
+/** Request by request, in order. */
+export async function transitionEach(client: Queryable, s: TransitionStatements, reqs: readonly TransitionRequest[], history: boolean): Promise<boolean[]> {
+  const out: boolean[] = [];
+  const purged: number[] = [];
+  for (const t of reqs) {
+    if (t.purge) {
+      const gone = (await client.query(s.purge, [t.id, t.from, t.token])).rowCount === 1;
+      if (gone) purged.push(t.id);
+      out.push(gone);
+      continue;
+    }
+    const values = [t.id, t.from, t.token, t.to, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.at];
+    const changed = (await client.query(s.move, values)).rowCount === 1;
+    if (changed && history) {
+      await client.query(s.history, [t.id, t.from, t.to, t.event, t.candidate ?? null, t.at, t.workerId ?? null, t.token, json(t.error)]);
+    }
+    out.push(changed);
+  }
+  if (purged.length > 0) {
+    await client.query(s.purgeHistory, [purged]);
+    await client.query(s.countDeleted, [purged.length]);
+  }
+  return out;
+}
+
+/** One statement for the batch; only for requests that name distinct jobs. */
+export async function transitionBatch(client: Queryable, s: TransitionStatements, reqs: readonly TransitionRequest[]): Promise<boolean[]> {
+  const columns: unknown[][] = BATCH_COLUMNS.map(() => new Array(reqs.length));
+  reqs.forEach((t, i) => {
+    const row = [t.id, t.from, t.token, t.to, t.event, t.candidate ?? null, t.at, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.workerId ?? null, json(t.error), t.purge === true];
+    row.forEach((value, c) => {
+      columns[c]![i] = value;
+    });
+  });
+  const { rows } = await client.query<{ ord: number }>(s.batch, columns);
+  const out = new Array<boolean>(reqs.length).fill(false);
+  for (const { ord } of rows) out[ord - 1] = true;
+  return out;
+}
+
+/** Whether the batch can run as one statement: no job named twice. */
+export function distinctJobs(reqs: readonly TransitionRequest[]): boolean {
+  return new Set(reqs.map((t) => t.id)).size === reqs.length;
+}
+
+/** States another instance's claim loop waits for (a claim, or a due timer): not held, not finished. */
+export function wakesOthers(to: string): boolean {
+  return to !== JobState.processing && to !== JobState.completed && to !== JobState.dead && to !== JobState.cancelled;
+}
