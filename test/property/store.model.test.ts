@@ -1,6 +1,7 @@
 /**
  * Model-based test of the store + machine + apply-event path: random command
- * sequences run against a real SQLite file and an in-memory model; after every
+ * sequences run against each store (a real SQLite file, a real PostgreSQL
+ * schema) and an in-memory model; after every
  * command the store must equal the model (state, attempts, run_at, lease token
  * per id; counts; a valid history chain per job).
  */
@@ -12,10 +13,12 @@ import { isTransition, type JobTransitionEvent } from '../../src/engine/events.j
 import { defineJob } from '../../src/engine/job-definition.js';
 import { toContext, type MachineRegistry } from '../../src/engine/machine-registry.js';
 import { systemClock } from '../../src/lib/clock.js';
+import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { LeasedJob, Store } from '../../src/store/store.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import type { ErrorInfo } from '../../machines/policy.js';
+import { pgUrl, usePgSchema } from '../helpers/postgres.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 
 const LEASE = 1000;
@@ -237,12 +240,23 @@ const stale = fc.tuple(fc.nat(), fc.boolean(), fc.nat()).map(([n, completes, liv
 
 const JOBS = NAMES.map((name) => defineJob({ name, handler: () => undefined, retry: { attempts: POLICY[name].attempts, backoff: { type: 'fixed', delay: POLICY[name].delay } } }));
 
-describe('the SQLite store behaves like its model under random commands', () => {
+const pgSchema = usePgSchema();
+/** Each store under test: a fresh, empty one per run, and what removes it afterwards. */
+const STORES: Array<[string, () => { store: Store; cleanup(): void }]> = [
+  ['SQLite', () => {
+    const db = tempDbPath();
+    return { store: createSqliteStore({ path: db.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 5000, history: true }), cleanup: db.cleanup };
+  }],
+  // Its schema is dropped after the test.
+  ['PostgreSQL', () => ({ store: createPostgresStore({ connection: pgUrl(), schema: pgSchema(), history: true }), cleanup: () => undefined })],
+];
+
+describe.each(STORES)('the %s store behaves like its model under random commands', (_, open) => {
   it('keeps every job in exactly one state, never loses one, never hands one out twice', async () => {
     await fc.assert(
       fc.asyncProperty(fc.commands([enqueue, enqueue, claim, claim, complete, complete, fail, fail, expire, promote, cancel, retryDead, retryDead, stale, stale], { size: 'large', maxCommands: 40 }), async (cmds) => {
-        const db = tempDbPath();
-        const store = createSqliteStore({ path: db.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 5000, history: true });
+        const db = open();
+        const store = db.store;
         const clock = { ...systemClock, t: 1_000_000, now: (): number => clock.t };
         // The engine the product builds, on this store and clock.
         const engine = createEngine({ store, clock, logger: silentLogger, jobs: JOBS, retention: {}, maxPayloadBytes: 1024 });
