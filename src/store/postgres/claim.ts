@@ -15,25 +15,25 @@ import { render } from './sql.js';
 
 const READY_COLUMNS = 'id, name, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, created_at';
 
-/** $1 from, $2 to, $3 attempts, $4 event, $5 now, $6 names, $7 limit, $8 owner, $9 token, $10 locked until. */
+/** $1 from, $2 to, $3 attempts, $4 now, $5 names, $6 limit, $7 owner, $8 token, $9 locked until; $10 event (with history only). */
 export function claimStatement(schema: string, history: boolean): string {
   const record = history
     ? `, recorded AS (
          INSERT INTO {{schema}}.job_history (job_id, from_state, to_state, event, at, worker_id, lease_token)
-         SELECT id, $1, $2, $4, $5, $8, $9 FROM leased
+         SELECT id, $1, $2, $10, $4, $7, $8 FROM leased
        )`
     : '';
   return render(
     `WITH ready AS (
        SELECT id FROM {{schema}}.jobs
-       WHERE state = $1 AND run_at <= $5 AND name = ANY($6::text[])
+       WHERE state = $1 AND run_at <= $4 AND name = ANY($5::text[])
          AND NOT EXISTS (SELECT 1 FROM {{schema}}.paused_names p WHERE p.name = jobs.name OR p.name = '')
        ORDER BY priority DESC, run_at, id
-       LIMIT $7
+       LIMIT $6
        FOR UPDATE SKIP LOCKED
      ), leased AS (
        UPDATE {{schema}}.jobs j
-       SET state = $2, attempts = j.attempts + $3::int, lease_owner = $8, lease_token = $9, locked_until = $10, updated_at = $5
+       SET state = $2, attempts = j.attempts + $3::int, lease_owner = $7, lease_token = $8, locked_until = $9, updated_at = $4
        FROM ready WHERE j.id = ready.id
        RETURNING ${READY_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}
      )${record}
@@ -42,12 +42,14 @@ export function claimStatement(schema: string, history: boolean): string {
   );
 }
 
-export async function claimJobs(db: Queryable, statement: string, req: ClaimRequest, token: string): Promise<LeasedJob[]> {
+export async function claimJobs(db: Queryable, statement: string, history: boolean, req: ClaimRequest, token: string): Promise<LeasedJob[]> {
   const { rule } = req;
   if (!Number.isSafeInteger(rule.attempts)) throw new TypeError(`claim rule attempts must be an integer, got ${rule.attempts}`);
   if (req.names.length === 0 || req.limit <= 0) return [];
   const lockedUntil = req.now + req.leaseMs;
-  const { rows } = await db.query<ReadyRow>(statement, [rule.from, rule.to, rule.attempts, rule.event, req.now, req.names, req.limit, req.owner, token, lockedUntil]);
+  const values = [rule.from, rule.to, rule.attempts, req.now, req.names, req.limit, req.owner, token, lockedUntil];
+  if (history) values.push(rule.event);
+  const { rows } = await db.query<ReadyRow>(statement, values);
   const claim = { state: rule.to, attempts: rule.attempts, owner: req.owner, token, lockedUntil, now: req.now };
   // RETURNING gives the attempts after the claim; the record is built from the row as it was read.
   return rows.map((r) => toLeasedRecord({ ...r, attempts: r.attempts - rule.attempts }, claim));

@@ -70,7 +70,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         return results;
       });
     },
-    claim: async (req) => claimJobs(db, claimSql, req, `${instanceId}.${(++tokenSeq).toString(36)}`),
+    claim: async (req) => claimJobs(db, claimSql, history, req, `${instanceId}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => {
       if (reqs.length === 0) return [];
       return db.tx(async (client) => {
