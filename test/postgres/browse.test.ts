@@ -1,0 +1,145 @@
+/**
+ * browse() on PostgreSQL: paging through a state with any page size, filter
+ * and scan budget returns each of its jobs once, in the state's order (as
+ * test/property/browse.keyset.test.ts asks of the SQLite store); and a payload
+ * search matches exactly the jobs the SQLite store's matches.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/postgres/connect.js';
+import { browseJobs } from '../../src/store/postgres/browse.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { BrowseFilter, JobSummary } from '../../src/store/store.js';
+import { parseWhere } from '../../src/store/where.js';
+import { pgUrl } from '../helpers/postgres.js';
+import { tempDbPath } from '../helpers/temp-db.js';
+import { job, NOW, usePgStores } from './fixture.js';
+
+const pg = usePgStores();
+
+const STATES = ['pending', 'processing', 'completed', 'dead', 'cancelled', 'failed', 'quarantined'] as const;
+const NAMES = ['a', 'b', 'c'];
+const PLANS = ['Pro', 'basic', 'pro-max'];
+
+interface Row { name: string; state: string; priority: number; runAt: number; updatedAt: number; customer: number; plan: string }
+
+const row = fc.record({
+  name: fc.constantFrom(...NAMES),
+  state: fc.constantFrom(...STATES),
+  priority: fc.constantFrom(0, 0, 5, -3),
+  runAt: fc.integer({ min: 1, max: 6 }),
+  updatedAt: fc.integer({ min: 1, max: 6 }),
+  customer: fc.integer({ min: 0, max: 4 }),
+  plan: fc.constantFrom(...PLANS),
+});
+
+function reference(state: string, byName: boolean): (x: Row & { id: number }, y: Row & { id: number }) => number {
+  if (state === 'pending') return (x, y) => y.priority - x.priority || x.runAt - y.runAt || x.id - y.id;
+  if (state === 'processing') return (x, y) => x.runAt - y.runAt || x.id - y.id; // locked_until = run_at + 1000
+  if (['completed', 'dead', 'cancelled'].includes(state)) return (x, y) => y.updatedAt - x.updatedAt || y.id - x.id;
+  return byName ? (x, y) => x.runAt - y.runAt || x.id - y.id : (x, y) => x.name.localeCompare(y.name) || x.runAt - y.runAt || x.id - y.id;
+}
+
+const SEARCHES: Array<[string, (r: Row) => boolean]> = [
+  ['', () => true],
+  ['payload.customer = 2', (r) => r.customer === 2],
+  ['payload.customer >= 3', (r) => r.customer >= 3],
+  ['payload.plan ~ PRO', (r) => r.plan.toLowerCase().includes('pro')],
+  ['payload.plan != basic and payload.customer < 2', (r) => r.plan !== 'basic' && r.customer < 2],
+  ['payload.missing = null', () => true],
+];
+
+describe('browse keyset paging', () => {
+  it('returns every job of the state once, in its order, whatever the page size, filter and scan budget', async () => {
+    const schema = pg.schema();
+    const db = openDatabase({ connection: pgUrl(), schema, poolSize: 2 });
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(row, { maxLength: 40 }),
+          fc.constantFrom(...STATES),
+          fc.option(fc.constantFrom(...NAMES), { nil: undefined }),
+          fc.integer({ min: 0, max: SEARCHES.length - 1 }),
+          fc.integer({ min: 1, max: 9 }),
+          fc.integer({ min: 1, max: 12 }),
+          async (generated, state, name, searchIndex, limit, budget) => {
+            const rows = generated.map((r, i) => (i % 2 === 0 ? { ...r, state } : r));
+            await db.query(`TRUNCATE "${schema}".jobs`);
+            const stored = await db.rows<{ id: number }>(
+              `INSERT INTO "${schema}".jobs (name, state, payload, priority, run_at, created_at, updated_at, locked_until, lease_owner, lease_token)
+               SELECT name, state, payload, priority, run_at, 0, updated_at, CASE WHEN state = 'processing' THEN run_at + 1000 END,
+                      CASE WHEN state = 'processing' THEN 'host:1:a' END, CASE WHEN state = 'processing' THEN 't' END
+               FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::bigint[]) WITH ORDINALITY AS u (name, state, payload, priority, run_at, updated_at, ord)
+               ORDER BY ord RETURNING id`,
+              [rows.map((r) => r.name), rows.map((r) => r.state), rows.map((r) => JSON.stringify({ customer: r.customer, plan: r.plan })), rows.map((r) => r.priority), rows.map((r) => r.runAt), rows.map((r) => r.updatedAt)],
+            );
+            const withIds = rows.map((r, i) => ({ ...r, id: stored.map((s) => s.id).sort((x, y) => x - y)[i]! }));
+            const [search, matches] = SEARCHES[searchIndex]!;
+            const expected = withIds.filter((r) => r.state === state && (name === undefined || r.name === name) && matches(r)).sort(reference(state, name !== undefined)).map((r) => r.id);
+            const filter: BrowseFilter = { state, limit, ...(name === undefined ? {} : { name }), where: parseWhere(search) };
+            const seen: JobSummary[] = [];
+            let cursor: string | undefined;
+            for (let pages = 0; ; pages++) {
+              expect(pages).toBeLessThan(1000);
+              const page = await browseJobs(db, schema, { ...filter, ...(cursor === undefined ? {} : { cursor }) }, budget);
+              expect(page.jobs.length).toBeLessThanOrEqual(limit);
+              seen.push(...page.jobs);
+              if (page.next === null) break;
+              cursor = page.next;
+            }
+            expect(seen.map((j) => j.id)).toEqual(expected);
+          },
+        ),
+        { numRuns: 60 },
+      );
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('pages on from a cursor, filtered or not; a cursor of another state, or altered, is refused', async () => {
+    const store = pg.open();
+    await store.insert(Array.from({ length: 10 }, (_, i) => job({ payload: JSON.stringify({ customer: i % 2 ? 2 : 1 }), priority: 10 - i })), NOW);
+    const first = await store.browse({ state: 'pending', where: parseWhere('payload.customer = 2'), limit: 1 });
+    expect(first.jobs.map((j) => j.id)).toEqual([2]);
+    const all = await store.browse({ state: 'pending', limit: 3 });
+    expect(all.jobs.map((j) => j.id)).toEqual([1, 2, 3]);
+    expect((await store.browse({ state: 'pending', limit: 3, cursor: all.next! })).jobs.map((j) => j.id)).toEqual([4, 5, 6]);
+    await expect(store.browse({ state: 'processing', cursor: all.next! })).rejects.toThrow(/cursor/);
+    await expect(store.browse({ state: 'pending', cursor: 'nope' })).rejects.toThrow(/cursor/);
+  });
+});
+
+/** Payloads whose fields hold every JSON type, including the awkward mixes. */
+const PAYLOADS = [
+  { v: 2 }, { v: 2.5 }, { v: -1 }, { v: 10 }, { v: '2' }, { v: '10' }, { v: 'b' }, { v: 'Pro plan' }, { v: 'zeta' }, { v: '' },
+  { v: true }, { v: false }, { v: null }, {}, { v: { w: 3 } }, { v: [1, 2] }, { v: 1 }, { v: 0 }, { n: { v: 3 } }, { n: { v: 'x' } },
+];
+const CLAUSES = [
+  'payload.v = 2', 'payload.v != 2', 'payload.v < 3', 'payload.v >= 2', 'payload.v > 1.5', 'payload.v <= -1',
+  'payload.v = "2"', 'payload.v != b', 'payload.v < m', 'payload.v >= b', 'payload.v > ""',
+  'payload.v = true', 'payload.v != true', 'payload.v = false', 'payload.v != false',
+  'payload.v = null', 'payload.v != null', 'payload.v ~ PRO', 'payload.v ~ "1"', 'payload.v ~ "2"',
+  'payload.v = 1', 'payload.v = 0', 'payload.n.v = 3', 'payload.n.v ~ x', 'payload.n.v != 3',
+];
+
+describe('payload search', () => {
+  it('matches what the SQLite store matches, clause kind by clause kind', async () => {
+    const db = tempDbPath();
+    const sqlite = createSqliteStore({ path: db.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 1000, history: false });
+    const postgres = pg.open();
+    try {
+      const jobs = PAYLOADS.map((p) => job({ payload: JSON.stringify(p) }));
+      await sqlite.insert(jobs, NOW);
+      await postgres.insert(jobs, NOW);
+      for (const text of CLAUSES) {
+        const filter = { state: 'pending', where: parseWhere(text), limit: 500 };
+        const [want, got] = await Promise.all([sqlite.browse(filter), postgres.browse(filter)]);
+        expect({ text, ids: got.jobs.map((j) => j.id) }).toEqual({ text, ids: want.jobs.map((j) => j.id) });
+      }
+    } finally {
+      await sqlite.close();
+      db.cleanup();
+    }
+  });
+});
