@@ -127,15 +127,17 @@ describe('transition', () => {
     ['request by request (a job named twice)', true],
   ])('is a compare-and-set on state and lease token: %s', async (_, twice) => {
     const store = pg.open();
-    const [x, y] = await store.insert([job(), job()], NOW);
-    const [cx, cy] = await claimOf(store);
+    const [x, y, z] = await store.insert([job(), job(), job()], NOW);
+    const [cx, cy, cz] = await claimOf(store);
     const reqs = [
       move({ id: x!.id, from: 'processing', token: 'not-the-token', to: 'completed' }),
-      move({ id: y!.id, from: 'pending', token: cy!.leaseToken, to: 'completed' }),
+      move({ id: z!.id, from: 'pending', token: cz!.leaseToken, to: 'completed' }),
       move({ id: y!.id, from: 'processing', token: cy!.leaseToken, to: 'failed', runAt: NOW + 500, lastError: { name: 'Error', message: 'boom' }, ctx: { retryDelay: 500 }, result: '"r"' }),
+      // Named twice: the second sees the first's move, and misses.
       ...(twice ? [move({ id: y!.id, from: 'processing', token: cy!.leaseToken, to: 'completed' })] : []),
     ];
     expect(await store.transition(reqs)).toEqual(twice ? [false, false, true, false] : [false, false, true]);
+    expect(await store.get(z!.id)).toMatchObject({ state: 'processing', leaseToken: cz!.leaseToken });
     expect(await store.get(x!.id)).toMatchObject({ state: 'processing', leaseToken: cx!.leaseToken });
     expect(await store.get(y!.id)).toMatchObject({
       state: 'failed', runAt: NOW + 500, lastError: { message: 'boom' }, ctx: { retryDelay: 500 }, result: '"r"', leaseToken: null, leaseOwner: null, lockedUntil: null, updatedAt: NOW + 10,
