@@ -151,7 +151,7 @@ export interface BackupProgress {
 
 /** What `doctor` reports: the file's health and size, and leases nobody renews. */
 export interface StoreDiagnostics {
-  store: 'sqlite';
+  store: 'sqlite' | 'postgres';
   path: string;
   /** Size of the database file, bytes. */
   fileBytes: number;

@@ -7,7 +7,7 @@
  * database rolled the transaction back) are retried here a few times.
  */
 import { DatabaseError, LitejobsError, QueueClosedError } from '../../errors.js';
-import { pg, type ConnectionConfig, type Pool, type Queryable, type QueryResult } from './driver.js';
+import { loadPg, type ConnectionConfig, type Pool, type Queryable, type QueryResult } from './driver.js';
 import { migrations } from './sql.js';
 
 /** PostgreSQL type oids whose text this store reads as numbers. */
@@ -64,6 +64,7 @@ export function toDatabaseError(err: unknown, where: string, code: 'LJ_ERR_DATAB
 export function openDatabase(o: { connection: string; schema: string; poolSize: number; onWarning?: (message: string) => void }): Database {
   const where = `${describeConnection(o.connection)} (schema ${o.schema})`;
   // On this pool's own types, so that nobody else's pg connections change.
+  const pg = loadPg();
   const types = new pg.TypeOverrides();
   types.setTypeParser(INT8, Number);
   const config = (applicationName: string, max?: number): ConnectionConfig => ({

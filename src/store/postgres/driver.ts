@@ -4,6 +4,7 @@
  * store's types do not depend on a declaration package being installed.
  */
 import { createRequire } from 'node:module';
+import { DatabaseError } from '../../errors.js';
 
 export interface QueryResult<R> {
   rows: R[];
@@ -61,4 +62,18 @@ interface Pg {
   TypeOverrides: new () => TypeOverrides;
 }
 
-export const pg = createRequire(import.meta.url)('pg') as Pg;
+let loaded: Pg | undefined;
+
+/**
+ * The driver, loaded on first use: `pg` is an optional peer dependency, needed
+ * only by a queue on PostgreSQL, so a SQLite-only install never loads it.
+ */
+export function loadPg(): Pg {
+  if (loaded) return loaded;
+  try {
+    loaded = createRequire(import.meta.url)('pg') as Pg;
+  } catch (err) {
+    throw new DatabaseError('LJ_ERR_DATABASE_OPEN', 'a postgres:// connection needs the pg package: npm install pg', { cause: err });
+  }
+  return loaded;
+}

@@ -12,7 +12,7 @@
  * and then reports a change once, since notifications sent meanwhile are lost.
  */
 import type { Clock, TimerHandle } from '../../lib/clock.js';
-import { pg, type Client, type ConnectionConfig } from './driver.js';
+import { loadPg, type Client, type ConnectionConfig } from './driver.js';
 
 const MIN_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 10_000;
@@ -64,7 +64,7 @@ export function createListener(o: ListenerOptions): Listener {
   };
 
   const connect = async (): Promise<void> => {
-    const c = new pg.Client(o.config);
+    const c = new (loadPg().Client)(o.config);
     client = c;
     let failed = false;
     const fail = (reason: string) => {

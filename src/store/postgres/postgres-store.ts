@@ -142,8 +142,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         db.rows<{ bytes: number; page_size: number; cache_bytes: number }>(s.sizes, [schema]),
         db.rows<{ n: number }>(s.expiredCount, [now]),
       ]);
-      const out = {
-        // StoreDiagnostics names the SQLite store only; these figures are the schema's.
+      const out: StoreDiagnostics = {
+        // The schema's own figures: tables and indexes, not the whole server.
         store: 'postgres',
         path: db.where,
         // Tables of the schema with their indexes and TOAST (pg_total_relation_size).
@@ -160,7 +160,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         expiredLeases: expired!.n,
         // No integrity check: PostgreSQL has none built in (see the amcheck extension); `integrity` stays absent, "not checked".
       };
-      return out as unknown as StoreDiagnostics;
+      return out;
     },
     purgeFinished: async (state, before, limit) => {
       const [row] = await db.rows<{ n: number }>(s.purgeFinished, [state, before, limit]);
