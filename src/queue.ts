@@ -115,7 +115,16 @@ function createUntypedQueue(options: QueueOptions): Queue {
   const store =
     o.store ??
     openStore(
-      { path: o.path!, durability: o.durability, cacheMiB: o.cacheSize, busyTimeoutMs: o.busyTimeout, history: o.history, retentionIndex: deletesByAge(o.retention) },
+      {
+        path: o.path!,
+        ...(o.connection === undefined ? {} : { connection: o.connection, schema: o.schema ?? 'litejobs' }),
+        durability: o.durability,
+        cacheMiB: o.cacheSize,
+        busyTimeoutMs: o.busyTimeout,
+        history: o.history,
+        retentionIndex: deletesByAge(o.retention),
+        concurrency: o.concurrency,
+      },
       clock,
       logger,
     );

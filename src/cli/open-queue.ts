@@ -12,13 +12,30 @@ import { prettyLines } from './pretty-lines.js';
 export const DEFAULT_DB = './litejobs.db';
 export const DB_ENV = 'LITEJOBS_DB';
 
-/** The database the command names, refusing what this version cannot open. */
+/** The database the command names: a SQLite file path, or a postgres:// URL. */
 export function databaseOf(cmd: Command): string {
-  const db = String(cmd.optsWithGlobals<{ db?: string }>().db ?? DEFAULT_DB);
-  if (/^postgres(ql)?:\/\//i.test(db)) {
-    throw new CliFailure('the PostgreSQL store is not available in this version of litejobs; give --db a SQLite file path');
+  return String(cmd.optsWithGlobals<{ db?: string }>().db ?? DEFAULT_DB);
+}
+
+export const isPostgres = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db);
+
+/**
+ * `createQueue`'s options for that database: `{ path }` for a file; for a URL
+ * `{ connection }`, and `{ schema }` from its `?schema=` parameter (the driver
+ * does not know that parameter, so it is taken off the URL).
+ */
+export function queueTarget(db: string): { path: string } | { connection: string; schema?: string } {
+  if (!isPostgres(db)) return { path: db };
+  let url: URL;
+  try {
+    url = new URL(db);
+  } catch {
+    throw new CliFailure(`--db ${db} is not a valid postgres:// URL`);
   }
-  return db;
+  const schema = url.searchParams.get('schema');
+  if (schema === null) return { connection: db };
+  url.searchParams.delete('schema');
+  return { connection: url.toString(), schema };
 }
 
 export async function withQueue<T>(cmd: Command, io: CliIO, use: (queue: Queue, path: string) => Promise<T>): Promise<T> {
@@ -26,7 +43,7 @@ export async function withQueue<T>(cmd: Command, io: CliIO, use: (queue: Queue, 
   // Loaded here, not at the top: --help and usage errors answer without loading the engine.
   const [{ createQueue }, { pino }] = await Promise.all([import('../queue.js'), import('pino')]);
   const logger = pino({ level: process.env.LITEJOBS_LOG_LEVEL ?? 'warn' }, prettyLines(io.stderr));
-  const queue = createQueue({ path, logger });
+  const queue = createQueue({ ...queueTarget(path), logger });
   try {
     return await use(queue, path);
   } finally {

@@ -10,6 +10,7 @@ import type { AnyJobDefinition } from '../engine/job-definition.js';
 import { startServer, type RunningServer } from '../http/server.js';
 import type { HookOptions } from '../http/routes/hooks.js';
 import { createQueue, type Queue } from '../queue.js';
+import { queueTarget } from './open-queue.js';
 import { defineWebhookJob } from '../webhook/webhook-job.js';
 
 export interface ServiceOptions {
@@ -38,7 +39,7 @@ export interface Service {
 
 export async function startService(o: ServiceOptions): Promise<Service> {
   const jobs = o.jobs.some((job) => job.name === 'webhook') ? [...o.jobs] : [defineWebhookJob(), ...o.jobs];
-  const queue = createQueue({ path: o.path, concurrency: o.concurrency, durability: o.durability, logger: o.logger, jobs });
+  const queue = createQueue({ ...queueTarget(o.path), concurrency: o.concurrency, durability: o.durability, logger: o.logger, jobs });
   let server: RunningServer;
   try {
     server = await startServer({ queue, host: o.host, port: o.port, logger: o.logger, metrics: { processMetrics: true }, readOnly: o.readOnly === true, ...(o.token ? { token: o.token } : {}), ...(o.hooks ? { hooks: o.hooks } : {}) });

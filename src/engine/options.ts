@@ -10,8 +10,15 @@ import type { Store } from '../store/store.js';
 import { parseDuration, type Duration } from '../lib/duration.js';
 
 export interface QueueOptions {
-  /** The SQLite file (created if missing). Required unless `store` is given. */
+  /** The SQLite file (created if missing). Required unless `connection` or `store` is given. */
   path?: string;
+  /**
+   * A PostgreSQL database instead of a SQLite file (`postgres://user@host:5432/db`):
+   * the same queue, for processes on several hosts. Needs the `pg` package.
+   */
+  connection?: string;
+  /** With `connection`: the schema that holds litejobs' tables (created if missing). Default `'litejobs'`. */
+  schema?: string;
   /** A name for logs (`queue` field). Default `'default'`. */
   name?: string;
   /** Worker actors, i.e. jobs run at once by this process. Default 4. */
@@ -80,11 +87,11 @@ export type ResolvedRetention = Partial<Record<(typeof RETENTION_KEYS)[number], 
 
 const QUEUE_KEYS = [
   'path', 'name', 'concurrency', 'prefetch', 'retention', 'lease', 'durability', 'logger', 'jobs', 'history', 'maxPayloadBytes',
-  'pollInterval', 'cacheSize', 'busyTimeout', 'clock', 'store', 'stuckAfter', 'threads',
+  'pollInterval', 'cacheSize', 'busyTimeout', 'clock', 'store', 'stuckAfter', 'threads', 'connection', 'schema',
 ] as const;
 
-export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'retention'>> &
-  Pick<QueueOptions, 'path' | 'logger' | 'clock' | 'store'> & { retention: ResolvedRetention };
+export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'retention' | 'connection' | 'schema'>> &
+  Pick<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'connection' | 'schema'> & { retention: ResolvedRetention };
 
 export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions {
   rejectUnknownOptions('createQueue', options, QUEUE_KEYS);
@@ -106,7 +113,16 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     ...options,
     retention: resolveRetention(options.retention),
   };
-  if (o.store === undefined || o.path !== undefined) checkPath('createQueue path', o.path);
+  if (o.connection !== undefined) {
+    if (o.path !== undefined || o.store !== undefined) throw new ValidationError('createQueue takes a connection (PostgreSQL) or a path (SQLite) or a store, not two');
+    if (typeof o.connection !== 'string' || !/^postgres(ql)?:\/\//i.test(o.connection)) {
+      throw new ValidationError('createQueue connection must be a postgres:// URL');
+    }
+    if (o.schema !== undefined) checkString('createQueue schema', o.schema, 63);
+  } else {
+    if (o.schema !== undefined) throw new ValidationError('createQueue schema needs a connection (PostgreSQL)');
+    if (o.store === undefined) checkPath('createQueue path', o.path);
+  }
   if (o.store !== undefined && (typeof o.store !== 'object' || o.store === null || typeof o.store.claim !== 'function')) {
     throw new ValidationError('createQueue store must be a Store');
   }

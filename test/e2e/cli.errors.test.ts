@@ -58,18 +58,19 @@ describe('litejobs usage errors', { timeout: CLI_TEST_TIMEOUT }, () => {
 });
 
 describe('litejobs runtime errors', { timeout: CLI_TEST_TIMEOUT }, () => {
-  it('exit 1 with the error code for an unknown job id, and for a PostgreSQL URL', async () => {
+  it('exit 1 with the error code for an unknown job id, and for a PostgreSQL server that does not answer', async () => {
     const db = dbPath();
     expect((await runCli(['enqueue', 'email', '{}', '--db', db])).code).toBe(0);
     const results = await Promise.all([
       runCli(['job', '99', '--db', db]),
       runCli(['--db', db, 'cancel', '99', '--json']),
-      runCli(['jobs', '--db', 'postgres://user@localhost/jobs']),
-      runCli(['stats'], { env: { LITEJOBS_DB: 'postgresql://localhost/jobs' } }),
+      // Port 1 on loopback: nothing listens there.
+      runCli(['jobs', '--db', 'postgres://user@127.0.0.1:1/jobs']),
+      runCli(['stats'], { env: { LITEJOBS_DB: 'postgresql://127.0.0.1:1/jobs' } }),
     ]);
     failedWith(results[0]!, 1, /LJ_ERR_JOB_NOT_FOUND: no job with id 99/);
     failedWith(results[1]!, 1, /LJ_ERR_JOB_NOT_FOUND: no job with id 99/);
-    failedWith(results[2]!, 1, /PostgreSQL store is not available in this version/);
-    failedWith(results[3]!, 1, /PostgreSQL store is not available in this version/);
+    failedWith(results[2]!, 1, /LJ_ERR_DATABASE_OPEN: cannot open database/);
+    failedWith(results[3]!, 1, /LJ_ERR_DATABASE_OPEN: cannot open database/);
   });
 });

@@ -10,7 +10,7 @@ import { document } from '../command-docs.js';
 import { CliFailure, ExitCode } from '../exit-codes.js';
 import { formatBytes, toJson } from '../format.js';
 import type { CliIO, OutStream } from '../io.js';
-import { databaseOf, withQueue } from '../open-queue.js';
+import { databaseOf, isPostgres, withQueue } from '../open-queue.js';
 
 interface BackupFlags {
   force?: boolean;
@@ -25,7 +25,9 @@ export function registerBackup(program: Command, io: CliIO): void {
     .option('--force', 'overwrite <dest> if it exists')
     .option('--json', 'print { destination, bytes, jobs } as JSON')
     .action(async (dest: string, flags: BackupFlags, self: Command) => {
-      checkDestination(databaseOf(self), dest, flags.force === true);
+      const db = databaseOf(self);
+      if (isPostgres(db)) throw new CliFailure('a PostgreSQL queue is backed up with pg_dump (pg_dump --schema=litejobs <database>), not litejobs backup');
+      checkDestination(db, dest, flags.force === true);
       const bar = io.stderr.isTTY ? progressBar(io.stderr) : undefined;
       try {
         await withQueue(self, io, (queue) => queue.backup(dest, bar ? { onProgress: bar.update } : undefined));
