@@ -6,7 +6,9 @@ import { defineConfig } from 'vitest/config';
  * in a schema of its own on the local server.
  */
 const POSTGRES_CONFORMANCE = [
+  'test/http/dashboard.live.test.ts',
   'test/integration/custom-machine.test.ts',
+  'test/integration/dashboard.live-counts.test.ts',
   'test/integration/declare-job.test.ts',
   'test/integration/handler.outcomes.test.ts',
   'test/integration/history.candidate.test.ts',

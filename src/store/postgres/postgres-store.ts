@@ -11,6 +11,9 @@
  *   retried (connect.ts).
  * - Other processes learn of new work through NOTIFY (notify.ts), where the
  *   SQLite store watches the file's WAL.
+ * - The dashboard's change reads stop below ids still in flight
+ *   (dashboard-reads.ts, safe-head.ts): ids are handed out at insert, not at
+ *   commit.
  *
  * The factory is synchronous; the pool connects and migrates on first use.
  */
@@ -22,6 +25,7 @@ import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from '../sq
 import { browseJobs } from './browse.js';
 import { claimJobs, claimStatement } from './claim.js';
 import { openDatabase } from './connect.js';
+import { createDashboardReads } from './dashboard-reads.js';
 import { insertJobs, insertStatements } from './insert.js';
 import { listJobs } from './list.js';
 import { createListener } from './notify.js';
@@ -59,6 +63,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const insertSql = insertStatements(schema);
   const claimSql = claimStatement(schema, history);
   const transitionSql = transitionStatements(schema, history);
+  const dashboard = createDashboardReads(db, schema);
 
   const store: Store = {
     insert: async (jobs, at) => {
@@ -134,6 +139,10 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       });
     },
     paused: async () => (await db.rows<{ name: string }>(s.paused)).map((r) => r.name),
+    changes: dashboard.changes,
+    countByStateAndName: dashboard.countByStateAndName,
+    leases: dashboard.leases,
+    cursorAt: dashboard.cursorAt,
     ping: async () => {
       await db.rows(s.ping);
     },

@@ -1,0 +1,171 @@
+/**
+ * The dashboard's reads on PostgreSQL, with the SQLite store's semantics
+ * (src/store/sqlite/dashboard-reads.ts): what changed after a cursor, exact
+ * counts in slices of ids, leases, and a cursor for a point in time.
+ *
+ * Every read runs in one read-only REPEATABLE READ transaction, so that its
+ * counts, paused names and cursor agree. Cursors stop at the safe heads
+ * (safe-head.ts): ids are handed out at insert, not at commit, so the
+ * snapshot may hold rows above the cursor. A count slice is therefore taken
+ * back to the cursor: the snapshot's history rows above it are undone.
+ */
+import type { ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, RecentChange, StateNameCount, TransitionGroup } from '../reads.js';
+import type { Database } from './connect.js';
+import type { Queryable } from './driver.js';
+import { safeHeads } from './safe-head.js';
+import { render } from './sql.js';
+import { bindNamed } from './where.js';
+
+/** The detailed changes a batch carries at most. */
+const RECENT = 50;
+const NO_RANGE: IdRange = { after: 0, upTo: 0 };
+
+interface Ranges {
+  jobs: IdRange;
+  history: IdRange;
+}
+
+/** Each statement is the counterpart of the SQLite file named beside it. */
+function dashboardStatements(schema: string) {
+  const q = (text: string) => render(text, schema);
+  return {
+    // changes-enqueued.sql
+    enqueued: q(`SELECT created_at / 1000 AS second, name, count(*) AS count
+      FROM {{schema}}.jobs WHERE id > @after AND id <= @upTo GROUP BY 1, 2`),
+    // changes-transitions.sql
+    transitions: q(`SELECT h.at / 1000 AS second, h.from_state AS "from", h.to_state AS "to", h.event, h.candidate, j.name,
+        (h.job_id > @markAfter AND h.job_id <= @markUpTo) AS marked, count(*) AS count
+      FROM {{schema}}.job_history h LEFT JOIN {{schema}}.jobs j ON j.id = h.job_id
+      WHERE h.id > @after AND h.id <= @upTo AND h.job_id <> 0
+      GROUP BY 1, 2, 3, 4, 5, 6, 7`),
+    // changes-recent.sql
+    recent: q(`SELECT h.job_id AS id, j.name, h.from_state AS "from", h.to_state AS "to", h.event, h.at
+      FROM {{schema}}.job_history h LEFT JOIN {{schema}}.jobs j ON j.id = h.job_id
+      WHERE h.id > @after AND h.id <= @upTo AND h.job_id <> 0
+      ORDER BY h.id DESC LIMIT @limit`),
+    // changes-recent-jobs.sql
+    recentJobs: q(`SELECT id, name, NULL::text AS "from", {{pending}}::text AS "to", 'job.enqueue'::text AS event, created_at AS at
+      FROM {{schema}}.jobs WHERE id > @after AND id <= @upTo
+      ORDER BY id DESC LIMIT @limit`),
+    // changes-latency.sql
+    latency: q(`SELECT h.at, h.at - greatest(j.run_at, j.created_at) AS ms
+      FROM {{schema}}.job_history h JOIN {{schema}}.jobs j ON j.id = h.job_id
+      WHERE h.id > @after AND h.id <= @upTo AND h.event = 'job.claim' AND greatest(j.run_at, j.created_at) <= h.at
+      ORDER BY h.id DESC LIMIT @limit`),
+    // changes-claimers.sql
+    claimers: q(`SELECT worker_id AS owner, max(at) AS at
+      FROM {{schema}}.job_history
+      WHERE id > @after AND id <= @upTo AND event = 'job.claim' AND worker_id IS NOT NULL
+      GROUP BY worker_id`),
+    // count-by-state-name.sql
+    countSlice: q(`SELECT state, name, count(*) AS count
+      FROM {{schema}}.jobs WHERE id > @after AND id <= @upTo GROUP BY state, name`),
+    // count-by-state-name.sql as of history row @historyId: the snapshot's later rows of the slice's jobs are undone.
+    countSliceAt: q(`SELECT state, name, sum(n)::bigint AS count FROM (
+        SELECT state, name, count(*) AS n FROM {{schema}}.jobs WHERE id > @after AND id <= @upTo GROUP BY state, name
+        UNION ALL
+        SELECT h.to_state, j.name, -count(*) FROM {{schema}}.job_history h JOIN {{schema}}.jobs j ON j.id = h.job_id
+        WHERE h.id > @historyId AND h.job_id > @after AND h.job_id <= @upTo GROUP BY 1, 2
+        UNION ALL
+        SELECT h.from_state, j.name, count(*) FROM {{schema}}.job_history h JOIN {{schema}}.jobs j ON j.id = h.job_id
+        WHERE h.id > @historyId AND h.job_id > @after AND h.job_id <= @upTo AND h.from_state IS NOT NULL GROUP BY 1, 2
+      ) c GROUP BY state, name HAVING sum(n) <> 0`),
+    // deleted-count.sql
+    deleted: q(`SELECT value FROM {{schema}}.queue_meta WHERE key = 'deleted'`),
+    // paused.sql
+    paused: q('SELECT name FROM {{schema}}.paused_names ORDER BY name'),
+    // leases.sql (jobs_leased is partial on processing)
+    leases: q(`SELECT id, name, lease_owner AS owner, locked_until AS "lockedUntil", progress, updated_at AS since
+      FROM {{schema}}.jobs WHERE state = {{processing}} ORDER BY lease_owner, id`),
+    // history-at-id.sql, jobs-created-at-id.sql
+    historyAt: q('SELECT id, at FROM {{schema}}.job_history WHERE id >= @id ORDER BY id LIMIT 1'),
+    jobsAt: q('SELECT id, created_at AS at FROM {{schema}}.jobs WHERE id >= @id ORDER BY id LIMIT 1'),
+  };
+}
+
+export interface DashboardReads {
+  changes(after: ChangeCursor | null, limit: number, options?: ChangeOptions): Promise<ChangeBatch>;
+  countByStateAndName(ids?: IdRange): Promise<StateNameCount[]>;
+  leases(since: number, limit: number): Promise<{ running: LeaseView[]; claimers: Array<{ owner: string; at: number }> }>;
+  cursorAt(at: number): Promise<ChangeCursor>;
+}
+
+export function createDashboardReads(db: Database, schema: string): DashboardReads {
+  const s = dashboardStatements(schema);
+  const heads = safeHeads(schema);
+  const all = async <R>(client: Queryable, text: string, params: Record<string, unknown>): Promise<R[]> =>
+    (await client.query<R>(...bindNamed(text, params))).rows;
+
+  const recent = async (client: Queryable, r: Ranges): Promise<RecentChange[]> => {
+    const rows = [
+      ...(await all<RecentChange>(client, s.recent, { ...r.history, limit: RECENT })),
+      ...(await all<RecentChange>(client, s.recentJobs, { ...r.jobs, limit: RECENT })),
+    ];
+    // Jobs and history rows have ids of their own: time orders them, stable within each.
+    rows.reverse().sort((a, b) => a.at - b.at);
+    return rows.slice(-RECENT);
+  };
+
+  const changes = async (client: Queryable, after: ChangeCursor | null, limit: number, o: ChangeOptions): Promise<ChangeBatch> => {
+    const head = await heads.read(client);
+    const end = o.upTo ? { jobId: Math.min(head.jobId, o.upTo.jobId), historyId: Math.min(head.historyId, o.upTo.historyId) } : head;
+    const from = after ?? end;
+    // An id range bounds the rows it holds (ids are never reused; deletions only thin it out).
+    const cursor = { jobId: Math.min(end.jobId, from.jobId + limit), historyId: Math.min(end.historyId, from.historyId + limit) };
+    const more = cursor.jobId < end.jobId || cursor.historyId < end.historyId;
+    const r: Ranges = {
+      jobs: { after: from.jobId, upTo: Math.max(from.jobId, cursor.jobId) },
+      history: { after: from.historyId, upTo: Math.max(from.historyId, cursor.historyId) },
+    };
+    const batch: ChangeBatch = { cursor: { jobId: r.jobs.upTo, historyId: r.history.upTo }, more, enqueued: [], transitions: [], recent: [], latency: [], claimers: [] };
+    if (r.jobs.upTo > r.jobs.after) batch.enqueued = await all(client, s.enqueued, { ...r.jobs });
+    if (r.history.upTo > r.history.after) {
+      const mark = o.markIds ?? NO_RANGE;
+      batch.transitions = await all<TransitionGroup>(client, s.transitions, { ...r.history, markAfter: mark.after, markUpTo: mark.upTo });
+      batch.latency = (await all<ChangeBatch['latency'][number]>(client, s.latency, { ...r.history, limit: o.latencySamples ?? 500 })).reverse();
+      batch.claimers = await all(client, s.claimers, { ...r.history });
+    }
+    if (batch.enqueued.length > 0 || batch.transitions.length > 0) batch.recent = await recent(client, r);
+    // Counts hold at the cursor only: a read that stopped short leaves them for the next.
+    if (!more && !o.upTo) {
+      if (o.countIds) batch.counts = await all<StateNameCount>(client, s.countSliceAt, { ...o.countIds, historyId: batch.cursor.historyId });
+      const [deleted] = await all<{ value: number }>(client, s.deleted, {});
+      batch.deleted = deleted?.value ?? 0;
+      // A pause writes no history row: the feed notices it by comparing this set.
+      batch.paused = (await all<{ name: string }>(client, s.paused, {})).map((p) => p.name);
+    }
+    return batch;
+  };
+
+  /** The first id whose time is at or after `at`, by bisection over ids (ids follow time near enough). */
+  const firstAt = async (client: Queryable, probe: string, maxId: number, at: number): Promise<number> => {
+    let lo = 1;
+    let hi = maxId + 1;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const [row] = await all<{ id: number; at: number }>(client, probe, { id: mid });
+      if (!row || row.at >= at) hi = mid;
+      else lo = row.id + 1;
+    }
+    return lo;
+  };
+
+  return {
+    changes: (after, limit, options = {}) => db.tx((client) => changes(client, after, limit, options), 'snapshot'),
+    countByStateAndName: async (ids) => db.rows<StateNameCount>(...bindNamed(s.countSlice, { ...(ids ?? { after: 0, upTo: Number.MAX_SAFE_INTEGER }) })),
+    leases: (since, limit) =>
+      db.tx(async (client) => {
+        const head = await heads.read(client);
+        const after = Math.max(head.historyId - limit, (await firstAt(client, s.historyAt, head.historyId, since)) - 1);
+        return {
+          running: await all<LeaseView>(client, s.leases, {}),
+          claimers: await all<{ owner: string; at: number }>(client, s.claimers, { after, upTo: head.historyId }),
+        };
+      }, 'snapshot'),
+    cursorAt: (at) =>
+      db.tx(async (client) => {
+        const head = await heads.read(client);
+        return { jobId: (await firstAt(client, s.jobsAt, head.jobId, at)) - 1, historyId: (await firstAt(client, s.historyAt, head.historyId, at)) - 1 };
+      }, 'snapshot'),
+  };
+}
