@@ -1,0 +1,103 @@
+/**
+ * The dashboard's change reads on PostgreSQL, where ids are handed out at
+ * insert and rows commit in any order: a read never moves its cursor past a
+ * row still in flight, moves past an id that will never appear once the grace
+ * period is over, and counts a slice as of its cursor, not of its snapshot.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Client } from '../../src/store/postgres/driver.js';
+import { GRACE_MS } from '../../src/store/postgres/safe-head.js';
+import type { ChangeBatch, ChangeCursor, Store } from '../../src/store/store.js';
+import { pgClient } from '../helpers/postgres.js';
+import { claimOf, job, NOW, usePgStores } from './fixture.js';
+
+const pg = usePgStores();
+const clients: Client[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.end();
+});
+
+/** A connection of its own, standing for another process's transaction. */
+async function other(): Promise<Client> {
+  const c = await pgClient();
+  clients.push(c);
+  return c;
+}
+
+const insertJob = (schema: string, name: string) =>
+  `INSERT INTO "${schema}".jobs (name, state, payload, run_at, created_at, updated_at) VALUES ('${name}', 'pending', '{}', ${NOW}, ${NOW}, ${NOW})`;
+
+const enqueuedIds = (b: ChangeBatch) => b.recent.filter((r) => r.event === 'job.enqueue').map((r) => r.id);
+const ZERO: ChangeCursor = { jobId: 0, historyId: 0 };
+
+describe('changes() on PostgreSQL', () => {
+  it('stops below a job whose insert has not committed, and reads it once it has', async () => {
+    const schema = pg.schema();
+    const store = pg.open({ schema });
+    await store.insert([job({ name: 'first' })], NOW);
+    const slow = await other();
+    await slow.query('BEGIN');
+    await slow.query(insertJob(schema, 'slow')); // id 2, held open
+    await store.insert([job({ name: 'fast' })], NOW); // id 3, committed
+
+    const before = await store.changes!(ZERO, 100);
+    expect(before.cursor.jobId).toBe(1);
+    expect(enqueuedIds(before)).toEqual([1]);
+
+    await slow.query('COMMIT');
+    const after = await store.changes!(before.cursor, 100);
+    expect(after.cursor.jobId).toBe(3);
+    expect(enqueuedIds(after).sort()).toEqual([2, 3]);
+    expect(after.enqueued.map((e) => e.name).sort()).toEqual(['fast', 'slow']);
+  });
+
+  it('stops below a history row in flight, and counts a slice as of its cursor', async () => {
+    const schema = pg.schema();
+    const store = pg.open({ schema });
+    await store.insert([job(), job()], NOW); // jobs 1 and 2, pending
+    const slow = await other();
+    await slow.query('BEGIN');
+    // History row 1 (of job 1, changing nothing), held open.
+    await slow.query(`INSERT INTO "${schema}".job_history (job_id, from_state, to_state, event, at) VALUES (1, 'pending', 'pending', 'job.touch', ${NOW})`);
+    const [claimed] = await claimOf(store, { limit: 1 }); // history row 2: a job goes processing, committed
+    expect(claimed).toBeDefined();
+
+    const first = await store.changes!({ jobId: 2, historyId: 0 }, 100, { countIds: { after: 0, upTo: 2 }, markIds: { after: 0, upTo: 2 } });
+    expect(first.cursor).toEqual({ jobId: 2, historyId: 0 });
+    expect(first.transitions).toEqual([]);
+    // The snapshot holds the claim, the cursor does not: the count is the cursor's.
+    expect(first.counts).toEqual([{ state: 'pending', name: 'a', count: 2 }]);
+
+    await slow.query('COMMIT');
+    const next = await store.changes!(first.cursor, 100);
+    expect(next.cursor.historyId).toBe(2);
+    expect(next.transitions.map((t) => t.event).sort()).toEqual(['job.claim', 'job.touch']);
+    // Count plus the changes after its cursor: the store's counts now.
+    expect(await store.stats()).toMatchObject({ byState: { pending: 1, processing: 1 } });
+  });
+
+  it('moves past an id that never commits once it has been missing for the grace period', async () => {
+    const schema = pg.schema();
+    const store: Store = pg.open({ schema });
+    await store.insert([job({ name: 'first' })], NOW);
+    const aborted = await other();
+    await aborted.query('BEGIN');
+    await aborted.query(insertJob(schema, 'aborted')); // id 2, never to be seen
+    await aborted.query('ROLLBACK');
+    await store.insert([job({ name: 'after' })], NOW); // id 3
+
+    const first = await store.changes!(ZERO, 100);
+    expect(first.cursor.jobId).toBe(1);
+    const seenAt = Date.now();
+    let cursor = first.cursor;
+    const ids: number[] = [...enqueuedIds(first)];
+    while (cursor.jobId < 3 && Date.now() - seenAt < GRACE_MS * 5) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const b = await store.changes!(cursor, 100);
+      ids.push(...enqueuedIds(b));
+      cursor = b.cursor;
+    }
+    expect(cursor.jobId).toBe(3);
+    expect(ids).toEqual([1, 3]);
+  });
+});
