@@ -1,8 +1,14 @@
-/** A queue on a temp file served by the HTTP API on a free loopback port; both closed after each test. */
+/**
+ * A queue on a temp file served by the HTTP API on a free loopback port; both
+ * closed after each test. Under `LITEJOBS_TEST_STORE=postgres` (see
+ * queue-fixture.ts) the queue is on PostgreSQL, in a schema of its own.
+ */
 import Database from 'better-sqlite3';
 import { afterEach } from 'vitest';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/http/index.js';
 import { createQueue, type Queue, type QueueOptions } from '../../src/index.js';
+import { pgClient, pgUrl, usePgSchema } from './postgres.js';
+import { TEST_STORE } from './queue-fixture.js';
 import { silentLogger } from './silent-logger.js';
 import { tempDbPath } from './temp-db.js';
 
@@ -10,15 +16,18 @@ export interface Served {
   url: string;
   queue: Queue;
   server: RunningServer;
-  path: string;
+  /** The SQLite file (a test that reads it is SQLite-only: this throws on PostgreSQL). */
+  readonly path: string;
   /** JSON in and out; `body` a string is sent as is. The answer's body is parsed JSON of any shape. */
   // biome-ignore lint/suspicious/noExplicitAny: tests read whatever shape each route answers
   call(method: string, route: string, init?: { body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any }>;
   /** Rows in the jobs table and the highest id, read over a connection of its own. */
-  snapshot(): { jobs: number; maxId: number };
+  snapshot(): Promise<{ jobs: number; maxId: number }>;
 }
 
 export function useServers(): (options?: { queue?: Partial<QueueOptions>; server?: Partial<Omit<ServerOptions, 'queue'>> }) => Promise<Served> {
+  // Before the closing hook: vitest runs afterEach hooks in reverse, so queues close before their schema is dropped.
+  const newSchema = TEST_STORE === 'postgres' ? usePgSchema() : undefined;
   const open: Array<{ server: RunningServer; queue: Queue; cleanup(): void }> = [];
   afterEach(async () => {
     for (const o of open.splice(0)) {
@@ -28,15 +37,23 @@ export function useServers(): (options?: { queue?: Partial<QueueOptions>; server
     }
   });
   return async (options = {}) => {
-    const db = tempDbPath();
-    const queue = createQueue({ path: db.path, logger: silentLogger, ...options.queue });
+    const schema = newSchema?.();
+    const db = schema === undefined ? tempDbPath() : undefined;
+    const target: Partial<QueueOptions> = db ? { path: db.path } : { connection: pgUrl(), schema };
+    const queue = createQueue({ ...target, logger: silentLogger, ...options.queue });
     const server = await startServer({ queue, port: 0, ...options.server });
-    open.push({ server, queue, cleanup: db.cleanup });
+    open.push({ server, queue, cleanup: () => db?.cleanup() });
+    // A PostgreSQL queue makes its schema on first use: made before a test reads it.
+    if (!db) await queue.stats();
+    const count = 'SELECT count(*) AS jobs, coalesce(max(id), 0) AS "maxId" FROM';
     return {
       url: server.url,
       queue,
       server,
-      path: db.path,
+      get path() {
+        if (!db) throw new Error('this test reads the SQLite file itself: it does not belong to the PostgreSQL conformance project');
+        return db.path;
+      },
       async call(method, route, init = {}) {
         const headers: Record<string, string> = { ...init.headers };
         let body: string | undefined;
@@ -54,10 +71,19 @@ export function useServers(): (options?: { queue?: Partial<QueueOptions>; server
         }
         return { status: res.status, body: parsed };
       },
-      snapshot() {
+      async snapshot() {
+        if (!db) {
+          const client = await pgClient();
+          try {
+            const { rows } = await client.query<{ jobs: string; maxId: string }>(`${count} "${schema}".jobs`);
+            return { jobs: Number(rows[0]!.jobs), maxId: Number(rows[0]!.maxId) };
+          } finally {
+            await client.end();
+          }
+        }
         const reader = new Database(db.path, { readonly: true });
         try {
-          return reader.prepare('SELECT count(*) AS jobs, coalesce(max(id), 0) AS maxId FROM jobs').get() as { jobs: number; maxId: number };
+          return reader.prepare(`${count} jobs`).get() as { jobs: number; maxId: number };
         } finally {
           reader.close();
         }

@@ -43,7 +43,7 @@ describe('bearer token', () => {
 
     const s = await serve({ server: { token: TOKEN } });
     await s.queue.enqueue('a', {});
-    const before = s.snapshot();
+    const before = await s.snapshot();
     for (const { method, url } of routes) {
       const { route, body } = concrete(method, url);
       for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-token-0123456789' }, { authorization: TOKEN }, { authorization: `Basic ${TOKEN}` }]) {
@@ -52,7 +52,7 @@ describe('bearer token', () => {
         else expect([method, url, r.status, r.body.error?.code]).toEqual([method, url, 401, 'LJ_ERR_UNAUTHORIZED']);
       }
     }
-    expect(s.snapshot()).toEqual(before);
+    expect(await s.snapshot()).toEqual(before);
 
     const auth = { authorization: `Bearer ${TOKEN}` };
     for (const { method, url } of routes) {

@@ -38,7 +38,7 @@ describe('POST /v1/hooks/:name', () => {
     const d = await s.call('POST', '/v1/hooks/other', { body: '{"n":4}', headers: { 'idempotency-key': 'd-1' } });
     expect(d).toMatchObject({ status: 201, body: { created: true } }); // another hook: another namespace
     expect((await s.queue.getJob(a.body.id)).payload).toMatchObject({ body: { n: 1 } });
-    expect(s.snapshot().jobs).toBe(2);
+    expect((await s.snapshot()).jobs).toBe(2);
   });
 
   it('verifies an HMAC-SHA256 signature; a bad or missing one is 401 and stores nothing', async () => {
@@ -47,7 +47,7 @@ describe('POST /v1/hooks/:name', () => {
     const body = '{"amount":100}';
     const good = await s.call('POST', '/v1/hooks/pay', { body, headers: { 'x-pay-signature': `sha256=${sign(secret, body)}` } });
     expect(good.status).toBe(201);
-    const before = s.snapshot();
+    const before = await s.snapshot();
     const attempts: Array<Record<string, string>> = [
       {},
       { 'x-pay-signature': sign('wrong secret', body) },
@@ -69,12 +69,12 @@ describe('POST /v1/hooks/:name', () => {
     const utf8 = await s.call('POST', '/v1/hooks/pay', { body: accents, headers: { 'x-pay-signature': sign(secret, accents) } });
     expect(utf8.status).toBe(201);
     expect((await s.queue.getJob(utf8.body.id)).payload).toMatchObject({ body: { name: 'Zoë', note: '€ 😀' } });
-    expect(s.snapshot().jobs).toBe(before.jobs + 2);
+    expect((await s.snapshot()).jobs).toBe(before.jobs + 2);
   });
 
   it('refuses bodies that are not JSON, too large, or for an unlisted hook when only listed hooks are served', async () => {
     const s = await serve({ server: { onlyListedHooks: true, bodyLimit: 1000, hooks: { known: {} } } });
-    const before = s.snapshot();
+    const before = await s.snapshot();
     const cases: Array<[string, Record<string, string>, number, string, string]> = [
       ['{"a":', { 'content-type': 'application/json' }, 400, 'LJ_ERR_PAYLOAD_NOT_JSON', 'known'],
       ['', { 'content-type': 'application/json' }, 400, 'LJ_ERR_PAYLOAD_NOT_JSON', 'known'],
@@ -88,7 +88,7 @@ describe('POST /v1/hooks/:name', () => {
       const r = await s.call('POST', `/v1/hooks/${hook}`, { body, headers });
       expect([hook, body.slice(0, 10), r.status, r.body.error?.code]).toEqual([hook, body.slice(0, 10), status, code]);
     }
-    expect(s.snapshot()).toEqual(before);
+    expect(await s.snapshot()).toEqual(before);
     expect((await s.call('POST', '/v1/hooks/known', { body: '{}' })).status).toBe(201);
   });
 

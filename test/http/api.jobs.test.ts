@@ -17,7 +17,7 @@ describe('POST /v1/jobs and /v1/jobs/batch', () => {
     reader.close();
     const again = await s.call('POST', '/v1/jobs', { body: { name: 'email', payload: { to: 'someone else' }, key: 'welcome:ada' } });
     expect(again).toEqual({ status: 200, body: { id: 1, state: 'pending', created: false } });
-    expect(s.snapshot().jobs).toBe(1);
+    expect((await s.snapshot()).jobs).toBe(1);
   });
 
   it('takes delay and runAt (ISO date or ms)', async () => {
@@ -40,7 +40,7 @@ describe('POST /v1/jobs and /v1/jobs/batch', () => {
       { id: 1, created: true, state: 'pending' },
       { id: 2, created: true, state: 'pending' },
     ]);
-    const before = s.snapshot();
+    const before = await s.snapshot();
     // The second item's payload is over the engine's limit: the whole batch is refused.
     const bad = await s.call('POST', '/v1/jobs/batch', { body: { jobs: [{ name: 'a', payload: 3 }, { name: 'a', payload: 'x'.repeat(1024 * 1024 + 1) }] } });
     expect(bad.status).toBe(413);
@@ -50,7 +50,7 @@ describe('POST /v1/jobs and /v1/jobs/batch', () => {
     expect(tooMany.body.error.code).toBe('LJ_ERR_VALIDATION');
     const oneBadName = await s.call('POST', '/v1/jobs/batch', { body: { jobs: [{ name: 'a' }, { name: 'no spaces' }] } });
     expect(oneBadName.status).toBe(400);
-    expect(s.snapshot()).toEqual(before);
+    expect(await s.snapshot()).toEqual(before);
     const repeat = await s.call('POST', '/v1/jobs/batch', { body: { jobs: [{ name: 'b', key: 'k' }] } });
     expect(repeat).toEqual({ status: 200, body: { jobs: [{ id: 2, created: false, state: 'pending' }] } });
   });
@@ -81,20 +81,20 @@ describe('bad input: a clear error, the engine\'s code, nothing stored', () => {
   it.each(cases)('%s', async (_what, route, body, headers, status, code) => {
     const s = await serve();
     await s.call('POST', '/v1/jobs', { body: { name: 'existing' } });
-    const before = s.snapshot();
+    const before = await s.snapshot();
     const r = await s.call('POST', route, { body, ...(headers ? { headers } : {}) });
     expect(r.status).toBe(status);
     expect(r.body.error.code).toBe(code);
     expect(typeof r.body.error.message).toBe('string');
     expect(r.body.error.message.length).toBeGreaterThan(0);
     expect(Object.keys(r.body)).toEqual(['error']);
-    expect(s.snapshot()).toEqual(before);
+    expect(await s.snapshot()).toEqual(before);
   });
 
   it('unknown ids are 404, ids that are not numbers 400, illegal transitions 409', async () => {
     const s = await serve();
     await s.call('POST', '/v1/jobs', { body: { name: 'a' } });
-    const before = s.snapshot();
+    const before = await s.snapshot();
     for (const route of ['/v1/jobs/99']) {
       const r = await s.call('GET', route);
       expect([r.status, r.body.error.code]).toEqual([404, 'LJ_ERR_JOB_NOT_FOUND']);
@@ -115,7 +115,7 @@ describe('bad input: a clear error, the engine\'s code, nothing stored', () => {
     expect([badQuery.status, badQuery.body.error.code]).toEqual([400, 'LJ_ERR_VALIDATION']);
     const unknownQuery = await s.call('GET', '/v1/jobs?sort=desc');
     expect([unknownQuery.status, unknownQuery.body.error.code]).toEqual([400, 'LJ_ERR_UNKNOWN_OPTION']);
-    expect(s.snapshot()).toEqual(before);
+    expect(await s.snapshot()).toEqual(before);
     expect((await s.queue.getJob(1)).state).toBe('pending');
   });
 });
