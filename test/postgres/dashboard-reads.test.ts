@@ -76,6 +76,18 @@ describe('changes() on PostgreSQL', () => {
     expect(await store.stats()).toMatchObject({ byState: { pending: 1, processing: 1 } });
   });
 
+  it('cursorAt() stops below a job in flight too, however late the time asked', async () => {
+    const schema = pg.schema();
+    const store = pg.open({ schema });
+    await store.insert([job()], NOW);
+    const slow = await other();
+    await slow.query('BEGIN');
+    await slow.query(insertJob(schema, 'slow')); // id 2, held open
+    await store.insert([job()], NOW); // id 3, committed
+    expect((await store.cursorAt!(NOW + 1)).jobId).toBe(1);
+    await slow.query('COMMIT');
+  });
+
   it('moves past an id that never commits once it has been missing for the grace period', async () => {
     const schema = pg.schema();
     const store: Store = pg.open({ schema });

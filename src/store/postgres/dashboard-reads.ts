@@ -144,7 +144,8 @@ export function createDashboardReads(db: Database, schema: string): DashboardRea
     while (lo < hi) {
       const mid = Math.floor((lo + hi) / 2);
       const [row] = await all<{ id: number; at: number }>(client, probe, { id: mid });
-      if (!row || row.at >= at) hi = mid;
+      // Rows above the safe head may be in the snapshot: they count as not there.
+      if (!row || row.id > maxId || row.at >= at) hi = mid;
       else lo = row.id + 1;
     }
     return lo;
