@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createQueue } from '../../src/index.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { spawnChild } from '../helpers/child-process.js';
+import { type HistoryRow, leaseViolations } from '../helpers/lease-history.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 
 const JOBS = 20_000;
@@ -23,52 +24,6 @@ async function until(probe: () => boolean, ms: number, what: string): Promise<vo
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await sleep(20);
   }
-}
-
-interface HistoryRow {
-  id: number;
-  job_id: number;
-  from_state: string | null;
-  to_state: string;
-  event: string;
-  worker_id: string | null;
-  lease_token: string | null;
-}
-
-/**
- * Walks each job's history in id order and checks that leases never overlap:
- * a claim (pending → processing) is only allowed when no lease is held, and
- * the one exit from processing that follows carries the claim's token.
- * Returns every violation found (empty when the history is sound).
- */
-function leaseViolations(rows: readonly HistoryRow[]): string[] {
-  const problems: string[] = [];
-  const held = new Map<number, string | null>(); // job → token held now (null: none)
-  const tokensSeen = new Map<number, Set<string>>();
-  const EXITS = new Set(['job.complete', 'job.fail', 'job.expire', 'job.release', 'job.cancel']);
-  for (const r of rows) {
-    const current = held.get(r.job_id) ?? null;
-    if (r.event === 'job.claim') {
-      if (r.from_state !== 'pending' || r.to_state !== 'processing') problems.push(`#${r.id} job ${r.job_id}: claim ${r.from_state}→${r.to_state}`);
-      if (current !== null) problems.push(`#${r.id} job ${r.job_id}: claimed under ${r.lease_token} while lease ${current} still held`);
-      if (!r.lease_token) problems.push(`#${r.id} job ${r.job_id}: claim without a lease token`);
-      const seen = tokensSeen.get(r.job_id) ?? new Set<string>();
-      if (r.lease_token && seen.has(r.lease_token)) problems.push(`#${r.id} job ${r.job_id}: lease token ${r.lease_token} reused`);
-      if (r.lease_token) seen.add(r.lease_token);
-      tokensSeen.set(r.job_id, seen);
-      held.set(r.job_id, r.lease_token);
-    } else if (r.from_state === 'processing') {
-      if (!EXITS.has(r.event)) problems.push(`#${r.id} job ${r.job_id}: unexpected exit event ${r.event}`);
-      if (current === null) problems.push(`#${r.id} job ${r.job_id}: ${r.event} out of processing with no lease held`);
-      else if (r.lease_token !== current) problems.push(`#${r.id} job ${r.job_id}: ${r.event} carries token ${r.lease_token}, lease held is ${current}`);
-      held.set(r.job_id, null);
-    } else {
-      if (r.to_state === 'processing') problems.push(`#${r.id} job ${r.job_id}: entered processing by ${r.event}`);
-      if (current !== null) problems.push(`#${r.id} job ${r.job_id}: ${r.event} ${r.from_state}→${r.to_state} while lease ${current} held`);
-    }
-  }
-  for (const [job, token] of held) if (token !== null) problems.push(`job ${job}: lease ${token} never released`);
-  return problems;
 }
 
 describe('several processes on one file, one of them SIGKILLed', () => {
