@@ -83,12 +83,11 @@ describe('several processes on one PostgreSQL schema, two of them SIGKILLed', ()
         await until(async () => (await completed()) === JOBS, 60_000, `all ${JOBS} jobs completed`);
         const survivors = workers.slice(KILL_AT.length);
         for (const s of survivors) s.proc.kill('SIGTERM');
-        // A clean end: no error, nothing on stderr. The fixture's `closed` line is not
-        // required: once the PostgreSQL pool ends, its sockets no longer hold the
-        // child's event loop, and the child may end before queue.close() resolves.
+        // A clean end: queue.close() resolved (the `closed` line), no error, nothing on stderr.
         for (const s of survivors) {
           const exit = await s.exited;
           expect({ code: exit.code, stderr: s.stderr.join('') }).toEqual({ code: 0, stderr: '' });
+          expect(s.messages.some((m) => m.type === 'closed')).toBe(true);
         }
 
         // Everything below reads the schema after every worker has exited.

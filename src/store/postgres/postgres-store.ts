@@ -176,8 +176,16 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       return row!.n;
     },
     close: async () => {
-      await listener.close();
-      await db.close();
+      // Idle pool connections do not hold the process open (allowExitOnIdle), and neither does the
+      // listener: without a handle of its own, Node would exit before they end and the caller's
+      // `await close()` would never resolve. A timer holds it until they have.
+      const keepAlive = setInterval(() => {}, 60_000);
+      try {
+        await listener.close();
+        await db.close();
+      } finally {
+        clearInterval(keepAlive);
+      }
     },
   };
   return store;
