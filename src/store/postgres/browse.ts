@@ -13,16 +13,15 @@
  */
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { ValidationError } from '../../errors.js';
-import type { BrowseFilter, BrowsePage, JobSummary } from '../store.js';
+import type { BrowseFilter, BrowsePage } from '../store.js';
 import type { Database } from './connect.js';
 import type { Queryable } from './driver.js';
 import { render } from './sql.js';
 import { bindNamed, compileWhere } from './where.js';
+import { decodeCursor, encodeCursor, keyOf, PAYLOAD_PREVIEW, toSummary, type Key, type SummaryRow } from '../browse-rows.js';
 
 export const SCAN_BUDGET = 20_000;
-const PAYLOAD_PREVIEW = 200;
 
-type Key = Array<number | string>;
 
 interface Segment {
   /** FROM … WHERE: the state's rows on its index, past the cursor (parameters @k0, @k1 …). */
@@ -78,53 +77,6 @@ function planFor(state: string, name: string | undefined): Plan {
   if (name !== undefined) return single(`${from} AND name = @name`, 'name, run_at, id', '(run_at, id) > (@k0, @k1)', ['run_at', 'id']);
   return single(from, 'name, run_at, id', '(name, run_at, id) > (@k0, @k1, @k2)', ['name', 'run_at', 'id']);
 }
-
-interface SummaryRow {
-  id: number;
-  name: string;
-  state: string;
-  attempts: number;
-  priority: number;
-  run_at: number;
-  created_at: number;
-  updated_at: number;
-  lease_owner: string | null;
-  progress: number | null;
-  locked_until: number | null;
-  error: string | null;
-  payload: string;
-}
-
-function toSummary(r: SummaryRow): JobSummary {
-  return {
-    id: r.id,
-    name: r.name,
-    state: r.state,
-    attempts: r.attempts,
-    priority: r.priority,
-    runAt: r.run_at,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    leaseOwner: r.lease_owner,
-    progress: r.progress,
-    error: r.error,
-    payload: r.payload.length > PAYLOAD_PREVIEW ? `${r.payload.slice(0, PAYLOAD_PREVIEW - 1)}…` : r.payload,
-  };
-}
-
-const encodeCursor = (key: Key) => Buffer.from(JSON.stringify(key)).toString('base64url');
-
-function decodeCursor(cursor: string, length: number): Key | undefined {
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(key) && key.length === length && key.every((v) => typeof v === 'number' || typeof v === 'string')) return key as Key;
-  } catch {
-    // falls through to undefined
-  }
-  return undefined;
-}
-
-const keyOf = (row: Record<string, unknown>, keys: readonly string[]): Key => keys.map((k) => row[k] as number | string);
 
 interface Walk {
   rows: SummaryRow[];

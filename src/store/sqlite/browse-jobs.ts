@@ -15,16 +15,15 @@
  */
 import type Database from 'better-sqlite3';
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
-import type { BrowseFilter, BrowsePage, JobSummary } from '../store.js';
+import type { BrowseFilter, BrowsePage } from '../store.js';
 import type { WhereClause } from '../where.js';
 import { ValidationError } from '../../errors.js';
 import { withStates } from './sql.js';
+import { decodeCursor, encodeCursor, keyOf, PAYLOAD_PREVIEW, toSummary, type Key, type SummaryRow } from '../browse-rows.js';
 
 /** Rows read per page at most when a filter applies. */
 export const SCAN_BUDGET = 20_000;
-const PAYLOAD_PREVIEW = 200;
 
-type Key = Array<number | string>;
 
 /** One run along an index: the rows it reads, in order, after a cursor. */
 interface Segment {
@@ -116,53 +115,6 @@ export function compileWhere(clauses: readonly WhereClause[]): { sql: string; pa
   });
   return { sql: parts.join(' AND '), params };
 }
-
-interface SummaryRow {
-  id: number;
-  name: string;
-  state: string;
-  attempts: number;
-  priority: number;
-  run_at: number;
-  created_at: number;
-  updated_at: number;
-  lease_owner: string | null;
-  progress: number | null;
-  locked_until: number | null;
-  error: string | null;
-  payload: string;
-}
-
-function toSummary(r: SummaryRow): JobSummary {
-  return {
-    id: r.id,
-    name: r.name,
-    state: r.state,
-    attempts: r.attempts,
-    priority: r.priority,
-    runAt: r.run_at,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    leaseOwner: r.lease_owner,
-    progress: r.progress,
-    error: r.error,
-    payload: r.payload.length > PAYLOAD_PREVIEW ? `${r.payload.slice(0, PAYLOAD_PREVIEW - 1)}…` : r.payload,
-  };
-}
-
-const encodeCursor = (key: Key) => Buffer.from(JSON.stringify(key)).toString('base64url');
-
-function decodeCursor(cursor: string, length: number): Key | undefined {
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(key) && key.length === length && key.every((v) => typeof v === 'number' || typeof v === 'string')) return key as Key;
-  } catch {
-    // falls through to undefined
-  }
-  return undefined;
-}
-
-const keyOf = (row: Record<string, unknown>, keys: readonly string[]): Key => keys.map((k) => row[k] as number | string);
 
 /**
  * Pending jobs committed on their own since the last claim have not entered

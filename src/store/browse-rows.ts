@@ -1,0 +1,61 @@
+/**
+ * What every store's `browse()` shares: the row a listing reads, its summary,
+ * and the keyset cursor (the sort key of the last row, as opaque text). Each
+ * store only says how to walk its indexes.
+ */
+import type { JobSummary } from './store.js';
+
+/** Characters of payload JSON a summary carries. */
+export const PAYLOAD_PREVIEW = 200;
+
+/** A cursor's sort key: the ordering columns' values of one row. */
+export type Key = Array<number | string>;
+
+/** The columns a listing reads (`payload` cut to PAYLOAD_PREVIEW + 1 characters, `error` the last error's message). */
+export interface SummaryRow {
+  id: number;
+  name: string;
+  state: string;
+  attempts: number;
+  priority: number;
+  run_at: number;
+  created_at: number;
+  updated_at: number;
+  lease_owner: string | null;
+  progress: number | null;
+  locked_until: number | null;
+  error: string | null;
+  payload: string;
+}
+
+export function toSummary(r: SummaryRow): JobSummary {
+  return {
+    id: r.id,
+    name: r.name,
+    state: r.state,
+    attempts: r.attempts,
+    priority: r.priority,
+    runAt: r.run_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    leaseOwner: r.lease_owner,
+    progress: r.progress,
+    error: r.error,
+    payload: r.payload.length > PAYLOAD_PREVIEW ? `${r.payload.slice(0, PAYLOAD_PREVIEW - 1)}…` : r.payload,
+  };
+}
+
+export const encodeCursor = (key: Key): string => Buffer.from(JSON.stringify(key)).toString('base64url');
+
+/** The key a cursor holds, or undefined when it is not one of `length` plain values (altered, or another state's). */
+export function decodeCursor(cursor: string, length: number): Key | undefined {
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(key) && key.length === length && key.every((v) => typeof v === 'number' || typeof v === 'string')) return key as Key;
+  } catch {
+    // falls through to undefined
+  }
+  return undefined;
+}
+
+export const keyOf = (row: Record<string, unknown>, keys: readonly string[]): Key => keys.map((k) => row[k] as number | string);
