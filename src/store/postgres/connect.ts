@@ -61,6 +61,9 @@ export function toDatabaseError(err: unknown, where: string, code: 'LJ_ERR_DATAB
   return new DatabaseError(code, `${prefix}: ${message}${sqlState ? ` (${sqlState})` : ''}`, { cause: err });
 }
 
+/** How long a litejobs session may sit idle inside a transaction before the server ends it. */
+export const IDLE_IN_TRANSACTION_MS = 30_000;
+
 export function openDatabase(o: { connection: string; schema: string; poolSize: number; onWarning?: (message: string) => void }): Database {
   const where = `${describeConnection(o.connection)} (schema ${o.schema})`;
   // On this pool's own types, so that nobody else's pg connections change.
@@ -74,6 +77,10 @@ export function openDatabase(o: { connection: string; schema: string; poolSize: 
     ...(max === undefined ? {} : { max }),
     // An idle pool keeps no process alive (as an open SQLite file does not).
     allowExitOnIdle: true,
+    // litejobs' transactions never wait on anything but the server. One left open by a process that
+    // stopped (SIGSTOP, a debugger) would hold its jobs' row locks and stall other processes' lease
+    // sweeps: the server ends such a session instead, and the jobs' leases expire as after a crash.
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
   });
   const pool: Pool = new pg.Pool(config('litejobs', o.poolSize));
   // An idle connection that breaks (server restart) is reported here; the pool replaces it.

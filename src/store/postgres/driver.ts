@@ -54,6 +54,8 @@ export interface ConnectionConfig {
   max?: number;
   allowExitOnIdle?: boolean;
   connectionTimeoutMillis?: number;
+  /** Sent as the session setting of the same name (ms). */
+  idle_in_transaction_session_timeout?: number;
 }
 
 interface Pg {
