@@ -10,10 +10,21 @@ import type Database from 'better-sqlite3';
 import { sql } from './sql.js';
 
 export interface Purge {
-  /** Retention 0: deletes the job if it is still `from` under `token`; true when it went. Inside the caller's transaction. */
+  /**
+   * Deletes jobs inside the caller's transaction: `job` for retention 0 (the
+   * job goes only if it is still `from` under `token`), `jobs` for jobs
+   * finished long ago. The deletions are counted once, when the
+   * transaction's deletes are done: `finish`.
+   */
+  begin(): PurgeRun;
+}
+
+export interface PurgeRun {
+  /** True when the job went. */
   job(id: number, from: string, token: string | null, at: number): boolean;
-  /** Deletes these jobs (finished long ago). Inside the caller's transaction. */
   jobs(ids: readonly number[], at: number): void;
+  /** Counts the transaction's deletions: one write, however many went. */
+  finish(): void;
 }
 
 export function createPurge(db: Database.Database, recordHistory: boolean): Purge {
@@ -27,29 +38,38 @@ export function createPurge(db: Database.Database, recordHistory: boolean): Purg
     oldTombstones: db.prepare(sql('history-tombstones-old')),
   };
 
-  /** Deletes the history of these jobs, leaving a tombstone if the newest row was among it. */
-  const history = (ids: readonly number[], at: number) => {
-    const top = s.historyTop.get() as number;
-    for (const id of ids) s.purgeHistory.run({ id });
-    if (top > 0 && (s.historyTop.get() as number) < top) {
-      s.tombstone.run({ id: top, at });
-      s.oldTombstones.run({ id: top });
+  /** Deletes a job's history; if its rows held the newest id, a tombstone keeps that id taken. */
+  const history = (id: number, at: number) => {
+    let newest = 0;
+    for (const row of s.purgeHistory.all({ id }) as Array<{ id: number }>) newest = Math.max(newest, row.id);
+    if (newest > 0 && (s.historyTop.get() as number) < newest) {
+      s.tombstone.run({ id: newest, at });
+      s.oldTombstones.run({ id: newest });
     }
   };
 
   return {
-    job(id, from, token, at) {
-      if (s.purgeJob.run({ id, from, token }).changes !== 1) return false;
-      s.countDeleted.run({ n: 1 });
-      // A process that keeps no history skips it here (the hot path); purges by age below clear any other process's.
-      if (recordHistory) history([id], at);
-      return true;
-    },
-    jobs(ids, at) {
-      if (ids.length === 0) return;
-      for (const id of ids) s.deleteJob.run({ id });
-      s.countDeleted.run({ n: ids.length });
-      history(ids, at);
+    begin() {
+      let deleted = 0;
+      return {
+        job(id, from, token, at) {
+          if (s.purgeJob.run({ id, from, token }).changes !== 1) return false;
+          deleted++;
+          // A process that keeps no history skips it here (the hot path); purges by age clear any other process's.
+          if (recordHistory) history(id, at);
+          return true;
+        },
+        jobs(ids, at) {
+          for (const id of ids) {
+            s.deleteJob.run({ id });
+            history(id, at);
+          }
+          deleted += ids.length;
+        },
+        finish() {
+          if (deleted > 0) s.countDeleted.run({ n: deleted });
+        },
+      };
     },
   };
 }

@@ -128,9 +128,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const claimTx = createClaim(db, indexNewJobs, recordHistory, admin.paused);
 
   const transitionTx = db.transaction((reqs: readonly TransitionRequest[]): boolean[] => {
-    if (reqs.some((t) => t.purge)) indexNewJobs();
-    return reqs.map((t) => {
-      if (t.purge) return purge.job(t.id, t.from, t.token, t.at);
+    const purging = reqs.some((t) => t.purge) ? purge.begin() : undefined;
+    if (purging) indexNewJobs();
+    const out = reqs.map((t) => {
+      if (t.purge) return purging!.job(t.id, t.from, t.token, t.at);
       const statement = t.to === JobState.processing ? s.transitionHeld : s.transition;
       const changed =
         statement.run({
@@ -160,6 +161,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       }
       return changed;
     });
+    purging?.finish();
+    return out;
   });
 
   // The retention index exists only once some queue asked for time-based retention.
@@ -193,7 +196,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const purgeTx = db.transaction((finished: Database.Statement, state: string, before: number, limit: number): number => {
     indexNewJobs();
     const ids = finished.all({ state, before, limit }) as number[];
-    purge.jobs(ids, clock.now());
+    const run = purge.begin();
+    run.jobs(ids, clock.now());
+    run.finish();
     return ids.length;
   });
 
