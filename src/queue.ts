@@ -24,7 +24,8 @@ import { InvalidTransitionError, JobNotFoundError, QueueClosedError, ValidationE
 import { registerInternals } from './queue-internals.js';
 import { openStore } from './store/open-store.js';
 import { WHOLE_QUEUE } from './store/paused.js';
-import type { BackupProgress, InsertResult, ListFilter, QueueStats, StoreDiagnostics } from './store/store.js';
+import type { BackupProgress, InsertResult, JobRecord, ListFilter, QueueStats, StoreDiagnostics } from './store/store.js';
+import { parseWhere } from './store/where.js';
 
 /** `stats()`: the jobs in the store by state and name, what is paused, and this process's stuck runs. */
 export interface QueueStatsView extends QueueStats {
@@ -61,8 +62,12 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
    * `job.complete`, `job.fail`, `job.expire`, `job.release`) are refused.
    */
   send(id: number, event: { type: string } & Record<string, unknown>): Promise<JobOf<M>>;
-  /** Sends every `dead` job (of one name, if given) back to `pending`; resolves with how many went. */
-  retryDead(filter?: { name?: string }): Promise<number>;
+  /**
+   * Sends every `dead` job (of one name, and whose payload matches the search
+   * `where`, if given: `payload.customer = 42`) back to `pending`; resolves
+   * with how many went.
+   */
+  retryDead(filter?: { name?: string; where?: string }): Promise<number>;
   /**
    * Stops claiming jobs of this name (or, without a name, of every name) in
    * every process sharing the store, from their next claim on. Running jobs
@@ -241,16 +246,30 @@ function createUntypedQueue(options: QueueOptions): Queue {
     },
     async retryDead(filter = {}) {
       open();
-      rejectUnknownOptions('retryDead filter', filter, ['name']);
-      if (filter.name !== undefined) checkString('retryDead name', filter.name, 200);
+      rejectUnknownOptions('retryDead filter', filter, ['name', 'where']);
+      const { name, where } = filter;
+      if (name !== undefined) checkString('retryDead name', name, 200);
+      if (where !== undefined && typeof where !== 'string') throw new ValidationError('retryDead where must be a string');
+      const clauses = where === undefined ? [] : parseWhere(where);
       let retried = 0;
-      for (let after = 0; ; ) {
-        const page = await store.list({ state: JobState.dead, ...filter, limit: RETRY_PAGE, after });
+      // A search pages along the dead jobs' index; its cursor is a position, so it holds while retried jobs leave.
+      for (let cursor: string | undefined, after = 0; ; ) {
+        let page: JobRecord[];
+        let more: boolean;
+        if (clauses.length > 0) {
+          const found = await store.browse({ state: JobState.dead, name, where: clauses, limit: RETRY_PAGE, cursor });
+          page = (await Promise.all(found.jobs.map((j) => store.get(j.id)))).filter((job) => job !== undefined);
+          more = found.next !== null;
+          cursor = found.next ?? undefined;
+        } else {
+          page = await store.list({ state: JobState.dead, ...(name === undefined ? {} : { name }), limit: RETRY_PAGE, after });
+          more = page.length === RETRY_PAGE;
+          after = page[page.length - 1]?.id ?? after;
+        }
         // Concurrent applies share commits (the engine's transition batcher).
         const results = await Promise.all(page.map((job) => engine.apply(job, { type: JobEventType.retry })));
         retried += results.filter((r) => r.accepted && r.committed).length;
-        if (page.length < RETRY_PAGE) return retried;
-        after = page[page.length - 1]!.id;
+        if (!more) return retried;
       }
     },
     async pause(name) {

@@ -187,8 +187,6 @@ export interface Store {
   list(filter: ListFilter): Promise<JobRecord[]>;
   /** One page of the jobs in one state, in that state's natural order, with a keyset cursor; filters read a bounded number of rows. */
   browse(filter: BrowseFilter): Promise<BrowsePage>;
-  /** Builds what `browse` needs to page every state fast (SQLite: the finished-jobs index). Idempotent. */
-  prepareBrowse(): Promise<void>;
   history(id: number): Promise<HistoryEntry[]>;
   stats(): Promise<QueueStats>;
   /** True when another connection committed since the last call (cheap; polled). */

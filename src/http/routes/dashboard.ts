@@ -40,9 +40,6 @@ export interface DashboardRouteOptions {
 export function dashboardRoutes(app: FastifyInstance, queue: Queue, options: DashboardRouteOptions): void {
   const { store, definitions } = internalsOf(queue);
   let graphs: Promise<DashboardGraph[]> | undefined;
-  // The finished-jobs index, built once (a second or two on a million rows), before the first listing needs it.
-  let prepared: Promise<void> | undefined;
-  const prepare = () => (prepared ??= store.prepareBrowse());
 
   app.get('/v1/dashboard', async () => {
     graphs ??= dashboardGraphs(definitions);
@@ -61,7 +58,6 @@ export function dashboardRoutes(app: FastifyInstance, queue: Queue, options: Das
     { schema: schemas.jobs },
     async (request) => {
       const { state, name: jobName, where: search, limit, cursor } = request.query;
-      await prepare();
       return store.browse({ state, name: jobName, where: search ? parseWhere(search) : [], limit: limit ?? 100, cursor });
     },
   );

@@ -3,8 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { EnqueueOptions } from '../../engine/options.js';
 import type { Queue } from '../../queue.js';
 import { ValidationError } from '../../errors.js';
-import { cancelJobs, retryDeadMatching } from '../../dashboard/bulk-actions.js';
-import { parseWhere } from '../../store/where.js';
+import { cancelJobs } from '../../dashboard/bulk-actions.js';
 import { ACTION, schemas } from '../schemas.js';
 
 export interface JobInput {
@@ -49,8 +48,7 @@ export function jobRoutes(app: FastifyInstance, queue: Queue, batchBodyLimit: nu
   };
   app.post<{ Body: { name?: string; where?: string } }>('/v1/jobs/retry', { schema: schemas.retryDead, preValidation: noBodyIsEmpty, config: ACTION }, async (request) => {
     const { name, where } = request.body;
-    if (where !== undefined && where.trim() !== '') return { retried: await retryDeadMatching(queue, { name, where: parseWhere(where) }) };
-    return { retried: await queue.retryDead(name === undefined ? {} : { name }) };
+    return { retried: await queue.retryDead({ ...(name === undefined ? {} : { name }), ...(where === undefined ? {} : { where }) }) };
   });
 
   app.post<{ Body: { ids: number[] } }>('/v1/jobs/cancel', { schema: schemas.cancelMany, config: ACTION }, async (request) => cancelJobs(queue, request.body.ids));

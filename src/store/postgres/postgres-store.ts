@@ -106,10 +106,6 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     },
     list: async (filter) => listJobs(db, schema, filter),
     browse: async (filter) => browseJobs(db, schema, filter),
-    // Every index browse pages along is made by the migrations.
-    prepareBrowse: async () => {
-      await db.rows(s.ping);
-    },
     history: async (id) => (await db.rows<HistoryRow>(s.history, [id])).map(toHistoryEntry),
     stats: async () => {
       const stats: QueueStats = { total: 0, byState: {}, byName: {} };

@@ -242,12 +242,11 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       return row ? toJobRecord(row) : undefined;
     },
     list: async (filter) => listJobs(db, filter),
-    // Finished states page along the retention index: built the first time one is browsed, if prepareBrowse did not.
+    // Finished states page along the retention index: built the first time one is browsed.
     browse: async (filter) => {
       if (FINISHED_STATES.includes(filter.state)) ensureRetentionIndex();
       return browseJobs(db, filter);
     },
-    prepareBrowse: async () => void ensureRetentionIndex(),
     history: async (id) => (s.historyOf.all({ id }) as HistoryRow[]).map(toHistoryEntry),
     stats: async () => {
       const stats: QueueStats = { total: 0, byState: {}, byName: {} };
