@@ -15,15 +15,8 @@ import type { Queryable } from './driver.js';
 import { safeHeads } from './safe-head.js';
 import { render } from './sql.js';
 import { bindNamed } from './where.js';
+import { changeWindow, newestRecent, NO_RANGE, RECENT, type Ranges } from '../change-window.js';
 
-/** The detailed changes a batch carries at most. */
-const RECENT = 50;
-const NO_RANGE: IdRange = { after: 0, upTo: 0 };
-
-interface Ranges {
-  jobs: IdRange;
-  history: IdRange;
-}
 
 /** Each statement is the counterpart of the SQLite file named beside it. */
 function dashboardStatements(schema: string) {
@@ -96,28 +89,12 @@ export function createDashboardReads(db: Database, schema: string): DashboardRea
   const all = async <R>(client: Queryable, text: string, params: Record<string, unknown>): Promise<R[]> =>
     (await client.query<R>(...bindNamed(text, params))).rows;
 
-  const recent = async (client: Queryable, r: Ranges): Promise<RecentChange[]> => {
-    const rows = [
-      ...(await all<RecentChange>(client, s.recent, { ...r.history, limit: RECENT })),
-      ...(await all<RecentChange>(client, s.recentJobs, { ...r.jobs, limit: RECENT })),
-    ];
-    // Jobs and history rows have ids of their own: time orders them, stable within each.
-    rows.reverse().sort((a, b) => a.at - b.at);
-    return rows.slice(-RECENT);
-  };
+  const recent = async (client: Queryable, r: Ranges): Promise<RecentChange[]> =>
+    newestRecent(await all<RecentChange>(client, s.recent, { ...r.history, limit: RECENT }), await all<RecentChange>(client, s.recentJobs, { ...r.jobs, limit: RECENT }));
 
   const changes = async (client: Queryable, after: ChangeCursor | null, limit: number, o: ChangeOptions): Promise<ChangeBatch> => {
     const head = await heads.read(client);
-    const end = o.upTo ? { jobId: Math.min(head.jobId, o.upTo.jobId), historyId: Math.min(head.historyId, o.upTo.historyId) } : head;
-    const from = after ?? end;
-    // An id range bounds the rows it holds (ids are never reused; deletions only thin it out).
-    const cursor = { jobId: Math.min(end.jobId, from.jobId + limit), historyId: Math.min(end.historyId, from.historyId + limit) };
-    const more = cursor.jobId < end.jobId || cursor.historyId < end.historyId;
-    const r: Ranges = {
-      jobs: { after: from.jobId, upTo: Math.max(from.jobId, cursor.jobId) },
-      history: { after: from.historyId, upTo: Math.max(from.historyId, cursor.historyId) },
-    };
-    const batch: ChangeBatch = { cursor: { jobId: r.jobs.upTo, historyId: r.history.upTo }, more, enqueued: [], transitions: [], recent: [], latency: [], claimers: [] };
+    const { ranges: r, batch } = changeWindow(head, after, limit, o);
     if (r.jobs.upTo > r.jobs.after) batch.enqueued = await all(client, s.enqueued, { ...r.jobs });
     if (r.history.upTo > r.history.after) {
       const mark = o.markIds ?? NO_RANGE;
@@ -127,7 +104,7 @@ export function createDashboardReads(db: Database, schema: string): DashboardRea
     }
     if (batch.enqueued.length > 0 || batch.transitions.length > 0) batch.recent = await recent(client, r);
     // Counts hold at the cursor only: a read that stopped short leaves them for the next.
-    if (!more && !o.upTo) {
+    if (!batch.more && !o.upTo) {
       if (o.countIds) batch.counts = await all<StateNameCount>(client, s.countSliceAt, { ...o.countIds, historyId: batch.cursor.historyId });
       const [deleted] = await all<{ value: number }>(client, s.deleted, {});
       batch.deleted = deleted?.value ?? 0;

@@ -10,15 +10,8 @@
 import type Database from 'better-sqlite3';
 import type { ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, RecentChange, StateNameCount, TransitionGroup } from '../store.js';
 import { sql } from './sql.js';
+import { changeWindow, newestRecent, NO_RANGE, RECENT, type Ranges } from '../change-window.js';
 
-/** The detailed changes a batch carries at most. */
-const RECENT = 50;
-const NO_RANGE: IdRange = { after: 0, upTo: 0 };
-
-interface Ranges {
-  jobs: IdRange;
-  history: IdRange;
-}
 
 export interface DashboardReads {
   changes(after: ChangeCursor | null, limit: number, options?: ChangeOptions): ChangeBatch;
@@ -44,28 +37,12 @@ export function createDashboardReads(db: Database.Database): DashboardReads {
     paused: db.prepare(sql('paused')).pluck(),
   };
 
-  const recent = (r: Ranges): RecentChange[] => {
-    const rows = [
-      ...(s.recent.all({ ...r.history, limit: RECENT }) as RecentChange[]),
-      ...(s.recentJobs.all({ ...r.jobs, limit: RECENT }) as RecentChange[]),
-    ];
-    // Jobs and history rows have ids of their own: time orders them, stable within each.
-    rows.reverse().sort((a, b) => a.at - b.at);
-    return rows.slice(-RECENT);
-  };
+  const recent = (r: Ranges): RecentChange[] =>
+    newestRecent(s.recent.all({ ...r.history, limit: RECENT }) as RecentChange[], s.recentJobs.all({ ...r.jobs, limit: RECENT }) as RecentChange[]);
 
   const changesTx = db.transaction((after: ChangeCursor | null, limit: number, o: ChangeOptions): ChangeBatch => {
     const head = s.heads.get()!;
-    const end = o.upTo ? { jobId: Math.min(head.jobId, o.upTo.jobId), historyId: Math.min(head.historyId, o.upTo.historyId) } : head;
-    const from = after ?? end;
-    // An id range bounds the rows it holds (ids are never reused; deletions only thin it out).
-    const cursor = { jobId: Math.min(end.jobId, from.jobId + limit), historyId: Math.min(end.historyId, from.historyId + limit) };
-    const more = cursor.jobId < end.jobId || cursor.historyId < end.historyId;
-    const r: Ranges = {
-      jobs: { after: from.jobId, upTo: Math.max(from.jobId, cursor.jobId) },
-      history: { after: from.historyId, upTo: Math.max(from.historyId, cursor.historyId) },
-    };
-    const batch: ChangeBatch = { cursor: { jobId: r.jobs.upTo, historyId: r.history.upTo }, more, enqueued: [], transitions: [], recent: [], latency: [], claimers: [] };
+    const { ranges: r, batch } = changeWindow(head, after, limit, o);
     if (r.jobs.upTo > r.jobs.after) batch.enqueued = s.enqueued.all(r.jobs) as ChangeBatch['enqueued'];
     if (r.history.upTo > r.history.after) {
       const mark = o.markIds ?? NO_RANGE;
@@ -78,7 +55,7 @@ export function createDashboardReads(db: Database.Database): DashboardReads {
     }
     if (batch.enqueued.length > 0 || batch.transitions.length > 0) batch.recent = recent(r);
     // Counts hold at the snapshot's end only: a read that stopped short leaves them for the next.
-    if (!more && !o.upTo) {
+    if (!batch.more && !o.upTo) {
       if (o.countIds) batch.counts = s.countSlice.all(o.countIds) as StateNameCount[];
       batch.deleted = s.deleted.get() as number;
       // A pause writes no history row: the feed notices it by comparing this set.
