@@ -1,12 +1,31 @@
 /**
- * What every store's `browse()` shares: the row a listing reads, its summary,
- * and the keyset cursor (the sort key of the last row, as opaque text). Each
- * store only says how to walk its indexes.
+ * What every store's `browse()` shares: the page plan's shape, the scan
+ * budget, the row a listing reads, its summary, and the keyset cursor (the
+ * sort key of the last row, as opaque text). Each store only says how to walk
+ * its indexes.
  */
 import type { JobSummary } from './store.js';
 
 /** Characters of payload JSON a summary carries. */
 export const PAYLOAD_PREVIEW = 200;
+
+/** Rows a filtered page reads at most: a rare match never costs a full scan. */
+export const SCAN_BUDGET = 20_000;
+
+/** One run along an index: the rows it reads, in order, after a cursor. */
+export interface Segment {
+  /** FROM … WHERE: the state's rows on its index, past the cursor (named parameters @k0, @k1 …). */
+  from: string;
+  order: string;
+}
+
+/** How one state pages: its sort key and the runs to read in turn. */
+export interface BrowsePlan {
+  /** The sort key's columns: what a cursor holds. */
+  keys: string[];
+  /** The runs to read in turn; from a cursor when one is given. */
+  segments(after: boolean): Segment[];
+}
 
 /** A cursor's sort key: the ordering columns' values of one row. */
 export type Key = Array<number | string>;

@@ -18,21 +18,7 @@ import type { Database } from './connect.js';
 import type { Queryable } from './driver.js';
 import { render } from './sql.js';
 import { bindNamed, compileWhere } from './where.js';
-import { decodeCursor, encodeCursor, keyOf, PAYLOAD_PREVIEW, toSummary, type Key, type SummaryRow } from '../browse-rows.js';
-
-export const SCAN_BUDGET = 20_000;
-
-
-interface Segment {
-  /** FROM … WHERE: the state's rows on its index, past the cursor (parameters @k0, @k1 …). */
-  from: string;
-  order: string;
-}
-
-interface Plan {
-  keys: string[];
-  segments(after: boolean): Segment[];
-}
+import { decodeCursor, encodeCursor, keyOf, PAYLOAD_PREVIEW, SCAN_BUDGET, toSummary, type BrowsePlan, type Key, type Segment, type SummaryRow } from '../browse-rows.js';
 
 const SUMMARY = `id, name, state, attempts, priority, run_at, created_at, updated_at, lease_owner, progress, locked_until,
   last_error::jsonb ->> 'message' AS error, left(payload, ${PAYLOAD_PREVIEW + 1}) AS payload`;
@@ -41,11 +27,11 @@ const SUMMARY_AND_DOC = `${SUMMARY}, payload AS doc`;
 
 const WAITING = 'state <> {{pending}} AND state <> {{processing}} AND state <> {{completed}} AND state <> {{dead}} AND state <> {{cancelled}}';
 
-function single(from: string, order: string, past: string, keys: string[]): Plan {
+function single(from: string, order: string, past: string, keys: string[]): BrowsePlan {
   return { keys, segments: (after) => [{ from: after ? `${from} AND ${past}` : from, order }] };
 }
 
-function planFor(state: string, name: string | undefined): Plan {
+function planFor(state: string, name: string | undefined): BrowsePlan {
   if (state === JobState.pending) {
     const from = '{{schema}}.jobs WHERE state = {{pending}}';
     const order = 'priority DESC, run_at, id';
@@ -84,7 +70,7 @@ interface Walk {
   stoppedAt?: Key;
 }
 
-async function walk(client: Queryable, q: (text: string) => string, plan: Plan, segments: Segment[], conditions: string, params: Record<string, unknown>, limit: number, scanBudget: number): Promise<Walk> {
+async function walk(client: Queryable, q: (text: string) => string, plan: BrowsePlan, segments: Segment[], conditions: string, params: Record<string, unknown>, limit: number, scanBudget: number): Promise<Walk> {
   const read = async <R>(text: string, extra: Record<string, unknown>): Promise<R[]> => {
     const [sql, values] = bindNamed(q(text), { ...params, ...extra });
     return (await client.query<R>(sql, values)).rows;

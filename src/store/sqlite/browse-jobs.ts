@@ -19,24 +19,9 @@ import type { BrowseFilter, BrowsePage } from '../store.js';
 import type { WhereClause } from '../where.js';
 import { ValidationError } from '../../errors.js';
 import { withStates } from './sql.js';
-import { decodeCursor, encodeCursor, keyOf, PAYLOAD_PREVIEW, toSummary, type Key, type SummaryRow } from '../browse-rows.js';
+import { decodeCursor, encodeCursor, keyOf, PAYLOAD_PREVIEW, SCAN_BUDGET, toSummary, type BrowsePlan, type Key, type Segment, type SummaryRow } from '../browse-rows.js';
 
-/** Rows read per page at most when a filter applies. */
-export const SCAN_BUDGET = 20_000;
-
-
-/** One run along an index: the rows it reads, in order, after a cursor. */
-interface Segment {
-  /** FROM … WHERE: the state's rows on its index, past the cursor (named parameters @k0, @k1 …). */
-  from: string;
-  order: string;
-}
-
-interface Plan {
-  /** The sort key's columns: what a cursor holds. */
-  keys: string[];
-  /** The runs to read in turn; from a cursor when one is given. */
-  segments(after: boolean): Segment[];
+interface Plan extends BrowsePlan {
   /** Rows past the cursor as one condition (for the unindexed pending rows). */
   past: string;
 }
