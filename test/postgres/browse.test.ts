@@ -14,40 +14,9 @@ import { parseWhere } from '../../src/store/where.js';
 import { pgUrl } from '../helpers/postgres.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { job, NOW, usePgStores } from './fixture.js';
+import { nameArbitrary, reference, rowArbitrary, SEARCHES, STATES } from '../helpers/browse-model.js';
 
 const pg = usePgStores();
-
-const STATES = ['pending', 'processing', 'completed', 'dead', 'cancelled', 'failed', 'quarantined'] as const;
-const NAMES = ['a', 'b', 'c'];
-const PLANS = ['Pro', 'basic', 'pro-max'];
-
-interface Row { name: string; state: string; priority: number; runAt: number; updatedAt: number; customer: number; plan: string }
-
-const row = fc.record({
-  name: fc.constantFrom(...NAMES),
-  state: fc.constantFrom(...STATES),
-  priority: fc.constantFrom(0, 0, 5, -3),
-  runAt: fc.integer({ min: 1, max: 6 }),
-  updatedAt: fc.integer({ min: 1, max: 6 }),
-  customer: fc.integer({ min: 0, max: 4 }),
-  plan: fc.constantFrom(...PLANS),
-});
-
-function reference(state: string, byName: boolean): (x: Row & { id: number }, y: Row & { id: number }) => number {
-  if (state === 'pending') return (x, y) => y.priority - x.priority || x.runAt - y.runAt || x.id - y.id;
-  if (state === 'processing') return (x, y) => x.runAt - y.runAt || x.id - y.id; // locked_until = run_at + 1000
-  if (['completed', 'dead', 'cancelled'].includes(state)) return (x, y) => y.updatedAt - x.updatedAt || y.id - x.id;
-  return byName ? (x, y) => x.runAt - y.runAt || x.id - y.id : (x, y) => x.name.localeCompare(y.name) || x.runAt - y.runAt || x.id - y.id;
-}
-
-const SEARCHES: Array<[string, (r: Row) => boolean]> = [
-  ['', () => true],
-  ['payload.customer = 2', (r) => r.customer === 2],
-  ['payload.customer >= 3', (r) => r.customer >= 3],
-  ['payload.plan ~ PRO', (r) => r.plan.toLowerCase().includes('pro')],
-  ['payload.plan != basic and payload.customer < 2', (r) => r.plan !== 'basic' && r.customer < 2],
-  ['payload.missing = null', () => true],
-];
 
 describe('browse keyset paging', () => {
   it('returns every job of the state once, in its order, whatever the page size, filter and scan budget', async () => {
@@ -56,9 +25,9 @@ describe('browse keyset paging', () => {
     try {
       await fc.assert(
         fc.asyncProperty(
-          fc.array(row, { maxLength: 40 }),
+          fc.array(rowArbitrary, { maxLength: 40 }),
           fc.constantFrom(...STATES),
-          fc.option(fc.constantFrom(...NAMES), { nil: undefined }),
+          nameArbitrary,
           fc.integer({ min: 0, max: SEARCHES.length - 1 }),
           fc.integer({ min: 1, max: 9 }),
           fc.integer({ min: 1, max: 12 }),

@@ -13,50 +13,7 @@ import type { BrowseFilter, JobSummary } from '../../src/store/store.js';
 import { parseWhere } from '../../src/store/where.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
-
-const STATES = ['pending', 'processing', 'completed', 'dead', 'cancelled', 'failed', 'quarantined'] as const;
-const NAMES = ['a', 'b', 'c'];
-const PLANS = ['Pro', 'basic', 'pro-max'];
-
-interface Row {
-  name: string;
-  state: (typeof STATES)[number];
-  priority: number;
-  runAt: number;
-  updatedAt: number;
-  customer: number;
-  plan: string;
-  indexed: boolean;
-}
-
-const row = fc.record({
-  name: fc.constantFrom(...NAMES),
-  state: fc.constantFrom(...STATES),
-  priority: fc.constantFrom(0, 0, 5, -3),
-  // Few distinct times: ties must be broken by id.
-  runAt: fc.integer({ min: 1, max: 6 }),
-  updatedAt: fc.integer({ min: 1, max: 6 }),
-  customer: fc.integer({ min: 0, max: 4 }),
-  plan: fc.constantFrom(...PLANS),
-  indexed: fc.boolean(),
-});
-
-/** The order each state documents, as a comparator over the table's rows. */
-function reference(state: string, byName: boolean): (x: Row & { id: number }, y: Row & { id: number }) => number {
-  if (state === 'pending') return (x, y) => y.priority - x.priority || x.runAt - y.runAt || x.id - y.id;
-  if (state === 'processing') return (x, y) => x.runAt + 1000 - (y.runAt + 1000) || x.id - y.id; // locked_until = run_at + 1000
-  if (['completed', 'dead', 'cancelled'].includes(state)) return (x, y) => y.updatedAt - x.updatedAt || y.id - x.id;
-  return byName ? (x, y) => x.runAt - y.runAt || x.id - y.id : (x, y) => x.name.localeCompare(y.name) || x.runAt - y.runAt || x.id - y.id;
-}
-
-const SEARCHES: Array<[string, (r: Row) => boolean]> = [
-  ['', () => true],
-  ['payload.customer = 2', (r) => r.customer === 2],
-  ['payload.customer >= 3', (r) => r.customer >= 3],
-  ['payload.plan ~ PRO', (r) => r.plan.toLowerCase().includes('pro')],
-  ['payload.plan != basic and payload.customer < 2', (r) => r.plan !== 'basic' && r.customer < 2],
-  ['payload.missing = null', () => true],
-];
+import { nameArbitrary, reference, rowArbitrary, SEARCHES, STATES, type Row } from '../helpers/browse-model.js';
 
 /** A litejobs file whose rows are written straight into the table (every column a real job of that state has). */
 function seed(path: string, rows: Row[]): Array<Row & { id: number }> {
@@ -105,9 +62,9 @@ describe('store.browse keyset paging', () => {
   it('returns every job of the state once, in its order, whatever the page size, filter and scan budget', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(row, { minLength: 0, maxLength: 60 }),
+        fc.array(rowArbitrary, { minLength: 0, maxLength: 60 }),
         fc.constantFrom(...STATES),
-        fc.option(fc.constantFrom(...NAMES), { nil: undefined }),
+        nameArbitrary,
         fc.integer({ min: 0, max: SEARCHES.length - 1 }),
         fc.integer({ min: 1, max: 9 }),
         fc.integer({ min: 1, max: 12 }),
