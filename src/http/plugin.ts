@@ -110,9 +110,10 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
     jobRoutes(authed, queue, options.batchBodyLimit ?? 16 * MiB, bodyLimit);
     controlRoutes(authed, queue);
     if (withDashboard) {
-      dashboardRoutes(authed, queue, { readOnly: options.readOnly === true });
-      // The routes own the live data: they close it with the server.
-      dashboardLiveRoutes(authed, createDashboardLive(queue));
+      const live = createDashboardLive(queue);
+      dashboardRoutes(authed, queue, { readOnly: options.readOnly === true, live });
+      // These routes own the live data: they close it with the server.
+      dashboardLiveRoutes(authed, live);
     }
     // In a context of its own: its body parser keeps the raw body, for these routes only.
     await authed.register(async (hookApp) => hookRoutes(hookApp, queue, hooks, options.onlyListedHooks === true, bodyLimit));

@@ -6,9 +6,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { dashboardGraphs, type DashboardGraph } from '../../dashboard/graphs.js';
+import type { DashboardLive } from '../../dashboard/live.js';
 import type { Queue } from '../../queue.js';
 import { internalsOf } from '../../queue-internals.js';
-import { WHOLE_QUEUE } from '../../store/paused.js';
 import { parseWhere } from '../../store/where.js';
 import { NAME_PATTERN } from '../schemas.js';
 
@@ -35,21 +35,25 @@ const schemas = {
 
 export interface DashboardRouteOptions {
   readOnly: boolean;
+  /** The live counts: the job names in the store come from them, not from a scan of every row. */
+  live: DashboardLive;
 }
 
 export function dashboardRoutes(app: FastifyInstance, queue: Queue, options: DashboardRouteOptions): void {
   const { store, definitions } = internalsOf(queue);
+  const { live } = options;
   let graphs: Promise<DashboardGraph[]> | undefined;
 
   app.get('/v1/dashboard', async () => {
     graphs ??= dashboardGraphs(definitions);
-    const [charts, stats, paused] = await Promise.all([graphs, queue.stats(), store.paused()]);
-    const names = new Set([...definitions.keys(), ...Object.keys(stats.byName)]);
+    const [charts, counts] = await Promise.all([graphs, live.counts()]);
+    const stored = Object.values(counts.names).flatMap((byName) => Object.keys(byName));
+    const names = new Set([...definitions.keys(), ...stored]);
     return {
       readOnly: options.readOnly,
       graphs: await charts,
       names: [...names].sort(),
-      paused: { all: paused.includes(WHOLE_QUEUE), names: paused.filter((n) => n !== WHOLE_QUEUE).sort() },
+      paused: counts.paused,
     };
   });
 
