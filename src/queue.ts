@@ -17,7 +17,8 @@ import type { ClaimBatchEvent, QueueEvent } from './engine/events.js';
 import { isDeclaration, type AnyJob, type AnyJobDefinition } from './engine/job-definition.js';
 import type { EnqueueItem, JobMapOf, JobOf, JobTypeMap, UntypedJobs } from './engine/job-types.js';
 import { toJob, toTransition, type Transition } from './engine/job-view.js';
-import { deletesByAge, resolveQueueOptions, type EnqueueOptions, type QueueOptions } from './engine/options.js';
+import { deletesByAge, resolveQueueOptions, type EnqueueItemOptions, type EnqueueManyOptions, type EnqueueOptions, type QueueOptions } from './engine/options.js';
+import { checkClient, splitClient } from './engine/caller-client.js';
 import type { WorkerInfo } from './engine/pool.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './engine/validate.js';
 import { InvalidTransitionError, JobNotFoundError, QueueClosedError, ValidationError } from './errors.js';
@@ -43,7 +44,7 @@ export interface QueueStatsView extends QueueStats {
 export interface Queue<M extends JobTypeMap = UntypedJobs> {
   enqueue<N extends keyof M & string>(name: N, payload: M[N]['payload'], options?: EnqueueOptions): Promise<InsertResult>;
   /** All or nothing: one transaction. */
-  enqueueMany(items: ReadonlyArray<EnqueueItem<M, EnqueueOptions>>): Promise<InsertResult[]>;
+  enqueueMany(items: ReadonlyArray<EnqueueItem<M, EnqueueItemOptions>>, options?: EnqueueManyOptions): Promise<InsertResult[]>;
   start(): Promise<void>;
   stop(options?: { timeout?: number }): Promise<void>;
   close(options?: { timeout?: number }): Promise<void>;
@@ -173,13 +174,20 @@ function createUntypedQueue(options: QueueOptions): Queue {
   const queue: Queue = {
     async enqueue(name, payload, opts) {
       open();
-      return engine.enqueue(engine.newJob({ name, payload, options: opts }, clock.now()));
+      const { client, options } = splitClient(opts);
+      const job = engine.newJob({ name, payload, options }, clock.now());
+      if (client === undefined) return engine.enqueue(job);
+      const [result] = await engine.enqueueVia(client, [job]);
+      return result!;
     },
-    async enqueueMany(items) {
+    async enqueueMany(items, opts) {
       open();
       if (!Array.isArray(items)) throw new ValidationError('enqueueMany takes an array of { name, payload, options }');
+      if (opts !== undefined) rejectUnknownOptions('enqueueMany options', opts, ['client']);
+      const client = opts?.client === undefined ? undefined : checkClient(opts.client);
       const now = clock.now();
-      return engine.enqueueMany(items.map((item) => engine.newJob({ name: item?.name, payload: item?.payload, options: item?.options }, now)));
+      const jobs = items.map((item) => engine.newJob({ name: item?.name, payload: item?.payload, options: item?.options }, now));
+      return client === undefined ? engine.enqueueMany(jobs) : engine.enqueueVia(client, jobs);
     },
     async start() {
       open();

@@ -13,7 +13,7 @@ import { JobState } from '../../machines/job.machine.js';
 import { createBatcher } from '../lib/batcher.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import type { InsertResult, LeasedJob, NewJob, Store, TransitionRequest } from '../store/store.js';
+import type { CallerClient, InsertResult, LeasedJob, NewJob, Store, TransitionRequest } from '../store/store.js';
 import { createApplyEvent, type ApplyEvent, type TransitionNotice } from './apply-event.js';
 import { transitionEvent, type ClaimBatchEvent, type QueueEvent, type RunStuckEvent } from './events.js';
 import type { AnyJobDefinition } from './job-definition.js';
@@ -51,6 +51,8 @@ export interface Engine {
   enqueue(job: NewJob): Promise<InsertResult>;
   /** Inserts all or nothing, in one transaction. */
   enqueueMany(jobs: readonly NewJob[]): Promise<InsertResult[]>;
+  /** Inserts through the caller's connection, inside its transaction (a store with `insertVia` only). */
+  enqueueVia(client: CallerClient, jobs: readonly NewJob[]): Promise<InsertResult[]>;
   /** Runs an event through the job's machine and commits the result (grouped with concurrent ones). */
   readonly apply: ApplyEvent;
   /** Transitions waiting for their commit. */
@@ -142,6 +144,12 @@ export function createEngine(deps: EngineDeps): Engine {
     newJob,
     enqueue: (job) => inserts.push(job),
     enqueueMany: (jobs) => (jobs.length === 0 ? Promise.resolve([]) : insertBatch(jobs)),
+    async enqueueVia(client, jobs) {
+      if (!store.insertVia) throw new ValidationError('enqueue client: only a queue on PostgreSQL writes through the caller\'s own client');
+      // No enqueue events and no wake-up here: the caller may yet roll back. Its commit
+      // delivers the store's change notification, which wakes this process's claim loop too.
+      return store.insertVia(client, jobs, clock.now());
+    },
     apply,
     backlog: () => settle.backlog(),
     claimed(jobs, owner) {

@@ -6,7 +6,7 @@ import type { AnyJob } from './job-definition.js';
 import { ValidationError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { checkInteger, checkNumber, checkPath, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
-import type { Store } from '../store/store.js';
+import type { CallerClient, Store } from '../store/store.js';
 import { parseDuration, type Duration } from '../lib/duration.js';
 
 export interface QueueOptions {
@@ -170,6 +170,20 @@ export interface EnqueueOptions {
   retry?: RetryPolicy;
   /** Handler timeout for this job, ms. */
   timeout?: number;
+  /**
+   * PostgreSQL only: the caller's own `pg` client (Client or PoolClient),
+   * inside its BEGIN … COMMIT. The job is written through it, so it commits or
+   * rolls back with the caller's own writes; workers hear of it at the commit.
+   */
+  client?: CallerClient;
+}
+
+/** The options of each item of `enqueueMany`: a batch shares one client (`enqueueMany(items, { client })`). */
+export type EnqueueItemOptions = Omit<EnqueueOptions, 'client'>;
+
+export interface EnqueueManyOptions {
+  /** PostgreSQL only: the caller's own `pg` client inside its transaction, as for `enqueue`. */
+  client?: CallerClient;
 }
 
 /** The last instant a JavaScript Date can represent (year 275760). */

@@ -170,8 +170,23 @@ export interface StoreDiagnostics {
   integrity?: string[];
 }
 
+/**
+ * A database connection the caller owns: a `pg` Client or PoolClient, usually
+ * inside the caller's BEGIN … COMMIT.
+ */
+export interface CallerClient {
+  query(text: string, values?: unknown[]): Promise<unknown>;
+}
+
 export interface Store {
   insert(jobs: readonly NewJob[], at: number): Promise<InsertResult[]>;
+  /**
+   * insert() through the caller's connection, inside its transaction: the jobs
+   * commit or roll back with the caller's own writes, and other processes hear
+   * of them at its commit. A store that cannot share a caller's transaction
+   * leaves this out.
+   */
+  insertVia?(client: CallerClient, jobs: readonly NewJob[], at: number): Promise<InsertResult[]>;
   claim(request: ClaimRequest): Promise<LeasedJob[]>;
   /** Compare-and-set transitions, all in one transaction; `false` where the CAS missed. */
   transition(requests: readonly TransitionRequest[]): Promise<boolean[]>;

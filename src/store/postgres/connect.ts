@@ -29,6 +29,12 @@ export interface Database extends Queryable {
    * see one snapshot (REPEATABLE READ).
    */
   tx<T>(fn: (client: Queryable) => Promise<T>, mode?: 'write' | 'snapshot'): Promise<T>;
+  /**
+   * `call` on a connection the caller owns (inside the caller's transaction),
+   * once the schema is migrated: errors are mapped, nothing is retried (the
+   * transaction is the caller's to roll back or run again).
+   */
+  external<T>(call: () => Promise<T>): Promise<T>;
   /** A config for a connection of its own (the LISTEN client), with the pool's type parsers. */
   clientConfig(applicationName: string): ConnectionConfig;
   /** Rejects calls from now on; ends the pool. */
@@ -173,6 +179,14 @@ export function openDatabase(o: { connection: string; schema: string; poolSize: 
           client.release(broken);
         }
       }),
+    external: async <T>(call: () => Promise<T>) => {
+      await whenReady();
+      try {
+        return await call();
+      } catch (err) {
+        throw err instanceof LitejobsError ? err : toDatabaseError(err, where);
+      }
+    },
     clientConfig: (applicationName) => config(applicationName),
     get closed() {
       return closed;

@@ -45,7 +45,7 @@ export async function insertJobs(client: Queryable, s: InsertStatements, jobs: r
     rows.push(i);
   });
   const column = <T>(pick: (job: NewJob) => T): T[] => rows.map((i) => pick(jobs[i]!));
-  const inserted = await client.query<{ id: number; key: string | null }>(s.insert, [
+  const inserted = await client.query<{ id: number | string; key: string | null }>(s.insert, [
     column((j) => j.name),
     column((j) => j.state),
     column((j) => j.payload),
@@ -59,15 +59,16 @@ export async function insertJobs(client: Queryable, s: InsertStatements, jobs: r
   const createdKeys = new Set<string>();
   for (const r of inserted.rows) if (r.key !== null) createdKeys.add(r.key);
   const created = rows.filter((i) => jobs[i]!.key === null || createdKeys.has(jobs[i]!.key!));
-  const ids = inserted.rows.map((r) => r.id).sort((x, y) => x - y);
+  // Number(): a caller's own client (transactional enqueue) reads int8 as text.
+  const ids = inserted.rows.map((r) => Number(r.id)).sort((x, y) => x - y);
   created.forEach((i, n) => {
     out[i] = { id: ids[n]!, created: true, state: jobs[i]!.state };
   });
 
   const taken = rows.filter((i) => out[i] === undefined).map((i) => jobs[i]!.key!);
   if (taken.length > 0) {
-    const found = await client.query<{ id: number; key: string; state: string }>(s.byKeys, [taken]);
-    for (const r of found.rows) out[firstOfKey.get(r.key)!] = { id: r.id, created: false, state: r.state };
+    const found = await client.query<{ id: number | string; key: string; state: string }>(s.byKeys, [taken]);
+    for (const r of found.rows) out[firstOfKey.get(r.key)!] = { id: Number(r.id), created: false, state: r.state };
   }
   // Later occurrences of a key: the first job, as the batch left it.
   jobs.forEach((job, i) => {

@@ -28,6 +28,7 @@ import { openDatabase } from './connect.js';
 import { createDashboardReads } from './dashboard-reads.js';
 import { insertJobs, insertStatements } from './insert.js';
 import { listJobs } from './list.js';
+import type { Queryable } from './driver.js';
 import { createListener } from './notify.js';
 import { checkSchema } from './sql.js';
 import { statements } from './statements.js';
@@ -72,6 +73,17 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         const results = await insertJobs(client, insertSql, jobs, at);
         // Delivered at commit: other processes claim the new jobs, or arm a timer for the later ones.
         if (results.some((r) => r.created)) await client.query(s.notify, [channel, instanceId]);
+        return results;
+      });
+    },
+    insertVia: async (caller, jobs, at) => {
+      if (jobs.length === 0) return [];
+      return db.external(async () => {
+        const client = caller as Queryable;
+        const results = await insertJobs(client, insertSql, jobs, at);
+        // Delivered when the caller commits, and not at all on a rollback. Not this instance's own id:
+        // its claim loop, woken now, finds nothing before that commit, so it must hear this too.
+        if (results.some((r) => r.created)) await client.query(s.notify, [channel, `${instanceId}.tx`]);
         return results;
       });
     },

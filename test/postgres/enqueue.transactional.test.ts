@@ -1,0 +1,152 @@
+/**
+ * Enqueue inside the caller's own transaction on PostgreSQL: the job commits
+ * or rolls back with the caller's writes, other connections see it only after
+ * the commit, workers (of this very queue too) hear of it at the commit, and
+ * bad clients are refused before anything is written.
+ */
+import { createRequire } from 'node:module';
+import { afterEach, expect, it } from 'vitest';
+import { createQueue, defineJob, type Queue } from '../../src/index.js';
+import type { Client } from '../../src/store/postgres/driver.js';
+import { pgClient, pgUrl, usePgSchema } from '../helpers/postgres.js';
+import { silentLogger } from '../helpers/silent-logger.js';
+import { tempDbPath } from '../helpers/temp-db.js';
+import { job, NOW, usePgStores } from './fixture.js';
+
+const schema = usePgSchema();
+const stores = usePgStores();
+const open: Array<Queue | Client> = [];
+afterEach(async () => {
+  for (const x of open.splice(0).reverse()) await ('stop' in x ? x.close() : x.end());
+});
+
+async function appClient(ddl?: string): Promise<Client> {
+  const client = await pgClient();
+  open.push(client);
+  if (ddl) await client.query(ddl);
+  return client;
+}
+
+function queueOn(s: string, o: Parameters<typeof createQueue>[0] = {}): Queue {
+  const q = createQueue({ connection: pgUrl(), schema: s, logger: silentLogger, ...o });
+  open.push(q);
+  return q;
+}
+
+it('commits with the caller: invisible to others until COMMIT, then run by a worker', async () => {
+  const s = schema();
+  const ran: number[] = [];
+  const worker = queueOn(s, { jobs: [defineJob({ name: 'email', handler: async (p: { order: number }) => void ran.push(p.order) })] });
+  const producer = queueOn(s);
+  const app = await appClient(`CREATE TABLE "${s}_orders" (id int PRIMARY KEY)`);
+  await producer.stats(); // migrated before the caller's transaction starts
+  await worker.start();
+
+  await app.query('BEGIN');
+  await app.query(`INSERT INTO "${s}_orders" VALUES (42)`);
+  const r = await producer.enqueue('email', { order: 42 }, { client: app, key: 'order:42' });
+  expect(r).toEqual({ id: expect.any(Number), created: true, state: 'pending' });
+  await expect(producer.getJob(r.id)).rejects.toMatchObject({ code: 'LJ_ERR_JOB_NOT_FOUND' }); // another connection: not yet committed
+  await app.query('COMMIT');
+
+  await expect.poll(() => ran, { timeout: 20_000 }).toEqual([42]);
+  await expect.poll(async () => (await producer.getJob(r.id)).state, { timeout: 20_000 }).toBe('completed');
+});
+
+it('rolls back with the caller: no job, no history, nothing left', async () => {
+  const s = schema();
+  const q = queueOn(s);
+  const app = await appClient(`CREATE TABLE "${s}_orders" (id int PRIMARY KEY)`);
+  await q.stats();
+  await app.query('BEGIN');
+  await app.query(`INSERT INTO "${s}_orders" VALUES (7)`);
+  const one = await q.enqueue('email', { order: 7 }, { client: app });
+  const many = await q.enqueueMany(
+    [
+      { name: 'email', payload: { order: 7, n: 1 } },
+      { name: 'sms', payload: { order: 7, n: 2 }, options: { delay: 60_000 } },
+    ],
+    { client: app },
+  );
+  expect(many.map((m) => m.id)).toEqual([one.id + 1, one.id + 2]);
+  await app.query('ROLLBACK');
+
+  expect((await q.stats()).total).toBe(0);
+  await expect(q.history(one.id)).rejects.toMatchObject({ code: 'LJ_ERR_JOB_NOT_FOUND' });
+  const rows = await app.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${s}".job_history`);
+  expect(rows.rows[0]!.n).toBe(0);
+  // The ids of the rolled-back jobs are not reused, and a key they held is free again.
+  await q.enqueue('email', { order: 7 }, { key: 'order:7' });
+  expect((await q.enqueue('email', { order: 7 }, { key: 'order:7' })).created).toBe(false);
+});
+
+it('dedupes keys against committed jobs and within the caller transaction', async () => {
+  const s = schema();
+  const q = queueOn(s);
+  const first = await q.enqueue('email', { n: 1 }, { key: 'k' });
+  const app = await appClient();
+  await app.query('BEGIN');
+  const again = await q.enqueue('email', { n: 2 }, { client: app, key: 'k' });
+  const pair = await q.enqueueMany(
+    [
+      { name: 'email', payload: { n: 3 }, options: { key: 'new' } },
+      { name: 'email', payload: { n: 4 }, options: { key: 'new' } },
+    ],
+    { client: app },
+  );
+  await app.query('COMMIT');
+  expect(again).toEqual({ id: first.id, created: false, state: 'pending' });
+  expect(pair[1]).toEqual({ id: pair[0]!.id, created: false, state: 'pending' });
+  expect((await q.stats()).total).toBe(2);
+});
+
+it("wakes the store's own listener at the caller's commit (its own inserts do not)", async () => {
+  const store = stores.open();
+  await store.ping();
+  expect(store.externalChange()).toBe(false); // starts the listener
+  let woken = 0;
+  const stop = store.watchChanges!(() => woken++);
+  const admin = await appClient();
+  await expect
+    .poll(async () => (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'litejobs listen'`)).rows[0]!.n, { timeout: 20_000 })
+    .toBeGreaterThan(0);
+  const app = await appClient();
+  await app.query('BEGIN');
+  const [r] = await store.insertVia!(app, [job()], NOW);
+  expect(typeof r!.id).toBe('number'); // the caller's driver reads int8 as text; the store hands back a number
+  await app.query('COMMIT');
+  await expect.poll(() => woken, { timeout: 20_000 }).toBeGreaterThan(0);
+  stop();
+});
+
+it('refuses a pool, a non-client and a SQLite queue, and maps a failed transaction to a DatabaseError', async () => {
+  const s = schema();
+  const q = queueOn(s);
+  const { Pool } = createRequire(import.meta.url)('pg') as { Pool: new (c: { connectionString: string }) => { end(): Promise<void> } };
+  const pool = new Pool({ connectionString: pgUrl() });
+  try {
+    await expect(q.enqueue('email', {}, { client: pool as never })).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION', message: expect.stringContaining('Pool') });
+  } finally {
+    await pool.end();
+  }
+  await expect(q.enqueue('email', {}, { client: {} as never })).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
+  await expect(q.enqueueMany([{ name: 'email', payload: {} }], { client: undefined, other: 1 } as never)).rejects.toMatchObject({ code: 'LJ_ERR_UNKNOWN_OPTION' });
+  await expect(q.enqueueMany([{ name: 'email', payload: {}, options: { client: {} } as never }])).rejects.toMatchObject({ code: 'LJ_ERR_UNKNOWN_OPTION' });
+
+  const app = await appClient();
+  await app.query('BEGIN');
+  await app.query('SELECT 1').then(() => app.query('SELECT 1/0')).catch(() => undefined); // the transaction is now aborted
+  await expect(q.enqueue('email', {}, { client: app })).rejects.toMatchObject({ name: 'DatabaseError', code: 'LJ_ERR_DATABASE' });
+  await app.query('ROLLBACK');
+  expect((await q.stats()).total).toBe(0);
+
+  const file = tempDbPath();
+  const lite = createQueue({ path: file.path, logger: silentLogger });
+  try {
+    await expect(lite.enqueue('email', {}, { client: app })).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION', message: expect.stringContaining('PostgreSQL') });
+    expect((await lite.stats()).total).toBe(0);
+  } finally {
+    await lite.close();
+    file.cleanup();
+  }
+});
