@@ -9,6 +9,7 @@ import { startServer, type RunningServer, type ServerOptions } from '../../src/h
 import { createQueue, type Queue, type QueueOptions } from '../../src/index.js';
 import { pgClient, pgUrl, usePgSchema } from './postgres.js';
 import { TEST_STORE } from './queue-fixture.js';
+import { openRawSql } from './raw-sql.js';
 import { silentLogger } from './silent-logger.js';
 import { tempDbPath } from './temp-db.js';
 
@@ -21,6 +22,8 @@ export interface Served {
   /** JSON in and out; `body` a string is sent as is. The answer's body is parsed JSON of any shape. */
   // biome-ignore lint/suspicious/noExplicitAny: tests read whatever shape each route answers
   call(method: string, route: string, init?: { body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any }>;
+  /** One statement on the server's database over a connection of its own (`?` placeholders; see raw-sql.ts). */
+  sql<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
   /** Rows in the jobs table and the highest id, read over a connection of its own. */
   snapshot(): Promise<{ jobs: number; maxId: number }>;
 }
@@ -70,6 +73,14 @@ export function useServers(): (options?: { queue?: Partial<QueueOptions>; server
           // not JSON (metrics text)
         }
         return { status: res.status, body: parsed };
+      },
+      async sql<R>(text: string, params: readonly unknown[] = []) {
+        const raw = await openRawSql(db ? { path: db.path } : { connection: pgUrl(), schema: schema! });
+        try {
+          return await raw.query<R>(text, params);
+        } finally {
+          await raw.close();
+        }
       },
       async snapshot() {
         if (!db) {

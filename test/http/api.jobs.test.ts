@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { defineJob } from '../../src/index.js';
 import { useServers } from '../helpers/http-server.js';
@@ -12,9 +11,7 @@ describe('POST /v1/jobs and /v1/jobs/batch', () => {
     const first = await s.call('POST', '/v1/jobs', { body: { name: 'email', payload: { to: 'ada' }, key: 'welcome:ada', priority: 5 } });
     expect(first).toEqual({ status: 201, body: { id: 1, state: 'pending', created: true } });
     // Committed before the answer: another connection sees it at once.
-    const reader = new Database(s.path, { readonly: true });
-    expect(reader.prepare('SELECT name, payload, key, priority FROM jobs WHERE id = 1').get()).toEqual({ name: 'email', payload: '{"to":"ada"}', key: 'welcome:ada', priority: 5 });
-    reader.close();
+    expect(await s.sql('SELECT name, payload, key, priority FROM jobs WHERE id = 1')).toEqual([{ name: 'email', payload: '{"to":"ada"}', key: 'welcome:ada', priority: 5 }]);
     const again = await s.call('POST', '/v1/jobs', { body: { name: 'email', payload: { to: 'someone else' }, key: 'welcome:ada' } });
     expect(again).toEqual({ status: 200, body: { id: 1, state: 'pending', created: false } });
     expect((await s.snapshot()).jobs).toBe(1);

@@ -82,8 +82,8 @@ describe('bad input is refused with a typed error and nothing is written', () =>
   });
 
   it('refuses unknown createQueue options and bad values', () => {
-    const path = fx.path();
-    const make = (o: object) => () => createQueue({ path, logger: silentLogger, ...o } as never);
+    const target = fx.target();
+    const make = (o: object) => () => createQueue({ ...target, logger: silentLogger, ...o } as never);
     expect(make({ concurency: 4 })).toThrow(expect.objectContaining({ code: 'LJ_ERR_UNKNOWN_OPTION' }));
     expect(make({ concurrency: 0 })).toThrow(expect.objectContaining({ code: 'LJ_ERR_VALIDATION' }));
     expect(make({ durability: 'extra' })).toThrow(expect.objectContaining({ code: 'LJ_ERR_VALIDATION' }));

@@ -3,15 +3,12 @@
  * retention at once, or by time), no insert path hands their ids out again,
  * so getJob(oldId) or cancel(oldId) can never reach an unrelated job.
  */
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine/engine.js';
 import { defineJob } from '../../src/index.js';
 import { systemClock } from '../../src/lib/clock.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { silentLogger } from '../helpers/silent-logger.js';
-import { tempDbPath } from '../helpers/temp-db.js';
 import { events, nextEvent } from '../helpers/wait.js';
 
 const fx = useQueues();
@@ -36,9 +33,8 @@ describe('job ids are never reused', () => {
   });
 
   it('after a time-based purge emptied the table, ids go on from where they were', async () => {
-    const db = tempDbPath();
     const clock = { ...systemClock, t: 1_000_000, now: (): number => clock.t };
-    const store = createSqliteStore({ path: db.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 1000, history: true, clock });
+    const store = fx.store();
     const engine = createEngine({ store, clock, logger: silentLogger, jobs: [], retention: { cancelled: 1000 }, maxPayloadBytes: 1024 });
     try {
       // A producer only: single inserts (committed on their own), then cancelled and purged.
@@ -57,7 +53,6 @@ describe('job ids are never reused', () => {
       expect(single.id).toBeGreaterThan(batch!.id);
     } finally {
       await engine.close();
-      db.cleanup();
     }
   });
 
@@ -71,35 +66,37 @@ describe('job ids are never reused', () => {
     const [fresh] = await q.enqueueMany([{ name: 'later', payload: 2 }, { name: 'later', payload: 3 }]);
     expect(fresh!.id).not.toBe(old);
     await expect(q.cancel(old)).rejects.toMatchObject({ code: 'LJ_ERR_JOB_NOT_FOUND' });
-    const raw = new Database(fx.path(), { readonly: true });
-    expect(raw.prepare('SELECT state FROM jobs WHERE id = ?').pluck().get(fresh!.id)).toBe('pending');
-    raw.close();
+    expect(await fx.value('SELECT state FROM jobs WHERE id = ?', [fresh!.id])).toBe('pending');
   });
 
   it('history ids are never reused either, and every deletion is counted', async () => {
     // Retention 0 deletes each job with its history as it completes: the newest history rows go with it.
-    const q = fx.open({ retention: { completed: 0 }, jobs: [defineJob({ name: 'j', handler: () => 'ok' })] });
-    const raw = new Database(fx.path(), { readonly: true });
-    const top = () => raw.prepare('SELECT coalesce(max(id), 0) FROM job_history').pluck().get() as number;
-    const deleted = () => raw.prepare("SELECT value FROM queue_meta WHERE key = 'deleted'").pluck().get() as number;
-    try {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const q = fx.open({ retention: { completed: 0 }, jobs: [defineJob({ name: 'j', handler: () => gate.then(() => 'ok') })] });
+    const top = () => fx.value<number>('SELECT coalesce(max(id), 0) FROM job_history');
+    const deleted = () => fx.value<number>("SELECT value FROM queue_meta WHERE key = 'deleted'");
+    {
       const { id } = await q.enqueue('j', 1);
+      const claimed = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'processing');
       const done = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'completed');
       await q.start();
+      await claimed;
+      const before = await top(); // the claim's row, while the job runs
+      release();
       await done;
       await q.stop();
-      const seen = top(); // a reader that had read every history row so far
+      // A reader that had read every history row so far (SQLite keeps the newest id in a tombstone row).
+      const seen = Math.max(before, await top());
       expect(seen).toBeGreaterThan(0);
-      expect(deleted()).toBe(1);
+      expect(await deleted()).toBe(1);
       const { id: next } = await q.enqueue('other', 2);
       await q.cancel(next);
-      const fresh = raw.prepare('SELECT id FROM job_history WHERE job_id = ?').pluck().all(next) as number[];
+      const fresh = (await fx.sql<{ id: number }>('SELECT id FROM job_history WHERE job_id = ?', [next])).map((r) => r.id);
       expect(fresh).toHaveLength(1);
       expect(fresh[0]).toBeGreaterThan(seen);
       // The tombstone keeping the id belongs to no job: a job's history never shows it.
       expect((await q.history(next)).map((t) => t.event)).toEqual(['job.enqueue', 'job.cancel']);
-    } finally {
-      raw.close();
     }
   });
 });

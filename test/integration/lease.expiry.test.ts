@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { defineJob } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
@@ -11,9 +10,7 @@ describe('leases', () => {
     const producer = fx.open();
     const { id } = await producer.enqueue('j', { n: 1 });
     // A worker claimed it, then its process died: the lease ran out long ago.
-    const raw = new Database(fx.path());
-    raw.prepare("UPDATE jobs SET state='processing', attempts=1, lease_owner='dead-host:1', lease_token='t-dead', locked_until=? WHERE id=?").run(Date.now() - 1, id);
-    raw.close();
+    await fx.sql("UPDATE jobs SET state='processing', attempts=1, lease_owner='dead-host:1', lease_token='t-dead', locked_until=? WHERE id=?", [Date.now() - 1, id]);
     const consumer = fx.open({ lease: 400, jobs: [defineJob({ name: 'j', retry: { backoff: { type: 'fixed', delay: 1 } }, handler: () => 'recovered' })] });
     const expired = nextEvent(consumer.events$, (e) => e.job.id === id && e.event === 'job.expire');
     const done = nextEvent(consumer.events$, (e) => e.job.id === id && e.to === 'completed');
@@ -28,9 +25,7 @@ describe('leases', () => {
   it('an expired lease on the last attempt makes the job dead', async () => {
     const producer = fx.open();
     const { id } = await producer.enqueue('j', {}, { retry: { attempts: 1 } });
-    const raw = new Database(fx.path());
-    raw.prepare("UPDATE jobs SET state='processing', attempts=1, lease_token='t', locked_until=0 WHERE id=?").run(id);
-    raw.close();
+    await fx.sql("UPDATE jobs SET state='processing', attempts=1, lease_token='t', locked_until=0 WHERE id=?", [id]);
     const consumer = fx.open({ lease: 400, jobs: [defineJob({ name: 'j', handler: () => 'never' })] });
     const dead = nextEvent(consumer.events$, (e) => e.job.id === id && e.to === 'dead');
     await consumer.start();
@@ -58,9 +53,7 @@ describe('leases', () => {
     await a.start();
     await claimed;
     // Another process expired and re-ran it (as after a long pause of this one).
-    const raw = new Database(fx.path());
-    raw.prepare("UPDATE jobs SET state='completed', result='\"from-b\"', lease_token=NULL, locked_until=NULL WHERE id=?").run(id);
-    raw.close();
+    await fx.sql("UPDATE jobs SET state='completed', result='\"from-b\"', lease_token=NULL, locked_until=NULL WHERE id=?", [id]);
     await waitFor(() => abortReason !== undefined, 5000);
     expect(abortReason).toBe('lease');
     releaseA();

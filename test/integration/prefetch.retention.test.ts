@@ -1,21 +1,13 @@
 import { systemClock } from '../../src/lib/clock.js';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { defineJob } from '../../src/index.js';
 import { parseDuration } from '../../src/lib/duration.js';
 import { useQueues } from '../helpers/queue-fixture.js';
-import { events, nextEvent, waitFor } from '../helpers/wait.js';
+import { events, nextEvent } from '../helpers/wait.js';
 
 const fx = useQueues();
 
-function count(path: string, where: string): number {
-  const db = new Database(path, { readonly: true });
-  try {
-    return db.prepare(`SELECT count(*) FROM jobs WHERE ${where}`).pluck().get() as number;
-  } finally {
-    db.close();
-  }
-}
+const count = (where: string) => fx.value<number>(`SELECT count(*) FROM jobs WHERE ${where}`);
 
 describe('prefetch', () => {
   it('holds at most concurrency + prefetch jobs, and a cancelled job waiting in the prefetch never runs', async () => {
@@ -31,7 +23,7 @@ describe('prefetch', () => {
     const claimed = events(q.events$, (e) => e.to === 'processing', 5);
     await q.start();
     await claimed;
-    expect(count(fx.path(), "state = 'processing'")).toBe(5);
+    expect(await count("state = 'processing'")).toBe(5);
     expect(ran).toEqual([0, 1]);
     // Job 4 was claimed ahead and waits for a worker: cancelling it must keep it from running.
     await q.cancel(ids[4]!);
@@ -51,12 +43,8 @@ describe('prefetch', () => {
     const done = events(q.events$, (e) => e.to === 'completed', 200);
     await q.start();
     await done;
-    const raw = new Database(fx.path(), { readonly: true });
-    const batches = raw
-      .prepare("SELECT count(*) FROM job_history WHERE event = 'job.claim' GROUP BY lease_token ORDER BY min(id)")
-      .pluck()
-      .all() as number[];
-    raw.close();
+    const rows = await fx.sql<{ n: number }>("SELECT count(*) AS n FROM job_history WHERE event = 'job.claim' GROUP BY lease_token ORDER BY min(id)");
+    const batches = rows.map((r) => r.n);
     expect(batches.reduce((a, b) => a + b, 0)).toBe(200);
     expect(batches.slice(0, -1).filter((n) => n < 6)).toEqual([]);
   });
@@ -69,7 +57,7 @@ describe('prefetch', () => {
     const claimed = events(q.events$, (e) => e.to === 'processing', 2);
     await q.start();
     await claimed;
-    expect(count(fx.path(), "state = 'processing'")).toBe(2);
+    expect(await count("state = 'processing'")).toBe(2);
     const done = events(q.events$, (e) => e.to === 'completed', 6);
     release();
     await done;
@@ -91,11 +79,9 @@ describe('retention', () => {
     const dead = nextEvent(q.events$, (e) => e.to === 'dead');
     await q.start();
     await Promise.all([done, dead]);
-    expect(count(fx.path(), '1')).toBe(1);
+    expect(await count('1 = 1')).toBe(1);
     expect((await q.getJob(bad.id)).state).toBe('dead');
-    const raw = new Database(fx.path(), { readonly: true });
-    expect(raw.prepare('SELECT DISTINCT job_id FROM job_history').pluck().all()).toEqual([bad.id]);
-    raw.close();
+    expect(await fx.sql('SELECT DISTINCT job_id FROM job_history WHERE job_id <> 0')).toEqual([{ job_id: bad.id }]);
   });
 
   it('deletes finished jobs older than their retention, and keeps younger ones', async () => {
@@ -115,13 +101,11 @@ describe('retention', () => {
     const freshDone = nextEvent(q2.events$, (e) => e.job.id === fresh.id && e.to === 'completed');
     await q2.start(); // the retention pass runs at start, in batches of 500
     await freshDone;
-    await waitFor(() => count(fx.path(), "state = 'completed'") <= 1, 2000);
-    expect(count(fx.path(), "state = 'completed'")).toBe(1);
-    expect(count(fx.path(), "state = 'dead'")).toBe(1);
+    await expect.poll(() => count("state = 'completed'"), { timeout: 10_000 }).toBeLessThanOrEqual(1);
+    expect(await count("state = 'completed'")).toBe(1);
+    expect(await count("state = 'dead'")).toBe(1);
     expect((await q2.getJob(fresh.id)).state).toBe('completed');
-    const raw = new Database(fx.path(), { readonly: true });
-    expect(raw.prepare('SELECT count(DISTINCT job_id) FROM job_history').pluck().get()).toBe(2);
-    raw.close();
+    expect(await fx.value('SELECT count(DISTINCT job_id) FROM job_history WHERE job_id <> 0')).toBe(2);
   });
 
   it('parses durations and refuses bad ones', () => {

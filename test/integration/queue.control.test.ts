@@ -2,9 +2,9 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defineJob, InvalidTransitionError } from '../../src/index.js';
-import { useQueues } from '../helpers/queue-fixture.js';
+import { TEST_STORE, useQueues } from '../helpers/queue-fixture.js';
 import { tempDir } from '../helpers/temp-db.js';
-import { nextEvent } from '../helpers/wait.js';
+import { events, nextEvent } from '../helpers/wait.js';
 
 const fx = useQueues();
 
@@ -80,11 +80,13 @@ describe('retry, cancel and inspection', () => {
     await q.enqueue('j', 'low', { priority: -1 });
     await q.enqueue('j', 'normal');
     await q.enqueue('j', 'high', { priority: 5 });
-    const done = nextEvent(q.events$, (e) => e.job.id === late.id && e.to === 'processing');
+    const started = nextEvent(q.events$, (e) => e.job.id === late.id && e.to === 'processing');
+    const done = events(q.events$, (e) => e.to === 'completed', 4);
     await q.start();
-    const started = await done;
-    expect(started.at.getTime() - t0).toBeGreaterThanOrEqual(80);
-    expect(order.slice(0, 3)).toEqual(['high', 'normal', 'low']);
+    expect((await started).at.getTime() - t0).toBeGreaterThanOrEqual(80);
+    await done;
+    // The delayed job may come due before the others are done (a slow machine): it is not ranked among them.
+    expect(order.filter((p) => p !== 'late')).toEqual(['high', 'normal', 'low']);
   });
 
   it('starts one claimed batch in priority order', async () => {
@@ -175,6 +177,10 @@ describe('retry, cancel and inspection', () => {
     const dir = tempDir();
     try {
       const dest = join(dir.dir, 'copy.db');
+      if (TEST_STORE === 'postgres') {
+        await expect(q.backup(dest)).rejects.toMatchObject({ code: 'LJ_ERR_DATABASE', message: expect.stringContaining('pg_dump') });
+        return;
+      }
       await q.backup(dest);
       const copy = new Database(dest, { readonly: true });
       expect(copy.prepare('SELECT count(*) AS n FROM jobs').get()).toEqual({ n: 100 });

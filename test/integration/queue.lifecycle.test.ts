@@ -1,26 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createQueue, defineJob, type Queue } from '../../src/index.js';
-import { tempDbPath } from '../helpers/temp-db.js';
+import { describe, expect, it } from 'vitest';
+import { defineJob } from '../../src/index.js';
+import { useQueues } from '../helpers/queue-fixture.js';
 import { nextEvent } from '../helpers/wait.js';
-import { silentLogger } from '../helpers/silent-logger.js';
 
-let queue: Queue | undefined;
-let cleanup: (() => void) | undefined;
-afterEach(async () => {
-  await queue?.close();
-  cleanup?.();
-  queue = undefined;
-});
+const fx = useQueues();
 
 describe('a job runs through its lifecycle', () => {
   it('completes a job and records its result and history', async () => {
-    const db = tempDbPath();
-    cleanup = db.cleanup;
-    queue = createQueue({
-      path: db.path,
-      logger: silentLogger,
-      jobs: [defineJob({ name: 'double', handler: async (n: number) => n * 2 })],
-    });
+    const queue = fx.open({ jobs: [defineJob({ name: 'double', handler: async (n: number) => n * 2 })] });
     const { id, created } = await queue.enqueue('double', 21);
     expect(created).toBe(true);
     const done = nextEvent(queue.events$, (e) => e.job.id === id && e.to === 'completed');

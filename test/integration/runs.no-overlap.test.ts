@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defineJob, isTransition, type RunStuckEvent, type Store } from '../../src/index.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { nextEvent } from '../helpers/wait.js';
 import { filter, firstValueFrom, timeout } from 'rxjs';
@@ -90,7 +89,7 @@ describe('a handler that ignores its timeout', () => {
 
   it('a run whose lease ran out while it blocked the event loop is renewed, not expired, by its own process', async () => {
     // Heartbeats answer late (as from a busy store), so the sweep after the block reads the lease as expired.
-    const inner = createSqliteStore({ path: fx.path(), durability: 'normal', cacheMiB: 8, busyTimeoutMs: 1000, history: true });
+    const inner = fx.store();
     const store: Store = {
       ...inner,
       heartbeat: async (id, token, until) => {
@@ -100,7 +99,6 @@ describe('a handler that ignores its timeout', () => {
     };
     const q = fx.open({
       store,
-      path: undefined,
       lease: LEASE,
       jobs: [
         defineJob({

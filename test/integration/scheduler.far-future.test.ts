@@ -5,7 +5,6 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineJob, type Store } from '../../src/index.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 
 const fx = useQueues();
@@ -15,9 +14,8 @@ afterEach(() => {
   process.off('warning', onWarning);
 });
 
-/** The SQLite store, counting how often the claim loop asks for the next due time. */
-function countingStore(path: string): { store: Store; lookups: () => number } {
-  const inner = createSqliteStore({ path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 1000, history: true });
+/** The test's store, counting how often the claim loop asks for the next due time. */
+function countingStore(inner: Store): { store: Store; lookups: () => number } {
   let n = 0;
   const store: Store = {
     ...inner,
@@ -32,8 +30,8 @@ function countingStore(path: string): { store: Store; lookups: () => number } {
 describe('a job due months ahead', () => {
   it('leaves an idle queue idle: no spinning claim loop, no timer overflow warning', async () => {
     process.on('warning', onWarning);
-    const { store, lookups } = countingStore(fx.path());
-    const q = fx.open({ store, path: undefined, pollInterval: 50, jobs: [defineJob({ name: 'monthly', handler: () => 'ok' })] });
+    const { store, lookups } = countingStore(fx.store());
+    const q = fx.open({ store, pollInterval: 50, jobs: [defineJob({ name: 'monthly', handler: () => 'ok' })] });
     // The end of a month some 60 days ahead.
     await q.enqueue('monthly', {}, { runAt: Date.now() + 60 * 24 * 3600 * 1000 });
     await q.start();

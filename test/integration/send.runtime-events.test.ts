@@ -5,7 +5,6 @@
  * And should a job ever sit in processing without a lease, the sweeper
  * treats it as expired instead of leaving it there forever.
  */
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { defineJob, ValidationError } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
@@ -29,9 +28,7 @@ describe('send() and the runtime events', () => {
     const q = fx.open({ lease: 400, jobs: [defineJob({ name: 'j', handler: () => 'ok' })] });
     const { id } = await q.enqueue('j', {}, { delay: 60_000 });
     // A job left in processing without lease columns (as an older release's send('job.claim') could leave one).
-    const raw = new Database(fx.path());
-    raw.prepare("UPDATE jobs SET state = 'processing', attempts = 1, lease_token = NULL, locked_until = NULL WHERE id = ?").run(id);
-    raw.close();
+    await fx.sql("UPDATE jobs SET state = 'processing', attempts = 1, lease_token = NULL, locked_until = NULL WHERE id = ?", [id]);
     const done = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'completed', 10_000);
     await q.start();
     await done;

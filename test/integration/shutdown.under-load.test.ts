@@ -2,26 +2,25 @@
  * queue.stop() while jobs are in flight, in one process under load:
  * with time to spare, running jobs finish; with none, they go back to
  * `pending` without spending an attempt. Either way a second queue on the same
- * file finishes the rest: nothing lost, nothing done twice.
+ * database finishes the rest: nothing lost, nothing done twice.
  */
-import Database from 'better-sqlite3';
 import type { Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createQueue, defineJob, isTransition, type JobTransitionEvent as QueueEvent, type Queue } from '../../src/index.js';
 import { silentLogger } from '../helpers/silent-logger.js';
-import { tempDbPath } from '../helpers/temp-db.js';
+import { useQueues, type QueueTarget } from '../helpers/queue-fixture.js';
 import { nextEvent } from '../helpers/wait.js';
 
 const JOBS = 3000;
 const CONCURRENCY = 8;
 
+const fx = useQueues();
 const queues: Queue[] = [];
 const subscriptions: Subscription[] = [];
-const cleanups: Array<() => void> = [];
+// Registered after the fixture's: runs first, so these queues close before their database goes.
 afterEach(async () => {
   for (const s of subscriptions.splice(0)) s.unsubscribe();
   for (const q of queues.splice(0)) await q.close({ timeout: 100 });
-  for (const c of cleanups.splice(0)) c();
 });
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
@@ -48,22 +47,25 @@ function untilAborted(signal: AbortSignal): Promise<never> {
   });
 }
 
-function setup(): string {
-  const db = tempDbPath();
-  cleanups.push(db.cleanup);
-  return db.path;
+const setup = (): QueueTarget => fx.target();
+
+/** Rows of the jobs with these ids (ordered by id). */
+async function jobsIn<R>(columns: string, ids: Iterable<number>): Promise<R[]> {
+  const wanted = new Set(ids);
+  const rows = await fx.sql<R & { id: number }>(`SELECT id, ${columns} FROM jobs ORDER BY id`);
+  return rows.filter((r) => wanted.has(r.id));
 }
 
-async function enqueueAll(path: string): Promise<void> {
-  const producer = createQueue({ path, logger: silentLogger });
+async function enqueueAll(path: QueueTarget): Promise<void> {
+  const producer = createQueue({ ...path, logger: silentLogger });
   for (let b = 0; b < JOBS; b += 500) {
     await producer.enqueueMany(Array.from({ length: 500 }, (_, i) => ({ name: 'work', payload: { n: b + i } })));
   }
   await producer.close();
 }
 
-function open(path: string, handler: (payload: { n: number }, ctx: { jobId: number; signal: AbortSignal }) => Promise<unknown>): Queue {
-  const q = createQueue({ path, concurrency: CONCURRENCY, lease: 30_000, logger: silentLogger, jobs: [defineJob({ name: 'work', handler })] });
+function open(path: QueueTarget, handler: (payload: { n: number }, ctx: { jobId: number; signal: AbortSignal }) => Promise<unknown>): Queue {
+  const q = createQueue({ ...path, concurrency: CONCURRENCY, lease: 30_000, logger: silentLogger, jobs: [defineJob({ name: 'work', handler })] });
   queues.push(q);
   return q;
 }
@@ -80,18 +82,13 @@ function completedIds(events: readonly QueueEvent[]): number[] {
 }
 
 /** Every job completed, each with exactly one processing → completed transition. */
-function expectAllCompletedOnce(path: string): void {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  try {
-    expect(db.prepare('SELECT state, count(*) AS n FROM jobs GROUP BY state').all()).toEqual([{ state: 'completed', n: JOBS }]);
-    const perJob = db
-      .prepare("SELECT job_id, count(*) AS n FROM job_history WHERE from_state = 'processing' AND to_state = 'completed' GROUP BY job_id")
-      .all() as Array<{ job_id: number; n: number }>;
-    expect(perJob.length).toBe(JOBS);
-    expect(perJob.filter((r) => r.n !== 1)).toEqual([]);
-  } finally {
-    db.close();
-  }
+async function expectAllCompletedOnce(): Promise<void> {
+  expect(await fx.sql('SELECT state, count(*) AS n FROM jobs GROUP BY state')).toEqual([{ state: 'completed', n: JOBS }]);
+  const perJob = await fx.sql<{ job_id: number; n: number }>(
+    "SELECT job_id, count(*) AS n FROM job_history WHERE from_state = 'processing' AND to_state = 'completed' GROUP BY job_id",
+  );
+  expect(perJob.length).toBe(JOBS);
+  expect(perJob.filter((r) => r.n !== 1)).toEqual([]);
 }
 
 describe('queue.stop() under load', () => {
@@ -123,22 +120,19 @@ describe('queue.stop() under load', () => {
 
     // Every job the first queue started has finished and is recorded as completed; none was aborted.
     expect([...startedByFirst].filter((id) => !finished.has(id))).toEqual([]);
-    const db = new Database(path, { readonly: true, fileMustExist: true });
-    try {
-      expect(db.prepare("SELECT count(*) FROM jobs WHERE state = 'processing'").pluck().get()).toBe(0);
-      const states = db.prepare('SELECT id, state FROM jobs WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify([...startedByFirst])) as Array<{ id: number; state: string }>;
+    {
+      expect(await fx.value("SELECT count(*) FROM jobs WHERE state = 'processing'")).toBe(0);
+      const states = await jobsIn<{ id: number; state: string }>('state', startedByFirst);
       expect(states.length).toBe(startedByFirst.size);
       expect(states.filter((s) => s.state !== 'completed')).toEqual([]);
-      expect(db.prepare("SELECT count(*) FROM job_history WHERE event IN ('job.expire', 'job.fail')").pluck().get()).toBe(0);
+      expect(await fx.value("SELECT count(*) FROM job_history WHERE event IN ('job.expire', 'job.fail')")).toBe(0);
       // Only jobs claimed ahead (prefetch) and never started are put back, without spending an attempt.
-      const releasedIds = db.prepare("SELECT job_id FROM job_history WHERE event = 'job.release'").pluck().all() as number[];
+      const releasedIds = (await fx.sql<{ job_id: number }>("SELECT job_id FROM job_history WHERE event = 'job.release'")).map((r) => r.job_id);
       expect(releasedIds.filter((id) => startedByFirst.has(id))).toEqual([]);
-      const releasedRows = db.prepare("SELECT state, attempts FROM jobs WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(releasedIds));
-      expect(releasedRows.every((r) => (r as { state: string }).state === 'pending' && (r as { attempts: number }).attempts === 0)).toBe(true);
+      const releasedRows = await jobsIn<{ state: string; attempts: number }>('state, attempts', releasedIds);
+      expect(releasedRows.every((r) => r.state === 'pending' && r.attempts === 0)).toBe(true);
       // The rest is still waiting, untouched.
-      expect(db.prepare("SELECT count(*) FROM jobs WHERE state = 'pending' AND attempts = 0").pluck().get()).toBe(JOBS - startedByFirst.size);
-    } finally {
-      db.close();
+      expect(await fx.value("SELECT count(*) FROM jobs WHERE state = 'pending' AND attempts = 0")).toBe(JOBS - startedByFirst.size);
     }
     expect(new Set(completedIds(firstEvents))).toEqual(startedByFirst);
     expect(JOBS - startedByFirst.size).toBeGreaterThan(0); // the second queue has work left
@@ -158,7 +152,7 @@ describe('queue.stop() under load', () => {
     expect(all.length).toBe(JOBS); // nothing done twice …
     expect(new Set(all).size).toBe(JOBS); // … and nothing lost
     expect(completedIds(secondEvents).filter((id) => startedByFirst.has(id))).toEqual([]);
-    expectAllCompletedOnce(path);
+    await expectAllCompletedOnce();
   }, 90_000);
 
   it('with a tiny timeout puts in-flight jobs back to pending without spending an attempt, and a new queue finishes them', async () => {
@@ -188,15 +182,8 @@ describe('queue.stop() under load', () => {
     block = true;
     await eightBlocked; // every worker holds a job whose handler is waiting on its signal
 
-    const before = new Database(path, { readonly: true, fileMustExist: true });
-    const rowsOf = (ids: Iterable<number>) =>
-      before.prepare('SELECT id, state, attempts, lease_token FROM jobs WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id').all(JSON.stringify([...ids])) as Array<{
-        id: number;
-        state: string;
-        attempts: number;
-        lease_token: string | null;
-      }>;
-    const held = rowsOf(blocked);
+    const rowsOf = (ids: Iterable<number>) => jobsIn<{ id: number; state: string; attempts: number; lease_token: string | null }>('state, attempts, lease_token', ids);
+    const held = await rowsOf(blocked);
     expect(held.map((r) => r.state)).toEqual(Array(CONCURRENCY).fill('processing'));
     expect(held.map((r) => r.attempts)).toEqual(Array(CONCURRENCY).fill(1));
     const tokenOf = new Map(held.map((r) => [r.id, r.lease_token!]));
@@ -206,12 +193,10 @@ describe('queue.stop() under load', () => {
     const stopMs = Date.now() - t0;
     expect(stopMs).toBeLessThan(5_000); // it did not wait for handlers that never end
 
-    const after = rowsOf(blocked);
+    const after = await rowsOf(blocked);
     expect(after).toEqual(held.map((r) => ({ id: r.id, state: 'pending', attempts: 0, lease_token: null })));
     for (const id of blocked) {
-      const history = before
-        .prepare('SELECT from_state, to_state, event, lease_token FROM job_history WHERE job_id = ? ORDER BY id')
-        .all(id) as Array<{ from_state: string | null; to_state: string; event: string; lease_token: string | null }>;
+      const history = await fx.sql('SELECT from_state, to_state, event, lease_token FROM job_history WHERE job_id = ? ORDER BY id', [id]);
       expect(history, `job ${id}`).toEqual([
         { from_state: 'pending', to_state: 'processing', event: 'job.claim', lease_token: tokenOf.get(id) },
         { from_state: 'processing', to_state: 'pending', event: 'job.release', lease_token: tokenOf.get(id) },
@@ -223,8 +208,7 @@ describe('queue.stop() under load', () => {
     expect([...blocked].filter((id) => !releasedIds.has(id))).toEqual([]);
     expect([...releasedIds].filter((id) => !blocked.has(id) && ran.has(id))).toEqual([]);
     expect(released.every((e) => e.from === 'processing' && e.to === 'pending' && e.attempts === 0)).toBe(true);
-    expect(before.prepare("SELECT count(*) FROM jobs WHERE state = 'processing'").pluck().get()).toBe(0);
-    before.close();
+    expect(await fx.value("SELECT count(*) FROM jobs WHERE state = 'processing'")).toBe(0);
     await first.close();
 
     const firstDone = completedIds(firstEvents);
@@ -244,6 +228,6 @@ describe('queue.stop() under load', () => {
     // The released jobs ran again in the second queue, as their first counted attempt.
     const secondRuns = secondEvents.filter((e) => e.type === 'job:completed' && blocked.has(e.job.id));
     expect(secondRuns.map((e) => e.attempts)).toEqual(Array(CONCURRENCY).fill(1));
-    expectAllCompletedOnce(path);
+    await expectAllCompletedOnce();
   }, 90_000);
 });

@@ -3,25 +3,23 @@
  * jobs and delayed states of the names asked for, and nothing else.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { NewJob, Store } from '../../src/store/store.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';
-import { tempDbPath } from '../helpers/temp-db.js';
+import { useQueues } from '../helpers/queue-fixture.js';
 
+const fx = useQueues();
 let store: Store | undefined;
-let cleanup: (() => void) | undefined;
+// Registered after the fixture's: runs first, so the store closes before its database goes.
 afterEach(async () => {
   await store?.close();
-  cleanup?.();
+  store = undefined;
 });
 
 const job = (name: string, runAt: number): NewJob => ({ name, state: 'pending', payload: '{}', key: null, priority: 0, runAt, retry: null, timeout: null });
 
 describe('store.nextDueAt', () => {
   it('finds the earliest delayed pending job of the given names, ignoring jobs due at creation and other names', async () => {
-    const db = tempDbPath();
-    cleanup = db.cleanup;
-    store = createSqliteStore({ path: db.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 1000, history: true });
+    store = fx.store();
     const now = 1_000_000;
     await store.insert([job('a', now), job('a', now + 500), job('a', now + 200), job('b', now + 50)], now);
     expect(await store.nextDueAt(['a'], ['pending', 'failed'])).toBe(now + 200);
@@ -33,9 +31,7 @@ describe('store.nextDueAt', () => {
   });
 
   it('finds a failed job waiting for its retry', async () => {
-    const db = tempDbPath();
-    cleanup = db.cleanup;
-    store = createSqliteStore({ path: db.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 1000, history: false });
+    store = fx.store({ history: false });
     const now = 2_000_000;
     const { id } = (await store.insert([job('a', now)], now))[0]!;
     const [claimed] = await store.claim({ names: ['a'], limit: 1, owner: 'o', leaseMs: 1000, now, rule: CLAIM_RULE });

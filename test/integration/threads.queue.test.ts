@@ -21,7 +21,7 @@ describe('thread jobs', () => {
     // its lease sweeper would expire a lease this process failed to renew, and take the job.
     const q = fx.open({ lease: LEASE, jobs: [defineJob({ name: 'work', isolation: 'thread', module: handler('busy') })] });
     // Started first (spawning is synchronous), it boots while the job runs here.
-    const other = spawnChild(fx.path(), 'work');
+    const other = spawnChild(fx.dbArg(), 'work');
     const { id } = await q.enqueue('work', { ms: 10 * LEASE });
     const done = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'completed', 20_000);
     await q.start();

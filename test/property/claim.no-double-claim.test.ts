@@ -6,6 +6,8 @@
  * Property: no job is handed to a second worker while the first holds a live
  * lease, and every job ends in a finished state exactly once. A deliberately
  * racy claim (read, await, write without a state check) must be caught.
+ * Runs on the store the suite names (SQLite, or PostgreSQL in the conformance
+ * project, a schema per run); the racy claim is SQLite's own.
  */
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -15,8 +17,11 @@ import { isTransition } from '../../src/engine/events.js';
 import { defineJob } from '../../src/engine/job-definition.js';
 import { toContext } from '../../src/engine/machine-registry.js';
 import { systemClock } from '../../src/lib/clock.js';
+import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { ClaimRequest, LeasedJob } from '../../src/store/store.js';
+import type { ClaimRequest, LeasedJob, Store } from '../../src/store/store.js';
+import { pgUrl, usePgSchema } from '../helpers/postgres.js';
+import { TEST_STORE } from '../helpers/queue-fixture.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 
@@ -28,6 +33,19 @@ const JOB = defineJob({ name: NAME, handler: () => undefined, retry: { attempts:
 interface Plan { workers: number; jobs: number; limit: number; failSeed: number; sweeps: number }
 interface Outcome { violations: string[]; overflow: string | null; finishes: Map<number, number>; states: Map<number, string>; total: number; chainsValid: boolean }
 type Claim = (req: ClaimRequest) => Promise<LeasedJob[]>;
+
+const newSchema = TEST_STORE === 'postgres' ? usePgSchema() : undefined;
+
+/** A fresh store for one run: a file, or a PostgreSQL schema of its own; the racy claim needs the file. */
+function freshStore(racy: boolean): { store: Store; path: string | null; cleanup(): void } {
+  if (newSchema && !racy) {
+    const store = createPostgresStore({ connection: pgUrl(), schema: newSchema(), poolSize: 4, history: true });
+    return { store, path: null, cleanup: () => undefined };
+  }
+  const tmp = tempDbPath();
+  const store = createSqliteStore({ path: tmp.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 5000, history: true });
+  return { store, path: tmp.path, cleanup: tmp.cleanup };
+}
 
 const planArb = fc.record({
   workers: fc.integer({ min: 2, max: 8 }),
@@ -60,9 +78,8 @@ function racyClaim(s: fc.Scheduler, db: Database.Database): Claim {
 }
 
 async function runWorkers(s: fc.Scheduler, plan: Plan, racy: boolean): Promise<Outcome> {
-  const tmp = tempDbPath();
-  const store = createSqliteStore({ path: tmp.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 5000, history: true });
-  const raw = racy ? new Database(tmp.path) : undefined;
+  const { store, path, cleanup } = freshStore(racy);
+  const raw = racy && path ? new Database(path) : undefined;
   const clock = { ...systemClock, t: 1_000_000, now: (): number => clock.t };
   // The engine the product builds, on this store and clock.
   const engine = createEngine({ store, clock, logger: silentLogger, jobs: [JOB], retention: {}, maxPayloadBytes: 1024 });
@@ -164,7 +181,7 @@ async function runWorkers(s: fc.Scheduler, plan: Plan, racy: boolean): Promise<O
   } finally {
     raw?.close();
     await engine.close();
-    tmp.cleanup();
+    cleanup();
   }
 }
 
