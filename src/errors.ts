@@ -28,6 +28,9 @@ export const ERROR_CODES = {
   LJ_ERR_INTERNAL: 'An unexpected server error (logged by the server)',
   LJ_ERR_WEBHOOK_DELIVERY: 'The webhook receiver failed or could not be reached',
   LJ_ERR_READ_ONLY: 'The server is read-only: it refuses actions on jobs',
+  LJ_ERR_MIGRATE_RUNNING: 'The SQLite file has jobs under a live lease: its workers are still running',
+  LJ_ERR_MIGRATE_CONFLICT: 'A job id being copied is already held by another job in the PostgreSQL schema',
+  LJ_ERR_MIGRATE_VERIFY: 'The copied jobs per state do not match the SQLite file',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -101,6 +104,9 @@ export class RetryLaterError extends LitejobsError {
 }
 
 export class DatabaseError extends LitejobsError {}
+
+/** `litejobs migrate` refused or failed a check: live leases, an id conflict, or a count mismatch. */
+export class MigrateError extends LitejobsError {}
 
 export class QueueClosedError extends LitejobsError {
   constructor() {

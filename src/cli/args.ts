@@ -25,6 +25,8 @@ export const parsePort = (text: string): number => integer(text, 'a port (0: any
 export const parseConcurrency = (text: string): number => integer(text, 'the concurrency', 1, 1000);
 export const parseSeed = (text: string): number => integer(text, 'a seed', 0, 0xffff_ffff);
 export const parseRate = (text: string): number => integer(text, 'the rate (jobs per second)', 0, 1000);
+export const parseBatch = (text: string): number => integer(text, 'the batch size', 1, 100_000);
+export const parseReserve = (text: string): number => integer(text, 'the number of ids to reserve', 0, 1_000_000_000_000);
 
 /** The payload: any JSON value. */
 export function parseJson(text: string): unknown {

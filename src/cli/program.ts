@@ -14,6 +14,7 @@ import { registerDoctor } from './commands/doctor.js';
 import { registerEnqueue } from './commands/enqueue.js';
 import { registerJob } from './commands/job.js';
 import { registerJobs } from './commands/jobs.js';
+import { registerMigrate } from './commands/migrate.js';
 import { registerServe } from './commands/serve.js';
 import { registerStats } from './commands/stats.js';
 import { describeFailure, errorLine } from './exit-codes.js';
@@ -32,6 +33,7 @@ export const COMMAND_REGISTRARS: readonly CommandRegistrar[] = [
   registerStats,
   registerControl,
   registerBackup,
+  registerMigrate,
   registerDiagram,
   registerDoctor,
 ];

@@ -1,0 +1,129 @@
+/**
+ * The SQLite file `litejobs migrate` copies from, opened read-only: the
+ * producers and workers still using it are not disturbed (WAL readers take
+ * no lock writers wait on), and nothing here can change it. Each batch is
+ * read in one read transaction, so a batch's jobs and their history are one
+ * snapshot of the file.
+ */
+import { realpathSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { JobState } from '../../machines/job.machine.js';
+import { DatabaseError } from '../errors.js';
+import { migrations } from '../store/sqlite/sql.js';
+import type { JobRow } from '../store/sqlite/rows.js';
+
+/** A row of `job_history`, as the copy reads it. */
+export interface HistoryRow {
+  id: number;
+  job_id: number;
+  from_state: string | null;
+  to_state: string;
+  event: string;
+  candidate: number | null;
+  at: number;
+  worker_id: string | null;
+  lease_token: string | null;
+  error: string | null;
+}
+
+export interface SourceBatch {
+  jobs: JobRow[];
+  /** The history of those jobs, in id order (history tombstones, job 0, are never among them). */
+  history: HistoryRow[];
+}
+
+export interface Source {
+  /** The file's real path: the key under which the target records this file's progress. */
+  readonly identity: string;
+  /** Up to `limit` jobs with ids above `after`, in id order, with their history. */
+  batch(after: number, limit: number): SourceBatch;
+  /** Jobs with ids above `after` (what is left to copy). */
+  countAfter(after: number): number;
+  /** Jobs in (after, upTo] by state. */
+  countByState(after: number, upTo: number): Map<string, number>;
+  /** The states of these jobs (those skipped for a key already taken in the target). */
+  statesOf(ids: readonly number[]): string[];
+  /** Processing jobs above `after` whose lease runs until `now` or later: workers hold them. */
+  liveLeases(after: number, now: number): { count: number; ids: number[] };
+  /** Paused names (the empty name pauses the whole queue), with when they were paused. */
+  paused(): Array<{ name: string; paused_at: number }>;
+  /** The highest job id, and the highest history id ever handed out (history tombstones keep it). */
+  maxIds(): { job: number; history: number };
+  close(): void;
+}
+
+// Every column the PostgreSQL table has; `indexed` (SQLite's deferred claim index) has no counterpart there.
+const JOB_COLUMNS =
+  'id, name, state, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, result, progress, lease_owner, lease_token, locked_until, created_at, updated_at';
+
+export function openSource(path: string): Source {
+  let db: Database.Database;
+  let identity: string;
+  try {
+    identity = realpathSync(path);
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    throw new DatabaseError('LJ_ERR_DATABASE_OPEN', `cannot open database ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    checkLevel(db, path);
+  } catch (err) {
+    db.close();
+    throw err instanceof DatabaseError ? err : new DatabaseError('LJ_ERR_DATABASE_OPEN', `cannot open database ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  const processing = `'${JobState.processing}'`;
+  const s = {
+    jobs: db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id > ? ORDER BY id LIMIT ?`),
+    history: db.prepare(
+      'SELECT id, job_id, from_state, to_state, event, candidate, at, worker_id, lease_token, error FROM job_history WHERE job_id > ? AND job_id <= ? ORDER BY id',
+    ),
+    countAfter: db.prepare('SELECT count(*) FROM jobs WHERE id > ?').pluck(),
+    byState: db.prepare('SELECT state, count(*) AS n FROM jobs WHERE id > ? AND id <= ? GROUP BY state'),
+    stateOf: db.prepare('SELECT state FROM jobs WHERE id = ?').pluck(),
+    live: db.prepare(`SELECT id FROM jobs WHERE state = ${processing} AND locked_until >= ? AND id > ? ORDER BY id`).pluck(),
+    paused: db.prepare('SELECT name, paused_at FROM paused_names ORDER BY name'),
+    maxJob: db.prepare('SELECT coalesce(max(id), 0) FROM jobs').pluck(),
+    maxHistory: db.prepare('SELECT coalesce(max(id), 0) FROM job_history').pluck(),
+  };
+  const readBatch = db.transaction((after: number, limit: number): SourceBatch => {
+    const jobs = s.jobs.all(after, limit) as JobRow[];
+    if (jobs.length === 0) return { jobs, history: [] };
+    return { jobs, history: s.history.all(after, jobs.at(-1)!.id) as HistoryRow[] };
+  });
+  return {
+    identity,
+    batch: (after, limit) => readBatch(after, limit),
+    countAfter: (after) => s.countAfter.get(after) as number,
+    countByState(after, upTo) {
+      const rows = s.byState.all(after, upTo) as Array<{ state: string; n: number }>;
+      return new Map(rows.map((r) => [r.state, r.n]));
+    },
+    statesOf: (ids) => ids.map((id) => s.stateOf.get(id) as string | undefined).filter((state) => state !== undefined),
+    liveLeases(after, now) {
+      const ids = s.live.all(now, after) as number[];
+      return { count: ids.length, ids: ids.slice(0, 10) };
+    },
+    paused: () => s.paused.all() as Array<{ name: string; paused_at: number }>,
+    maxIds: db.transaction(() => ({ job: s.maxJob.get() as number, history: s.maxHistory.get() as number })),
+    close: () => db.close(),
+  };
+}
+
+/**
+ * The file must be at the migration level this litejobs writes: a read-only
+ * connection cannot migrate it, and an older or newer layout would be copied
+ * wrongly.
+ */
+function checkLevel(db: Database.Database, path: string): void {
+  const level = db.pragma('user_version', { simple: true }) as number;
+  const known = migrations().at(-1)?.level ?? 0;
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+  const refuse = (why: string) => {
+    throw new DatabaseError('LJ_ERR_DATABASE_OPEN', `cannot migrate from ${path}: ${why}`);
+  };
+  if (!tables.includes('jobs') || !tables.includes('job_history')) refuse('it is not a litejobs database (it has no jobs table)');
+  if (level > known) refuse(`it was made by a newer litejobs (schema level ${level}; this version knows up to ${known})`);
+  if (level < known) {
+    refuse(`it is at schema level ${level}, this litejobs writes level ${known}: open it once with this version (litejobs --db ${path} stats) to upgrade it, then migrate`);
+  }
+}
