@@ -5,6 +5,7 @@
  * history entry as the file's queue does, deduplicates the same keys, and
  * runs the jobs. A file whose workers still hold leases is refused.
  */
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createQueue, defineJob, type AnyJob, type Queue } from '../../src/index.js';
@@ -75,6 +76,13 @@ describe('litejobs migrate', { timeout: CLI_TEST_TIMEOUT }, () => {
     const lockedUntil = Number(sqliteTables(path).jobs.find((j) => j.id === String(holder.id))!.locked_until);
     await waitFor(() => Date.now() > lockedUntil);
 
+    // A history tombstone, as retention leaves one after deleting the newest rows: it keeps the
+    // highest history id taken, and belongs to no job.
+    const file = new Database(path);
+    const tombstone = (file.prepare('SELECT max(id) FROM job_history').pluck().get() as number) + 3;
+    file.prepare("INSERT INTO job_history (id, job_id, from_state, to_state, event, at) VALUES (?, 0, NULL, '', 'history.purged', ?)").run(tombstone, Date.now());
+    file.close();
+
     const name = schema();
     const url = `${pgUrl()}?schema=${name}`;
     const r = await runCli(['migrate', '--from', path, '--to', url, '--json', '--reserve-ids', '1000']);
@@ -90,6 +98,7 @@ describe('litejobs migrate', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect(copied).toEqual(original);
     expect(summary.history).toBe(original.history.length);
     expect(original.history.length).toBeGreaterThan(5);
+    expect(await pgRows(`SELECT id FROM "${name}".job_history WHERE job_id = 0`)).toEqual([]);
 
     const unstuck: AnyJob = defineJob({ name: 'stuck', retry: { attempts: 3, backoff: { type: 'fixed', delay: 10 } }, handler: async () => 'unstuck' });
     const dst: Queue = createQueue({ connection: pgUrl(), schema: name, logger: silentLogger, jobs: [...jobs, unstuck] as AnyJob[] });
@@ -109,6 +118,11 @@ describe('litejobs migrate', { timeout: CLI_TEST_TIMEOUT }, () => {
     const maxId = Math.max(...all.map((j) => j.id));
     expect((await dst.enqueue('later', {})).id).toBe(maxId + 1000 + 1);
     expect(await dst.enqueue('report', { month: 11 }, { key: 'report:2026-11' })).toMatchObject({ id: keyed.id, created: false });
+    // History ids PostgreSQL hands out start above the tombstone's and the reserve.
+    await dst.cancel(delayed.id);
+    const [cancelRow] = await pgRows<{ id: string }>(`SELECT max(id) AS id FROM "${name}".job_history`);
+    expect(Number(cancelRow!.id)).toBe(tombstone + 1000 + 1);
+    expect((await dst.history(delayed.id)).map((h) => h.event)).toEqual(['job.enqueue', 'job.cancel']);
 
     // Workers on PostgreSQL run the pending job, and retry the one whose lease ran out.
     const ran = Promise.all([
@@ -119,9 +133,8 @@ describe('litejobs migrate', { timeout: CLI_TEST_TIMEOUT }, () => {
     await ran;
     expect((await dst.getJob(pending.id)).result).toEqual({ done: 2 });
     expect((await dst.history(holder.id)).map((h) => h.event)).toEqual(['job.enqueue', 'job.claim', 'job.expire', 'xstate.after.retryDelay.job.failed', 'job.claim', 'job.complete']);
-    // The paused name and the delayed job stay where they were.
+    // The paused name's job stays where it was.
     expect((await dst.getJob(keyed.id)).state).toBe('pending');
-    expect((await dst.getJob(delayed.id)).state).toBe('pending');
   });
 
   it('refuses a file whose workers hold live leases; --allow-running copies them as they are', async () => {
