@@ -43,8 +43,8 @@ export interface CopySummary {
 }
 
 export async function copyJobs(source: Source, target: Target, o: CopyOptions): Promise<CopySummary> {
-  const before = await target.copiedUpTo();
-  if (!o.allowRunning) refuseLiveLeases(source.liveLeases(before, o.now()));
+  // Leases on jobs copied by an earlier run do not matter; the target is asked only when the file has any.
+  if (!o.allowRunning && source.liveLeases(0, o.now()).count > 0) refuseLiveLeases(source.liveLeases(await target.copiedUpTo(), o.now()));
   const pass = await target.beginPass({ reserve: o.reserve, maxIds: source.maxIds(), paused: source.paused() });
   const total = source.countAfter(pass.upTo);
   const out: CopySummary = {

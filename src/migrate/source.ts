@@ -35,7 +35,7 @@ export interface SourceBatch {
 export interface Source {
   /** The file's real path: the key under which the target records this file's progress. */
   readonly identity: string;
-  /** Up to `limit` jobs with ids above `after`, in id order, with their history. */
+  /** Up to `limit` jobs with ids above `after` (fewer when their text is large), in id order, with their history. */
   batch(after: number, limit: number): SourceBatch;
   /** Jobs with ids above `after` (what is left to copy). */
   countAfter(after: number): number;
@@ -55,6 +55,15 @@ export interface Source {
 // Every column the PostgreSQL table has; `indexed` (SQLite's deferred claim index) has no counterpart there.
 const JOB_COLUMNS =
   'id, name, state, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, result, progress, lease_owner, lease_token, locked_until, created_at, updated_at';
+
+/**
+ * A batch ends early past this much job text (payloads, results, errors):
+ * payloads may be up to 1 MiB each, and a batch is held in memory and sent
+ * in one statement.
+ */
+const BATCH_BYTES = 32 * 1024 * 1024;
+
+const textBytes = (j: JobRow) => j.payload.length + (j.result?.length ?? 0) + (j.last_error?.length ?? 0) + (j.ctx?.length ?? 0);
 
 export function openSource(path: string): Source {
   let db: Database.Database;
@@ -86,7 +95,13 @@ export function openSource(path: string): Source {
     maxHistory: db.prepare('SELECT coalesce(max(id), 0) FROM job_history').pluck(),
   };
   const readBatch = db.transaction((after: number, limit: number): SourceBatch => {
-    const jobs = s.jobs.all(after, limit) as JobRow[];
+    const jobs: JobRow[] = [];
+    let bytes = 0;
+    for (const job of s.jobs.iterate(after, limit) as IterableIterator<JobRow>) {
+      jobs.push(job);
+      bytes += textBytes(job);
+      if (bytes >= BATCH_BYTES) break;
+    }
     if (jobs.length === 0) return { jobs, history: [] };
     return { jobs, history: s.history.all(after, jobs.at(-1)!.id) as HistoryRow[] };
   });
