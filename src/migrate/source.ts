@@ -11,6 +11,7 @@ import { JobState } from '../../machines/job.machine.js';
 import { DatabaseError } from '../errors.js';
 import { migrations } from '../store/sqlite/sql.js';
 import type { JobRow } from '../store/sqlite/rows.js';
+import { columnList, HISTORY_COLUMNS, JOB_COLUMNS } from './columns.js';
 
 /** A row of `job_history`, as the copy reads it. */
 export interface HistoryRow {
@@ -52,10 +53,6 @@ export interface Source {
   close(): void;
 }
 
-// Every column the PostgreSQL table has; `indexed` (SQLite's deferred claim index) has no counterpart there.
-const JOB_COLUMNS =
-  'id, name, state, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, result, progress, lease_owner, lease_token, locked_until, created_at, updated_at';
-
 /**
  * A batch ends early past this much job text (payloads, results, errors):
  * payloads may be up to 1 MiB each, and a batch is held in memory and sent
@@ -82,9 +79,9 @@ export function openSource(path: string): Source {
   }
   const processing = `'${JobState.processing}'`;
   const s = {
-    jobs: db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id > ? ORDER BY id LIMIT ?`),
+    jobs: db.prepare(`SELECT ${columnList(JOB_COLUMNS)} FROM jobs WHERE id > ? ORDER BY id LIMIT ?`),
     history: db.prepare(
-      'SELECT id, job_id, from_state, to_state, event, candidate, at, worker_id, lease_token, error FROM job_history WHERE job_id > ? AND job_id <= ? ORDER BY id',
+      `SELECT ${columnList(HISTORY_COLUMNS)} FROM job_history WHERE job_id > ? AND job_id <= ? ORDER BY id`,
     ),
     countAfter: db.prepare('SELECT count(*) FROM jobs WHERE id > ?').pluck(),
     byState: db.prepare('SELECT state, count(*) AS n FROM jobs WHERE id > ? AND id <= ? GROUP BY state'),

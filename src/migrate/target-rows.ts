@@ -1,52 +1,15 @@
 /**
  * Source rows as the target's bound arrays (one array per column, in the
- * order of target-sql.ts), and the moves of the target's identity sequences.
+ * order of columns.ts), and the moves of the target's identity sequences.
  */
 import type { Queryable } from '../store/postgres/driver.js';
 import { render } from '../store/postgres/sql.js';
 import type { JobRow } from '../store/sqlite/rows.js';
+import { asArrays, HISTORY_COLUMNS, JOB_COLUMNS } from './columns.js';
 import type { HistoryRow } from './source.js';
 
-export function jobColumns(jobs: readonly JobRow[]): unknown[][] {
-  const col = <T>(pick: (j: JobRow) => T) => jobs.map(pick);
-  return [
-    col((j) => j.id),
-    col((j) => j.name),
-    col((j) => j.state),
-    col((j) => j.payload),
-    col((j) => j.key),
-    col((j) => j.priority),
-    col((j) => j.run_at),
-    col((j) => j.attempts),
-    col((j) => j.last_error),
-    col((j) => j.ctx),
-    col((j) => j.retry),
-    col((j) => j.timeout_ms),
-    col((j) => j.result),
-    col((j) => j.progress),
-    col((j) => j.lease_owner),
-    col((j) => j.lease_token),
-    col((j) => j.locked_until),
-    col((j) => j.created_at),
-    col((j) => j.updated_at),
-  ];
-}
-
-export function historyColumns(rows: readonly HistoryRow[]): unknown[][] {
-  const col = <T>(pick: (h: HistoryRow) => T) => rows.map(pick);
-  return [
-    col((h) => h.id),
-    col((h) => h.job_id),
-    col((h) => h.from_state),
-    col((h) => h.to_state),
-    col((h) => h.event),
-    col((h) => h.candidate),
-    col((h) => h.at),
-    col((h) => h.worker_id),
-    col((h) => h.lease_token),
-    col((h) => h.error),
-  ];
-}
+export const jobColumns = (jobs: readonly JobRow[]): unknown[][] => asArrays(jobs, JOB_COLUMNS);
+export const historyColumns = (rows: readonly HistoryRow[]): unknown[][] => asArrays(rows, HISTORY_COLUMNS);
 
 type IdentityTable = 'jobs' | 'job_history';
 

@@ -71,7 +71,13 @@ async function runMigrate(flags: MigrateFlags, io: CliIO): Promise<void> {
   ]);
   const started = Date.now();
   const source = openSource(flags.from);
-  const target = openTarget({ ...flags.to, identity: source.identity });
+  let target: ReturnType<typeof openTarget>;
+  try {
+    target = openTarget({ ...flags.to, identity: source.identity });
+  } catch (err) {
+    source.close();
+    throw err;
+  }
   const progress = flags.quiet ? undefined : createProgress(io.stderr, { now: Date.now });
   const interrupted = new AbortController();
   const unlisten = io.onInterrupt(() => interrupted.abort());

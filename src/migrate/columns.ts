@@ -1,0 +1,68 @@
+/**
+ * The columns the copy carries, with their PostgreSQL types: every column the
+ * two stores' tables share (src/store/sqlite/schema.sql and
+ * src/store/postgres/sql/migrations/). SQLite's `jobs.indexed` (its deferred
+ * claim index) has no counterpart. A test compares these lists with both
+ * stores' tables, so a column added to either one cannot be left behind.
+ */
+export const JOB_COLUMNS = {
+  id: 'bigint',
+  name: 'text',
+  state: 'text',
+  payload: 'text',
+  key: 'text',
+  priority: 'int',
+  run_at: 'bigint',
+  attempts: 'int',
+  last_error: 'text',
+  ctx: 'text',
+  retry: 'text',
+  timeout_ms: 'bigint',
+  result: 'text',
+  progress: 'float8',
+  lease_owner: 'text',
+  lease_token: 'text',
+  locked_until: 'bigint',
+  created_at: 'bigint',
+  updated_at: 'bigint',
+} as const;
+
+export const HISTORY_COLUMNS = {
+  id: 'bigint',
+  job_id: 'bigint',
+  from_state: 'text',
+  to_state: 'text',
+  event: 'text',
+  candidate: 'int',
+  at: 'bigint',
+  worker_id: 'text',
+  lease_token: 'text',
+  error: 'text',
+} as const;
+
+/** SQLite columns the copy leaves out on purpose. */
+export const SQLITE_ONLY_COLUMNS = { jobs: ['indexed'], job_history: [] as string[] };
+
+export type Columns = Readonly<Record<string, string>>;
+
+/** `a, b, c` */
+export const columnList = (columns: Columns): string => Object.keys(columns).join(', ');
+
+/**
+ * `INSERT INTO table (…) OVERRIDING SYSTEM VALUE SELECT … FROM unnest($1::type[], …)`, in input order:
+ * each column bound as one array. OVERRIDING SYSTEM VALUE lets the identity column take the source's ids.
+ */
+export function unnestInsert(table: string, columns: Columns): string {
+  const names = columnList(columns);
+  const arrays = Object.values(columns)
+    .map((type, i) => `$${i + 1}::${type}[]`)
+    .join(', ');
+  return `INSERT INTO ${table} (${names}) OVERRIDING SYSTEM VALUE
+    SELECT ${names} FROM unnest(${arrays}) WITH ORDINALITY AS u (${names}, ord)
+    ORDER BY ord`;
+}
+
+/** Rows as one array per column, in the columns' order. */
+export function asArrays<R>(rows: readonly R[], columns: Columns): unknown[][] {
+  return Object.keys(columns).map((c) => rows.map((r) => (r as Record<string, unknown>)[c] ?? null));
+}
