@@ -56,7 +56,7 @@ describe('litejobs migrate', { timeout: CLI_TEST_TIMEOUT }, () => {
     const src = sqliteQueue(path);
     await src.start();
     const [done] = await Promise.all([
-      events(src.events$, (e) => ['completed', 'failed', 'dead'].includes(e.to), 3),
+      events(src.events$, (e) => ['completed', 'failed', 'dead'].includes(e.to), 3, 60_000),
       src.enqueue('ok', { n: 1 }),
       src.enqueue('flaky', {}),
       src.enqueue('doomed', {}),
