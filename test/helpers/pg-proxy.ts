@@ -3,7 +3,7 @@
  * connection to break at one exact point, which a server restart hits only
  * by chance: after the server has committed a transaction and before the
  * client hears so. Bytes pass through unchanged; the proxy only watches the
- * client's messages for a simple-protocol `COMMIT`.
+ * client's messages for the statement it was told to wait for.
  */
 import { once } from 'node:events';
 import { createServer, connect, type Socket } from 'node:net';
@@ -22,6 +22,11 @@ export interface PgProxy {
    * Resolves once it has been cut.
    */
   loseNextCommitReply(): Promise<void>;
+  /**
+   * The same for the next message whose bytes contain `text` (an autocommitted
+   * statement: the server replies once it has committed it).
+   */
+  loseNextReply(text: string): Promise<void>;
   /** Stops listening and cuts every connection: new ones are refused. */
   close(): Promise<void>;
 }
@@ -34,7 +39,7 @@ afterEach(async () => {
 export async function startPgProxy(): Promise<PgProxy> {
   const target = new URL(pgUrl());
   const sockets = new Set<Socket>();
-  let armed: (() => void) | undefined;
+  let armed: { marker: Buffer; cut: () => void } | undefined;
   const server = createServer((client) => {
     const upstream = connect(Number(target.port || 5432), target.hostname);
     sockets.add(client);
@@ -42,8 +47,8 @@ export async function startPgProxy(): Promise<PgProxy> {
     /** Set once this connection carried the armed COMMIT: the server's next bytes are its reply. */
     let cutOnReply: (() => void) | undefined;
     client.on('data', (chunk: Buffer) => {
-      if (armed && chunk.includes(COMMIT_QUERY)) {
-        cutOnReply = armed;
+      if (armed && chunk.includes(armed.marker)) {
+        cutOnReply = armed.cut;
         armed = undefined;
       }
       upstream.write(chunk);
@@ -71,12 +76,14 @@ export async function startPgProxy(): Promise<PgProxy> {
   const url = new URL(pgUrl());
   url.host = `127.0.0.1:${port}`;
   let closed = false;
+  const arm = (marker: Buffer) =>
+    new Promise<void>((resolve) => {
+      armed = { marker, cut: resolve };
+    });
   const proxy: PgProxy = {
     url: url.toString(),
-    loseNextCommitReply: () =>
-      new Promise<void>((resolve) => {
-        armed = resolve;
-      }),
+    loseNextCommitReply: () => arm(COMMIT_QUERY),
+    loseNextReply: (text) => arm(Buffer.from(text)),
     async close() {
       if (closed) return;
       closed = true;

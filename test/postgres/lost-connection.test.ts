@@ -1,10 +1,11 @@
 /**
- * Connections that break under a running store, at the two points a server
+ * Connections that break under a running store, at the points a server
  * restart makes dangerous: inside a transaction (the driver then raises an
  * 'error' event that, unheard, crashes the process), and between a commit
- * and its acknowledgement (the write happened, the client never heard). On
- * the shared server: one session is ended with pg_terminate_backend, one is
- * cut by a proxy; the server itself keeps running.
+ * and its acknowledgement (the write happened, the client never heard), for
+ * an outcome and for a claim. On the shared server: one session is ended
+ * with pg_terminate_backend, others are cut by a proxy; the server itself
+ * keeps running.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
@@ -13,7 +14,7 @@ import { DatabaseError } from '../../src/errors.js';
 import { openDatabase, type Database } from '../../src/store/postgres/connect.js';
 import { pgClient, pgUrl, usePgSchema } from '../helpers/postgres.js';
 import { startPgProxy } from '../helpers/pg-proxy.js';
-import { nextEvent } from '../helpers/wait.js';
+import { events, nextEvent } from '../helpers/wait.js';
 
 const newSchema = usePgSchema();
 let db: Database | undefined;
@@ -81,5 +82,40 @@ describe('a connection lost under the PostgreSQL store', () => {
     expect(lines.filter((l) => l.level >= 40).map((l) => l.msg)).toEqual([
       'recording job outcomes: the database is unavailable; reconnecting with backoff (further failures are not logged until it answers)',
     ]);
+  });
+
+  it('cut after the server committed a claim and before the reply: the next claim takes the jobs back, and each runs once, on its first attempt', async () => {
+    const proxy = await startPgProxy();
+    const { logger, lines } = capturingLogger();
+    const runs = new Map<number, number>();
+    queue = createQueue({
+      connection: proxy.url,
+      schema: newSchema(),
+      logger,
+      // Without taking them back, the claimed jobs would wait this long for their lease to run out.
+      lease: 120_000,
+      jobs: [
+        defineJob({
+          name: 'once',
+          handler: (_p: unknown, ctx) => {
+            runs.set(ctx.jobId, (runs.get(ctx.jobId) ?? 0) + 1);
+            return ctx.attempt;
+          },
+        }),
+      ],
+    });
+    const ids = (await queue.enqueueMany([1, 2, 3].map((n) => ({ name: 'once', payload: n })))).map((r) => r.id);
+    const done = events(queue.events$, (e) => e.to === 'completed', ids.length, 20_000);
+    const cut = proxy.loseNextReply('WITH ready AS');
+    await queue.start();
+    await cut;
+    expect((await done).map((e) => e.job.id).sort()).toEqual(ids);
+    expect([...runs].sort()).toEqual(ids.map((id) => [id, 1]));
+    for (const id of ids) {
+      expect(await queue.getJob(id)).toMatchObject({ state: 'completed', attempts: 1, result: 1 });
+      // One claim, under the token of the claim whose reply was lost.
+      expect((await queue.history(id)).map((t) => t.event)).toEqual(['job.enqueue', 'job.claim', 'job.complete']);
+    }
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
   });
 });
