@@ -51,11 +51,6 @@ export interface PgInstance {
   remove(): void;
 }
 
-/** Whether this machine can run a cluster of its own (the binaries are there). */
-export function canRunPgInstance(): boolean {
-  return existsSync(join(PG_BIN, 'initdb')) && existsSync(join(PG_BIN, 'pg_ctl'));
-}
-
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -92,15 +87,17 @@ export async function startPgInstance(): Promise<PgInstance> {
     const [command, argv] = asOwner(binary, args);
     await run(command, argv, { cwd: dir });
   };
-  const port = await freePort();
-  const settings = [
-    `-p ${port}`,
-    '-c listen_addresses=127.0.0.1',
-    `-c unix_socket_directories=${dir}`,
-    '-c fsync=off',
-    '-c full_page_writes=off',
-    '-c max_connections=200',
-  ].join(' ');
+  let port = 0; // picked at the first start
+  const settings = () =>
+    [
+      `-p ${port}`,
+      '-c listen_addresses=127.0.0.1',
+      `-c unix_socket_directories=${dir}`,
+      '-c fsync=off',
+      '-c full_page_writes=off',
+      '-c max_connections=200',
+      '-c shared_buffers=16MB',
+    ].join(' ');
   // Stops the server and deletes the folder once this process is gone (a SIGKILLed test runner runs no exit hook).
   const [stopCommand, stopArgs] = asOwner('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
   const watchdog = spawn(
@@ -118,10 +115,14 @@ export async function startPgInstance(): Promise<PgInstance> {
     running = false;
   };
   const instance: PgInstance = {
-    port,
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    get port() {
+      return port;
+    },
+    get url() {
+      return `postgres://postgres@127.0.0.1:${port}/postgres`;
+    },
     async start() {
-      await pg('pg_ctl', ['-D', data, '-l', logFile, '-o', settings, '-w', '-t', '60', 'start']);
+      await pg('pg_ctl', ['-D', data, '-l', logFile, '-o', settings(), '-w', '-t', '60', 'start']);
       running = true;
     },
     async stop(mode = 'fast') {
@@ -147,7 +148,16 @@ export async function startPgInstance(): Promise<PgInstance> {
   live.add(instance);
   try {
     await pg('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
-    await instance.start();
+    // A port found free may be taken before the server binds it (tests run in parallel): then another.
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
+      try {
+        await instance.start();
+        break;
+      } catch (err) {
+        if (attempt >= 3 || !/already in use/i.test(instance.log())) throw err;
+      }
+    }
   } catch (err) {
     const log = instance.log();
     instance.remove();
