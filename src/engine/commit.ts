@@ -17,7 +17,7 @@
  */
 import { isDatabaseUnavailable } from '../errors.js';
 import type { Batcher } from '../lib/batcher.js';
-import { sleep, type Clock } from '../lib/clock.js';
+import type { Clock } from '../lib/clock.js';
 import type { Store, TransitionRequest } from '../store/store.js';
 import { retryDelayMs } from './outage.js';
 
@@ -35,6 +35,14 @@ export interface CommitDeps {
 
 /** Commits `request`; with `retry`, tries again (backing off) while the database is unavailable. Resolves whether it committed. */
 export type Commit = (request: TransitionRequest, retry: boolean) => Promise<boolean>;
+
+/** A wait that does not hold the process open by itself (the queue's own loops do while it runs). */
+function pause(clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const handle = clock.setTimeout(resolve, ms);
+    (handle as { unref?: () => void }).unref?.();
+  });
+}
 
 export function createCommit(deps: CommitDeps): Commit {
   /** Whether the row shows this request's write: a try whose answer was lost committed after all. */
@@ -56,7 +64,7 @@ export function createCommit(deps: CommitDeps): Commit {
         if (!retry || !isDatabaseUnavailable(err) || deps.closed()) throw err;
         const delay = retryDelayMs(++failures);
         deps.onRetry(err, delay);
-        await sleep(deps.clock, delay);
+        await pause(deps.clock, delay);
       }
     }
   };
