@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   LJ_ERR_DATABASE_OPEN: 'The database file cannot be opened',
   LJ_ERR_DATABASE_READONLY: 'The database file is read-only',
   LJ_ERR_DATABASE: 'The database failed (I/O error, disk full, locked past busyTimeout)',
+  LJ_ERR_DATABASE_UNAVAILABLE: 'The database server cannot be reached (connection refused or lost, server restarting)',
   LJ_ERR_QUEUE_CLOSED: 'The queue is closed',
   LJ_ERR_MACHINE: 'The job machine cannot be used by the queue',
   LJ_ERR_UNAUTHORIZED: 'A bearer token is required and was missing or wrong',
@@ -107,6 +108,17 @@ export class DatabaseError extends LitejobsError {}
 
 /** `litejobs migrate` refused or failed a check: live leases, an id conflict, or a count mismatch. */
 export class MigrateError extends LitejobsError {}
+/**
+ * True for a database server that could not be reached or dropped the
+ * connection (LJ_ERR_DATABASE_UNAVAILABLE, or LJ_ERR_DATABASE_OPEN caused by
+ * it: out of reach at the first connection). The call may be made again once
+ * it answers. A write that failed this way may or may not have committed.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof LitejobsError)) return false;
+  if (err.code === 'LJ_ERR_DATABASE_UNAVAILABLE') return true;
+  return err.code === 'LJ_ERR_DATABASE_OPEN' && err.cause !== err && isDatabaseUnavailable(err.cause);
+}
 
 export class QueueClosedError extends LitejobsError {
   constructor() {

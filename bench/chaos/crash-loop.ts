@@ -14,8 +14,8 @@ export interface CrashLoopSettings {
   random: () => number;
   /** Progress for a person watching (nothing with --quiet). */
   say: (line: string) => void;
-  /** A one-line summary of the file's progress, for `say`. */
-  progress: () => string;
+  /** A one-line summary of the store's progress, for `say`. */
+  progress: () => Promise<string>;
 }
 
 export async function crashLoop(fleet: Fleet, s: CrashLoopSettings): Promise<void> {
@@ -30,6 +30,6 @@ export async function crashLoop(fleet: Fleet, s: CrashLoopSettings): Promise<voi
     const up = ((victim.life.killedAt! - victim.life.spawnedAt) / 1000).toFixed(1);
     let line = `kill ${kill}/${s.kills}: ${victim.life.proc} (pid ${victim.life.pid}, up ${up}s)`;
     if (hitProducer) line += `, producer ${fleet.killProducer().life.proc}`;
-    s.say(`${line}; ${s.progress()}`);
+    s.say(`${line}; ${await s.progress()}`);
   }
 }

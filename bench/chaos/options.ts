@@ -5,6 +5,7 @@
  * handler's work time).
  */
 import { randomInt } from 'node:crypto';
+import { isPostgres } from '../../src/cli/open-queue.js';
 
 /** The one job name every process uses: workers run it, the producer enqueues it. */
 export const JOB_NAME = 'chaos';
@@ -17,8 +18,10 @@ export const PRODUCER_KILL_CHANCE = 0.1;
 
 export interface ChaosOptions {
   kills: number;
+  /** Worker processes at any time. Default 3 on SQLite, 4 on PostgreSQL. */
   workers: number;
   seed: number;
+  /** A SQLite file that must not exist yet, or a postgres:// URL (a fresh schema: `?schema=` or a made-up one); null: a temp file. */
   db: string | null;
   quiet: boolean;
   /** Random pause before each kill, ms: [min, max]. */
@@ -34,7 +37,7 @@ export interface ChaosOptions {
 }
 
 export const USAGE =
-  'usage: npm run chaos -- [--kills N] [--workers N] [--seed S] [--db PATH] [--quiet]\n' +
+  'usage: npm run chaos -- [--kills N] [--workers N] [--seed S] [--db PATH | postgres://…] [--quiet]\n' +
   '                        [--interval MIN-MAX (ms)] [--rate JOBS/S] [--drain-timeout S]';
 
 function int(flag: string, value: string | undefined, min: number): number {
@@ -44,9 +47,10 @@ function int(flag: string, value: string | undefined, min: number): number {
 }
 
 export function parseOptions(argv: readonly string[]): ChaosOptions {
+  let workers: number | undefined;
   const o: ChaosOptions = {
     kills: 100,
-    workers: 3,
+    workers: 0, // resolved below, from the store
     seed: randomInt(2 ** 31),
     db: null,
     quiet: false,
@@ -59,12 +63,12 @@ export function parseOptions(argv: readonly string[]): ChaosOptions {
     const value = argv[i + 1];
     switch (flag) {
       case '--kills': o.kills = int(flag, value, 1); i++; break;
-      case '--workers': o.workers = int(flag, value, 1); i++; break;
+      case '--workers': workers = int(flag, value, 1); i++; break;
       case '--seed': o.seed = int(flag, value, 0) >>> 0; i++; break;
       case '--rate': o.rate = int(flag, value, 1); i++; break;
       case '--drain-timeout': o.drainTimeoutMs = int(flag, value, 1) * 1000; i++; break;
       case '--db':
-        if (!value) throw new Error(`--db needs a path\n${USAGE}`);
+        if (!value) throw new Error(`--db needs a path or a postgres:// URL\n${USAGE}`);
         o.db = value;
         i++;
         break;
@@ -79,6 +83,8 @@ export function parseOptions(argv: readonly string[]): ChaosOptions {
       default: throw new Error(`unknown flag ${flag}\n${USAGE}`);
     }
   }
+  // On PostgreSQL claims from more processes meet in one server: at least four of them.
+  o.workers = workers ?? (o.db !== null && isPostgres(o.db) ? 4 : 3);
   return o;
 }
 
@@ -95,6 +101,7 @@ export { seededRandom } from '../../src/lib/seeded-random.js';
 
 /** What a worker process is started with (one JSON argument). */
 export interface WorkerConfig {
+  /** A SQLite file path, or a postgres:// URL with `?schema=` (as the CLI's --db). */
   db: string;
   /** Its handler-run log: one file per process. */
   log: string;

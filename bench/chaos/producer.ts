@@ -11,6 +11,7 @@
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
+import { queueTarget } from '../../src/cli/open-queue.js';
 import { createQueue } from '../../src/index.js';
 import { JOB_NAME, type ProducerConfig } from './options.js';
 import { exitWithParent } from './parent-watch.js';
@@ -21,7 +22,7 @@ const ROUND = 10;
 exitWithParent();
 const config = JSON.parse(process.argv[2] ?? '') as ProducerConfig;
 const acked = openSync(config.acked, 'a');
-const queue = createQueue({ path: config.db, name: config.label, logger: pino({ level: 'error' }, pino.destination(2)) });
+const queue = createQueue({ ...queueTarget(config.db), name: config.label, logger: pino({ level: 'error' }, pino.destination(2)) });
 
 let acknowledged = 0;
 /** Called only once litejobs has acknowledged `ids`; one write per call, so a kill leaves whole lines. */

@@ -21,7 +21,7 @@ export function figuresLine(v: Verdict, x: LineExtras): string {
     `chaos: seed=${x.seed} kills=${v.kills} producerKills=${v.producerKills} acknowledged=${v.acknowledged} ` +
     `completed=${v.completed} lost=${v.lost.length} stuck=${v.stuck.length} doubled=${v.doubled.length} ` +
     `overlaps=${v.overlaps.length} reruns=${v.reruns.length} liveReruns=${v.liveReruns.length} unrun=${v.unrun.length} ` +
-    `crashes=${v.crashes.length} cutShort=${v.cutShort} expired=${v.expired} integrity=${v.integrityOk ? 'ok' : 'FAILED'} elapsed=${Math.round(x.elapsedMs / 1000)}s ` +
+    `crashes=${v.crashes.length} cutShort=${v.cutShort} expired=${v.expired} integrity=${v.integrityChecked ? (v.integrityOk ? 'ok' : 'FAILED') : 'n/a'} elapsed=${Math.round(x.elapsedMs / 1000)}s ` +
     `verdict=${pass ? 'PASS' : 'FAIL'}`
   );
 }
@@ -42,7 +42,7 @@ function historyOf(jobId: number, history: readonly HistoryRow[]): string[] {
 }
 
 /** The details behind a failing (or noteworthy) verdict, as lines for stderr. */
-export function failureDetails(v: Verdict, history: readonly HistoryRow[], integrity: string, stderrOf: (proc: string) => string): string[] {
+export function failureDetails(v: Verdict, history: readonly HistoryRow[], integrity: string | null, stderrOf: (proc: string) => string): string[] {
   const out: string[] = [];
   if (v.lost.length) out.push(`lost (acknowledged, not completed): ${ids(v.lost)}`);
   if (v.stuck.length) out.push(`stuck (in the file, never acknowledged, not completed): ${ids(v.stuck)}`);
@@ -57,7 +57,7 @@ export function failureDetails(v: Verdict, history: readonly HistoryRow[], integ
     const err = stderrOf(p.proc).trim();
     if (err) out.push(...err.split('\n').slice(-10).map((l) => `    ${l}`));
   }
-  if (!v.integrityOk) out.push(`integrity_check: ${integrity.slice(0, 2000)}`);
+  if (!v.integrityOk) out.push(`integrity_check: ${(integrity ?? '').slice(0, 2000)}`);
   const offending = [...new Set([...v.lost, ...v.stuck, ...v.doubled, ...v.unrun, ...v.overlaps.map((o) => o.jobId), ...v.liveReruns.map((r) => r.jobId)])];
   for (const id of offending.slice(0, MAX_HISTORIES)) out.push(`  history of job ${id}:`, ...historyOf(id, history));
   return out;

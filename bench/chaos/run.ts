@@ -1,15 +1,13 @@
 /**
  * `npm run chaos -- --kills 100`: a producer and several worker processes on
- * one litejobs file, workers SIGKILLed at random moments and replaced, then a
- * drain and a verdict from the file, the handlers' logs and each process's
- * lifetime. One line of figures on stdout; exit 0 on PASS, 1 on FAIL (details
- * on stderr, the run's folder kept), 2 on bad flags. Bounded in time: a stuck
- * drain or an overrun is a FAIL, never a hang.
+ * one litejobs store (a SQLite file, or with `--db postgres://…` a fresh
+ * schema on a PostgreSQL server), workers SIGKILLed at random moments and
+ * replaced, then a drain and a verdict from the store, the handlers' logs
+ * and each process's lifetime. One line of figures on stdout; exit 0 on
+ * PASS, 1 on FAIL (details on stderr, the run's folder and store kept), 2 on
+ * bad flags. Bounded in time: a stuck drain or an overrun is a FAIL, never a
+ * hang.
  */
-import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stopChild, waitForMessage, type ChaosChild } from './child.js';
 import { collect } from './collect.js';
@@ -17,6 +15,7 @@ import { crashLoop } from './crash-loop.js';
 import { Fleet } from './fleet.js';
 import { CONCURRENCY, hardTimeoutMs, LEASE_MS, parseOptions, seededRandom, type ChaosOptions } from './options.js';
 import { failureDetails, figuresLine } from './report.js';
+import { openTarget, type ChaosTarget } from './target.js';
 import { verdict } from './verdict.js';
 
 const START_MS = 30_000;
@@ -31,51 +30,37 @@ function optionsOrExit(): ChaosOptions {
   }
 }
 
-/** The file and the folder for the logs: a fresh temp folder, or next to a --db path (which must not exist yet). */
-function workspace(db: string | null): { db: string; dir: string; temporary: boolean } {
-  if (db === null) {
-    const dir = mkdtempSync(join(tmpdir(), 'litejobs-chaos-'));
-    return { db: join(dir, 'jobs.db'), dir, temporary: true };
+/** The run's store, checked to be its own before any child starts; exits 2 when it is not. */
+async function targetOrExit(db: string | null): Promise<ChaosTarget> {
+  try {
+    const target = openTarget(db);
+    await target.prepare();
+    return target;
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    return process.exit(2);
   }
-  const path = resolve(db);
-  if (existsSync(path)) throw new Error(`--db ${path} exists: the verdict needs a file of this run's jobs only`);
-  mkdirSync(`${path}.chaos`, { recursive: false });
-  return { db: path, dir: `${path}.chaos`, temporary: false };
 }
 
 const options = optionsOrExit();
 const started = Date.now();
 const say = options.quiet ? () => undefined : (line: string) => process.stderr.write(`[chaos] ${line}\n`);
-const { db, dir, temporary } = (() => {
-  try {
-    return workspace(options.db);
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n`);
-    return process.exit(2);
-  }
-})();
+const target = await targetOrExit(options.db);
 say(
   `seed ${options.seed}; ${options.kills} kills, ${options.workers} workers × ${CONCURRENCY}, lease ${LEASE_MS} ms, ` +
-    `pause ${options.intervalMs.join('–')} ms, ${options.rate} jobs/s; file ${db}`,
+    `pause ${options.intervalMs.join('–')} ms, ${options.rate} jobs/s; ${target.label}`,
 );
 
-const fleet = new Fleet({ db, dir, workers: options.workers, rate: options.rate, seed: options.seed });
-let reader: Database.Database | undefined;
+const fleet = new Fleet({ db: target.db, dir: target.dir, workers: options.workers, rate: options.rate, seed: options.seed });
 let finishing = false;
 const hardLimit = hardTimeoutMs(options);
 const hardTimer = setTimeout(() => void finish(`hard timeout: the run was still going after ${hardLimit / 1000}s`), hardLimit);
 
-/** Jobs in the file and how many of them are completed (read-only, while the children write). */
-function counts(): { jobs: number; completed: number } {
-  reader ??= new Database(db, { readonly: true, fileMustExist: true });
-  return reader.prepare<[], { jobs: number; completed: number }>("SELECT count(*) AS jobs, count(*) FILTER (WHERE state = 'completed') AS completed FROM jobs").get()!;
-}
-
-/** Waits until every job in the file is completed; returns how many are not (0 unless the drain timed out). */
+/** Waits until every job in the store is completed; returns how many are not (0 unless the drain timed out). */
 async function drain(): Promise<number> {
   const deadline = Date.now() + options.drainTimeoutMs;
   for (;;) {
-    const { jobs, completed } = counts();
+    const { jobs, completed } = await target.counts();
     if (jobs === completed || Date.now() > deadline) return jobs - completed;
     fleet.refill(false);
     await sleep(100);
@@ -92,7 +77,6 @@ async function finish(abort?: string): Promise<never> {
   if (finishing) return new Promise<never>(() => undefined);
   finishing = true;
   clearTimeout(hardTimer);
-  reader?.close();
   for (const c of fleet.alive()) {
     c.life.stopRequested = true; // not a chaos kill: the run is being abandoned
     c.proc.kill('SIGKILL');
@@ -101,7 +85,7 @@ async function finish(abort?: string): Promise<never> {
   const elapsedMs = Date.now() - started;
   let pass = false;
   try {
-    const input = collect(db, dir, fleet.all.map((c) => c.life), LEASE_MS);
+    const input = await collect(target, fleet.all.map((c) => c.life), LEASE_MS);
     const v = verdict(input);
     pass = v.pass && abort === undefined;
     if (abort) process.stderr.write(`chaos: ${abort}\n`);
@@ -112,8 +96,13 @@ async function finish(abort?: string): Promise<never> {
     process.stderr.write(`chaos: ${abort ?? ''} the verdict could not be read: ${(err as Error).stack ?? String(err)}\n`);
     process.stdout.write(`chaos: seed=${options.seed} elapsed=${Math.round(elapsedMs / 1000)}s verdict=FAIL\n`);
   }
-  if (pass && temporary) rmSync(dir, { recursive: true, force: true });
-  if (!pass) process.stderr.write(`chaos: kept ${dir} (file ${db}); repeat with --seed ${options.seed}\n`);
+  let kept: string | null = null;
+  try {
+    kept = await target.finish(pass);
+  } catch (err) {
+    process.stderr.write(`chaos: could not clean up after the run: ${(err as Error).message}\n`);
+  }
+  if (!pass) process.stderr.write(`chaos: kept ${kept}; repeat with --seed ${options.seed}\n`);
   return process.exit(pass ? 0 : 1);
 }
 
@@ -125,8 +114,8 @@ try {
     intervalMs: options.intervalMs,
     random: seededRandom(options.seed),
     say,
-    progress: () => {
-      const c = counts();
+    progress: async () => {
+      const c = await target.counts();
       return `jobs ${c.jobs}, completed ${c.completed}`;
     },
   });

@@ -55,8 +55,8 @@ export interface VerdictInput {
   history: readonly HistoryRow[];
   runs: readonly HandlerRun[];
   processes: readonly ProcessLifetime[];
-  /** `PRAGMA integrity_check`, its rows joined. */
-  integrity: string;
+  /** `PRAGMA integrity_check`, its rows joined; null where the store has no such check (PostgreSQL). */
+  integrity: string | null;
   leaseMs: number;
 }
 
@@ -89,6 +89,8 @@ export interface Verdict {
   /** Processes that exited without being killed, or did not stop cleanly when asked. */
   crashes: ProcessLifetime[];
   integrityOk: boolean;
+  /** False where the store has no integrity check to run (PostgreSQL). */
+  integrityChecked: boolean;
   /** Runs a kill cut short (no end line): evidence that the kills hit work in flight. */
   cutShort: number;
   /** Leases the sweeper took back (`job.expire`): jobs held by killed processes. */
@@ -159,7 +161,8 @@ export function verdict(input: VerdictInput): Verdict {
   }
 
   const crashes = input.processes.filter((p) => p.killedAt === null && !(p.stopRequested && p.exitCode === 0));
-  const integrityOk = input.integrity === 'ok';
+  const integrityChecked = input.integrity !== null;
+  const integrityOk = !integrityChecked || input.integrity === 'ok';
   const completed = input.jobs.filter((j) => j.state === 'completed').length;
   return {
     pass: lost.length + stuck.length + doubled.length + overlaps.length + unrun.length + crashes.length === 0 && integrityOk,
@@ -176,6 +179,7 @@ export function verdict(input: VerdictInput): Verdict {
     unrun,
     crashes,
     integrityOk,
+    integrityChecked,
     cutShort: input.runs.filter((r) => r.end === null).length,
     expired: input.history.filter((h) => h.event === 'job.expire').length,
   };

@@ -10,6 +10,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
+import { queueTarget } from '../../src/cli/open-queue.js';
 import { createQueue, defineJob } from '../../src/index.js';
 import { CONCURRENCY, JOB_NAME, LEASE_MS, seededRandom, type WorkerConfig } from './options.js';
 import { exitWithParent } from './parent-watch.js';
@@ -21,7 +22,7 @@ const random = seededRandom(config.seed);
 const log = openSync(config.log, 'a');
 
 const queue = createQueue({
-  path: config.db,
+  ...queueTarget(config.db),
   name: config.label,
   concurrency: CONCURRENCY,
   lease: LEASE_MS,

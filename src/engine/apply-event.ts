@@ -6,8 +6,8 @@
  */
 import { JobState } from '../../machines/job.machine.js';
 import type { ErrorInfo } from '../../machines/policy.js';
-import type { Batcher } from '../lib/batcher.js';
 import type { Clock } from '../lib/clock.js';
+import type { Commit } from './commit.js';
 import { fromContext, toContext, type MachineRegistry } from './machine-registry.js';
 import type { JobRecord, TransitionRequest } from '../store/store.js';
 
@@ -34,7 +34,7 @@ export interface ApplyDeps {
   registry: MachineRegistry;
   /** Retention per finished state, ms: 0 deletes the job in the transaction that finishes it. */
   retention?: Readonly<Record<string, number | undefined>>;
-  settle: Batcher<TransitionRequest, boolean>;
+  commit: Commit;
   clock: Clock;
   /** Called after a transition committed. */
   onTransition(notice: TransitionNotice): void;
@@ -43,7 +43,8 @@ export interface ApplyDeps {
 export type ApplyEvent = (
   job: ApplyTarget,
   event: { type: string } & Record<string, unknown>,
-  extra?: { workerId?: string; result?: string },
+  /** `retryUnavailable`: keep trying, backing off, while the database is out of reach (commit.ts). */
+  extra?: { workerId?: string; result?: string; retryUnavailable?: boolean },
 ) => Promise<ApplyResult>;
 
 export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
@@ -73,7 +74,7 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
     if (step.candidate !== undefined) request.candidate = step.candidate;
     if (extra?.result !== undefined) request.result = extra.result;
     if (deps.retention?.[step.state] === 0) request.purge = true;
-    const committed = await deps.settle.push(request);
+    const committed = await deps.commit(request, extra?.retryUnavailable === true);
     if (committed) {
       const notice: TransitionNotice = { job: { id: job.id, name: job.name }, from: job.state, to: step.state, event: event.type, at, attempts: cols.attempts, error };
       if (extra?.workerId) notice.workerId = extra.workerId;

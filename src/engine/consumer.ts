@@ -88,13 +88,31 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
   /** Renews the leases of claimed jobs that have not started yet; drops those whose lease was lost. */
   const renewWaiting = async () => {
     const now = clock.now();
+    const failures: unknown[] = [];
     for (const job of [...waiting]) {
-      if (job.lockedUntil - now < o.leaseMs / 2 && !(await extendLease(engine, job, now + o.leaseMs))) dropWaiting(job.id);
+      if (job.lockedUntil - now >= o.leaseMs / 2) continue;
+      try {
+        if (!(await extendLease(engine, job, now + o.leaseMs))) dropWaiting(job.id);
+      } catch (err) {
+        failures.push(err); // kept: only an answer that the lease is gone drops the job
+      }
     }
+    if (failures.length > 0) throw failures[0];
   };
   const stops: Array<() => void> = [];
   let readySubscription: Subscription | undefined;
-  const onError = (err: unknown) => logger.error({ err }, 'claim loop error; retrying');
+  const { outage } = engine;
+  /** A side loop: one try per tick; a database out of reach is logged once per outage. */
+  const loop = (what: string, ms: number, fn: () => Promise<void>) =>
+    every(
+      clock,
+      ms,
+      async () => {
+        await fn();
+        outage.recovered(what);
+      },
+      (err) => void outage.failed(what, err),
+    );
 
   /** Delivers each due job's delayed event (failed → pending when its retry is due). */
   const promoteDue = async (now: number) => {
@@ -161,21 +179,23 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
     // Another process's commit as soon as the store sees it (a watch the scheduler holds only while out of jobs).
     changed$: new Observable<void>((subscriber) => store.watchChanges?.(() => subscriber.next())),
     freed$: merge(pool.freed$, hungry$),
-    onError,
+    onError: (err, retryInMs) => void outage.failed('claiming jobs', err, retryInMs),
+    onRecovered: () => outage.recovered('claiming jobs'),
     pollMs: o.pollMs,
     idleMinMs: 250,
     idleMaxMs: 5000,
   });
 
-  /** Resolves true when the pool went idle within `ms`. */
-  const idleWithin = (ms: number): Promise<boolean> =>
+  /** Resolves true when `done` resolved within `ms`, else false then. */
+  const within = (done: Promise<void>, ms: number): Promise<boolean> =>
     new Promise<boolean>((resolve) => {
-      const timer = clock.setTimeout(() => resolve(pool.busy() === 0), ms);
-      void pool.whenIdle().then(() => {
+      const timer = clock.setTimeout(() => resolve(false), ms);
+      void done.then(() => {
         clock.clearTimeout(timer);
         resolve(true);
       });
     });
+  const idleWithin = async (ms: number): Promise<boolean> => (await within(pool.whenIdle(), ms)) || pool.busy() === 0;
 
   return {
     start() {
@@ -186,15 +206,16 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       });
       scheduler.start();
       stops.push(
-        every(clock, Math.max(25, Math.floor(o.leaseMs / 4)), async () => {
-          await executor.renewLeases();
-          await renewWaiting();
-        }, onError),
+        loop('renewing leases', Math.max(25, Math.floor(o.leaseMs / 4)), async () => {
+          // Both, even when the first fails: each renews what it can.
+          const [running, waitingJobs] = await Promise.allSettled([executor.renewLeases(), renewWaiting()]);
+          for (const r of [running, waitingJobs]) if (r.status === 'rejected') throw r.reason;
+        }),
       );
-      stops.push(every(clock, Math.min(5000, Math.max(50, Math.floor(o.leaseMs / 4))), sweep, onError));
+      stops.push(loop('sweeping expired leases', Math.min(5000, Math.max(50, Math.floor(o.leaseMs / 4))), sweep));
       if (deletesByAge(engine.retention)) {
-        stops.push(every(clock, RETENTION_EVERY_MS, purgeOld, onError));
-        purgeOld().catch(onError);
+        stops.push(loop('deleting old jobs', RETENTION_EVERY_MS, purgeOld));
+        purgeOld().catch((err: unknown) => void outage.failed('deleting old jobs', err));
       }
     },
     async stop(timeoutMs) {
@@ -202,7 +223,8 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       await scheduler.stop();
       // Claimed but never started: straight back to pending, no attempt spent.
       const unstarted = waiting.splice(0);
-      await Promise.all(unstarted.map((job) => engine.apply(job, { type: JobEventType.release }).catch(onError)));
+      // Not retried: a job that could not go back waits for its lease to expire (it never ran).
+      await Promise.all(unstarted.map((job) => engine.apply(job, { type: JobEventType.release }).catch((err: unknown) => void outage.failed('releasing unstarted jobs', err))));
       if (!(await idleWithin(timeoutMs))) {
         logger.warn({ running: executor.running() }, 'stop timeout: telling running jobs to stop; they go back to pending');
         executor.abortAll('shutdown');
@@ -212,6 +234,9 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
             'handlers still running after shutdown: their leases are no longer renewed, and their jobs are retried once the leases expire',
           );
         }
+      } else if (!(await within(executor.whenDone(), timeoutMs))) {
+        // Outcomes still being written: the database is out of reach, and they are retried until it answers or this timeout.
+        logger.warn({ running: executor.running() }, 'stop timeout: some job outcomes are not written yet; those jobs run again once their leases expire');
       }
       for (const stop of stops.splice(0)) stop();
       pool.stop();

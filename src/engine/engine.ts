@@ -17,8 +17,10 @@ import type { CallerClient, InsertResult, LeasedJob, NewJob, Store, TransitionRe
 import { createApplyEvent, type ApplyEvent, type TransitionNotice } from './apply-event.js';
 import { transitionEvent, type ClaimBatchEvent, type QueueEvent, type RunStuckEvent } from './events.js';
 import type { AnyJobDefinition } from './job-definition.js';
+import { createCommit } from './commit.js';
 import { createMachineRegistry, type MachineRegistry } from './machine-registry.js';
 import { createNewJob, type EnqueueInput } from './new-job.js';
+import { createOutageLog, type OutageLog } from './outage.js';
 import type { ResolvedRetention } from './options.js';
 import { ValidationError } from '../errors.js';
 
@@ -39,6 +41,8 @@ export interface Engine {
   readonly registry: MachineRegistry;
   readonly definitions: ReadonlyMap<string, AnyJobDefinition>;
   readonly retention: ResolvedRetention;
+  /** The log of database outages the worker side's loops live through. */
+  readonly outage: OutageLog;
   /** Each transition this process committed, and stuck runs. */
   readonly events$: Observable<QueueEvent>;
   /** Each claim by this process (how many jobs it leased). */
@@ -104,7 +108,17 @@ export function createEngine(deps: EngineDeps): Engine {
   };
 
   const settle = createBatcher<TransitionRequest, boolean>((reqs) => store.transition(reqs));
-  const apply = createApplyEvent({ registry, settle, clock, onTransition, retention: deps.retention });
+  let closed = false;
+  const outage = createOutageLog(logger, clock);
+  const commit = createCommit({
+    settle,
+    store,
+    clock,
+    closed: () => closed,
+    onRetry: (err, delayMs) => outage.failed('recording job outcomes', err, delayMs),
+    onRecovered: () => outage.recovered('recording job outcomes'),
+  });
+  const apply = createApplyEvent({ registry, commit, clock, onTransition, retention: deps.retention });
 
   const afterInsert = (jobs: readonly NewJob[], results: readonly InsertResult[], at: number): void => {
     let earliest = Number.POSITIVE_INFINITY;
@@ -138,6 +152,7 @@ export function createEngine(deps: EngineDeps): Engine {
     registry,
     definitions,
     retention: deps.retention,
+    outage,
     events$: events.asObservable(),
     claims$: claims.asObservable(),
     ready$: ready.asObservable(),
@@ -168,6 +183,7 @@ export function createEngine(deps: EngineDeps): Engine {
     flush,
     async close() {
       await flush();
+      closed = true;
       events.complete();
       claims.complete();
       ready.complete();

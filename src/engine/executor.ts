@@ -42,6 +42,8 @@ export interface Executor {
   running(): number;
   /** Runs told to stop that have gone on past `stuckAfter`. */
   stuck(): number;
+  /** Resolves once no run is alive: every handler has returned and every outcome has been written or given up. */
+  whenDone(): Promise<void>;
 }
 
 export interface ExecutorOptions {
@@ -130,30 +132,37 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     return abortable.aborted ? afterAbort(abortable.reason, out) : out;
   };
 
-  /** Hands a handler's outcome to the machine; never rejects (a failed write leaves the lease to expire). */
+  /**
+   * Hands a handler's outcome to the machine; never rejects. While the
+   * database is out of reach (a restart) the write is tried again, backing
+   * off, for as long as the queue is open: the run, and so its lease renewal,
+   * lives until then. A write that fails otherwise leaves the lease to expire.
+   */
   const settle = async (run: Run, outcome: Outcome): Promise<void> => {
     const { job, workerId } = run;
+    const extra: { workerId: string; result?: string; retryUnavailable: true } = { workerId, retryUnavailable: true };
     try {
       if (outcome.kind === 'completed') {
-        const extra: { workerId: string; result?: string } = { workerId };
         if (outcome.result !== undefined) extra.result = outcome.result;
         const r = await engine.apply(job, { type: 'job.complete' }, extra);
         if (r.accepted && !r.committed) logger.warn({ jobId: job.id, workerId }, 'job completed after its lease was lost; result dropped');
       } else if (outcome.kind === 'failed') {
-        await engine.apply(job, { type: 'job.fail', error: outcome.error, random: Math.random() }, { workerId });
+        await engine.apply(job, { type: 'job.fail', error: outcome.error, random: Math.random() }, extra);
       } else if (outcome.reason === 'shutdown') {
         // Put it back without spending an attempt.
-        await engine.apply(job, { type: 'job.release' }, { workerId });
+        await engine.apply(job, { type: 'job.release' }, extra);
       }
       // cancel / lease lost: the job already left processing; there is nothing to write.
     } catch (err) {
-      // The database is unreachable: the lease will expire and the sweeper retries the job.
+      // The lease will expire and the sweeper retries the job.
       logger.error({ err, jobId: job.id, workerId }, 'could not record the outcome of a job');
     }
   };
 
+  const done: Array<() => void> = [];
   const end = (run: Run) => {
     runs.delete(run);
+    if (runs.size === 0) for (const resolve of done.splice(0)) resolve();
     if (byJob.get(run.job.id) === run) byJob.delete(run.job.id);
     if (run.stuckTimer !== undefined) clock.clearTimeout(run.stuckTimer);
     if (run.stuck) {
@@ -196,9 +205,17 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     },
     async renewLeases() {
       const now = clock.now();
+      // Every lease gets its try, even after one failed (a broken connection fails one statement, not the next).
+      const failures: unknown[] = [];
       for (const run of [...runs]) {
-        if (!run.leaseGone && run.job.lockedUntil - now < o.leaseMs / 2) await extend(run.job, run.abortable);
+        if (run.leaseGone || run.job.lockedUntil - now >= o.leaseMs / 2) continue;
+        try {
+          await extend(run.job, run.abortable);
+        } catch (err) {
+          failures.push(err);
+        }
       }
+      if (failures.length > 0) throw failures[0];
     },
     isRunning: (jobId) => byJob.has(jobId),
     holds: (jobId, token) => {
@@ -206,6 +223,7 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
       return run !== undefined && run.job.leaseToken === token && !run.leaseGone;
     },
     running: () => runs.size,
+    whenDone: () => (runs.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => done.push(resolve))),
     stuck: () => {
       let n = 0;
       for (const run of runs) if (run.stuck) n++;

@@ -73,7 +73,10 @@ export interface SchedulerDeps {
    */
   changed$?: Observable<void>;
   freed$: Observable<void>;
-  onError(err: unknown): void;
+  /** A pass failed; the idle poll tries again in `retryInMs`, backing off while passes keep failing. */
+  onError(err: unknown, retryInMs: number): void;
+  /** A pass succeeded after failed ones. */
+  onRecovered?(): void;
   /** How often to look for other processes' commits, ms. */
   pollMs: number;
   idleMinMs: number;
@@ -101,6 +104,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   let pass: Promise<void> = Promise.resolve();
   let subscription: Subscription | undefined;
   let armedAt: number | null = null; // the due timer's target
+  let failures = 0; // passes failed in a row (a database out of reach)
 
   const arm = (at: number | null) => {
     armedAt = at;
@@ -160,10 +164,19 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         }
       }
       setIdleDelay(claimedAny ? deps.idleMinMs : Math.min(deps.idleMaxMs, idleDelay$.value * 2));
+      if (failures > 0) {
+        failures = 0;
+        deps.onRecovered?.();
+      }
     } catch (err) {
-      deps.onError(err);
+      // Back off: a server that is down fails every pass at once, and the
+      // other triggers fall silent while nothing commits, so the idle poll
+      // paces the tries.
+      failures++;
+      const retryInMs = Math.min(deps.idleMaxMs, deps.idleMinMs * 2 ** Math.min(failures - 1, 20));
+      deps.onError(err, retryInMs);
       promoteAt = 0;
-      setIdleDelay(deps.idleMinMs);
+      setIdleDelay(retryInMs);
     }
   };
 
@@ -190,7 +203,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
             ),
           ),
         )
-        .subscribe({ error: deps.onError });
+        .subscribe({ error: (err: unknown) => deps.onError(err, deps.idleMinMs) });
       wake$.next();
     },
     async stop() {

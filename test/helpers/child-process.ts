@@ -1,6 +1,7 @@
 /**
- * Child processes running test/fixtures/worker-process.ts, speaking JSON lines
- * on stdout; every child still alive after a test is SIGKILLed.
+ * Child processes running test/fixtures/worker-process.ts (or another fixture),
+ * speaking JSON lines on stdout; every child still alive after a test is
+ * SIGKILLed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -28,7 +29,12 @@ export interface Child {
 const children: Child[] = [];
 
 export function spawnChild(db: string, mode: 'work' | 'enqueue'): Child {
-  const proc = spawn(process.execPath, tsxArgs(FIXTURE, db, mode), { stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawnFixture(FIXTURE, db, mode);
+}
+
+/** Any fixture script that speaks JSON lines on stdout, run like worker-process.ts. */
+export function spawnFixture(script: string, ...args: string[]): Child {
+  const proc = spawn(process.execPath, tsxArgs(script, ...args), { stdio: ['ignore', 'pipe', 'pipe'] });
   const messages: Message[] = [];
   const stderr: string[] = [];
   const waiters = new Set<() => void>();

@@ -7,11 +7,21 @@
  * process holds from the next claim on. The rule's values are bound: an
  * unnamed statement is planned with them, so the planner still sees that
  * `state = 'pending'` matches the partial index jobs_ready.
+ *
+ * A claim whose connection broke (a server restart) may have committed with
+ * its reply lost: its jobs would then sit leased under a token nobody holds
+ * until the lease ran out, and each would lose an attempt without having
+ * run. The claimer keeps the tokens of such claims and, at its next call,
+ * takes back the jobs still held under them before claiming more.
  */
+import { isDatabaseUnavailable } from '../../errors.js';
 import type { ClaimRequest, LeasedJob } from '../store.js';
 import { toLeasedRecord, type ReadyRow } from '../sqlite/rows.js';
 import type { Queryable } from './driver.js';
 import { render } from './sql.js';
+
+/** Claims in doubt kept at most: beyond a long outage's worth, the oldest leases run out instead. */
+const MAX_IN_DOUBT = 64;
 
 const READY_COLUMNS = 'id, name, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, created_at';
 
@@ -42,15 +52,61 @@ export function claimStatement(schema: string, history: boolean): string {
   );
 }
 
-export async function claimJobs(db: Queryable, statement: string, history: boolean, req: ClaimRequest, token: string): Promise<LeasedJob[]> {
-  const { rule } = req;
-  if (!Number.isSafeInteger(rule.attempts)) throw new TypeError(`claim rule attempts must be an integer, got ${rule.attempts}`);
-  if (req.names.length === 0 || req.limit <= 0) return [];
-  const lockedUntil = req.now + req.leaseMs;
-  const values = [rule.from, rule.to, rule.attempts, req.now, req.names, req.limit, req.owner, token, lockedUntil];
-  if (history) values.push(rule.event);
-  const { rows } = await db.query<ReadyRow>(statement, values);
-  const claim = { state: rule.to, attempts: rule.attempts, owner: req.owner, token, lockedUntil, now: req.now };
-  // RETURNING gives the attempts after the claim; the record is built from the row as it was read.
-  return rows.map((r) => toLeasedRecord({ ...r, attempts: r.attempts - rule.attempts }, claim));
+/** $1 lease tokens, $2 the claimed state: the jobs still held under claims whose reply was lost. */
+export function heldStatement(schema: string): string {
+  return render(`SELECT ${READY_COLUMNS}, lease_token FROM {{schema}}.jobs WHERE lease_token = ANY($1::text[]) AND state = $2 ORDER BY priority DESC, run_at, id`, schema);
+}
+
+/** A claim as it was sent: what its jobs' records are built from. */
+interface Sent {
+  state: string;
+  attempts: number;
+  owner: string;
+  token: string;
+  lockedUntil: number;
+  now: number;
+}
+
+/** RETURNING (and a later look) gives the attempts after the claim; the record is built from the row as it was read. */
+const leased = (r: ReadyRow, claim: Sent): LeasedJob => toLeasedRecord({ ...r, attempts: r.attempts - claim.attempts }, claim);
+
+export type Claimer = (req: ClaimRequest, token: string) => Promise<LeasedJob[]>;
+
+export function createClaimer(db: Queryable, s: { claim: string; held: string }, history: boolean): Claimer {
+  const inDoubt = new Map<string, Sent>();
+
+  /** The jobs of claims in doubt that are still held under their tokens: they are this process's. */
+  const takeBack = async (state: string): Promise<LeasedJob[]> => {
+    const claims = [...inDoubt.values()].filter((c) => c.state === state);
+    if (claims.length === 0) return [];
+    const byToken = new Map(claims.map((c) => [c.token, c]));
+    const { rows } = await db.query<ReadyRow & { lease_token: string }>(s.held, [[...byToken.keys()], state]);
+    // Answered: a claim with no rows never committed, or its lease ran out and the sweeper took the jobs back.
+    for (const token of byToken.keys()) inDoubt.delete(token);
+    return rows.map((r) => leased(r, byToken.get(r.lease_token)!));
+  };
+
+  return async (req, token) => {
+    const { rule } = req;
+    if (!Number.isSafeInteger(rule.attempts)) throw new TypeError(`claim rule attempts must be an integer, got ${rule.attempts}`);
+    if (req.names.length === 0 || req.limit <= 0) return [];
+    const recovered = await takeBack(rule.to);
+    const limit = req.limit - recovered.length;
+    if (limit <= 0) return recovered;
+    const sent: Sent = { state: rule.to, attempts: rule.attempts, owner: req.owner, token, lockedUntil: req.now + req.leaseMs, now: req.now };
+    const values = [rule.from, rule.to, rule.attempts, req.now, req.names, limit, req.owner, token, sent.lockedUntil];
+    if (history) values.push(rule.event);
+    try {
+      const { rows } = await db.query<ReadyRow>(s.claim, values);
+      return [...recovered, ...rows.map((r) => leased(r, sent))];
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) {
+        inDoubt.set(token, sent);
+        if (inDoubt.size > MAX_IN_DOUBT) inDoubt.delete(inDoubt.keys().next().value!);
+      }
+      // Jobs taken back are leased to this process: hand them over even though the new claim failed.
+      if (recovered.length > 0) return recovered;
+      throw err;
+    }
+  };
 }

@@ -2,12 +2,17 @@
  * The store's connection pool: created at once, connected on first use. The
  * first call awaits one `ready` promise that connects and migrates; if that
  * fails, the call rejects with LJ_ERR_DATABASE_OPEN and the next call tries
- * again. Every later failure is a DatabaseError (LJ_ERR_DATABASE) with the
- * driver's error as its cause; serialization failures and deadlocks (the
- * database rolled the transaction back) are retried here a few times.
+ * again. Every later failure is a DatabaseError with the driver's error as
+ * its cause: LJ_ERR_DATABASE_UNAVAILABLE when the server could not be reached
+ * or dropped the connection (lost-connection.ts), LJ_ERR_DATABASE otherwise.
+ * Serialization failures and deadlocks (the database rolled the transaction
+ * back) are retried here a few times. A lost connection is not: a write
+ * whose connection broke may have committed, and only the caller knows
+ * whether doing it again is safe.
  */
 import { DatabaseError, LitejobsError, QueueClosedError } from '../../errors.js';
-import { loadPg, type ConnectionConfig, type Pool, type Queryable, type QueryResult } from './driver.js';
+import { loadPg, type ConnectionConfig, type Pool, type PoolClient, type Queryable, type QueryResult } from './driver.js';
+import { isConnectionLost } from './lost-connection.js';
 import { migrations } from './sql.js';
 
 /** PostgreSQL type oids whose text this store reads as numbers. */
@@ -15,6 +20,8 @@ const INT8 = 20;
 /** SQLSTATEs after which the whole transaction can run again. */
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_TRIES = 5;
+/** How long opening a connection may take: an unreachable host fails the call instead of hanging it. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface Database extends Queryable {
   /** What error messages name: the server and database, without credentials, and the schema. */
@@ -63,8 +70,40 @@ export function toDatabaseError(err: unknown, where: string, code: 'LJ_ERR_DATAB
   if (err instanceof LitejobsError) return err;
   const sqlState = codeOf(err);
   const message = (err as Error | null)?.message ?? String(err);
+  const detail = `${message}${sqlState ? ` (${sqlState})` : ''}`;
+  if (isConnectionLost(err)) {
+    const unavailable = new DatabaseError('LJ_ERR_DATABASE_UNAVAILABLE', `database ${where} is unavailable: ${detail}`, { cause: err });
+    // At the first connection the code stays LJ_ERR_DATABASE_OPEN; its cause says the server was out of reach.
+    return code === 'LJ_ERR_DATABASE' ? unavailable : new DatabaseError(code, `cannot open database ${where}: ${detail}`, { cause: unavailable });
+  }
   const prefix = code === 'LJ_ERR_DATABASE_OPEN' ? `cannot open database ${where}` : `database ${where}`;
-  return new DatabaseError(code, `${prefix}: ${message}${sqlState ? ` (${sqlState})` : ''}`, { cause: err });
+  return new DatabaseError(code, `${prefix}: ${detail}`, { cause: err });
+}
+
+/**
+ * A pool connection for several statements. While it is checked out the pool
+ * does not listen to it, and the driver emits 'error' on a connection the
+ * server ends between two statements (57P01 at a restart, a reset socket):
+ * unheard, that event would crash the process. It is heard here, and a
+ * connection that failed goes back to the pool to be dropped, not reused.
+ */
+async function checkout<T>(pool: Pool, use: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let failure: Error | undefined;
+  const onError = (err: Error) => {
+    failure ??= err;
+  };
+  client.on('error', onError);
+  try {
+    return await use(client);
+  } catch (err) {
+    // A statement's own failure leaves the transaction aborted: roll it back, or drop the connection if even that fails.
+    if (!failure && !(await client.query('ROLLBACK').then(() => true, () => false))) failure = err as Error;
+    throw err;
+  } finally {
+    client.removeListener('error', onError);
+    client.release(failure ?? false);
+  }
 }
 
 /** How long a litejobs session may sit idle inside a transaction before the server ends it. */
@@ -87,6 +126,9 @@ export function openDatabase(o: { connection: string; schema: string; poolSize: 
     // stopped (SIGSTOP, a debugger) would hold its jobs' row locks and stall other processes' lease
     // sweeps: the server ends such a session instead, and the jobs' leases expire as after a crash.
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // A peer that vanished without closing the socket (a host down, a cable out) is noticed, not waited on for ever.
+    keepAlive: true,
   });
   const pool: Pool = new pg.Pool(config('litejobs', o.poolSize));
   // An idle connection that breaks (server restart) is reported here; the pool replaces it.
@@ -94,10 +136,8 @@ export function openDatabase(o: { connection: string; schema: string; poolSize: 
   let closed = false;
   let ready: Promise<void> | undefined;
 
-  const migrate = async (): Promise<void> => {
-    const client = await pool.connect();
-    let broken = false;
-    try {
+  const migrate = (): Promise<void> =>
+    checkout(pool, async (client) => {
       await client.query('BEGIN');
       // One migrator at a time per schema, across processes: the others wait here, then find the level up to date.
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`litejobs migrate ${o.schema}`]);
@@ -124,13 +164,7 @@ export function openDatabase(o: { connection: string; schema: string; poolSize: 
         [level],
       );
       await client.query('COMMIT');
-    } catch (err) {
-      broken = await client.query('ROLLBACK').then(() => false, () => true);
-      throw err;
-    } finally {
-      client.release(broken);
-    }
-  };
+    });
 
   const whenReady = (): Promise<void> => {
     if (closed) return Promise.reject(new QueueClosedError());
@@ -164,21 +198,14 @@ export function openDatabase(o: { connection: string; schema: string; poolSize: 
     query: <R>(text: string, values?: readonly unknown[]) => run(() => pool.query<R>(text, values)),
     rows: <R>(text: string, values?: readonly unknown[]) => run(async () => (await pool.query<R>(text, values)).rows),
     tx: <T>(fn: (client: Queryable) => Promise<T>, mode: 'write' | 'snapshot' = 'write') =>
-      run(async () => {
-        const client = await pool.connect();
-        let broken = false;
-        try {
+      run(() =>
+        checkout(pool, async (client) => {
           await client.query(mode === 'snapshot' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
           const out = await fn(client);
           await client.query('COMMIT');
           return out;
-        } catch (err) {
-          broken = await client.query('ROLLBACK').then(() => false, () => true);
-          throw err;
-        } finally {
-          client.release(broken);
-        }
-      }),
+        }),
+      ),
     external: async <T>(call: () => Promise<T>) => {
       await whenReady();
       try {

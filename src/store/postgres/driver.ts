@@ -18,6 +18,8 @@ export interface Queryable {
 export interface PoolClient extends Queryable {
   /** `true` (or an error): the connection is broken, the pool drops it. */
   release(destroy?: boolean | Error): void;
+  on(event: 'error', listener: (err: Error) => void): void;
+  removeListener(event: 'error', listener: (err: Error) => void): void;
 }
 
 export interface Pool extends Queryable {
@@ -54,6 +56,8 @@ export interface ConnectionConfig {
   max?: number;
   allowExitOnIdle?: boolean;
   connectionTimeoutMillis?: number;
+  /** TCP keep-alive on the connection's socket. */
+  keepAlive?: boolean;
   /** Sent as the session setting of the same name (ms). */
   idle_in_transaction_session_timeout?: number;
 }

@@ -23,7 +23,7 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import type { QueueStats, Store, StoreDiagnostics } from '../store.js';
 import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from '../sqlite/rows.js';
 import { browseJobs } from './browse.js';
-import { claimJobs, claimStatement } from './claim.js';
+import { claimStatement, createClaimer, heldStatement } from './claim.js';
 import { openDatabase } from './connect.js';
 import { createDashboardReads } from './dashboard-reads.js';
 import { insertJobs, insertStatements } from './insert.js';
@@ -62,7 +62,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
 
   const s = statements(schema);
   const insertSql = insertStatements(schema);
-  const claimSql = claimStatement(schema, history);
+  const claim = createClaimer(db, { claim: claimStatement(schema, history), held: heldStatement(schema) }, history);
   const transitionSql = transitionStatements(schema, history);
   const dashboard = createDashboardReads(db, schema);
 
@@ -87,7 +87,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         return results;
       });
     },
-    claim: async (req) => claimJobs(db, claimSql, history, req, `${instanceId}.${(++tokenSeq).toString(36)}`),
+    claim: async (req) => claim(req, `${instanceId}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => {
       if (reqs.length === 0) return [];
       return db.tx(async (client) => {
