@@ -8,6 +8,13 @@
  * unnamed statement is planned with them, so the planner still sees that
  * `state = 'pending'` matches the partial index jobs_ready.
  *
+ * The pauses filter the names first, once per claim, not the jobs row by
+ * row: joined against each job, the (small, never analyzed) paused_names
+ * table made the planner expect almost no job to pass, cost the bounded
+ * index walk as a scan of the whole backlog, and so JIT-compile every
+ * claim (~12 ms of a 25 ms claim of 48 jobs from a 20k backlog, against
+ * ~1 ms for the walk itself).
+ *
  * A claim whose connection broke (a server restart) may have committed with
  * its reply lost: its jobs would then sit leased under a token nobody holds
  * until the lease ran out, and each would lose an attempt without having
@@ -36,8 +43,11 @@ export function claimStatement(schema: string, history: boolean): string {
   return render(
     `WITH ready AS (
        SELECT id FROM {{schema}}.jobs
-       WHERE state = $1 AND run_at <= $4 AND name = ANY($5::text[])
-         AND NOT EXISTS (SELECT 1 FROM {{schema}}.paused_names p WHERE p.name = jobs.name OR p.name = '')
+       WHERE state = $1 AND run_at <= $4
+         AND name = ANY (ARRAY(
+           SELECT n FROM unnest($5::text[]) AS n
+           WHERE NOT EXISTS (SELECT 1 FROM {{schema}}.paused_names p WHERE p.name = n OR p.name = '')
+         ))
        ORDER BY priority DESC, run_at, id
        LIMIT $6
        FOR UPDATE SKIP LOCKED

@@ -90,6 +90,9 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     claim: async (req) => claim(req, `${instanceId}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => {
       if (reqs.length === 0) return [];
+      // The common batch (distinct jobs, none of them a move another instance waits for, e.g. completions)
+      // is one statement: autocommitted on its own, one round trip instead of BEGIN, statement, COMMIT.
+      if (distinctJobs(reqs) && !reqs.some((t) => !t.purge && wakesOthers(t.to))) return transitionBatch(db, transitionSql, reqs);
       return db.tx(async (client) => {
         const out = distinctJobs(reqs) ? await transitionBatch(client, transitionSql, reqs) : await transitionEach(client, transitionSql, reqs, history);
         if (reqs.some((t, i) => out[i] && !t.purge && wakesOthers(t.to))) await client.query(s.notify, [channel, instanceId]);
