@@ -24,6 +24,7 @@ function usage(): never {
     `usage: npm run bench -- [${SCENARIOS.map((s) => s.name).join('|')} …] [--quick] [--rounds N]\n` +
       '  --quick     small sizes, one round: the whole run in under a minute; writes .tmp/bench/ only\n' +
       "  --rounds N  rounds per scenario (default: each scenario's own, 3–5)\n" +
+      '  --only RE   only the contenders whose label matches RE (a focused measurement; never published)\n' +
       '  --render F  redraw docs/benchmarks.md + .svg from the saved full run F (bench/results/*.json)\n',
   );
   process.exit(2);
@@ -33,6 +34,7 @@ function parseArgs(argv: string[]) {
   let quick = false;
   let rounds: number | undefined;
   let render: string | undefined;
+  let only: RegExp | undefined;
   const names: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -43,6 +45,10 @@ function parseArgs(argv: string[]) {
     } else if (a.startsWith('--rounds=')) {
       rounds = Number(a.slice(9));
       if (!Number.isInteger(rounds) || rounds < 1) usage();
+    } else if (a === '--only') {
+      const pattern = argv[++i];
+      if (!pattern) usage();
+      only = new RegExp(pattern);
     } else if (a === '--render') {
       render = argv[++i];
       if (!render) usage();
@@ -56,7 +62,7 @@ function parseArgs(argv: string[]) {
       usage();
     }
   }
-  return { quick, rounds, names, render };
+  return { quick, rounds, names, render, only };
 }
 
 /** Writes the report (markdown + SVG) of a run into `dir`. */
@@ -95,7 +101,7 @@ async function main(): Promise<number> {
   const servers = await checkServers();
   progress(`Redis: ${servers.redis.ok ? `${servers.redis.version} at ${servers.redis.url}` : `not reachable at ${servers.redis.url} (${servers.redis.reason}): BullMQ will be skipped`}`);
   progress(`PostgreSQL: ${servers.postgres.ok ? `${servers.postgres.version} at ${servers.postgres.url}` : `not reachable (${servers.postgres.reason}): pg-boss will be skipped`}`);
-  const ctx: RunContext = { quick: args.quick, rounds: args.rounds, tmpDir, servers, progress };
+  const ctx: RunContext = { quick: args.quick, rounds: args.rounds, tmpDir, servers, progress, ...(args.only ? { only: args.only } : {}) };
   const machine = machineInfo(servers);
 
   const results: ScenarioResult[] = [];
@@ -114,7 +120,7 @@ async function main(): Promise<number> {
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
   const date = new Date().toISOString();
   const run: RunRecord = { date, command, quick: args.quick, durationMs: Date.now() - t0, machine, scenarios: results, failures };
-  const published = !args.quick && chosen.length === SCENARIOS.length;
+  const published = !args.quick && !args.only && chosen.length === SCENARIOS.length;
   const file = `${date.replace(/\.\d+Z$/, 'Z').replace(/:/g, '-')}${args.quick ? '.quick' : ''}.json`;
   const jsonDir = published || !args.quick ? join(ROOT, 'bench/results') : join(ROOT, '.tmp/bench');
   const docsDir = published ? join(ROOT, 'docs') : join(ROOT, '.tmp/bench');

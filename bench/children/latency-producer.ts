@@ -1,23 +1,34 @@
 /**
  * Producer in a process of its own for the cross-process latency scenario.
- * argv: <litejobs|bullmq> <db path | BullMQ queue name>. On each {go} message
- * it enqueues one job whose payload carries the wall-clock send time (ms,
- * sub-millisecond precision: performance.timeOrigin + performance.now()).
+ * argv: litejobs <db path> | litejobs-pg <url> <schema> | bullmq <queue name>
+ * | graphile <url> <schema>. On each {go} message it enqueues one job whose
+ * payload carries the wall-clock send time (ms, sub-millisecond precision:
+ * performance.timeOrigin + performance.now()).
  */
 import { Queue } from 'bullmq';
+import { Logger, makeWorkerUtils } from 'graphile-worker';
 import { connection, PREFIX } from '../peers/bullmq.js';
 import { JOB, openLitejobs } from '../peers/litejobs.js';
 
-const [system, target] = process.argv.slice(2) as [string, string];
+const [system, target, schema] = process.argv.slice(2) as [string, string, string | undefined];
 const send = (m: unknown) => process.send!(m);
 const now = () => performance.timeOrigin + performance.now();
 
 let enqueue: (payload: { i: number; t: number }) => Promise<unknown>;
 let close: () => Promise<void>;
-if (system === 'litejobs') {
-  const { queue } = openLitejobs(target, {});
+if (system === 'litejobs' || system === 'litejobs-pg') {
+  const { queue } = openLitejobs(system === 'litejobs' ? target : { connection: target, schema: schema! }, {});
+  // The first call connects (PostgreSQL): done before {ready}, so no sample pays for it.
+  await queue.stats();
   enqueue = (p) => queue.enqueue(JOB, p);
   close = () => queue.close();
+} else if (system === 'graphile') {
+  const utils = await makeWorkerUtils({ connectionString: target, schema: schema!, logger: new Logger(() => () => {}) });
+  await utils.withPgClient((c) => c.query('SELECT 1'));
+  enqueue = (p) => utils.addJob(JOB, p);
+  close = async () => {
+    await utils.release();
+  };
 } else {
   const queue = new Queue(target, { connection: connection(), prefix: PREFIX });
   await queue.waitUntilReady();

@@ -1,6 +1,8 @@
 /** The peers of a scenario that can run here, and a line for each that cannot. */
 import { bullmqProducer } from '../peers/bullmq.js';
+import { graphileProducer } from '../peers/graphile.js';
 import { litejobsProducer } from '../peers/litejobs.js';
+import { LJ_PG, litejobsPgProducer } from '../peers/litejobs-pg.js';
 import { pgbossProducer } from '../peers/pgboss.js';
 import { plainjobProducer } from '../peers/plainjob.js';
 import { rawProducer } from '../peers/raw-sqlite.js';
@@ -14,9 +16,25 @@ export function skipLine(ctx: RunContext, label: string, needs: 'redis' | 'postg
   return `${label} skipped: ${needs === 'redis' ? 'Redis' : 'PostgreSQL'} at ${s.url} is not reachable (${s.reason ?? 'no answer'})`;
 }
 
-/** litejobs first, then the peers whose servers answer. */
-export function producerPeers(ctx: RunContext, pgbossCount?: number): { peers: ProducerPeer[]; skipped: string[] } {
-  const all = [litejobsProducer, rawProducer, plainjobProducer, bullmqProducer, pgbossProducer(ctx.servers.postgres.url, pgbossCount)];
+/** The systems that run on PostgreSQL: litejobs' PostgreSQL store is compared with these. */
+const ON_POSTGRES = new Set(['pg-boss', 'graphile-worker']);
+
+/**
+ * litejobs first, then the peers whose servers answer; litejobs on
+ * PostgreSQL next to the PostgreSQL peers. `pgCount`: jobs per round for
+ * every system on PostgreSQL, when the scenario's count would take too long.
+ */
+export function producerPeers(ctx: RunContext, pgCount?: number): { peers: ProducerPeer[]; skipped: string[] } {
+  const url = ctx.servers.postgres.url;
+  const all = [
+    litejobsProducer,
+    rawProducer,
+    plainjobProducer,
+    bullmqProducer,
+    litejobsPgProducer(url, pgCount),
+    graphileProducer(url, pgCount),
+    pgbossProducer(url, pgCount),
+  ];
   const peers: ProducerPeer[] = [];
   const skipped: string[] = [];
   for (const p of all) {
@@ -54,7 +72,11 @@ export function producerContenders(
   }));
 }
 
-/** Pairs litejobs with every other contender, for the ratio table. */
+/** Pairs litejobs with every other contender, and litejobs on PostgreSQL with the PostgreSQL peers, for the ratio table. */
 export function versusLitejobs(rows: readonly RowResult[]): Array<[string, string]> {
-  return rows.filter((r) => r.system !== 'litejobs').map((r): [string, string] => ['litejobs', r.label]);
+  const pairs = rows.filter((r) => r.system !== 'litejobs').map((r): [string, string] => ['litejobs', r.label]);
+  if (rows.some((r) => r.label === LJ_PG)) {
+    for (const r of rows) if (ON_POSTGRES.has(r.system)) pairs.push([LJ_PG, r.label]);
+  }
+  return pairs;
 }

@@ -27,9 +27,10 @@ export async function alternate(
   ctx: RunContext,
   scenario: string,
   rounds: number,
-  contenders: Contender[],
+  contenders: readonly Contender[],
   options: { warmup?: boolean } = {},
 ): Promise<RowResult[]> {
+  if (ctx.only) contenders = contenders.filter((c) => ctx.only!.test(c.label));
   const rows: RowResult[] = contenders.map((c) => ({ label: c.label, system: c.system, metrics: {}, ...(c.notes ? { notes: c.notes } : {}) }));
   // Each round starts a fresh queue, so without this the first rounds of every
   // in-process system measure its JIT warming up, not its steady state.

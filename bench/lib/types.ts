@@ -54,6 +54,8 @@ export interface RunContext {
   quick: boolean;
   /** --rounds N, if given: overrides each scenario's own default. */
   rounds: number | undefined;
+  /** --only PATTERN, if given: the contenders whose label matches run, the others are left out. */
+  only?: RegExp;
   /** A scratch folder for database files, removed at the end of the run. */
   tmpDir: string;
   servers: Servers;

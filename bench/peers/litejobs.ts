@@ -9,6 +9,8 @@ const silent = pino({ level: 'silent' });
 
 export interface LitejobsSettings {
   concurrency?: number;
+  /** Jobs claimed ahead of idle workers (createQueue `prefetch`). */
+  prefetch?: number;
   history?: boolean;
   /** `retention: { completed: 0 }`: delete a job in the transaction that completes it. */
   deleteOnComplete?: boolean;
@@ -20,12 +22,16 @@ export interface Opened {
   note?: string;
 }
 
-export function openLitejobs(path: string, s: LitejobsSettings, handler?: (payload: Payload) => unknown): Opened {
+/** Where a queue keeps its jobs: a SQLite file, or a schema on a PostgreSQL server. */
+export type Target = string | { connection: string; schema: string };
+
+export function openLitejobs(target: Target, s: LitejobsSettings, handler?: (payload: Payload) => unknown): Opened {
   const base: QueueOptions = {
-    path,
+    ...(typeof target === 'string' ? { path: target } : target),
     name: 'bench',
     logger: silent,
     ...(s.concurrency !== undefined ? { concurrency: s.concurrency } : {}),
+    ...(s.prefetch !== undefined ? { prefetch: s.prefetch } : {}),
     ...(s.history !== undefined ? { history: s.history } : {}),
     jobs: handler ? [defineJob<Payload>({ name: JOB, handler })] : [],
   };
@@ -69,14 +75,14 @@ export interface DrainOutcome {
 }
 
 /**
- * Opens `path` (which already holds the backlog), starts the workers, and
+ * Opens `target` (which already holds the backlog), starts the workers, and
  * times until `n` handlers have run and stop() has committed their outcomes.
  */
-export async function litejobsDrain(path: string, n: number, s: LitejobsSettings, timeoutMs: number): Promise<DrainOutcome & { queue: Queue }> {
+export async function litejobsDrain(target: Target, n: number, s: LitejobsSettings, timeoutMs: number): Promise<DrainOutcome & { queue: Queue }> {
   let handled = 0;
   let reached!: () => void;
   const done = new Promise<void>((resolve) => (reached = resolve));
-  const { queue, note } = openLitejobs(path, s, () => {
+  const { queue, note } = openLitejobs(target, s, () => {
     if (++handled === n) reached();
   });
   let timer: NodeJS.Timeout | undefined;

@@ -53,14 +53,20 @@ export function pgbossProducer(url: string, count?: number): ProducerPeer {
   };
 }
 
+/** How a pg-boss drain fetches: `batchSize` jobs per fetch, and whether the fetch orders by priority (its default). */
+export interface PgbossFetch {
+  batchSize: number;
+  priority?: boolean;
+}
+
 /**
- * Drain `n` no-op jobs: one loop of fetch(batchSize = concurrency) → the
- * handlers of the batch at once → complete(ids), i.e. what work({ batchSize })
- * does, minus the polling interval (≥ 0.5 s) work() sleeps between fetches
- * (that would measure the interval, not the queue). Measured here: 16
- * parallel loops of batchSize 1 are ~5× slower (fetches contend on the same rows).
+ * Drain `n` no-op jobs: one loop of fetch(batchSize) → the handlers of the
+ * batch at once → complete(ids), i.e. what work({ batchSize }) does, minus
+ * the polling interval (≥ 0.5 s) work() sleeps between fetches (that would
+ * measure the interval, not the queue). Measured here: 16 parallel loops of
+ * batchSize 1 are ~5× slower (fetches contend on the same rows).
  */
-export async function pgbossDrain(url: string, n: number, concurrency: number, timeoutMs: number): Promise<number> {
+export async function pgbossDrain(url: string, n: number, fetch: PgbossFetch, timeoutMs: number): Promise<number> {
   const { boss, close } = await openBoss(url);
   try {
     for (let i = 0; i < n; i += 1000) {
@@ -72,7 +78,7 @@ export async function pgbossDrain(url: string, n: number, concurrency: number, t
     const loop = async () => {
       for (;;) {
         if (Date.now() > deadline) throw new Error(`pg-boss drain: ${done}/${n} after ${timeoutMs} ms`);
-        const jobs = await boss.fetch<Payload>(JOB, { batchSize: concurrency });
+        const jobs = await boss.fetch<Payload>(JOB, { batchSize: fetch.batchSize, priority: fetch.priority ?? true });
         if (jobs.length === 0) return;
         await Promise.all(jobs.map((j) => noop(j.data)));
         await boss.complete(JOB, jobs.map((j) => j.id));

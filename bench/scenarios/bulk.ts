@@ -3,6 +3,7 @@ import { payloads } from '../lib/producer.js';
 import { alternate, WARMUP_NOTE, ratioCheck, ratios, roundsFor, throughput } from '../lib/rounds.js';
 import { producerContenders, producerPeers, versusLitejobs } from '../lib/peer-list.js';
 import type { Scenario } from '../lib/types.js';
+import { LJ_PG } from '../peers/litejobs-pg.js';
 
 export const bulkScenario: Scenario = {
   name: 'bulk',
@@ -26,7 +27,18 @@ export const bulkScenario: Scenario = {
       title: this.title,
       description: `${(n / batch).toLocaleString('en-US')} sequential calls of ${batch} jobs each.`,
       metrics: [throughput],
-      config: { warmup: WARMUP_NOTE, jobs: n, batch, litejobs: 'enqueueMany (one transaction per call)', bullmq: 'queue.addBulk', plainjob: 'queue.addMany', pgboss: 'boss.insert', raw: 'one .immediate() transaction of 1000 INSERTs' },
+      config: {
+        warmup: WARMUP_NOTE,
+        jobs: n,
+        batch,
+        litejobs: 'enqueueMany (one transaction per call)',
+        bullmq: 'queue.addBulk',
+        plainjob: 'queue.addMany',
+        [LJ_PG]: 'enqueueMany on PostgreSQL (one transaction, one multi-row INSERT per call)',
+        'graphile-worker': 'WorkerUtils addJobs',
+        pgboss: 'boss.insert',
+        raw: 'one .immediate() transaction of 1000 INSERTs',
+      },
       rounds,
       rows,
       ratios: ratios(rows, 'rate', others),

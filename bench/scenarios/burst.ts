@@ -2,6 +2,7 @@
 import { alternate, WARMUP_NOTE, ratioCheck, ratios, roundsFor, throughput } from '../lib/rounds.js';
 import { producerContenders, producerPeers, versusLitejobs } from '../lib/peer-list.js';
 import type { Scenario } from '../lib/types.js';
+import { LJ_PG } from '../peers/litejobs-pg.js';
 
 export const burstScenario: Scenario = {
   name: 'burst',
@@ -22,11 +23,25 @@ export const burstScenario: Scenario = {
       title: this.title,
       description: `\`Promise.all\` of ${n.toLocaleString('en-US')} single-job enqueue calls; the clock stops when the last one has resolved.`,
       metrics: [throughput],
-      config: { warmup: WARMUP_NOTE, jobs: n, inFlight: n, litejobs: 'enqueue() (concurrent calls may be grouped into one commit)', bullmq: 'queue.add', plainjob: 'queue.add (synchronous: calls run one after another)', pgboss: 'boss.send, pool max 10', raw: 'one INSERT per call (no grouping: the per-transaction floor)' },
+      config: {
+        warmup: WARMUP_NOTE,
+        jobs: n,
+        inFlight: n,
+        litejobs: 'enqueue() (concurrent calls may be grouped into one commit)',
+        bullmq: 'queue.add',
+        plainjob: 'queue.add (synchronous: calls run one after another)',
+        [LJ_PG]: 'enqueue() on PostgreSQL at the defaults (concurrent calls grouped into one commit; pool of 5 connections)',
+        'graphile-worker': 'WorkerUtils addJob, the same number in flight (pool max 10)',
+        pgboss: 'boss.send, pool max 10',
+        raw: 'one INSERT per call (no grouping: the per-transaction floor)',
+      },
       rounds,
       rows,
       ratios: ratios(rows, 'rate', others),
-      checks: [ratioCheck(rows, 'rate', 'litejobs', 'BullMQ', 5, '10k concurrent enqueues ≥ 5× BullMQ')],
+      checks: [
+        ratioCheck(rows, 'rate', 'litejobs', 'BullMQ', 5, '10k concurrent enqueues ≥ 5× BullMQ'),
+        ratioCheck(rows, 'rate', LJ_PG, 'graphile-worker', 2, 'PostgreSQL concurrent enqueues ≥ 2× graphile-worker addJob (same number in flight)'),
+      ],
       notes: [],
       skipped,
       durationMs: Date.now() - started,

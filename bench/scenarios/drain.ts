@@ -6,9 +6,9 @@ import { freshDbPath, removeDb } from '../lib/tmp.js';
 import type { RowResult, Scenario } from '../lib/types.js';
 import { bullDrain } from '../peers/bullmq.js';
 import { enqueueInChunks, litejobsDrain, openLitejobs, type LitejobsSettings } from '../peers/litejobs.js';
-import { pgbossDrain } from '../peers/pgboss.js';
 import { plainjobDrain } from '../peers/plainjob.js';
 import { openRaw, rawDrain, rawPrefill } from '../peers/raw-sqlite.js';
+import { pgDrain, type PgDrain } from './drain-pg.js';
 
 const C = 16;
 const LJ_DEFAULT = 'litejobs defaults';
@@ -80,15 +80,12 @@ export const drainScenario: Scenario = {
       }
     }
     contenders.push({ label: 'plainjob c16', system: 'plainjob', run: async () => rate(await plainjobDrain(ctx.tmpDir, n, C, timeoutMs)) });
-    const pgDown = skipLine(ctx, 'pg-boss', 'postgres');
+    const pgDown = skipLine(ctx, 'litejobs PostgreSQL, graphile-worker and pg-boss', 'postgres');
+    let pg: PgDrain | undefined;
     if (pgDown) skipped.push(pgDown);
     else {
-      contenders.push({
-        label: 'pg-boss c16',
-        system: 'pg-boss',
-        maxRounds: 1, // ~2.5 min per 50k drain here: one round only
-        run: async () => rate(await pgbossDrain(ctx.servers.postgres.url, n, C, ctx.quick ? timeoutMs : 600_000)),
-      });
+      pg = pgDrain(ctx.servers.postgres.url, n, C, timeoutMs, ctx.quick, notes);
+      contenders.push(...pg.contenders);
     }
     contenders.push(raw(16), raw(64), raw(256), raw(64, true));
     for (const line of skipped) ctx.progress(line);
@@ -99,6 +96,7 @@ export const drainScenario: Scenario = {
       [LJ_DEFAULT, BULL_DEFAULT],
       [LJ_DEFAULT, 'plainjob c16'],
       [LJ_DEFAULT, 'pg-boss c16'],
+      ...(pg?.pairs ?? []),
       [LJ_DEFAULT, 'raw floor b64 + history'],
       [LJ_FAST, bestBull ?? 'BullMQ fastest c16'],
       [LJ_FAST, 'raw floor b16'],
@@ -122,7 +120,7 @@ export const drainScenario: Scenario = {
         [BULL_DEFAULT]: 'Worker concurrency 16, default job options (completed jobs kept); timed until n "completed" events',
         'BullMQ fastest': 'removeOnComplete: true, concurrency 16 / 64 / 256 (the best one is the comparison)',
         'plainjob c16': '16 workers (one job at a time each), pollIntervall 5 ms',
-        'pg-boss c16': 'one loop of fetch(batchSize 16) → 16 handlers at once → complete(ids): work({ batchSize: 16 }) without its ≥ 0.5 s polling sleep',
+        ...pg?.config,
         'raw floor': 'claim n with one UPDATE … RETURNING, complete them with one UPDATE each, each step one .immediate() transaction',
         'raw floor b64 + history': 'the same at batches of 64, plus a job_history row per claim and per completion (the writes litejobs makes at its defaults)',
       },
@@ -135,11 +133,9 @@ export const drainScenario: Scenario = {
         valueCheck(ljDefault, (v) => v >= 40_000, `${fmt(ljDefault)} jobs/s`, 'drain defaults ≥ 40k jobs/s'),
         ratioCheck(rows, 'rate', LJ_FAST, bestBull ?? 'BullMQ fastest c16', 2.5, `drain fastest ≥ 2.5× BullMQ fastest (${bestBull ?? 'n/a'})`),
         ratioCheck(rows, 'rate', LJ_FAST, 'raw floor b16', 0.5, 'drain fastest ≥ 50% of the raw claim+complete floor (batch 16 = concurrency 16)'),
+        ...(pg?.checks(rows) ?? []),
       ],
-      notes: [
-        ...notes,
-        ...(ctx.quick ? [] : ['pg-boss runs one round only: its fetch sorts every queued row (ORDER BY priority, created_on over the job_i5 index), so each fetch costs O(backlog) and a 50k drain takes minutes.']),
-      ],
+      notes: [...notes, ...(pg?.notes(ctx.quick) ?? [])],
       skipped,
       durationMs: Date.now() - started,
       chartMetric: 'rate',

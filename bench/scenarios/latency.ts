@@ -4,7 +4,7 @@
  * both processes read the same machine clock).
  */
 import { Worker } from 'bullmq';
-import { exited, forkChild, nextMessage } from '../lib/child.js';
+import { fromChild, type Started } from '../lib/cross-process.js';
 import { skipLine } from '../lib/peer-list.js';
 import { alternate, medianOf, ratios, roundsFor, valueCheck, type Contender } from '../lib/rounds.js';
 import { fmt, fmtRatio, percentile, sleep, withTimeout } from '../lib/stats.js';
@@ -14,13 +14,11 @@ import { bullLatency, connection, openBull, PREFIX, removeBull } from '../peers/
 import { JOB, openLitejobs } from '../peers/litejobs.js';
 import { pgbossLatency } from '../peers/pgboss.js';
 import { plainjobLatency } from '../peers/plainjob.js';
+import { pgLatency } from './latency-pg.js';
 
 const P50: Metric = { key: 'p50', label: 'p50', unit: 'ms', better: 'lower' };
 const P99: Metric = { key: 'p99', label: 'p99', unit: 'ms', better: 'lower' };
-const wallNow = () => performance.timeOrigin + performance.now();
 const pcts = (xs: number[]) => ({ p50: percentile(xs, 50), p99: percentile(xs, 99) });
-
-type Started = { resolve?: (payload: { t?: number }, at: number) => void };
 
 async function litejobsInProcess(dir: string, samples: number): Promise<number[]> {
   const path = freshDbPath(dir, 'lj-latency');
@@ -44,32 +42,13 @@ async function litejobsInProcess(dir: string, samples: number): Promise<number[]
   return out;
 }
 
-/** Drives a child producer: one {go} at a time; the consumer here reports each job's start. */
-async function fromChild(system: 'litejobs' | 'bullmq', target: string, samples: number, waiter: Started): Promise<number[]> {
-  const child = forkChild('latency-producer.ts', [system, target]);
-  const out: number[] = [];
-  try {
-    await nextMessage(child, (m): m is { type: 'ready' } => (m as { type?: string }).type === 'ready', 30_000);
-    for (let s = 0; s < samples; s++) {
-      const at = new Promise<number>((resolve) => (waiter.resolve = (p) => resolve(wallNow() - (p.t ?? Number.NaN))));
-      child.send({ type: 'go', i: s });
-      out.push(await withTimeout(at, 10_000, `${system} cross-process latency sample`));
-      await sleep(2);
-    }
-  } finally {
-    if (child.connected) child.send({ type: 'exit' });
-    await exited(child, 10_000);
-  }
-  return out;
-}
-
 async function litejobsCrossProcess(dir: string, samples: number): Promise<number[]> {
   const path = freshDbPath(dir, 'lj-latency-x');
   const waiter: Started = {};
   const { queue } = openLitejobs(path, {}, (p) => waiter.resolve?.(p, 0));
   try {
     await queue.start();
-    return await fromChild('litejobs', path, samples, waiter);
+    return await fromChild(['litejobs', path], samples, waiter);
   } finally {
     await queue.close();
     removeDb(path);
@@ -84,7 +63,7 @@ async function bullCrossProcess(samples: number): Promise<number[]> {
   try {
     await worker.waitUntilReady();
     await sleep(50);
-    return await fromChild('bullmq', queue.name, samples, waiter);
+    return await fromChild(['bullmq', queue.name], samples, waiter);
   } finally {
     await worker.close();
     await removeBull(queue);
@@ -101,13 +80,15 @@ export const latencyScenario: Scenario = {
     const rounds = roundsFor(ctx, 3);
     const skipped: string[] = [];
     const redisDown = skipLine(ctx, 'BullMQ', 'redis');
-    const pgDown = skipLine(ctx, 'pg-boss', 'postgres');
+    const pgDown = skipLine(ctx, 'pg-boss, litejobs PostgreSQL and graphile-worker', 'postgres');
+    const pg = pgDown ? undefined : pgLatency(ctx.servers.postgres.url, { in: n.lj, x: n.x });
     const c: Contender[] = [{ label: 'litejobs in-process', system: 'litejobs', run: async () => pcts(await litejobsInProcess(ctx.tmpDir, n.lj)) }];
     if (!redisDown) c.push({ label: 'BullMQ in-process', system: 'bullmq', run: async () => pcts(await bullLatency(n.lj)) });
     c.push({ label: 'plainjob in-process', system: 'plainjob', run: async () => pcts(await plainjobLatency(ctx.tmpDir, n.plain, 5)) });
     if (!pgDown) c.push({ label: 'pg-boss in-process', system: 'pg-boss', run: async () => pcts(await pgbossLatency(ctx.servers.postgres.url, n.boss)) });
     c.push({ label: 'litejobs cross-process', system: 'litejobs', run: async () => pcts(await litejobsCrossProcess(ctx.tmpDir, n.x)) });
     if (!redisDown) c.push({ label: 'BullMQ cross-process', system: 'bullmq', run: async () => pcts(await bullCrossProcess(n.x)) });
+    if (pg) c.push(...pg.contenders);
     for (const line of [redisDown, pgDown]) if (line) skipped.push(line);
     for (const line of skipped) ctx.progress(line);
 
@@ -117,6 +98,7 @@ export const latencyScenario: Scenario = {
       ['litejobs in-process', 'plainjob in-process'],
       ['litejobs in-process', 'pg-boss in-process'],
       ['litejobs cross-process', 'BullMQ cross-process'],
+      ...(pg?.pairs ?? []),
     ];
     const inP50 = medianOf(rows, 'litejobs in-process', 'p50');
     const inP99 = medianOf(rows, 'litejobs in-process', 'p99');
@@ -137,6 +119,7 @@ export const latencyScenario: Scenario = {
         bullmq: 'Worker concurrency 1 (default), blocking wait for new jobs',
         plainjob: 'one worker, pollIntervall 5 ms (its default is 1000 ms)',
         'pg-boss': 'work() at its shortest polling interval, 0.5 s',
+        ...pg?.config,
       },
       rounds,
       rows,
@@ -146,6 +129,7 @@ export const latencyScenario: Scenario = {
         valueCheck(inP99, (v) => v <= 5, `${fmt(inP99)} ms`, 'latency in-process p99 ≤ 5 ms'),
         valueCheck(xP50, (v) => v <= 0.5, `${fmt(xP50)} ms`, 'latency cross-process p50 ≤ 0.5 ms'),
         valueCheck(xRatio, (r) => r <= 1, fmtRatio(xRatio), 'latency cross-process p50 ≤ BullMQ cross-process'),
+        ...(pg?.checks(rows) ?? []),
       ],
       notes: ['plainjob and pg-boss poll: their latency is bounded by the polling interval, not by the store.'],
       skipped,
