@@ -24,6 +24,20 @@ export function checkSchema(name: string): string {
 
 const quoteLiteral = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
+/**
+ * A value written into SQL text, for the few statements sent in the simple
+ * protocol (which binds no parameters). Strings are escape-string constants
+ * (`E'…'`, backslashes and quotes doubled), read the same whatever
+ * standard_conforming_strings says; a safe integer is a number; anything
+ * else a number would be is a quoted string, which the column's type then
+ * refuses as it would refuse the bound value.
+ */
+export function literal(value: string | number | readonly string[]): string {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? String(value) : literal(String(value));
+  if (typeof value === 'string') return `E'${value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+  return `ARRAY[${value.map((v) => literal(v)).join(', ')}]::text[]`;
+}
+
 /** Fills in `{{schema}}` (a quoted identifier) and each `{{state}}` (a quoted literal); an unknown name is a bug in the text. */
 export function render(text: string, schema: string): string {
   return text.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {

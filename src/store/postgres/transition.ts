@@ -50,7 +50,13 @@ export function transitionStatements(schema: string, history: boolean): Transiti
   const param: Values = { to: '$4', attempts: '$5::int', lastError: '$6', ctx: '$7', runAt: '$8::bigint', result: '$9', at: '$10' };
   const column: Values = { to: 'r.to_state', attempts: 'r.attempts', lastError: 'r.last_error', ctx: 'r.ctx', runAt: 'r.run_at', result: 'r.result', at: 'r.at' };
   const unnest = `unnest(${BATCH_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')}) WITH ORDINALITY AS r (${BATCH_COLUMNS.map(([name]) => name).join(', ')}, ord)`;
-  const cas = 'j.id = r.id AND j.state = r.from_state AND j.lease_token IS NOT DISTINCT FROM r.token';
+  // The jobs are found by primary key, from an array the planner takes for a handful of ids
+  // (`ANY (ARRAY(…))` is estimated at 10): it then reads the index, whatever it believes of the table.
+  // Joined on `r` alone (or on the bound array, whose 400 ids it counts), it read the whole table
+  // into a hash for every batch when it took the table for small (no statistics yet after a burst,
+  // random_page_cost 4): 26 ms, then 6 ms, for 400 completions among 50k jobs, against ~2 ms.
+  const cas = 'j.id = ANY (ARRAY(SELECT id FROM r)) AND j.id = r.id AND j.state = r.from_state AND j.lease_token IS NOT DISTINCT FROM r.token';
+
   return {
     move: render(`UPDATE {{schema}}.jobs SET ${set(param, '')} WHERE id = $1 AND state = $2 AND lease_token IS NOT DISTINCT FROM $3`, schema),
     purge: render('DELETE FROM {{schema}}.jobs WHERE id = $1 AND state = $2 AND lease_token IS NOT DISTINCT FROM $3', schema),
@@ -121,6 +127,14 @@ export async function transitionEach(client: Queryable, s: TransitionStatements,
 
 /** One statement for the batch; only for requests that name distinct jobs. */
 export async function transitionBatch(client: Queryable, s: TransitionStatements, reqs: readonly TransitionRequest[]): Promise<boolean[]> {
+  const { rows } = await client.query<{ ord: number }>(s.batch, batchValues(reqs));
+  const out = new Array<boolean>(reqs.length).fill(false);
+  for (const { ord } of rows) out[ord - 1] = true;
+  return out;
+}
+
+/** The batch statement's values: one array per request field (BATCH_COLUMNS). */
+export function batchValues(reqs: readonly TransitionRequest[]): unknown[][] {
   const columns: unknown[][] = BATCH_COLUMNS.map(() => new Array(reqs.length));
   reqs.forEach((t, i) => {
     const row = [t.id, t.from, t.token, t.to, t.event, t.candidate ?? null, t.at, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.workerId ?? null, json(t.error), t.purge === true];
@@ -128,10 +142,7 @@ export async function transitionBatch(client: Queryable, s: TransitionStatements
       columns[c]![i] = value;
     });
   });
-  const { rows } = await client.query<{ ord: number }>(s.batch, columns);
-  const out = new Array<boolean>(reqs.length).fill(false);
-  for (const { ord } of rows) out[ord - 1] = true;
-  return out;
+  return columns;
 }
 
 /** Whether the batch can run as one statement: no job named twice. */

@@ -1,0 +1,81 @@
+/**
+ * The claim and the batched transitions keep their plans while the planner
+ * knows nothing of the jobs table (a burst of jobs after an idle spell,
+ * before autovacuum analyzes it): the claim walks jobs_ready in claim order
+ * and stops at its limit, a batch reads its jobs by primary key. Neither may
+ * read the whole backlog. And the values a claim writes into its text come
+ * back as they were.
+ */
+import { describe, expect, it } from 'vitest';
+import { claimRequest, claimStatement, type ClaimValue } from '../../src/store/postgres/claim.js';
+import { batchValues, transitionStatements } from '../../src/store/postgres/transition.js';
+import type { Client } from '../../src/store/postgres/driver.js';
+import { CLAIM_RULE } from '../helpers/claim-rule.js';
+import { pgClient } from '../helpers/postgres.js';
+import { claimOf, job, move, NOW, usePgStores } from './fixture.js';
+
+const pg = usePgStores();
+const BACKLOG = 5000;
+
+/** The plan's lines: the last result of a (possibly multi-statement) EXPLAIN. */
+async function plan(client: Client, text: string, values?: unknown[]): Promise<string> {
+  const answer = (await client.query(text, values)) as unknown as { rows: Array<Record<string, string>> } | Array<{ rows: Array<Record<string, string>> }>;
+  const { rows } = Array.isArray(answer) ? answer.at(-1)! : answer;
+  return rows.map((r) => r['QUERY PLAN']).join('\n');
+}
+
+/** A schema whose jobs table holds a backlog the planner has no statistics for. */
+async function backlog(history = true) {
+  const schema = pg.schema();
+  const store = pg.open({ schema, history });
+  for (let i = 0; i < BACKLOG; i += 1000) await store.insert(Array.from({ length: 1000 }, () => job()), NOW);
+  const admin = await pgClient();
+  const { rows } = await admin.query<{ analyzed: boolean }>(
+    'SELECT last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2',
+    [schema, 'jobs'],
+  );
+  return { schema, store, admin, analyzed: rows[0]?.analyzed === true };
+}
+
+describe('without statistics', () => {
+  it('a claim walks jobs_ready in order and reads no more of the backlog than it takes', async () => {
+    const { schema, admin, analyzed } = await backlog();
+    try {
+      expect(analyzed).toBe(false);
+      const values: ClaimValue[] = [CLAIM_RULE.from, CLAIM_RULE.to, CLAIM_RULE.attempts, NOW, ['a'], 400, 'w1', 't1', NOW + 1000, CLAIM_RULE.event];
+      const text = claimRequest(claimStatement(schema, true), values).replace('WITH ready AS', 'EXPLAIN WITH ready AS');
+      const lines = await plan(admin, text);
+      expect(lines).toMatch(/Index Scan using jobs_ready on jobs/);
+      expect(lines).not.toMatch(/(Bitmap Heap Scan|Seq Scan) on jobs\b/);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it('a batch of transitions reads its jobs by primary key, not the whole table', async () => {
+    const { schema, store, admin } = await backlog(false);
+    try {
+      const claimed = await claimOf(store, { limit: 400 });
+      expect(claimed).toHaveLength(400);
+      const reqs = claimed.map((c, i) => move({ id: c.id, from: 'processing', token: c.leaseToken, to: 'completed', purge: i % 2 === 0 }));
+      const lines = await plan(admin, `EXPLAIN ${transitionStatements(schema, false).batch}`, batchValues(reqs));
+      expect(lines).toMatch(/Index Scan using jobs_pkey on jobs|Bitmap Index Scan on jobs_pkey/);
+      expect(lines).not.toMatch(/Seq Scan on jobs\b/);
+    } finally {
+      await admin.end();
+    }
+  });
+});
+
+it('a claim reads names with quotes, backslashes and SQL in them as they are', async () => {
+  const store = pg.open();
+  const names = ["it's", 'back\\slash\\', "x'); DROP TABLE jobs; --", 'E\'\\\'', 'ünï ✓'];
+  const inserted = await store.insert(names.map((name) => job({ name })), NOW);
+  await store.setPaused("it's", true, NOW);
+  const claimed = await claimOf(store, { names, limit: 10, owner: "own'er\\" });
+  expect(claimed.map((c) => c.name).sort()).toEqual(names.filter((n) => n !== "it's").sort());
+  expect(claimed.every((c) => c.leaseOwner === "own'er\\")).toBe(true);
+  const paused = inserted[0]!;
+  expect(await store.get(paused.id)).toMatchObject({ name: "it's", state: 'pending' });
+  expect((await store.stats()).total).toBe(names.length);
+});
