@@ -73,6 +73,7 @@ export function machineInfo(servers: Servers): MachineInfo {
       ioredis: packageVersion('ioredis'),
       plainjob: packageVersion('plainjob'),
       'pg-boss': packageVersion('pg-boss'),
+      'graphile-worker': packageVersion('graphile-worker'),
       pg: packageVersion('pg'),
     },
     commit: git(['rev-parse', '--short', 'HEAD']) || 'unknown',
