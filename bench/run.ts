@@ -122,7 +122,8 @@ async function main(): Promise<number> {
   const run: RunRecord = { date, command, quick: args.quick, durationMs: Date.now() - t0, machine, scenarios: results, failures };
   const published = !args.quick && !args.only && chosen.length === SCENARIOS.length;
   const file = `${date.replace(/\.\d+Z$/, 'Z').replace(/:/g, '-')}${args.quick ? '.quick' : ''}.json`;
-  const jsonDir = published || !args.quick ? join(ROOT, 'bench/results') : join(ROOT, '.tmp/bench');
+  // A focused run (--only) is for looking, not for the record: its JSON stays in .tmp/bench/ with quick runs.
+  const jsonDir = published || (!args.quick && !args.only) ? join(ROOT, 'bench/results') : join(ROOT, '.tmp/bench');
   const docsDir = published ? join(ROOT, 'docs') : join(ROOT, '.tmp/bench');
   const mdName = published ? 'benchmarks.md' : args.quick ? 'benchmarks.quick.md' : 'benchmarks.partial.md';
   mkdirSync(jsonDir, { recursive: true });
