@@ -4,31 +4,62 @@
  * and hands back the first job with that key, with its state as it is now; a
  * key repeated within the batch does the same for its later occurrences.
  */
+import { DatabaseError } from '../../errors.js';
 import type { InsertResult, NewJob } from '../store.js';
 import type { Queryable } from './driver.js';
 import { render } from './sql.js';
 
 export interface InsertStatements {
   insert: string;
+  /** `insert`, and a NOTIFY on channel $10 with payload $11, sent once if it inserted a row (delivered at its commit). */
+  insertNotify: string;
   byKeys: string;
 }
 
 export function insertStatements(schema: string): InsertStatements {
-  return {
-    // ORDER BY ord: rows are inserted, and take identity values, in input
-    // order, so the created rows' ids ascend in the order they were given.
-    insert: render(
-      `INSERT INTO {{schema}}.jobs (name, state, payload, key, priority, run_at, retry, timeout_ms, created_at, updated_at)
+  // ORDER BY ord: rows are inserted, and take identity values, in input
+  // order, so the created rows' ids ascend in the order they were given.
+  const insert = `INSERT INTO {{schema}}.jobs (name, state, payload, key, priority, run_at, retry, timeout_ms, created_at, updated_at)
        SELECT name, state, payload, key, priority, run_at, retry, timeout_ms, $9, $9
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::text[], $8::bigint[])
          WITH ORDINALITY AS u (name, state, payload, key, priority, run_at, retry, timeout_ms, ord)
        ORDER BY ord
        ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING
-       RETURNING id, key`,
-      schema,
-    ),
+       RETURNING id, key`;
+  return {
+    insert: render(insert, schema),
+    // The uncorrelated sub-select is an InitPlan: run once, when the first returned row needs it.
+    insertNotify: render(`${insert}, (SELECT pg_notify($10, $11)) IS NULL AS notified`, schema),
     byKeys: render(`SELECT id, key, state FROM {{schema}}.jobs WHERE key = ANY($1::text[])`, schema),
   };
+}
+
+/** The insert's values: one array per column, then the time. */
+function insertValues(jobs: readonly NewJob[], at: number): unknown[] {
+  const column = <T>(pick: (job: NewJob) => T): T[] => jobs.map(pick);
+  return [
+    column((j) => j.name),
+    column((j) => j.state),
+    column((j) => j.payload),
+    column((j) => j.key),
+    column((j) => j.priority),
+    column((j) => j.runAt),
+    column((j) => j.retry),
+    column((j) => j.timeout),
+    at,
+  ];
+}
+
+/**
+ * Inserts jobs none of which has a key, so none can conflict: one statement,
+ * autocommitted, that also sends the wake-up NOTIFY. One round trip, where
+ * BEGIN, INSERT, NOTIFY and COMMIT took four. Results in input order.
+ */
+export async function insertUnkeyed(db: Queryable, s: InsertStatements, jobs: readonly NewJob[], at: number, channel: string, payload: string): Promise<InsertResult[]> {
+  const inserted = await db.query<{ id: number | string }>(s.insertNotify, [...insertValues(jobs, at), channel, payload]);
+  const ids = inserted.rows.map((r) => Number(r.id)).sort((x, y) => x - y);
+  if (ids.length !== jobs.length) throw new DatabaseError('LJ_ERR_DATABASE', `insert: ${ids.length} of ${jobs.length} jobs without keys were written`);
+  return jobs.map((job, i) => ({ id: ids[i]!, created: true, state: job.state }));
 }
 
 /** Inserts `jobs` inside the caller's transaction; results in input order. */
@@ -44,18 +75,7 @@ export async function insertJobs(client: Queryable, s: InsertStatements, jobs: r
     }
     rows.push(i);
   });
-  const column = <T>(pick: (job: NewJob) => T): T[] => rows.map((i) => pick(jobs[i]!));
-  const inserted = await client.query<{ id: number | string; key: string | null }>(s.insert, [
-    column((j) => j.name),
-    column((j) => j.state),
-    column((j) => j.payload),
-    column((j) => j.key),
-    column((j) => j.priority),
-    column((j) => j.runAt),
-    column((j) => j.retry),
-    column((j) => j.timeout),
-    at,
-  ]);
+  const inserted = await client.query<{ id: number | string; key: string | null }>(s.insert, insertValues(rows.map((i) => jobs[i]!), at));
   const createdKeys = new Set<string>();
   for (const r of inserted.rows) if (r.key !== null) createdKeys.add(r.key);
   const created = rows.filter((i) => jobs[i]!.key === null || createdKeys.has(jobs[i]!.key!));

@@ -26,7 +26,7 @@ import { browseJobs } from './browse.js';
 import { claimStatement, createClaimer, heldStatement } from './claim.js';
 import { openDatabase } from './connect.js';
 import { createDashboardReads } from './dashboard-reads.js';
-import { insertJobs, insertStatements } from './insert.js';
+import { insertJobs, insertStatements, insertUnkeyed } from './insert.js';
 import { listJobs } from './list.js';
 import type { Queryable } from './driver.js';
 import { createListener } from './notify.js';
@@ -69,6 +69,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const store: Store = {
     insert: async (jobs, at) => {
       if (jobs.length === 0) return [];
+      // Other processes claim the new jobs, or arm a timer for the later ones, once notified at commit.
+      if (jobs.every((j) => j.key === null)) return insertUnkeyed(db, insertSql, jobs, at, channel, instanceId);
       return db.tx(async (client) => {
         const results = await insertJobs(client, insertSql, jobs, at);
         // Delivered at commit: other processes claim the new jobs, or arm a timer for the later ones.
