@@ -17,6 +17,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/custom-machine.test.ts',
   'test/integration/dashboard.live-counts.test.ts',
   'test/integration/declare-job.test.ts',
+  'test/integration/enqueue.ready-now.claim-only.test.ts',
   'test/integration/enqueue.bad-input.test.ts',
   'test/integration/handler.outcomes.test.ts',
   'test/integration/history.candidate.test.ts',

@@ -200,9 +200,13 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
   return {
     start() {
       if (names.length === 0) return; // a producer-only queue runs no workers
-      readySubscription = engine.ready$.subscribe((at) => {
+      readySubscription = engine.ready$.subscribe(({ at, promote }) => {
+        const now = clock.now();
+        // A pending job ready now wants a claim only: no pass for due promotions before it
+        // (on PostgreSQL that is a query, a round trip before the job can start).
+        if (!promote && at <= now) return scheduler.wake();
         scheduler.noteDue(at);
-        if (at <= clock.now()) scheduler.wake();
+        if (at <= now) scheduler.wake();
       });
       scheduler.start();
       stops.push(

@@ -47,8 +47,11 @@ export interface Engine {
   readonly events$: Observable<QueueEvent>;
   /** Each claim by this process (how many jobs it leased). */
   readonly claims$: Observable<ClaimBatchEvent>;
-  /** A job this process runs became ready: emits its due time (now or earlier: ready now). */
-  readonly ready$: Observable<number>;
+  /**
+   * A job this process runs became ready: its due time (now or earlier: ready now), and whether
+   * it needs a promotion then (a delayed state's event), or only a claim (a pending job).
+   */
+  readonly ready$: Observable<Ready>;
   /** Checks an enqueue's input and builds the row to insert; throws ValidationError before anything is written. */
   newJob(input: EnqueueInput, now: number): NewJob;
   /** Inserts one job; calls in the same tick share one commit. */
@@ -73,6 +76,11 @@ export interface Engine {
   close(): Promise<void>;
 }
 
+export interface Ready {
+  at: number;
+  promote: boolean;
+}
+
 export function createEngine(deps: EngineDeps): Engine {
   const { store, clock, logger } = deps;
   const definitions = new Map<string, AnyJobDefinition>();
@@ -82,7 +90,7 @@ export function createEngine(deps: EngineDeps): Engine {
   }
   const registry = createMachineRegistry(definitions);
   const events = new Subject<QueueEvent>();
-  const ready = new Subject<number>();
+  const ready = new Subject<Ready>();
   const claims = new Subject<ClaimBatchEvent>();
   const debug = logger.isLevelEnabled('debug');
   const wantsEvents = () => debug || events.observed;
@@ -100,8 +108,10 @@ export function createEngine(deps: EngineDeps): Engine {
     events.next(e);
   };
 
+  // Jobs in the claim edge's source state are claimed when due; any other state waits for its due event.
+  const claimable = registry.claimRule.from;
   const onTransition = (n: TransitionNotice): void => {
-    if (n.runAt !== undefined && definitions.has(n.job.name)) ready.next(n.runAt);
+    if (n.runAt !== undefined && definitions.has(n.job.name)) ready.next({ at: n.runAt, promote: n.to !== claimable });
     if (n.to === JobState.failed || n.to === JobState.dead || wantsEvents()) {
       announce(transitionEvent(n.job, n.from, n.to, n.event, n.at, n.attempts, n));
     }
@@ -122,13 +132,17 @@ export function createEngine(deps: EngineDeps): Engine {
 
   const afterInsert = (jobs: readonly NewJob[], results: readonly InsertResult[], at: number): void => {
     let earliest = Number.POSITIVE_INFINITY;
+    let promote = false;
     for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i]!;
       if (!results[i]!.created) continue;
-      if (definitions.has(job.name)) earliest = Math.min(earliest, Math.max(job.runAt, at));
+      if (definitions.has(job.name)) {
+        earliest = Math.min(earliest, Math.max(job.runAt, at));
+        if (job.state !== claimable) promote = true;
+      }
       if (wantsEvents()) announce(transitionEvent({ id: results[i]!.id, name: job.name }, null, job.state, 'job.enqueue', at, 0));
     }
-    if (earliest !== Number.POSITIVE_INFINITY) ready.next(earliest);
+    if (earliest !== Number.POSITIVE_INFINITY) ready.next({ at: earliest, promote });
   };
 
   const insertBatch = async (jobs: readonly NewJob[]): Promise<InsertResult[]> => {
@@ -178,7 +192,7 @@ export function createEngine(deps: EngineDeps): Engine {
         announce(transitionEvent({ id: job.id, name: job.name }, from, job.state, event, at, job.attempts, { waitedMs }));
       }
     },
-    wake: () => ready.next(clock.now()),
+    wake: () => ready.next({ at: clock.now(), promote: true }),
     stuck: announce,
     flush,
     async close() {
