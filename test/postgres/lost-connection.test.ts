@@ -71,8 +71,8 @@ describe('a connection lost under the PostgreSQL store', () => {
     });
     const { id } = await queue.enqueue('once', {});
     const completed = nextEvent(queue.events$, (e) => e.job.id === id && e.to === 'completed', 20_000);
-    // The first COMMIT from here on is the outcome's: claims and lease renewals are single statements.
-    const cut = proxy.loseNextCommitReply();
+    // A batch of completions is one autocommitted statement (`WITH r AS …`): the server replies once it has committed it.
+    const cut = proxy.loseNextReply('WITH r AS (');
     await queue.start();
     await cut;
     expect((await completed).attempts).toBe(1);
