@@ -10,21 +10,13 @@ import Database from 'better-sqlite3';
 import { JobState } from '../../machines/job.machine.js';
 import { DatabaseError } from '../errors.js';
 import { migrations } from '../store/sqlite/sql.js';
-import type { JobRow } from '../store/sqlite/rows.js';
+import type { HistoryRow as StoredHistoryRow, JobRow } from '../store/sqlite/rows.js';
 import { columnList, HISTORY_COLUMNS, JOB_COLUMNS } from './columns.js';
 
-/** A row of `job_history`, as the copy reads it. */
-export interface HistoryRow {
+/** A row of `job_history`, as the copy reads it: with its own id and its job's. */
+export interface HistoryRow extends StoredHistoryRow {
   id: number;
   job_id: number;
-  from_state: string | null;
-  to_state: string;
-  event: string;
-  candidate: number | null;
-  at: number;
-  worker_id: string | null;
-  lease_token: string | null;
-  error: string | null;
 }
 
 export interface SourceBatch {
