@@ -19,6 +19,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/declare-job.test.ts',
   'test/integration/enqueue.ready-now.claim-only.test.ts',
   'test/integration/enqueue.bad-input.test.ts',
+  'test/integration/enqueue.unique.test.ts',
   'test/integration/handler.outcomes.test.ts',
   'test/integration/history.candidate.test.ts',
   'test/integration/job-ids.never-reused.test.ts',

@@ -10,6 +10,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Commit } from './commit.js';
 import { fromContext, toContext, type MachineRegistry } from './machine-registry.js';
 import type { JobRecord, TransitionRequest } from '../store/store.js';
+import { uniqueNeed } from './unique.js';
 
 /** What the machine needs to know of a job to move it (the lease token, when the job is held). */
 export type ApplyTarget = Pick<JobRecord, 'id' | 'name' | 'state' | 'attempts' | 'lastError' | 'ctx' | 'retry' | 'leaseToken'>;
@@ -69,6 +70,8 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
       ctx: cols.ctx,
       error,
       workerId: extra?.workerId ?? null,
+      // The key is given back in the same write that leaves the states it guards.
+      uniqueNeed: uniqueNeed({ initial: machine.initial.state, claimed: deps.registry.claimRule.to, finalStates: machine.finalStates }, step.state),
     };
     if (runAt !== undefined) request.runAt = runAt;
     if (step.candidate !== undefined) request.candidate = step.candidate;

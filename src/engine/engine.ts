@@ -135,7 +135,13 @@ export function createEngine(deps: EngineDeps): Engine {
     let promote = false;
     for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i]!;
-      if (!results[i]!.created) continue;
+      // A debounced job that took this enqueue's payload runs at its new time: wake for that too.
+      const debounced = job.unique?.kind === 'debounce' && results[i]!.state === claimable;
+      if (!results[i]!.created && !debounced) continue;
+      if (!results[i]!.created) {
+        if (definitions.has(job.name)) earliest = Math.min(earliest, Math.max(job.runAt, at));
+        continue;
+      }
       if (definitions.has(job.name)) {
         earliest = Math.min(earliest, Math.max(job.runAt, at));
         if (job.state !== claimable) promote = true;

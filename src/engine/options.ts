@@ -6,7 +6,8 @@ import type { AnyJob } from './job-definition.js';
 import { ValidationError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { checkInteger, checkNumber, checkPath, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
-import type { CallerClient, Store } from '../store/store.js';
+import type { CallerClient, Store, UniqueGuard } from '../store/store.js';
+import { checkUniqueOptions, type DebounceOptions, type ThrottleOptions, type UniqueOptions } from './unique.js';
 import { parseDuration, type Duration } from '../lib/duration.js';
 
 export interface QueueOptions {
@@ -160,6 +161,20 @@ function resolveRetention(retention: RetentionOptions | undefined): ResolvedRete
 export interface EnqueueOptions {
   /** Idempotency key: a second enqueue with the same key returns the first job (`created: false`). */
   key?: string;
+  /**
+   * Unique while the job is in some states: another enqueue with the same
+   * key meanwhile returns this job (`created: false`). Afterwards the key is
+   * free again. See docs/guides/unique-jobs.md.
+   */
+  unique?: UniqueOptions;
+  /**
+   * Runs the job `ms` after the last enqueue with this key: an enqueue while
+   * the job is still pending (not yet claimed) replaces its payload and
+   * moves its run time to now + ms, and returns it (`created: false`).
+   */
+  debounce?: DebounceOptions;
+  /** Keeps the first job with this key and drops every enqueue within `ms` of it (returning the first, `created: false`). */
+  throttle?: ThrottleOptions;
   /** Run no sooner than this many ms from now. */
   delay?: number;
   /** Run no sooner than this time. */
@@ -189,7 +204,7 @@ export interface EnqueueManyOptions {
 /** The last instant a JavaScript Date can represent (year 275760). */
 export const MAX_DATE_MS = 8.64e15;
 
-const ENQUEUE_KEYS = ['key', 'delay', 'runAt', 'priority', 'retry', 'timeout'] as const;
+const ENQUEUE_KEYS = ['key', 'unique', 'debounce', 'throttle', 'delay', 'runAt', 'priority', 'retry', 'timeout'] as const;
 
 export interface CheckedEnqueue {
   key: string | null;
@@ -197,10 +212,11 @@ export interface CheckedEnqueue {
   priority: number;
   retry: string | null;
   timeout: number | null;
+  unique: UniqueGuard | null;
 }
 
 export function checkEnqueueOptions(options: EnqueueOptions | undefined, now: number): CheckedEnqueue {
-  if (options === undefined) return { key: null, runAt: now, priority: 0, retry: null, timeout: null };
+  if (options === undefined) return { key: null, runAt: now, priority: 0, retry: null, timeout: null, unique: null };
   rejectUnknownOptions('enqueue options', options, ENQUEUE_KEYS);
   if (options.delay !== undefined && options.runAt !== undefined) throw new ValidationError('enqueue: give delay or runAt, not both');
   let runAt = now;
@@ -210,11 +226,14 @@ export function checkEnqueueOptions(options: EnqueueOptions | undefined, now: nu
     const t = options.runAt instanceof Date ? options.runAt.getTime() : options.runAt;
     runAt = checkNumber('enqueue runAt', t, 0, MAX_DATE_MS);
   }
+  const guarded = checkUniqueOptions(options, now);
+  if (guarded?.runAt !== undefined) runAt = guarded.runAt;
   return {
     key: options.key === undefined ? null : checkString('enqueue key', options.key, 1024),
     runAt: Math.round(runAt),
     priority: options.priority === undefined ? 0 : checkInteger('enqueue priority', options.priority, -1_000_000, 1_000_000),
     retry: options.retry === undefined ? null : JSON.stringify(checkRetryPolicy('enqueue retry', options.retry, true)),
     timeout: options.timeout === undefined ? null : checkInteger('enqueue timeout', options.timeout, 1),
+    unique: guarded?.guard ?? null,
   };
 }

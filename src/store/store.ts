@@ -58,6 +58,25 @@ export interface NewJob {
   /** JSON text of a retry-policy override. */
   retry: string | null;
   timeout: number | null;
+  /** A unique, debounce or throttle key (engine/unique.ts); absent or null: none. */
+  unique?: UniqueGuard | null;
+}
+
+/**
+ * A key that makes a job unique while the job is in some states. A store
+ * keeps at most one job holding each (kind, key) at a time. On insert, a
+ * held key hands back its holder (`created: false`), except that a debounce
+ * key updates its holder's payload and run time first, and a throttle key
+ * whose window (`until`) has passed is given back and taken by the new job.
+ */
+export interface UniqueGuard {
+  /** Each kind is its own namespace of keys. */
+  kind: 'unique' | 'debounce' | 'throttle';
+  key: string;
+  /** How long the key is held: see TransitionRequest `uniqueNeed` (engine/unique.ts `UniqueSpan`). */
+  span: number;
+  /** Throttle: when the window ends, ms since the epoch. */
+  until: number | null;
 }
 
 export interface InsertResult {
@@ -115,6 +134,12 @@ export interface TransitionRequest {
   error?: ErrorInfo | null;
   /** Delete the job (and its history) instead of writing `to`: retention 0. */
   purge?: boolean;
+  /**
+   * The least unique span that still holds its key in `to`: a job whose
+   * span is shorter gives its unique key back (NULL) in this same write.
+   * Absent: keys stay as they are.
+   */
+  uniqueNeed?: number;
 }
 
 export interface HistoryEntry {

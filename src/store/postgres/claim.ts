@@ -66,7 +66,9 @@ export function claimStatement(schema: string, history: boolean): string {
        FOR UPDATE SKIP LOCKED
      ), leased AS (
        UPDATE {{schema}}.jobs j
-       SET state = $2, attempts = j.attempts + $3::int, lease_owner = $7, lease_token = $8, locked_until = $9, updated_at = $4
+       SET state = $2, attempts = j.attempts + $3::int, lease_owner = $7, lease_token = $8, locked_until = $9, updated_at = $4,
+         -- The claimed state holds unique keys of span 'active' (2) or longer (engine/unique.ts).
+         unique_key = CASE WHEN j.unique_span >= 2 THEN j.unique_key END
        WHERE j.id = ANY (ARRAY(SELECT id FROM ready))
        RETURNING ${READY_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}
      )${record}

@@ -7,10 +7,12 @@
 import { DatabaseError } from '../../errors.js';
 import type { InsertResult, NewJob } from '../store.js';
 import type { Queryable } from './driver.js';
+import { insertUnique, uniqueStatements, type UniqueStatements } from './insert-unique.js';
 import { render } from './sql.js';
 
 export interface InsertStatements {
   insert: string;
+  unique: UniqueStatements;
   /** `insert`, and a NOTIFY on channel $10 with payload $11, sent once if it inserted a row (delivered at its commit). */
   insertNotify: string;
   byKeys: string;
@@ -28,6 +30,7 @@ export function insertStatements(schema: string): InsertStatements {
        RETURNING id, key`;
   return {
     insert: render(insert, schema),
+    unique: uniqueStatements(schema),
     // The uncorrelated sub-select is an InitPlan: run once, when the first returned row needs it.
     insertNotify: render(`${insert}, (SELECT pg_notify($10, $11)) IS NULL AS notified`, schema),
     byKeys: render(`SELECT id, key, state FROM {{schema}}.jobs WHERE key = ANY($1::text[])`, schema),
@@ -64,6 +67,12 @@ export async function insertUnkeyed(db: Queryable, s: InsertStatements, jobs: re
 
 /** Inserts `jobs` inside the caller's transaction; results in input order. */
 export async function insertJobs(client: Queryable, s: InsertStatements, jobs: readonly NewJob[], at: number): Promise<InsertResult[]> {
+  if (jobs.some((j) => j.unique)) {
+    // Job by job, in order: each sees the keys the ones before it took (a batch's first wins).
+    const out: InsertResult[] = [];
+    for (const job of jobs) out.push(job.unique ? await insertUnique(client, s.unique, job, job.unique, at) : (await insertJobs(client, s, [job], at))[0]!);
+    return out;
+  }
   const out: Array<InsertResult | undefined> = new Array(jobs.length);
   /** The first occurrence of each key in the batch; later ones are answered from it. */
   const firstOfKey = new Map<string, number>();

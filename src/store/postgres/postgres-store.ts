@@ -70,11 +70,11 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     insert: async (jobs, at) => {
       if (jobs.length === 0) return [];
       // Other processes claim the new jobs, or arm a timer for the later ones, once notified at commit.
-      if (jobs.every((j) => j.key === null)) return insertUnkeyed(db, insertSql, jobs, at, channel, instanceId);
+      if (jobs.every((j) => j.key === null && !j.unique)) return insertUnkeyed(db, insertSql, jobs, at, channel, instanceId);
       return db.tx(async (client) => {
         const results = await insertJobs(client, insertSql, jobs, at);
-        // Delivered at commit: other processes claim the new jobs, or arm a timer for the later ones.
-        if (results.some((r) => r.created)) await client.query(s.notify, [channel, instanceId]);
+        // Delivered at commit: other processes claim the new jobs, or arm a timer for the later ones (a debounced job's new run time too).
+        if (results.some((r, i) => r.created || jobs[i]!.unique?.kind === 'debounce')) await client.query(s.notify, [channel, instanceId]);
         return results;
       });
     },
@@ -85,7 +85,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         const results = await insertJobs(client, insertSql, jobs, at);
         // Delivered when the caller commits, and not at all on a rollback. Not this instance's own id:
         // its claim loop, woken now, finds nothing before that commit, so it must hear this too.
-        if (results.some((r) => r.created)) await client.query(s.notify, [channel, `${instanceId}.tx`]);
+        if (results.some((r, i) => r.created || jobs[i]!.unique?.kind === 'debounce')) await client.query(s.notify, [channel, `${instanceId}.tx`]);
         return results;
       });
     },

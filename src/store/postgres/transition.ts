@@ -25,7 +25,7 @@ export interface TransitionStatements {
   batch: string;
 }
 
-type Values = Record<'to' | 'attempts' | 'lastError' | 'ctx' | 'runAt' | 'result' | 'at', string>;
+type Values = Record<'to' | 'attempts' | 'lastError' | 'ctx' | 'runAt' | 'result' | 'at' | 'uniqueNeed', string>;
 
 /** What a move writes (transition.sql and transition-held.sql of the SQLite store); `self` qualifies the job's own columns. */
 const set = (v: Values, self: string) => `state = ${v.to},
@@ -37,18 +37,19 @@ const set = (v: Values, self: string) => `state = ${v.to},
     lease_owner = CASE WHEN ${v.to} = {{processing}} THEN ${self}lease_owner END,
     lease_token = CASE WHEN ${v.to} = {{processing}} THEN ${self}lease_token END,
     locked_until = CASE WHEN ${v.to} = {{processing}} THEN ${self}locked_until END,
+    unique_key = CASE WHEN ${self}unique_span >= ${v.uniqueNeed} THEN ${self}unique_key END,
     updated_at = ${v.at}`;
 
 /** The arrays a batch binds, in order: the request's fields, one array each. */
 const BATCH_COLUMNS = [
   ['id', 'bigint'], ['from_state', 'text'], ['token', 'text'], ['to_state', 'text'], ['event', 'text'], ['candidate', 'int'],
   ['at', 'bigint'], ['attempts', 'int'], ['last_error', 'text'], ['ctx', 'text'], ['run_at', 'bigint'], ['result', 'text'],
-  ['worker_id', 'text'], ['error', 'text'], ['purge', 'boolean'],
+  ['worker_id', 'text'], ['error', 'text'], ['purge', 'boolean'], ['unique_need', 'int'],
 ] as const;
 
 export function transitionStatements(schema: string, history: boolean): TransitionStatements {
-  const param: Values = { to: '$4', attempts: '$5::int', lastError: '$6', ctx: '$7', runAt: '$8::bigint', result: '$9', at: '$10' };
-  const column: Values = { to: 'r.to_state', attempts: 'r.attempts', lastError: 'r.last_error', ctx: 'r.ctx', runAt: 'r.run_at', result: 'r.result', at: 'r.at' };
+  const param: Values = { to: '$4', attempts: '$5::int', lastError: '$6', ctx: '$7', runAt: '$8::bigint', result: '$9', at: '$10', uniqueNeed: '$11::int' };
+  const column: Values = { to: 'r.to_state', attempts: 'r.attempts', lastError: 'r.last_error', ctx: 'r.ctx', runAt: 'r.run_at', result: 'r.result', at: 'r.at', uniqueNeed: 'r.unique_need' };
   const unnest = `unnest(${BATCH_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')}) WITH ORDINALITY AS r (${BATCH_COLUMNS.map(([name]) => name).join(', ')}, ord)`;
   // The jobs are found by primary key, from an array the planner takes for a handful of ids
   // (`ANY (ARRAY(…))` is estimated at 10): it then reads the index, whatever it believes of the table.
@@ -111,7 +112,7 @@ export async function transitionEach(client: Queryable, s: TransitionStatements,
       out.push(gone);
       continue;
     }
-    const values = [t.id, t.from, t.token, t.to, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.at];
+    const values = [t.id, t.from, t.token, t.to, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.at, t.uniqueNeed ?? 0];
     const changed = (await client.query(s.move, values)).rowCount === 1;
     if (changed && history) {
       await client.query(s.history, [t.id, t.from, t.to, t.event, t.candidate ?? null, t.at, t.workerId ?? null, t.token, json(t.error)]);
@@ -137,7 +138,7 @@ export async function transitionBatch(client: Queryable, s: TransitionStatements
 export function batchValues(reqs: readonly TransitionRequest[]): unknown[][] {
   const columns: unknown[][] = BATCH_COLUMNS.map(() => new Array(reqs.length));
   reqs.forEach((t, i) => {
-    const row = [t.id, t.from, t.token, t.to, t.event, t.candidate ?? null, t.at, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.workerId ?? null, json(t.error), t.purge === true];
+    const row = [t.id, t.from, t.token, t.to, t.event, t.candidate ?? null, t.at, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.workerId ?? null, json(t.error), t.purge === true, t.uniqueNeed ?? 0];
     row.forEach((value, c) => {
       columns[c]![i] = value;
     });

@@ -6,6 +6,7 @@
 import type Database from 'better-sqlite3';
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
+import { insertUnique, uniqueStatements } from './insert-unique.js';
 import type { InsertResult, NewJob, QueueStats, Store, TransitionRequest } from '../store.js';
 import { createSqliteAdmin } from './admin.js';
 import { browseJobs } from './browse-jobs.js';
@@ -33,7 +34,7 @@ export interface SqliteStoreOptions extends OpenOptions {
 }
 
 /** The values insert.sql, insert-keyless.sql and insert-keyless-at.sql bind. */
-type InsertRow = Omit<NewJob, 'key'> & { id: number | null; key: string | null; at: number };
+type InsertRow = Omit<NewJob, 'key' | 'unique'> & { id: number | null; key: string | null; at: number };
 
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const clock = options.clock ?? systemClock;
@@ -54,6 +55,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     indexNew: db.prepare(sql('index-new')),
     indexMark: db.prepare(sql('index-mark')),
     findByKey: db.prepare<{ key: string }, { id: number; state: string }>(sql('find-by-key')),
+    unique: uniqueStatements(db),
 
     transition: positional(db, sql('transition')),
     transitionHeld: positional(db, sql('transition-held')),
@@ -101,6 +103,13 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       row.runAt = job.runAt;
       row.retry = job.retry;
       row.timeout = job.timeout;
+      if (job.unique) {
+        // The writer lock is held: nothing else can take or give back the key meanwhile.
+        const result = insertUnique(s.unique, row, job.unique);
+        if (result.created) explicit = null;
+        out[i] = result;
+        continue;
+      }
       if (job.key === null) {
         const { lastInsertRowid } = (explicit === null ? s.insertKeyless : s.insertKeylessAt).run(row);
         out[i] = { id: Number(lastInsertRowid), created: true, state: job.state };
@@ -144,6 +153,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
           ctx: t.ctx ? JSON.stringify(t.ctx) : null,
           runAt: t.runAt ?? null,
           result: t.result ?? null,
+          uniqueNeed: t.uniqueNeed ?? 0,
           at: t.at,
         }).changes === 1;
       if (changed && recordHistory) {
@@ -210,7 +220,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const dashboard = createDashboardReads(db);
 
   const store: Store = {
-    insert: async (jobs, at) => (jobs.length === 1 && jobs[0]!.key === null ? insertSingle(jobs[0]!, at) : insertTx.immediate(jobs, at)),
+    insert: async (jobs, at) => (jobs.length === 1 && jobs[0]!.key === null && !jobs[0]!.unique ? insertSingle(jobs[0]!, at) : insertTx.immediate(jobs, at)),
     claim: async (req) => claimTx.immediate(req, `${tokenPrefix}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => transitionTx.immediate(reqs),
     heartbeat: async (id, token, lockedUntil) => s.heartbeat.run({ id, token, lockedUntil }).changes === 1,

@@ -6,6 +6,8 @@ SET state = @to,
     ctx = @ctx,
     run_at = coalesce(@runAt, run_at),
     result = coalesce(@result, result),
+    -- A unique key is given back when the job leaves the states its span guards (engine/unique.ts).
+    unique_key = CASE WHEN unique_span >= @uniqueNeed THEN unique_key END,
     updated_at = @at,
     indexed = 1
 WHERE id = @id AND state = @from AND lease_token IS @token

@@ -11,6 +11,8 @@ SET state = @to,
     lease_owner = NULL,
     lease_token = NULL,
     locked_until = NULL,
+    -- A unique key is given back when the job leaves the states its span guards (engine/unique.ts).
+    unique_key = CASE WHEN unique_span >= @uniqueNeed THEN unique_key END,
     updated_at = @at,
     indexed = 1
 WHERE id = @id AND state = @from AND lease_token IS @token

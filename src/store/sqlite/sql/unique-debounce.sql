@@ -1,0 +1,5 @@
+-- A debounce key still held means its job was not claimed yet: it takes the
+-- newer payload and runs `ms` after this enqueue instead.
+UPDATE jobs SET payload = @payload, run_at = @runAt, updated_at = @at
+WHERE unique_kind = @kind AND unique_key = @key
+RETURNING id, state
