@@ -22,6 +22,15 @@ const jobInput = {
     /** An ISO 8601 date, or ms since the epoch. */
     runAt: { anyOf: [{ type: 'string', minLength: 1, maxLength: 64 }, { type: 'integer', minimum: 0 }] },
     priority: { type: 'integer' },
+    /** Unique while the job is in some states (engine/unique.ts); the engine checks the values. */
+    unique: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['key'],
+      properties: { key: { type: 'string' }, while: { type: 'string' } },
+    },
+    debounce: { type: 'object', additionalProperties: false, required: ['key', 'ms'], properties: { key: { type: 'string' }, ms: { type: 'number' } } },
+    throttle: { type: 'object', additionalProperties: false, required: ['key', 'ms'], properties: { key: { type: 'string' }, ms: { type: 'number' } } },
   },
 } as const;
 

@@ -53,6 +53,24 @@ describe('POST /v1/jobs and /v1/jobs/batch', () => {
   });
 });
 
+describe('unique, debounce and throttle over HTTP', () => {
+  it('POST /v1/jobs and /v1/jobs/batch take them: a held key answers 200 with the first job', async () => {
+    const s = await serve();
+    const first = await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: 1, unique: { key: 'u', while: 'active' } } });
+    expect(first).toEqual({ status: 201, body: { id: 1, state: 'pending', created: true } });
+    expect(await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: 2, unique: { key: 'u', while: 'active' } } })).toEqual({ status: 200, body: { id: 1, state: 'pending', created: false } });
+    const d = await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: 1, debounce: { key: 'd', ms: 60_000 } } });
+    expect(await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: 'last', debounce: { key: 'd', ms: 60_000 } } })).toEqual({ status: 200, body: { id: d.body.id, state: 'pending', created: false } });
+    expect((await s.queue.getJob(d.body.id)).payload).toBe('last');
+    const batch = await s.call('POST', '/v1/jobs/batch', { body: { jobs: [{ name: 'a', throttle: { key: 't', ms: 60_000 } }, { name: 'a', throttle: { key: 't', ms: 60_000 } }] } });
+    expect(batch.status).toBe(201);
+    expect(batch.body.jobs).toEqual([
+      { id: 3, created: true, state: 'pending' },
+      { id: 3, created: false, state: 'pending' },
+    ]);
+  });
+});
+
 describe('bad input: a clear error, the engine\'s code, nothing stored', () => {
   const cases: Array<[string, string, unknown, Record<string, string> | undefined, number, string]> = [
     ['malformed JSON', '/v1/jobs', '{"name": "a",', undefined, 400, 'LJ_ERR_PAYLOAD_NOT_JSON'],
@@ -69,6 +87,11 @@ describe('bad input: a clear error, the engine\'s code, nothing stored', () => {
     ['a runAt that is no date', '/v1/jobs', { name: 'a', runAt: 'tomorrow-ish' }, undefined, 400, 'LJ_ERR_VALIDATION'],
     ['a fractional priority', '/v1/jobs', { name: 'a', priority: 1.5 }, undefined, 400, 'LJ_ERR_VALIDATION'],
     ['an empty key', '/v1/jobs', { name: 'a', key: '' }, undefined, 400, 'LJ_ERR_VALIDATION'],
+    ['key and unique', '/v1/jobs', { name: 'a', key: 'k', unique: { key: 'k' } }, undefined, 400, 'LJ_ERR_VALIDATION'],
+    ['an unknown unique while', '/v1/jobs', { name: 'a', unique: { key: 'k', while: 'always' } }, undefined, 400, 'LJ_ERR_VALIDATION'],
+    ['an unknown unique field', '/v1/jobs', { name: 'a', unique: { key: 'k', ttl: 1 } }, undefined, 400, 'LJ_ERR_UNKNOWN_OPTION'],
+    ['a debounce of 0 ms', '/v1/jobs', { name: 'a', debounce: { key: 'k', ms: 0 } }, undefined, 400, 'LJ_ERR_VALIDATION'],
+    ['a throttle without ms', '/v1/jobs/batch', { jobs: [{ name: 'a' }, { name: 'a', throttle: { key: 'k' } }] }, undefined, 400, 'LJ_ERR_VALIDATION'],
     ['a body over 1 MiB', '/v1/jobs', { name: 'a', payload: 'x'.repeat(1024 * 1024) }, undefined, 413, 'LJ_ERR_PAYLOAD_TOO_LARGE'],
     ['a body that is not JSON', '/v1/jobs', 'name=a', { 'content-type': 'application/x-www-form-urlencoded' }, 415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE'],
     ['a batch without jobs', '/v1/jobs/batch', { jobs: [] }, undefined, 400, 'LJ_ERR_VALIDATION'],

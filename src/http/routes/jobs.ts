@@ -1,6 +1,7 @@
 /** `/v1/jobs…`: enqueue (one or a batch), read, list, retry and cancel jobs (one, a selection, or the dead a filter matches). */
 import type { FastifyInstance } from 'fastify';
 import type { EnqueueOptions } from '../../engine/options.js';
+import type { UniqueWhile } from '../../engine/unique.js';
 import type { Queue } from '../../queue.js';
 import { ValidationError } from '../../errors.js';
 import { cancelJobs } from '../../dashboard/bulk-actions.js';
@@ -13,6 +14,9 @@ export interface JobInput {
   delay?: number;
   runAt?: string | number;
   priority?: number;
+  unique?: { key: string; while?: UniqueWhile };
+  debounce?: { key: string; ms: number };
+  throttle?: { key: string; ms: number };
 }
 
 /** The enqueue options a request carries (only those it set). */
@@ -21,6 +25,9 @@ export function enqueueOptions(input: JobInput): EnqueueOptions {
   if (input.key !== undefined) o.key = input.key;
   if (input.delay !== undefined) o.delay = input.delay;
   if (input.priority !== undefined) o.priority = input.priority;
+  if (input.unique !== undefined) o.unique = input.unique;
+  if (input.debounce !== undefined) o.debounce = input.debounce;
+  if (input.throttle !== undefined) o.throttle = input.throttle;
   if (input.runAt !== undefined) {
     const at = new Date(input.runAt);
     if (Number.isNaN(at.getTime())) throw new ValidationError(`runAt "${input.runAt}" is not a date (ISO 8601, or ms since the epoch)`);
