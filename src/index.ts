@@ -5,6 +5,7 @@
 export { createQueue } from './queue.js';
 export type { Queue, QueueStatsView } from './queue.js';
 export type { QueueOptions, EnqueueOptions, EnqueueItemOptions, EnqueueManyOptions } from './engine/options.js';
+export type { UniqueOptions, UniqueWhile, DebounceOptions, ThrottleOptions } from './engine/unique.js';
 export { defineJob, declareJob } from './engine/job-definition.js';
 export type { JobDefinition, JobDeclaration, AnyJob, Handler, HandlerContext, JobMachineFactory } from './engine/job-definition.js';
 export type { JobTypes, JobTypeMap, JobMapOf, JobOf, UntypedJobs } from './engine/job-types.js';

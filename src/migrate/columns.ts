@@ -25,6 +25,10 @@ export const JOB_COLUMNS = {
   locked_until: 'bigint',
   created_at: 'bigint',
   updated_at: 'bigint',
+  unique_kind: 'text',
+  unique_key: 'text',
+  unique_span: 'int',
+  unique_until: 'bigint',
 } as const;
 
 export const HISTORY_COLUMNS = {
@@ -51,14 +55,18 @@ export const columnList = (columns: Columns): string => Object.keys(columns).joi
 /**
  * `INSERT INTO table (…) OVERRIDING SYSTEM VALUE SELECT … FROM unnest($1::type[], …)`, in input order:
  * each column bound as one array. OVERRIDING SYSTEM VALUE lets the identity column take the source's ids.
+ * `computed` gives some columns an expression over the unnested row `u` instead of its value.
  */
-export function unnestInsert(table: string, columns: Columns): string {
+export function unnestInsert(table: string, columns: Columns, computed: Readonly<Record<string, string>> = {}): string {
   const names = columnList(columns);
   const arrays = Object.values(columns)
     .map((type, i) => `$${i + 1}::${type}[]`)
     .join(', ');
+  const values = Object.keys(columns)
+    .map((c) => computed[c] ?? c)
+    .join(', ');
   return `INSERT INTO ${table} (${names}) OVERRIDING SYSTEM VALUE
-    SELECT ${names} FROM unnest(${arrays}) WITH ORDINALITY AS u (${names}, ord)
+    SELECT ${values} FROM unnest(${arrays}) WITH ORDINALITY AS u (${names}, ord)
     ORDER BY ord`;
 }
 

@@ -12,7 +12,10 @@ export function targetStatements(schema: string) {
   const q = (text: string) => render(text, schema);
   return {
     // A key already held by another job inserts nothing for that row (RETURNING tells which went in).
-    insertJobs: `${unnestInsert(q('{{schema}}.jobs'), JOB_COLUMNS)}
+    // A unique key another job in the target holds now stays with that job: the copied job comes in without it.
+    insertJobs: `${unnestInsert(q('{{schema}}.jobs'), JOB_COLUMNS, {
+      unique_key: q('CASE WHEN EXISTS (SELECT 1 FROM {{schema}}.jobs t WHERE t.unique_kind = u.unique_kind AND t.unique_key = u.unique_key) THEN NULL ELSE u.unique_key END'),
+    })}
       ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING
       RETURNING id`,
     insertHistory: unnestInsert(q('{{schema}}.job_history'), HISTORY_COLUMNS),

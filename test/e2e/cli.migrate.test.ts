@@ -67,6 +67,8 @@ describe('litejobs migrate', { timeout: CLI_TEST_TIMEOUT }, () => {
     const cancelled = await src.enqueue('cancel-me', {});
     await src.cancel(cancelled.id);
     const keyed = await src.enqueue('report', { month: 11 }, { key: 'report:2026-11' });
+    // A unique key held while pending: it moves with its job.
+    const unique = await src.enqueue('later', { x: 2 }, { delay: HOUR, unique: { key: 'later:x', while: 'active' } });
     await src.pause('report');
     const pending = await src.enqueue('ok', { n: 2 });
     await src.enqueue('stuck', {});
@@ -89,7 +91,7 @@ describe('litejobs migrate', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect(r.code, r.stderr).toBe(0);
     const summary = json<Summary>(r);
     const source = await src.stats();
-    expect(source.byState).toEqual({ completed: 1, failed: 1, dead: 1, pending: 3, cancelled: 1, processing: 1 });
+    expect(source.byState).toEqual({ completed: 1, failed: 1, dead: 1, pending: 4, cancelled: 1, processing: 1 });
     expect(summary).toMatchObject({ copied: source.total, skipped: 0, verified: true });
     for (const [state, n] of Object.entries(source.byState)) expect(summary.states[state]).toEqual({ source: n, target: n });
     // Every column of every row, ids and history order included (history: claims, failures, the completion, the cancel).
@@ -118,6 +120,7 @@ describe('litejobs migrate', { timeout: CLI_TEST_TIMEOUT }, () => {
     const maxId = Math.max(...all.map((j) => j.id));
     expect((await dst.enqueue('later', {})).id).toBe(maxId + 1000 + 1);
     expect(await dst.enqueue('report', { month: 11 }, { key: 'report:2026-11' })).toMatchObject({ id: keyed.id, created: false });
+    expect(await dst.enqueue('later', { x: 3 }, { unique: { key: 'later:x', while: 'active' } })).toMatchObject({ id: unique.id, created: false });
     // History ids PostgreSQL hands out start above the tombstone's and the reserve.
     await dst.cancel(delayed.id);
     const [cancelRow] = await pgRows<{ id: string }>(`SELECT max(id) AS id FROM "${name}".job_history`);

@@ -27,6 +27,11 @@ export interface JobRow {
   locked_until: number | null;
   created_at: number;
   updated_at: number;
+  /** Read by `litejobs migrate` only (engine/unique.ts). */
+  unique_kind?: string | null;
+  unique_key?: string | null;
+  unique_span?: number | null;
+  unique_until?: number | null;
 }
 
 export function toJobRecord(r: JobRow): JobRecord {
