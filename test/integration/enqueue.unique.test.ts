@@ -44,6 +44,7 @@ describe('unique', () => {
     const done = nextEvent(q.events$, (e) => e.job.id === first.id && e.to === 'completed');
     g.waiting.shift()!.finish();
     await done;
+    await q.stop(); // the next job is not run (its handler would wait for the test)
     const next = await q.enqueue('u', 5, { unique: { key: 'k' } });
     expect(next.created).toBe(true);
     expect(next.id).not.toBe(first.id);
