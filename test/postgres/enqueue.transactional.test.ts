@@ -150,3 +150,24 @@ it('refuses a pool, a non-client and a SQLite queue, and maps a failed transacti
     file.cleanup();
   }
 });
+
+it('a unique key taken inside the caller\'s transaction is held from its commit, and not at all after a rollback', async () => {
+  const s = schema();
+  const q = queueOn(s);
+  const app = await appClient();
+  await q.stats();
+  const unique = { key: 'order:7', while: 'until-finished' } as const;
+
+  await app.query('BEGIN');
+  const first = await q.enqueue('email', { try: 1 }, { client: app, unique });
+  expect(first.created).toBe(true);
+  // Within the same transaction the key is held.
+  expect(await q.enqueueMany([{ name: 'email', payload: { try: 2 }, options: { unique } }], { client: app })).toEqual([{ id: first.id, created: false, state: 'pending' }]);
+  await app.query('ROLLBACK');
+
+  const after = await q.enqueue('email', { try: 3 }, { unique });
+  expect(after.created).toBe(true);
+  await app.query('BEGIN');
+  expect(await q.enqueue('email', { try: 4 }, { client: app, unique })).toEqual({ id: after.id, created: false, state: 'pending' });
+  await app.query('COMMIT');
+});
