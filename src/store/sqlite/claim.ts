@@ -21,6 +21,7 @@ export function createClaim(
   pausedNames: () => string[],
 ): Database.Transaction<(req: ClaimRequest, token: string) => LeasedJob[]> {
   const claimReady = namesStatement(db, sql('claim-ready'));
+  const claimUnique = db.prepare(sql('claim-unique'));
   /** The claim's two writes, prepared once per claim rule (its values are literals in the SQL). */
   const claimWrites = new Map<string, { lease: Database.Statement; history: Database.Statement }>();
   const claimWritesFor = (rule: ClaimRule) => {
@@ -53,6 +54,8 @@ export function createClaim(
     const leased = writes.lease.run({ ids: idList, owner: req.owner, token, lockedUntil, now: req.now }).changes;
     // The write lock is held since the SELECT: nothing can have moved these rows.
     if (leased !== rows.length) throw new DatabaseError('LJ_ERR_DATABASE', `claim leased ${leased} of the ${rows.length} jobs it read`);
+    // Spans shorter than 'active' (engine/unique.ts UniqueSpan) end at the claim.
+    if (rows.some((r) => (r.unique_span ?? 2) < 2)) claimUnique.run({ ids: idList });
     if (recordHistory) writes.history.run({ ids: idList, at: req.now, owner: req.owner, token });
     return out;
   });

@@ -59,7 +59,7 @@ export function toJobRecord(r: JobRow): JobRecord {
 }
 
 /** The columns claim-ready.sql reads: those a pending job can hold. */
-export type ReadyRow = Pick<JobRow, 'id' | 'name' | 'payload' | 'key' | 'priority' | 'run_at' | 'attempts' | 'last_error' | 'ctx' | 'retry' | 'timeout_ms' | 'created_at'>;
+export type ReadyRow = Pick<JobRow, 'id' | 'name' | 'payload' | 'key' | 'priority' | 'run_at' | 'attempts' | 'last_error' | 'ctx' | 'retry' | 'timeout_ms' | 'created_at' | 'unique_span'>;
 
 /** A claimed job's record: the ready row, plus what the claim writes (claim-lease.sql). */
 export function toLeasedRecord(r: ReadyRow, claim: { state: string; attempts: number; owner: string; token: string; lockedUntil: number; now: number }): LeasedJob {

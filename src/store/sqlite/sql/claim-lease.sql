@@ -13,8 +13,5 @@ SET state = {{claim.to}},
     lease_owner = @owner,
     lease_token = @token,
     locked_until = @lockedUntil,
-    updated_at = @now,
-    -- The claimed state holds unique keys whose span is 'active' (2) or longer;
-    -- a 'pending' or debounce key is given back here (engine/unique.ts).
-    unique_key = CASE WHEN unique_span >= 2 THEN unique_key END
+    updated_at = @now
 WHERE id IN (SELECT value FROM json_each(@ids)) AND state = {{claim.from}}

@@ -4,7 +4,7 @@
 -- Jobs committed on their own were indexed by index-new.sql just before.
 -- Only the columns a pending job can hold (the rest are NULL before a claim,
 -- or written by it): a row of every column measured over twice as dear.
-SELECT id, name, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, created_at
+SELECT id, name, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, created_at, unique_span
 FROM jobs INDEXED BY jobs_ready
 WHERE state = {{pending}} AND indexed = 1
   AND run_at <= @now
