@@ -161,6 +161,19 @@ describe('throttle', () => {
   });
 });
 
+describe('two queues on one database', () => {
+  it.each(['unique', 'debounce', 'throttle'] as const)('concurrent %s enqueues from both make one job', async (kind) => {
+    const a = fx.open();
+    const b = fx.open();
+    await Promise.all([a.stats(), b.stats()]);
+    const options = kind === 'unique' ? { unique: { key: 'k' } } : { [kind]: { key: 'k', ms: 60_000 } };
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).enqueue('u', i, options)));
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.id)).size).toBe(1);
+    expect(await fx.value('SELECT count(*) FROM jobs')).toBe(1);
+  });
+});
+
 describe('bad options', () => {
   const bad: Array<[string, Record<string, unknown>, string]> = [
     ['key and unique', { key: 'a', unique: { key: 'a' } }, 'LJ_ERR_VALIDATION'],
