@@ -8,6 +8,7 @@ import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import type { InsertResult, NewJob, QueueStats, Store, TransitionRequest } from '../store.js';
 import { createSqliteAdmin } from './admin.js';
+import { createSqliteSchedules } from './schedules.js';
 import { browseJobs } from './browse-jobs.js';
 import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
@@ -125,6 +126,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   };
 
   const admin = createSqliteAdmin(db, options.path);
+  const schedules = createSqliteSchedules(db);
   const claimTx = createClaim(db, indexNewJobs, recordHistory, admin.paused);
 
   const transitionTx = db.transaction((reqs: readonly TransitionRequest[]): boolean[] => {
@@ -267,6 +269,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     backup: (destination, onProgress) => admin.backup(destination, onProgress),
     setPaused: async (name, paused, at) => admin.setPaused(name, paused, at),
     paused: async () => admin.paused(),
+    saveSchedule: async (schedule, at) => schedules.save(schedule, at),
+    deleteSchedule: async (name) => schedules.delete(name),
+    schedules: async () => schedules.all(),
+    markScheduleFired: async (name, slot, at) => schedules.markFired(name, slot, at),
     ping: async () => admin.ping(),
     diagnose: async (o) => admin.diagnose(o),
     // A store opened without `retentionIndex` builds the index on its first purge, before the purge's transaction.
