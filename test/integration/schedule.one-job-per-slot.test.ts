@@ -107,6 +107,35 @@ describe('missed slots after downtime', () => {
   });
 });
 
+describe('daylight saving time in Europe/Berlin, on virtual time', () => {
+  /** Runs '30 2 * * *' and '0 * * * *' (Berlin) through one day starting at `from` (UTC, on the hour). */
+  async function runDay(from: string, hours: number): Promise<{ daily: string[]; hourly: string[] }> {
+    const start = Date.parse(from) + 500;
+    const clock = createVirtualClock(start);
+    const q = fx.open({ clock, jobs: [declareJob('daily'), declareJob('hourly')] });
+    await q.schedule('daily', '30 2 * * *', { tz: 'Europe/Berlin' });
+    await q.schedule('hourly', '0 * * * *', { tz: 'Europe/Berlin' });
+    await q.start();
+    // Half-hour steps: every slot of both schedules lies on a step boundary.
+    await stepTo(clock, start + hours * HOUR, HOUR / 2, async (now) => (await jobsOf('hourly')).length === Math.floor((now - start) / HOUR));
+    await until(clock, async () => (await jobsOf('daily')).length === 1, 'the daily job');
+    const at = async (name: string) => (await jobsOf(name)).map((r) => new Date(r.run_at).toISOString());
+    return { daily: await at('daily'), hourly: await at('hourly') };
+  }
+
+  it('spring forward (2026-03-29): 02:30 runs once, at 03:00 CEST; the hourly one runs 23 times, once per real hour', async () => {
+    const { daily, hourly } = await runDay('2026-03-28T23:00:00Z', 23); // midnight to midnight, Berlin
+    expect(daily).toEqual(['2026-03-29T01:00:00.000Z']);
+    expect(hourly).toEqual(Array.from({ length: 23 }, (_, i) => new Date(Date.parse('2026-03-29T00:00:00Z') + i * HOUR).toISOString()));
+  });
+
+  it('fall back (2026-10-25): 02:30 runs once, at its first occurrence (CEST); the hourly one runs 25 times', async () => {
+    const { daily, hourly } = await runDay('2026-10-24T22:00:00Z', 25);
+    expect(daily).toEqual(['2026-10-25T00:30:00.000Z']);
+    expect(hourly).toEqual(Array.from({ length: 25 }, (_, i) => new Date(Date.parse('2026-10-24T23:00:00Z') + i * HOUR).toISOString()));
+  });
+});
+
 describe('bad schedules', () => {
   it('are refused before anything is stored', async () => {
     const q = fx.open({});
