@@ -11,6 +11,7 @@ const POSTGRES_CONFORMANCE = [
   'test/http/api.auth.test.ts',
   'test/http/api.hooks.test.ts',
   'test/http/api.jobs.test.ts',
+  'test/http/api.schedules.test.ts',
   'test/http/dashboard.api.test.ts',
   'test/http/dashboard.live.test.ts',
   'test/http/metrics.test.ts',
