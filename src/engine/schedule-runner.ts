@@ -44,10 +44,22 @@ export function createScheduleRunner(engine: Engine): ScheduleRunner {
     timer = stopped ? undefined : clock.setTimeout(run, ms);
   };
 
+  /**
+   * The last slot this process handled, per schedule. A running process goes
+   * on from here even when the stored last slot is later: a process that
+   * started meanwhile may have recorded slots it took as missed (and, under
+   * 'skip' or 'one', gave up) that this one, running then, fires as due. Its
+   * inserts for slots another process fired meet their keys.
+   */
+  let handled = new Map<string, number>();
+
   const fireOne = async (s: ScheduleRecord, now: number): Promise<number | null> => {
     const spec = { cron: s.cron, tz: s.tz };
     const missed = (MISSED_POLICIES as readonly string[]).includes(s.missed) ? (s.missed as MissedPolicy) : DEFAULT_MISSED;
-    const plan = planFiring(spec, { after: s.lastSlot ?? s.createdAt, now, runningSince, missed });
+    const stored = s.lastSlot ?? s.createdAt;
+    // Before its first pass, this process has run the schedule since it started.
+    const own = Math.max(handled.get(s.name) ?? runningSince - 1, s.createdAt);
+    const plan = planFiring(spec, { after: Math.min(stored, own), now, runningSince, missed });
     if (plan.fire.length > 0) {
       const payload: unknown = JSON.parse(s.payload);
       const jobs = plan.fire.map((slot) => engine.newJob({ name: s.name, payload, options: { key: slotKey(s.name, slot), runAt: slot } }, now));
@@ -55,7 +67,9 @@ export function createScheduleRunner(engine: Engine): ScheduleRunner {
       const created = results.filter((r) => r.created).length;
       if (created > 0) logger.debug({ job: s.name, created, slots: plan.fire.length }, 'schedule fired');
     }
-    if (plan.handled !== null) await store.markScheduleFired(s.name, plan.handled, now);
+    if (plan.handled === null) return nextSlot(spec, now);
+    handled.set(s.name, plan.handled);
+    await store.markScheduleFired(s.name, plan.handled, now);
     return nextSlot(spec, now);
   };
 
@@ -63,7 +77,9 @@ export function createScheduleRunner(engine: Engine): ScheduleRunner {
   const firePass = async (): Promise<number> => {
     const now = clock.now();
     let next = now + SCHEDULE_REFRESH_MS;
-    for (const s of await store.schedules()) {
+    const schedules = await store.schedules();
+    handled = new Map([...handled].filter(([name]) => schedules.some((s) => s.name === name)));
+    for (const s of schedules) {
       try {
         const at = await fireOne(s, now);
         if (at !== null) next = Math.min(next, at);
@@ -104,6 +120,7 @@ export function createScheduleRunner(engine: Engine): ScheduleRunner {
       if (!stopped) return;
       stopped = false;
       runningSince = clock.now();
+      handled = new Map();
       arm(0);
     },
     poke() {
