@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   LJ_ERR_UNKNOWN_OPTION: 'Unknown option',
   LJ_ERR_PAYLOAD_NOT_JSON: 'Payload is not JSON-serialisable',
   LJ_ERR_PAYLOAD_TOO_LARGE: 'Payload exceeds the size limit',
+  LJ_ERR_BAD_CRON: 'The cron expression or its time zone is not valid',
   LJ_ERR_JOB_NOT_FOUND: 'No job with this id',
   LJ_ERR_INVALID_TRANSITION: 'The job machine does not accept this event in the job\'s state',
   LJ_ERR_LEASE_LOST: 'The lease on this job was lost',

@@ -8,11 +8,13 @@ export type { QueueOptions, EnqueueOptions, EnqueueItemOptions, EnqueueManyOptio
 export type { UniqueOptions, UniqueWhile, DebounceOptions, ThrottleOptions } from './engine/unique.js';
 export { defineJob, declareJob } from './engine/job-definition.js';
 export type { JobDefinition, JobDeclaration, AnyJob, Handler, HandlerContext, JobMachineFactory } from './engine/job-definition.js';
+export type { ScheduleOptions, JobSchedule, ScheduleView } from './engine/schedules.js';
+export type { MissedPolicy } from './engine/cron.js';
 export type { JobTypes, JobTypeMap, JobMapOf, JobOf, UntypedJobs } from './engine/job-types.js';
 export type { Job, Transition } from './engine/job-view.js';
 export { isTransition } from './engine/events.js';
 export type { QueueEvent, JobTransitionEvent, ClaimBatchEvent, RunStuckEvent } from './engine/events.js';
-export type { QueueStats, BackupProgress, StoreDiagnostics, InsertResult, ListFilter, Store, JobRecord, LeasedJob, NewJob, ClaimRequest, ClaimRule, TransitionRequest, HistoryEntry, CallerClient } from './store/store.js';
+export type { QueueStats, BackupProgress, StoreDiagnostics, InsertResult, ListFilter, Store, JobRecord, LeasedJob, NewJob, ClaimRequest, ClaimRule, TransitionRequest, HistoryEntry, CallerClient, ScheduleRecord, NewSchedule } from './store/store.js';
 export { systemClock } from './lib/clock.js';
 export type { Clock, TimerHandle } from './lib/clock.js';
 export { createVirtualClock } from './lib/virtual-clock.js';

@@ -13,6 +13,8 @@ import { systemClock } from './lib/clock.js';
 import { createDefaultLogger } from './lib/logger.js';
 import { createConsumer, type Consumer } from './engine/consumer.js';
 import { createEngine } from './engine/engine.js';
+import { createScheduleApi } from './engine/schedule-api.js';
+import type { ScheduleOptions, ScheduleView } from './engine/schedules.js';
 import type { ClaimBatchEvent, QueueEvent } from './engine/events.js';
 import { isDeclaration, type AnyJob, type AnyJobDefinition } from './engine/job-definition.js';
 import type { EnqueueItem, JobMapOf, JobOf, JobTypeMap, UntypedJobs } from './engine/job-types.js';
@@ -77,6 +79,17 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
   pause(name?: string): Promise<void>;
   /** Undoes `pause(name)` (or, without a name, the whole-queue pause). */
   resume(name?: string): Promise<void>;
+  /**
+   * Enqueues job `name` on a cron schedule (five fields, or six with seconds
+   * first), stored in the database: it outlasts restarts and every started
+   * queue on the database fires it, one job per slot however many run.
+   * Replaces the name's schedule if it has one. See docs/guides/scheduling.md.
+   */
+  schedule<N extends keyof M & string>(name: N, cron: string, options?: ScheduleOptions<M[N]['payload']>): Promise<void>;
+  /** Removes the name's schedule (jobs already enqueued stay); false when it had none. */
+  unschedule(name: keyof M & string): Promise<boolean>;
+  /** Every stored schedule, by name, with its next run time. */
+  schedules(): Promise<ScheduleView[]>;
   /** An online copy of the database, safe while other processes write. */
   backup(destination: string, options?: { onProgress?: (progress: BackupProgress) => void }): Promise<void>;
   /** Resolves while the database answers; rejects with a DatabaseError otherwise. */
@@ -136,6 +149,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     );
   // Declared jobs are only enqueued here: the engine runs (and claims) the defined ones.
   const engine = createEngine({ store, clock, logger, jobs: o.jobs.filter((job) => !isDeclaration(job)) as AnyJobDefinition[], retention: o.retention, maxPayloadBytes: o.maxPayloadBytes });
+  const scheduling = createScheduleApi(engine, o.maxPayloadBytes);
   const ownerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   let consumer: Consumer | undefined;
   let closed = false;
@@ -192,6 +206,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     async start() {
       open();
       if (consumer) return;
+      await scheduling.start();
       if (engine.definitions.size === 0) {
         logger.info('queue started without jobs to run: it only enqueues');
         return;
@@ -209,6 +224,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
       logger.info({ concurrency: o.concurrency, jobs: [...engine.definitions.keys()] }, 'queue started');
     },
     async stop(stopOptions) {
+      await scheduling.stop();
       if (!consumer) return;
       const c = consumer;
       await c.stop(stopOptions?.timeout ?? 10_000);
@@ -290,6 +306,18 @@ function createUntypedQueue(options: QueueOptions): Queue {
       engine.wake();
     },
     send,
+    async schedule(name, cron, scheduleOptions) {
+      open();
+      await scheduling.schedule(name, cron, scheduleOptions);
+    },
+    async unschedule(name) {
+      open();
+      return scheduling.unschedule(name);
+    },
+    async schedules() {
+      open();
+      return scheduling.schedules();
+    },
     async backup(destination, backupOptions = {}) {
       open();
       checkString('backup destination', destination, 4096);

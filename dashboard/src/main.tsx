@@ -16,6 +16,7 @@ import { openEventStream, type Connection } from './sse';
 import { type PathHighlight, Statechart } from './statechart';
 import { TokenForm } from './token';
 import type { DashboardConfig, NameCounts, Paused } from './types';
+import { Schedules } from './schedules';
 import { Workers } from './workers';
 
 const PULSE_MS = 1200;
@@ -230,6 +231,10 @@ function App() {
             <section class="panel" aria-labelledby="workers-title">
               <h2 id="workers-title">Workers</h2>
               <Workers />
+            </section>
+            <section class="panel" aria-labelledby="schedules-title">
+              <h2 id="schedules-title">Schedules</h2>
+              <Schedules />
             </section>
           </>
         )}

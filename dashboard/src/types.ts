@@ -111,3 +111,11 @@ export interface Tick {
   /** What is paused now, by any process: the page follows pauses made elsewhere. */
   paused: Paused;
 }
+export interface Schedule {
+  name: string;
+  cron: string;
+  tz: string | null;
+  missed: 'skip' | 'one' | 'all';
+  lastRunAt: string | null;
+  nextRunAt: string | null;
+}

@@ -16,6 +16,7 @@ import { registerJob } from './commands/job.js';
 import { registerJobs } from './commands/jobs.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerServe } from './commands/serve.js';
+import { registerSchedules } from './commands/schedules.js';
 import { registerStats } from './commands/stats.js';
 import { describeFailure, errorLine } from './exit-codes.js';
 import { processIO, type CliIO } from './io.js';
@@ -31,6 +32,7 @@ export const COMMAND_REGISTRARS: readonly CommandRegistrar[] = [
   registerJobs,
   registerJob,
   registerStats,
+  registerSchedules,
   registerControl,
   registerBackup,
   registerMigrate,

@@ -7,6 +7,7 @@ import type { RetryPolicy } from '../../machines/policy.js';
 import type { Logger } from '../lib/logger.js';
 import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
 import { ValidationError } from '../errors.js';
+import { checkJobSchedule, type JobSchedule } from './schedules.js';
 
 /** What a handler gets besides its payload. */
 export interface HandlerContext {
@@ -55,6 +56,12 @@ export interface JobDefinition<P = unknown, R = unknown, N extends string = stri
    * a ready machine (then per-enqueue `retry` is refused).
    */
   machine?: AnyStateMachine | JobMachineFactory;
+  /**
+   * Enqueue this job on a cron schedule: stored in the database when a queue
+   * defining the job starts, and fired by every started queue (one job per
+   * slot, however many processes run). See docs/guides/scheduling.md.
+   */
+  schedule?: JobSchedule<P>;
 }
 
 /** A definition of any payload and result type, as a queue holds them. */
@@ -84,11 +91,13 @@ export function isDeclaration(job: AnyJob): job is AnyJobDeclaration {
   return (job as { declared?: unknown }).declared === true;
 }
 
-const DEFINITION_KEYS = ['name', 'handler', 'isolation', 'module', 'retry', 'timeout', 'machine'] as const;
+const DEFINITION_KEYS = ['name', 'handler', 'isolation', 'module', 'retry', 'timeout', 'machine', 'schedule'] as const;
 
 /**
  * @example
  * const resize = defineJob({ name: 'resize', isolation: 'thread', module: new URL('./resize.js', import.meta.url), timeout: 30_000 });
+ * @example
+ * const nightly = defineJob({ name: 'nightly-report', schedule: { cron: '30 2 * * *', tz: 'Europe/Berlin' }, handler: async () => buildReport() });
  * @example
  * const sendEmail = defineJob({
  *   name: 'send-email',
@@ -100,6 +109,7 @@ const DEFINITION_KEYS = ['name', 'handler', 'isolation', 'module', 'retry', 'tim
 export function defineJob<P = unknown, R = unknown, N extends string = string>(definition: JobDefinition<P, R, N>): JobDefinition<P, R, N> {
   rejectUnknownOptions('defineJob', definition, DEFINITION_KEYS);
   checkString('defineJob name', definition.name, 200);
+  if (definition.schedule !== undefined) checkJobSchedule(definition.name, definition.schedule, Date.now());
   if (definition.isolation !== undefined && definition.isolation !== 'main' && definition.isolation !== 'thread') {
     throw new ValidationError(`job "${definition.name}": isolation must be "main" or "thread"`);
   }

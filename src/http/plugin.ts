@@ -14,6 +14,7 @@ import { bearerCheck } from './auth.js';
 import { HttpError, toErrorReply } from './errors.js';
 import { createQueueMetrics } from './metrics.js';
 import { controlRoutes } from './routes/control.js';
+import { scheduleRoutes } from './routes/schedules.js';
 import { createDashboardLive } from '../dashboard/live.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { dashboardLiveRoutes } from './routes/dashboard-live.js';
@@ -109,6 +110,7 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
     }
     jobRoutes(authed, queue, options.batchBodyLimit ?? 16 * MiB, bodyLimit);
     controlRoutes(authed, queue);
+    scheduleRoutes(authed, queue);
     if (withDashboard) {
       const live = createDashboardLive(queue);
       dashboardRoutes(authed, queue, { readOnly: options.readOnly === true, live });

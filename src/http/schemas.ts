@@ -60,6 +60,19 @@ const enqueued = {
   properties: { id: { type: 'integer' }, state: { type: 'string' }, created: { type: 'boolean' } },
 } as const;
 
+const scheduleInput = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'cron'],
+  properties: {
+    name,
+    cron: { type: 'string', minLength: 1, maxLength: 200 },
+    tz: { type: 'string', minLength: 1, maxLength: 64 },
+    payload: {},
+    missed: { type: 'string', enum: ['skip', 'one', 'all'] },
+  },
+} as const;
+
 export const schemas = {
   enqueue: { body: jobInput, response: { 200: enqueued, 201: enqueued } },
   batch: {
@@ -96,4 +109,5 @@ export const schemas = {
     },
   },
   byName: { params: nameParams },
+  schedule: { body: scheduleInput },
 } as const;

@@ -24,6 +24,9 @@ export function targetStatements(schema: string) {
     holders: q('SELECT id, key FROM {{schema}}.jobs WHERE key = ANY($1::text[])'),
     // The target's own count of what this batch wrote, read inside the batch's transaction.
     statesOf: q('SELECT state, count(*) AS n FROM {{schema}}.jobs WHERE id = ANY($1::bigint[]) GROUP BY state'),
+    schedules: q(`INSERT INTO {{schema}}.schedules (name, cron, tz, payload, missed, last_slot, created_at, updated_at)
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[])
+      ON CONFLICT (name) DO NOTHING`),
     pausedNames: q('INSERT INTO {{schema}}.paused_names (name, paused_at) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT (name) DO NOTHING'),
     // Progress rows: `migrate <source path> <field>` in queue_meta.
     meta: q('SELECT key, value FROM {{schema}}.queue_meta WHERE left(key, length($1)) = $1'),

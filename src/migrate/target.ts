@@ -20,6 +20,7 @@ import { MigrateError } from '../errors.js';
 import { openDatabase, type Database } from '../store/postgres/connect.js';
 import type { Queryable } from '../store/postgres/driver.js';
 import type { JobRow } from '../store/sqlite/rows.js';
+import type { ScheduleRow } from '../store/sqlite/schedules.js';
 import type { SourceBatch } from './source.js';
 import { historyColumns, identityMover, jobColumns } from './target-rows.js';
 import { targetStatements } from './target-sql.js';
@@ -47,7 +48,7 @@ export interface Target {
   readonly where: string;
   /** This source's `upto` (0 before its first run); reads only. */
   copiedUpTo(): Promise<number>;
-  beginPass(first: { reserve: number; maxIds: { job: number; history: number }; paused: Array<{ name: string; paused_at: number }> }): Promise<PassState>;
+  beginPass(first: { reserve: number; maxIds: { job: number; history: number }; paused: Array<{ name: string; paused_at: number }>; schedules: ScheduleRow[] }): Promise<PassState>;
   copyBatch(after: number, batch: SourceBatch): Promise<BatchResult>;
   /** The open pass's per-state counts and skipped jobs. */
   tallies(pass: { passFrom: number; upTo: number }): Promise<{ copied: Map<string, number>; skipped: Array<{ id: number; heldBy: number }> }>;
@@ -81,6 +82,9 @@ export function openTarget(o: { connection: string; schema: string; identity: st
         if (upTo === undefined) {
           await setMeta(client, [[key.upTo, 0], [key.passFrom, 0], [key.passOpen, 1]]);
           await client.query(s.pausedNames, [first.paused.map((p) => p.name), first.paused.map((p) => p.paused_at)]);
+          // A schedule of the same name already in the target is the target's own: kept.
+          const col = <K extends keyof ScheduleRow>(k: K) => first.schedules.map((row) => row[k]);
+          await client.query(s.schedules, [col('name'), col('cron'), col('tz'), col('payload'), col('missed'), col('last_slot'), col('created_at'), col('updated_at')]);
           // Ids the file's producers hand out until the switch-over ends stay free: the target's own start above them.
           await identity.advance(client, 'jobs', first.maxIds.job + first.reserve);
           await identity.advance(client, 'job_history', first.maxIds.history + first.reserve);

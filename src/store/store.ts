@@ -79,6 +79,25 @@ export interface UniqueGuard {
   until: number | null;
 }
 
+/** A cron schedule as the store holds it (queue.schedule, defineJob's `schedule`). */
+export interface ScheduleRecord {
+  /** The job name it enqueues; one schedule per name. */
+  name: string;
+  cron: string;
+  /** IANA time zone, or null for the process's local zone. */
+  tz: string | null;
+  /** JSON text of the payload each job gets. */
+  payload: string;
+  /** 'skip' | 'one' | 'all' (engine/cron.ts). */
+  missed: string;
+  /** The last slot fired (or skipped) by any process, ms; null until the first. */
+  lastSlot: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type NewSchedule = Pick<ScheduleRecord, 'name' | 'cron' | 'tz' | 'payload' | 'missed'>;
+
 export interface InsertResult {
   id: number;
   created: boolean;
@@ -245,6 +264,14 @@ export interface Store {
   setPaused(name: string, paused: boolean, at: number): Promise<void>;
   /** The paused names, `WHOLE_QUEUE` among them when the whole queue is paused. */
   paused(): Promise<string[]>;
+  /** Adds the schedule, or updates its expression, zone, payload and policy (its last slot stays). */
+  saveSchedule(schedule: NewSchedule, at: number): Promise<void>;
+  /** Removes the schedule; false when there was none of that name. */
+  deleteSchedule(name: string): Promise<boolean>;
+  /** Every schedule, by name. */
+  schedules(): Promise<ScheduleRecord[]>;
+  /** Records `slot` as the schedule's last handled slot, unless a later one already is (processes race here). */
+  markScheduleFired(name: string, slot: number, at: number): Promise<void>;
   /** Resolves while the database answers a read; throws a DatabaseError otherwise. */
   ping(): Promise<void>;
   diagnose(options: { integrity: boolean; now: number }): Promise<StoreDiagnostics>;

@@ -51,7 +51,7 @@ interface Summary {
 }
 
 describe('litejobs migrate', { timeout: CLI_TEST_TIMEOUT }, () => {
-  it('copies jobs in every state with their history and paused names; the PostgreSQL queue reads, deduplicates and runs them', async () => {
+  it('copies jobs in every state with their history, paused names and schedules; the PostgreSQL queue reads, deduplicates and runs them', async () => {
     const path = newFile();
     const src = sqliteQueue(path);
     await src.start();
@@ -70,6 +70,7 @@ describe('litejobs migrate', { timeout: CLI_TEST_TIMEOUT }, () => {
     // A unique key held while pending: it moves with its job.
     const unique = await src.enqueue('later', { x: 2 }, { delay: HOUR, unique: { key: 'later:x', while: 'active' } });
     await src.pause('report');
+    await src.schedule('report', '0 3 1 * *', { tz: 'Europe/Berlin', payload: { monthly: true }, missed: 'all' });
     const pending = await src.enqueue('ok', { n: 2 });
     await src.enqueue('stuck', {});
     // A worker that dies holding a job: processing, its lease running out.
@@ -115,6 +116,9 @@ describe('litejobs migrate', { timeout: CLI_TEST_TIMEOUT }, () => {
     const { stuck: _b, ...sourceStats } = source;
     expect(copiedStats).toEqual(sourceStats);
     expect(copiedStats.paused).toEqual({ all: false, names: ['report'] });
+    // Schedules come along, with the slot they last fired (none yet here).
+    expect(await dst.schedules()).toEqual(await src.schedules());
+    expect((await dst.schedules()).map((x) => x.name)).toEqual(['report']);
 
     // New ids start above the reserve; keys still deduplicate.
     const maxId = Math.max(...all.map((j) => j.id));

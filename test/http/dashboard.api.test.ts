@@ -130,18 +130,20 @@ describe('read-only', () => {
     await probeQueue.close();
     db.cleanup();
     expect(actions.sort()).toEqual([
+      'DELETE /v1/schedules/:name',
       'POST /v1/jobs/:id/cancel',
       'POST /v1/jobs/:id/retry',
       'POST /v1/jobs/cancel',
       'POST /v1/jobs/retry',
       'POST /v1/names/:name/pause',
       'POST /v1/names/:name/resume',
+      'POST /v1/schedules',
     ]);
 
     const { s, ids } = await withDeadJobs([1], { readOnly: true });
     const pending = (await s.queue.enqueue('charge', {})).id;
     const before = await s.queue.stats();
-    const bodies: Record<string, unknown> = { 'POST /v1/jobs/cancel': { ids: [pending] }, 'POST /v1/jobs/retry': {} };
+    const bodies: Record<string, unknown> = { 'POST /v1/jobs/cancel': { ids: [pending] }, 'POST /v1/jobs/retry': {}, 'POST /v1/schedules': { name: 'charge', cron: '* * * * *' } };
     for (const action of actions) {
       const [method, url] = action.split(' ') as [string, string];
       const route = url.replace(':id', String(url.includes('retry') ? ids[0] : pending)).replace(':name', 'charge');

@@ -77,3 +77,19 @@ export function queueWithoutJobs() {
   void any().enqueue('whatever', { n: 1 });
 }
 
+
+// schedules take each job's name and payload
+export function schedules() {
+  const queue = typed();
+  void queue.schedule('send-welcome', '0 9 * * *', { payload: { to: 'team@example.com' } });
+  // @ts-expect-error an unknown job name
+  void queue.schedule('send-welcom', '0 9 * * *');
+  // @ts-expect-error the payload of another job
+  void queue.schedule('resize-image', '0 9 * * *', { payload: { to: 'x' } });
+  // @ts-expect-error an unknown missed-slot policy
+  void queue.schedule('send-welcome', '0 9 * * *', { missed: 'some' });
+  expectTypeOf(queue.unschedule).parameter(0).toEqualTypeOf<'send-welcome' | 'resize-image'>();
+  void defineJob({ name: 'digest', schedule: { cron: '0 9 * * *', payload: { to: 'a' } }, handler: async ({ to }: Welcome) => to });
+  // @ts-expect-error a schedule payload the handler does not take
+  void defineJob({ name: 'digest', schedule: { cron: '0 9 * * *', payload: { url: 'a' } }, handler: async ({ to }: Welcome) => to });
+}

@@ -1,6 +1,6 @@
 /**
  * `litejobs migrate --from <file> --to <postgres url>`: copies a SQLite
- * queue's jobs, their history and its paused names into a PostgreSQL schema,
+ * queue's jobs, their history and its paused names and cron schedules into a PostgreSQL schema,
  * resumably, then verifies the counts per state. The copy itself is in
  * src/migrate/; this module is the flags and the output.
  */
@@ -31,7 +31,7 @@ export function registerMigrate(program: Command, io: CliIO): void {
   const cmd = program
     .command('migrate')
     .description(
-      'Copy a SQLite queue (jobs with their history, and paused names) into a PostgreSQL schema, then verify the counts per state. Resumable: run it again after an interruption, or after the switch-over to copy the jobs added since.',
+      'Copy a SQLite queue (jobs with their history, paused names and cron schedules) into a PostgreSQL schema, then verify the counts per state. Resumable: run it again after an interruption, or after the switch-over to copy the jobs added since.',
     )
     .addOption(new Option('--from <file>', 'the SQLite file to copy from (opened read-only)').argParser(parseSource).makeOptionMandatory())
     .addOption(

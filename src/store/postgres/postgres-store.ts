@@ -30,6 +30,7 @@ import { insertJobs, insertStatements, insertUnkeyed } from './insert.js';
 import { listJobs } from './list.js';
 import type { Queryable } from './driver.js';
 import { createListener } from './notify.js';
+import { createPostgresSchedules } from './schedules.js';
 import { checkSchema } from './sql.js';
 import { statements } from './statements.js';
 import { distinctJobs, transitionBatch, transitionEach, transitionStatements, wakesOthers } from './transition.js';
@@ -152,6 +153,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       });
     },
     paused: async () => (await db.rows<{ name: string }>(s.paused)).map((r) => r.name),
+    ...createPostgresSchedules(db, schema),
     changes: dashboard.changes,
     countByStateAndName: dashboard.countByStateAndName,
     leases: dashboard.leases,

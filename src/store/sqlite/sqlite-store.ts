@@ -9,6 +9,7 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import { insertUnique, uniqueStatements } from './insert-unique.js';
 import type { InsertResult, NewJob, QueueStats, Store, TransitionRequest } from '../store.js';
 import { createSqliteAdmin } from './admin.js';
+import { createSqliteSchedules } from './schedules.js';
 import { browseJobs } from './browse-jobs.js';
 import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
@@ -134,6 +135,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   };
 
   const admin = createSqliteAdmin(db, options.path);
+  const schedules = createSqliteSchedules(db);
   const claimTx = createClaim(db, indexNewJobs, recordHistory, admin.paused);
 
   const transitionTx = db.transaction((reqs: readonly TransitionRequest[]): boolean[] => {
@@ -277,6 +279,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     backup: (destination, onProgress) => admin.backup(destination, onProgress),
     setPaused: async (name, paused, at) => admin.setPaused(name, paused, at),
     paused: async () => admin.paused(),
+    saveSchedule: async (schedule, at) => schedules.save(schedule, at),
+    deleteSchedule: async (name) => schedules.delete(name),
+    schedules: async () => schedules.all(),
+    markScheduleFired: async (name, slot, at) => schedules.markFired(name, slot, at),
     ping: async () => admin.ping(),
     diagnose: async (o) => admin.diagnose(o),
     // A store opened without `retentionIndex` builds the index on its first purge, before the purge's transaction.

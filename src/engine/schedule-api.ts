@@ -1,0 +1,56 @@
+/**
+ * The queue's schedule methods (`schedule`, `unschedule`, `schedules`) and
+ * what `start`/`stop` do for schedules: store the definitions' own, then run
+ * the firing loop.
+ */
+import { checkString } from './validate.js';
+import type { Engine } from './engine.js';
+import { createScheduleRunner } from './schedule-runner.js';
+import { checkJobSchedule, checkSchedule, toScheduleView, type ScheduleOptions, type ScheduleView } from './schedules.js';
+import { slotKey } from './cron.js';
+import type { NewSchedule } from '../store/store.js';
+
+export interface ScheduleApi {
+  schedule(name: string, cron: string, options?: ScheduleOptions): Promise<void>;
+  unschedule(name: string): Promise<boolean>;
+  schedules(): Promise<ScheduleView[]>;
+  /** Stores the definitions' schedules, then fires schedules until `stop`. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createScheduleApi(engine: Engine, maxPayloadBytes: number): ScheduleApi {
+  const { store, clock } = engine;
+  const runner = createScheduleRunner(engine);
+
+  /** Checks the row as the job it will enqueue, too (name, payload size), before it is stored. */
+  const save = async (row: NewSchedule) => {
+    const now = clock.now();
+    engine.newJob({ name: row.name, payload: JSON.parse(row.payload), options: { key: slotKey(row.name, now), runAt: now } }, now);
+    await store.saveSchedule(row, now);
+  };
+
+  return {
+    async schedule(name, cron, options) {
+      await save(checkSchedule('schedule', name, cron, options, clock.now(), maxPayloadBytes));
+      runner.poke();
+    },
+    async unschedule(name) {
+      checkString('unschedule name', name, 200);
+      const removed = await store.deleteSchedule(name);
+      runner.poke();
+      return removed;
+    },
+    async schedules() {
+      const now = clock.now();
+      return (await store.schedules()).map((record) => toScheduleView(record, now));
+    },
+    async start() {
+      for (const def of engine.definitions.values()) {
+        if (def.schedule !== undefined) await save(checkJobSchedule(def.name, def.schedule, clock.now()));
+      }
+      runner.start();
+    },
+    stop: () => runner.stop(),
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Fires the cron schedules stored in the database, in every started queue.
+ * One timer on the queue's clock waits for the earliest next slot across all
+ * schedules (or a refresh, to pick up schedules other processes added); each
+ * pass reads the schedules, enqueues a job per slot to fire and records the
+ * last slot handled.
+ *
+ * Exactly one job per slot however many processes fire: a slot's job has
+ * `runAt` = the slot and the idempotency key `cron:<name>:<slot>`, so a
+ * second process's insert for the same slot returns the first job. The
+ * stored last slot only saves work (and tells a restarted process which slots
+ * it missed); correctness rests on the key.
+ */
+import { ValidationError } from '../errors.js';
+import type { TimerHandle } from '../lib/clock.js';
+import type { ScheduleRecord } from '../store/store.js';
+import { DEFAULT_MISSED, MISSED_POLICIES, nextSlot, planFiring, slotKey, type MissedPolicy } from './cron.js';
+import type { Engine } from './engine.js';
+
+/** The longest wait between passes: schedules added in another process start within this. */
+export const SCHEDULE_REFRESH_MS = 60_000;
+/** Wait after a pass failed (the database was away). */
+const RETRY_MS = 5_000;
+
+export interface ScheduleRunner {
+  /** Starts firing; slots before this moment count as missed (the `missed` policy applies to them). */
+  start(): void;
+  /** Runs a pass now (a schedule was added or changed in this process). */
+  poke(): void;
+  /** Stops the timer and waits for a pass under way. */
+  stop(): Promise<void>;
+}
+
+export function createScheduleRunner(engine: Engine): ScheduleRunner {
+  const { store, clock, logger } = engine;
+  let stopped = true;
+  let runningSince = 0;
+  let timer: TimerHandle | undefined;
+  let pass: Promise<void> | undefined;
+  let again = false;
+
+  const arm = (ms: number) => {
+    if (timer !== undefined) clock.clearTimeout(timer);
+    timer = stopped ? undefined : clock.setTimeout(run, ms);
+  };
+
+  /**
+   * The last slot this process handled, per schedule. A running process goes
+   * on from here even when the stored last slot is later: a process that
+   * started meanwhile may have recorded slots it took as missed (and, under
+   * 'skip' or 'one', gave up) that this one, running then, fires as due. Its
+   * inserts for slots another process fired meet their keys.
+   */
+  let handled = new Map<string, number>();
+
+  const fireOne = async (s: ScheduleRecord, now: number): Promise<number | null> => {
+    const spec = { cron: s.cron, tz: s.tz };
+    const missed = (MISSED_POLICIES as readonly string[]).includes(s.missed) ? (s.missed as MissedPolicy) : DEFAULT_MISSED;
+    const stored = s.lastSlot ?? s.createdAt;
+    // Before its first pass, this process has run the schedule since it started.
+    const own = Math.max(handled.get(s.name) ?? runningSince - 1, s.createdAt);
+    const plan = planFiring(spec, { after: Math.min(stored, own), now, runningSince, missed });
+    if (plan.fire.length > 0) {
+      const payload: unknown = JSON.parse(s.payload);
+      const jobs = plan.fire.map((slot) => engine.newJob({ name: s.name, payload, options: { key: slotKey(s.name, slot), runAt: slot } }, now));
+      const results = await engine.enqueueMany(jobs);
+      const created = results.filter((r) => r.created).length;
+      if (created > 0) logger.debug({ job: s.name, created, slots: plan.fire.length }, 'schedule fired');
+    }
+    if (plan.handled === null) return nextSlot(spec, now);
+    handled.set(s.name, plan.handled);
+    await store.markScheduleFired(s.name, plan.handled, now);
+    return nextSlot(spec, now);
+  };
+
+  /** One pass over every schedule; resolves with the wait until the next. */
+  const firePass = async (): Promise<number> => {
+    const now = clock.now();
+    let next = now + SCHEDULE_REFRESH_MS;
+    const schedules = await store.schedules();
+    handled = new Map([...handled].filter(([name]) => schedules.some((s) => s.name === name)));
+    for (const s of schedules) {
+      try {
+        const at = await fireOne(s, now);
+        if (at !== null) next = Math.min(next, at);
+      } catch (err) {
+        // One bad schedule (an expression or payload this version refuses) must not stop the others.
+        if (!(err instanceof ValidationError || err instanceof TypeError || err instanceof SyntaxError)) throw err;
+        logger.error({ job: s.name, err }, 'schedule cannot fire: fix or unschedule it');
+      }
+    }
+    return next - clock.now();
+  };
+
+  function run(): void {
+    timer = undefined;
+    if (pass) {
+      again = true;
+      return;
+    }
+    pass = firePass()
+      .then(
+        (waitMs) => waitMs,
+        (err: unknown) => {
+          logger.warn({ err }, 'schedules: firing pass failed; trying again');
+          return RETRY_MS;
+        },
+      )
+      .then((waitMs) => {
+        pass = undefined;
+        if (again) {
+          again = false;
+          arm(0);
+        } else arm(waitMs);
+      });
+  }
+
+  return {
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      runningSince = clock.now();
+      handled = new Map();
+      arm(0);
+    },
+    poke() {
+      if (stopped) return;
+      if (pass) again = true; // the pass under way may have read the schedules before the change
+      else arm(0);
+    },
+    async stop() {
+      stopped = true;
+      arm(0);
+      await pass;
+    },
+  };
+}

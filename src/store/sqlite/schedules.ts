@@ -1,0 +1,45 @@
+/** The SQLite store's cron schedules table (see sql/migrations/007_cron_schedules.sql). */
+import type Database from 'better-sqlite3';
+import type { NewSchedule, ScheduleRecord } from '../store.js';
+import { sql } from './sql.js';
+
+export interface ScheduleRow {
+  name: string;
+  cron: string;
+  tz: string | null;
+  payload: string;
+  missed: string;
+  last_slot: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export function toScheduleRecord(r: ScheduleRow): ScheduleRecord {
+  return { name: r.name, cron: r.cron, tz: r.tz, payload: r.payload, missed: r.missed, lastSlot: r.last_slot, createdAt: r.created_at, updatedAt: r.updated_at };
+}
+
+export interface SqliteSchedules {
+  save(schedule: NewSchedule, at: number): void;
+  delete(name: string): boolean;
+  all(): ScheduleRecord[];
+  markFired(name: string, slot: number, at: number): void;
+}
+
+export function createSqliteSchedules(db: Database.Database): SqliteSchedules {
+  const s = {
+    save: db.prepare(sql('schedule-save')),
+    delete: db.prepare(sql('schedule-delete')),
+    all: db.prepare(sql('schedules')),
+    fired: db.prepare(sql('schedule-fired')),
+  };
+  return {
+    save: (schedule, at) => {
+      s.save.run({ name: schedule.name, cron: schedule.cron, tz: schedule.tz, payload: schedule.payload, missed: schedule.missed, at });
+    },
+    delete: (name) => s.delete.run({ name }).changes > 0,
+    all: () => (s.all.all() as ScheduleRow[]).map(toScheduleRecord),
+    markFired: (name, slot, at) => {
+      s.fired.run({ name, slot, at });
+    },
+  };
+}

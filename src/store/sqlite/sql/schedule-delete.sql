@@ -1,0 +1,2 @@
+-- queue.unschedule
+DELETE FROM schedules WHERE name = @name

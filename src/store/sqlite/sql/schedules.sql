@@ -1,0 +1,1 @@
+SELECT name, cron, tz, payload, missed, last_slot, created_at, updated_at FROM schedules ORDER BY name

@@ -1,0 +1,52 @@
+/**
+ * The dashboard's schedules panel in Chromium: the schedules stored in the
+ * queue with their next run times, and nothing else on the page going wrong.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../src/http/index.js';
+import { createQueue } from '../../src/index.js';
+import { launchChromium, openPage } from '../helpers/browser.js';
+import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
+import { silentLogger } from '../helpers/silent-logger.js';
+import { tempDbPath } from '../helpers/temp-db.js';
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('dashboard schedules panel', () => {
+  it('lists each schedule with its expression, zone and next run', { timeout: CLI_TEST_TIMEOUT }, async () => {
+    const db = tempDbPath();
+    const queue = createQueue({ path: db.path, logger: silentLogger });
+    const server = await startServer({ queue, port: 0 });
+    try {
+      const { page, context, problems } = await openPage(browser, { width: 1280, height: 800 });
+      await page.goto(`${server.url}/`);
+      await page.getByText('No cron schedules').waitFor({ timeout: 30_000 });
+
+      await queue.schedule('nightly-report', '30 2 * * *', { tz: 'Europe/Berlin' });
+      await queue.schedule('heartbeat', '*/10 * * * * *');
+      await page.reload();
+      const rows = page.locator('[data-testid=schedules] tr[data-schedule]');
+      await rows.nth(1).waitFor({ timeout: 30_000 });
+      expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-schedule')))).toEqual(['heartbeat', 'nightly-report']);
+      const nightly = page.locator('tr[data-schedule="nightly-report"]');
+      expect(await nightly.locator('code').textContent()).toBe('30 2 * * *');
+      expect(await nightly.textContent()).toContain('Europe/Berlin');
+      expect(await nightly.locator('td').nth(2).textContent()).toMatch(/^in \d+ (s|min|h)$/);
+      const next = await nightly.locator('[data-next-run]').getAttribute('data-next-run');
+      expect(new Date(next!).toISOString()).toBe((await queue.schedules()).find((s) => s.name === 'nightly-report')!.nextRunAt!.toISOString());
+      expect(problems).toEqual([]);
+      await context.close();
+    } finally {
+      await server.close();
+      await queue.close();
+      db.cleanup();
+    }
+  });
+});

@@ -1,0 +1,152 @@
+/**
+ * Cron schedules on virtual time, on both stores: several queues on one
+ * database fire the same schedule and make exactly one job per slot, each due
+ * at its slot; a schedule outlasts the queue that stored it, and a queue that
+ * starts after downtime treats the missed slots as the schedule's `missed`
+ * policy says.
+ */
+import { describe, expect, it } from 'vitest';
+import { createVirtualClock, declareJob, defineJob, type VirtualClock } from '../../src/index.js';
+import { useQueues } from '../helpers/queue-fixture.js';
+
+const fx = useQueues();
+const START = Date.parse('2026-06-01T00:00:00.500Z');
+const HOUR = 3_600_000;
+
+interface Row {
+  key: string;
+  run_at: number;
+  name: string;
+}
+
+const jobsOf = (name: string) => fx.sql<Row>('SELECT key, run_at, name FROM jobs WHERE name = ? ORDER BY run_at', [name]);
+
+/**
+ * Polls (in real time) until `condition` holds. A firing pass runs on
+ * database I/O the virtual clock does not wait for: a pass that ends after
+ * the clock moved on arms its next timer in the past, which fires on the
+ * clock's next move (`advance(0)` here).
+ */
+async function until(clock: VirtualClock, condition: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`not reached: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await clock.advance(0);
+  }
+}
+
+/** Moves the clock on in steps, each time waiting until the jobs of the slots passed exist. */
+async function stepTo(clock: VirtualClock, end: number, stepMs: number, expected: (now: number) => Promise<boolean>): Promise<void> {
+  while (clock.now() < end) {
+    await clock.advance(Math.min(stepMs, end - clock.now()));
+    await until(clock, () => expected(clock.now()), `the jobs due by ${new Date(clock.now()).toISOString()}`);
+  }
+}
+
+describe('one job per slot', () => {
+  it('three queues on one database running one seconds-level schedule make one job per slot, no gaps', async () => {
+    const clock = createVirtualClock(START);
+    const tick = defineJob({ name: 'tick', schedule: { cron: '*/10 * * * * *' }, handler: () => 'ok' });
+    const queues = [0, 1, 2].map(() => fx.open({ clock, pollInterval: 1000, jobs: [tick] }));
+    await Promise.all(queues.map((q) => q.start()));
+    const slotsBy = (now: number) => Math.floor((now - START) / 10_000); // slots at :10, :20 … up to now
+    await stepTo(clock, START + 120_000, 1000, async (now) => (await jobsOf('tick')).length === slotsBy(now));
+
+    const rows = await jobsOf('tick');
+    expect(rows).toHaveLength(12);
+    rows.forEach((row, i) => {
+      const slot = Date.parse('2026-06-01T00:00:10Z') + i * 10_000;
+      expect(row.run_at).toBe(slot);
+      expect(row.key).toBe(`cron:tick:${slot}`);
+    });
+    const [view] = await queues[1]!.schedules();
+    expect(view).toMatchObject({ name: 'tick', cron: '*/10 * * * * *', tz: null, missed: 'one', payload: null });
+    expect(view!.lastRunAt?.toISOString()).toBe('2026-06-01T00:02:00.000Z');
+    expect(view!.nextRunAt?.toISOString()).toBe('2026-06-01T00:02:10.000Z');
+  });
+
+  it('a schedule added with queue.schedule in one queue is fired by another that only enqueues', async () => {
+    const clock = createVirtualClock(START);
+    const writer = fx.open({ clock });
+    await writer.schedule('report', '0 * * * *', { tz: 'Europe/Berlin', payload: { kind: 'hourly' } });
+    const runner = fx.open({ clock, jobs: [declareJob('report')] });
+    await runner.start();
+    await stepTo(clock, START + 3 * HOUR, HOUR, async (now) => (await jobsOf('report')).length === Math.floor((now - START) / HOUR));
+    const rows = await fx.sql<{ run_at: number; payload: string }>('SELECT run_at, payload FROM jobs ORDER BY run_at');
+    expect(rows.map((r) => new Date(r.run_at).toISOString())).toEqual(['2026-06-01T01:00:00.000Z', '2026-06-01T02:00:00.000Z', '2026-06-01T03:00:00.000Z']);
+    expect(rows.map((r) => JSON.parse(r.payload))).toEqual([{ kind: 'hourly' }, { kind: 'hourly' }, { kind: 'hourly' }]);
+    expect(await writer.unschedule('report')).toBe(true);
+    expect(await writer.unschedule('report')).toBe(false);
+    expect(await runner.schedules()).toEqual([]);
+  });
+});
+
+describe('missed slots after downtime', () => {
+  it("'skip' makes none, 'one' one for the latest, 'all' one per missed slot", async () => {
+    const clock = createVirtualClock(START);
+    const first = fx.open({ clock, jobs: [declareJob('s-skip'), declareJob('s-one'), declareJob('s-all')] });
+    for (const missed of ['skip', 'one', 'all'] as const) await first.schedule(`s-${missed}`, '0 * * * *', { tz: 'UTC', missed });
+    await first.start();
+    const count = async () => (await fx.sql<Row>('SELECT key FROM jobs')).length;
+    await stepTo(clock, START + 2 * HOUR, HOUR, async (now) => (await count()) === 3 * Math.floor((now - START) / HOUR));
+    await first.close();
+
+    // Down from 02:00:00.5 to 06:30: the slots 03:00 … 06:00 pass with no queue running.
+    await clock.advance(4.5 * HOUR);
+    const second = fx.open({ clock, jobs: [declareJob('s-skip'), declareJob('s-one'), declareJob('s-all')] });
+    await second.start();
+    await until(clock, async () => (await count()) === 6 + 1 + 4, 'the missed slots handled');
+    const hours = async (name: string) => (await jobsOf(name)).map((r) => new Date(r.run_at).toISOString().slice(11, 16));
+    expect(await hours('s-skip')).toEqual(['01:00', '02:00']);
+    expect(await hours('s-one')).toEqual(['01:00', '02:00', '06:00']);
+    expect(await hours('s-all')).toEqual(['01:00', '02:00', '03:00', '04:00', '05:00', '06:00']);
+    // From here on every slot is fired again, whatever the policy.
+    await stepTo(clock, Date.parse('2026-06-01T07:00:00Z'), HOUR, async () => (await count()) === 11 + 3);
+    expect(await hours('s-skip')).toEqual(['01:00', '02:00', '07:00']);
+  });
+});
+
+describe('daylight saving time in Europe/Berlin, on virtual time', () => {
+  /** Runs '30 2 * * *' and '0 * * * *' (Berlin) through one day starting at `from` (UTC, on the hour). */
+  async function runDay(from: string, hours: number): Promise<{ daily: string[]; hourly: string[] }> {
+    const start = Date.parse(from) + 500;
+    const clock = createVirtualClock(start);
+    const q = fx.open({ clock, jobs: [declareJob('daily'), declareJob('hourly')] });
+    await q.schedule('daily', '30 2 * * *', { tz: 'Europe/Berlin' });
+    await q.schedule('hourly', '0 * * * *', { tz: 'Europe/Berlin' });
+    await q.start();
+    // Half-hour steps: every slot of both schedules lies on a step boundary.
+    await stepTo(clock, start + hours * HOUR, HOUR / 2, async (now) => (await jobsOf('hourly')).length === Math.floor((now - start) / HOUR));
+    await until(clock, async () => (await jobsOf('daily')).length === 1, 'the daily job');
+    const at = async (name: string) => (await jobsOf(name)).map((r) => new Date(r.run_at).toISOString());
+    return { daily: await at('daily'), hourly: await at('hourly') };
+  }
+
+  it('spring forward (2026-03-29): 02:30 runs once, at 03:00 CEST; the hourly one runs 23 times, once per real hour', async () => {
+    const { daily, hourly } = await runDay('2026-03-28T23:00:00Z', 23); // midnight to midnight, Berlin
+    expect(daily).toEqual(['2026-03-29T01:00:00.000Z']);
+    expect(hourly).toEqual(Array.from({ length: 23 }, (_, i) => new Date(Date.parse('2026-03-29T00:00:00Z') + i * HOUR).toISOString()));
+  });
+
+  it('fall back (2026-10-25): 02:30 runs once, at its first occurrence (CEST); the hourly one runs 25 times', async () => {
+    const { daily, hourly } = await runDay('2026-10-24T22:00:00Z', 25);
+    expect(daily).toEqual(['2026-10-25T00:30:00.000Z']);
+    expect(hourly).toEqual(Array.from({ length: 25 }, (_, i) => new Date(Date.parse('2026-10-24T23:00:00Z') + i * HOUR).toISOString()));
+  });
+});
+
+describe('bad schedules', () => {
+  it('are refused before anything is stored', async () => {
+    const q = fx.open({});
+    await expect(q.schedule('x', '61 * * * *')).rejects.toMatchObject({ code: 'LJ_ERR_BAD_CRON' });
+    await expect(q.schedule('x', '* * * * *', { tz: 'Nowhere/Land' })).rejects.toMatchObject({ code: 'LJ_ERR_BAD_CRON' });
+    await expect(q.schedule('x', '* * * * *', { missed: 'some' as never })).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
+    await expect(q.schedule('x', '* * * * *', { every: 5 } as never)).rejects.toMatchObject({ code: 'LJ_ERR_UNKNOWN_OPTION' });
+    await expect(q.schedule('x', '* * * * *', { payload: 10n })).rejects.toMatchObject({ code: 'LJ_ERR_PAYLOAD_NOT_JSON' });
+    await expect(q.schedule('', '* * * * *')).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
+    expect(() => defineJob({ name: 'y', handler: () => 1, schedule: { cron: '* * *' } })).toThrow(expect.objectContaining({ code: 'LJ_ERR_BAD_CRON' }));
+    expect(await q.schedules()).toEqual([]);
+    expect(await fx.value('SELECT count(*) FROM schedules')).toBe(0);
+  });
+});
