@@ -2,7 +2,6 @@
  * The PostgreSQL store, method by method, against a real server: each test
  * states what the SQLite store guarantees and checks this store keeps it.
  */
-import { migrations } from '../../src/store/postgres/sql.js';
 import { describe, expect, it } from 'vitest';
 import { DatabaseError, QueueClosedError, ValidationError } from '../../src/errors.js';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
