@@ -111,6 +111,12 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose }: Props) {
             <dd>{job.key}</dd>
           </>
         )}
+        {job.heldKey && (
+          <>
+            <dt>{job.heldKey.kind} key</dt>
+            <dd>{job.heldKey.key}</dd>
+          </>
+        )}
         <dt>created</dt>
         <dd>{absolute(job.createdAt)}</dd>
         <dt>run at</dt>

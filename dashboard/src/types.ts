@@ -63,6 +63,7 @@ export interface JobFull {
   lockedUntil?: Time | null;
   progress?: number | null;
   key?: string | null;
+  heldKey?: { kind: string; key: string };
 }
 export interface HistoryRow {
   from: string | null;

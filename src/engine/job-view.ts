@@ -15,6 +15,12 @@ export interface Job<P = unknown, R = unknown> {
   result?: R;
   lastError?: ErrorInfo;
   progress?: number;
+  /** Who holds the job's lease (`host:pid:random`), while it has one. */
+  leaseOwner?: string;
+  /** When that lease runs out unless renewed. */
+  lockedUntil?: Date;
+  /** The `unique`, `debounce` or `throttle` key the job holds now; absent once it gave the key back. */
+  heldKey?: { kind: 'unique' | 'debounce' | 'throttle'; key: string };
   createdAt: Date;
   updatedAt: Date;
 }
@@ -50,6 +56,9 @@ export function toJob(r: JobRecord): Job {
   if (r.result !== null) job.result = JSON.parse(r.result) as unknown;
   if (r.lastError) job.lastError = r.lastError;
   if (r.progress !== null) job.progress = r.progress;
+  if (r.leaseOwner !== null) job.leaseOwner = r.leaseOwner;
+  if (r.lockedUntil !== null) job.lockedUntil = new Date(r.lockedUntil);
+  if (r.heldKey) job.heldKey = r.heldKey;
   return job;
 }
 

@@ -42,6 +42,8 @@ export interface JobRecord {
   lockedUntil: number | null;
   createdAt: number;
   updatedAt: number;
+  /** The unique, debounce or throttle key the job holds now, when the row was read with it (get, list). */
+  heldKey?: { kind: UniqueGuard['kind']; key: string } | null;
 }
 
 /** A job held under a lease: a claim's result. */

@@ -76,9 +76,16 @@ describe('unique', () => {
     await running;
     await q.pause();
     expect(await q.enqueue('u', 2, { unique: { key: 'k', while: 'active' } })).toEqual({ id: first.id, created: false, state: 'processing' });
+    // The job view shows the key it holds and who holds its lease, while they last.
+    const held = await q.getJob(first.id);
+    expect(held.heldKey).toEqual({ kind: 'unique', key: 'k' });
+    expect(held.leaseOwner).toMatch(/^.+:\d+:[0-9a-f]+$/); // host:pid:random, this process
+    expect(held.lockedUntil!.getTime()).toBeGreaterThan(held.updatedAt.getTime());
     const done = nextEvent(q.events$, (e) => e.job.id === first.id && e.to === 'completed');
     g.waiting.shift()!.finish();
     await done;
+    const finished = await q.getJob(first.id);
+    expect([finished.heldKey, finished.leaseOwner, finished.lockedUntil]).toEqual([undefined, undefined, undefined]);
     const next = await q.enqueue('u', 3, { unique: { key: 'k', while: 'active' } });
     expect(next.created).toBe(true);
     // A cancel takes the job out of pending: the key is free again.

@@ -55,6 +55,7 @@ export function toJobRecord(r: JobRow): JobRecord {
     lockedUntil: r.locked_until,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    heldKey: r.unique_key ? { kind: r.unique_kind as 'unique' | 'debounce' | 'throttle', key: r.unique_key } : null,
   };
 }
 
