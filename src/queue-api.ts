@@ -1,0 +1,86 @@
+/**
+ * The public `Queue` interface that createQueue() returns (queue.ts builds
+ * it): producing, inspecting and controlling jobs, typed by the job map `M`.
+ */
+import type { Observable } from 'rxjs';
+import type { ClaimBatchEvent, QueueEvent } from './engine/events.js';
+import type { EnqueueItem, JobOf, JobTypeMap, UntypedJobs } from './engine/job-types.js';
+import type { Transition } from './engine/job-view.js';
+import type { EnqueueItemOptions, EnqueueManyOptions, EnqueueOptions } from './engine/options.js';
+import type { WorkerInfo } from './engine/pool.js';
+import type { ScheduleOptions, ScheduleView } from './engine/schedules.js';
+import type { BackupProgress, InsertResult, ListFilter, QueueStats, StoreDiagnostics } from './store/store.js';
+
+/** `stats()`: the jobs in the store by state and name, what is paused, and this process's stuck runs. */
+export interface QueueStatsView extends QueueStats {
+  /** Handlers in this process told to stop that have not returned after `stuckAfter`. */
+  stuck: number;
+  /** Paused by `pause()` in any process sharing the store: the whole queue, or these names. */
+  paused: { all: boolean; names: string[] };
+}
+
+/**
+ * A queue. `M` maps each job name to its payload and result types; a queue
+ * made from typed jobs (`defineJob`, `declareJob`) refuses unknown names and
+ * wrong payloads at compile time.
+ */
+export interface Queue<M extends JobTypeMap = UntypedJobs> {
+  enqueue<N extends keyof M & string>(name: N, payload: M[N]['payload'], options?: EnqueueOptions): Promise<InsertResult>;
+  /** All or nothing: one transaction. */
+  enqueueMany(items: ReadonlyArray<EnqueueItem<M, EnqueueItemOptions>>, options?: EnqueueManyOptions): Promise<InsertResult[]>;
+  start(): Promise<void>;
+  stop(options?: { timeout?: number }): Promise<void>;
+  close(options?: { timeout?: number }): Promise<void>;
+  /** The job with this id; its `name` narrows its payload and result. */
+  getJob(id: number): Promise<JobOf<M>>;
+  history(id: number): Promise<Transition[]>;
+  listJobs(filter?: ListFilter): Promise<Array<JobOf<M>>>;
+  stats(): Promise<QueueStatsView>;
+  /** Sends a `dead` job back to `pending` with a fresh set of attempts. */
+  retry(id: number): Promise<JobOf<M>>;
+  /** Cancels a job that has not finished; a running handler sees its signal abort. */
+  cancel(id: number): Promise<JobOf<M>>;
+  /**
+   * Delivers an event the job's machine accepts: `job.cancel`, `job.retry`,
+   * or a custom machine's own. The runtime's events (`job.claim`,
+   * `job.complete`, `job.fail`, `job.expire`, `job.release`) are refused.
+   */
+  send(id: number, event: { type: string } & Record<string, unknown>): Promise<JobOf<M>>;
+  /**
+   * Sends every `dead` job (of one name, and whose payload matches the search
+   * `where`, if given: `payload.customer = 42`) back to `pending`; resolves
+   * with how many went.
+   */
+  retryDead(filter?: { name?: string; where?: string }): Promise<number>;
+  /**
+   * Stops claiming jobs of this name (or, without a name, of every name) in
+   * every process sharing the store, from their next claim on. Running jobs
+   * finish; enqueueing still works. Recorded in the store: it outlasts restarts.
+   */
+  pause(name?: string): Promise<void>;
+  /** Undoes `pause(name)` (or, without a name, the whole-queue pause). */
+  resume(name?: string): Promise<void>;
+  /**
+   * Enqueues job `name` on a cron schedule (five fields, or six with seconds
+   * first), stored in the database: it outlasts restarts and every started
+   * queue on the database fires it, one job per slot however many run.
+   * Replaces the name's schedule if it has one. See docs/guides/scheduling.md.
+   */
+  schedule<N extends keyof M & string>(name: N, cron: string, options?: ScheduleOptions<M[N]['payload']>): Promise<void>;
+  /** Removes the name's schedule (jobs already enqueued stay); false when it had none. */
+  unschedule(name: keyof M & string): Promise<boolean>;
+  /** Every stored schedule, by name, with its next run time. */
+  schedules(): Promise<ScheduleView[]>;
+  /** An online copy of the database, safe while other processes write. */
+  backup(destination: string, options?: { onProgress?: (progress: BackupProgress) => void }): Promise<void>;
+  /** Resolves while the database answers; rejects with a DatabaseError otherwise. */
+  ping(): Promise<void>;
+  /** The store's health and size figures; `integrity: true` adds a full integrity check (reads the whole file). */
+  diagnose(options?: { integrity?: boolean }): Promise<StoreDiagnostics>;
+  /** One event per transition made by this process, and one per stuck run. */
+  readonly events$: Observable<QueueEvent>;
+  /** One event per claim by this process: how many jobs it leased in one transaction. */
+  readonly claims$: Observable<ClaimBatchEvent>;
+  /** The worker actors' states (empty until started). */
+  workers(): WorkerInfo[];
+}
