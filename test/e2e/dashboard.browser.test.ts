@@ -86,7 +86,8 @@ describe('dashboard in Chromium', () => {
         expect(earlier).toMatch(new RegExp(`^${steps - 2} / ${steps}: pending$`));
         await page.locator('[data-testid=replay-next]').click();
         expect(await text()).toBe(`${steps - 1} / ${steps}: processing`);
-        // The step shown is marked on the statechart.
+        // The step shown is marked on the statechart (drawn by the chart a render after the step's text).
+        await page.locator('[data-state="processing"].marker').waitFor({ timeout: 5_000 });
         expect(await page.locator('[data-state="processing"].marker').count()).toBe(1);
         expect(await page.locator('g[data-state].marker').count()).toBe(1);
         await page.locator('[data-testid=replay-play]').click();
