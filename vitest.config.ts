@@ -11,6 +11,7 @@ const POSTGRES_CONFORMANCE = [
   'test/http/api.auth.test.ts',
   'test/http/api.hooks.test.ts',
   'test/http/api.jobs.test.ts',
+  'test/http/api.limits.test.ts',
   'test/http/api.schedules.test.ts',
   'test/http/dashboard.api.test.ts',
   'test/http/dashboard.live.test.ts',
@@ -21,6 +22,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/enqueue.ready-now.claim-only.test.ts',
   'test/integration/enqueue.bad-input.test.ts',
   'test/integration/enqueue.unique.test.ts',
+  'test/integration/groups.limits.test.ts',
   'test/integration/handler.outcomes.test.ts',
   'test/integration/history.candidate.test.ts',
   'test/integration/job-ids.never-reused.test.ts',
@@ -40,6 +42,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/threads.queue.test.ts',
   'test/integration/webhook.delivery.test.ts',
   'test/property/claim.no-double-claim.test.ts',
+  'test/property/limits.never-exceeded.test.ts',
   'test/property/unique.one-holder.test.ts',
 ];
 

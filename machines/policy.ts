@@ -16,6 +16,12 @@ export interface ErrorInfo {
   retryAfter?: number;
   /** Set by `UnrecoverableError`: go straight to `dead`. */
   unrecoverable?: boolean;
+  /**
+   * A RateLimitedError: the job goes back to pending without spending an
+   * attempt, and its name or group is paused for `delay` ms. The engine
+   * handles it before the machine sees a failure.
+   */
+  rateLimited?: { delay: number; scope: 'name' | 'group' };
   /** The HTTP response a litejobs error carries (`WebhookDeliveryError`): its status… */
   status?: number;
   /** …a few of its headers (lower-case names)… */

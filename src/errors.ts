@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   LJ_ERR_TIMEOUT: 'The handler ran past its timeout',
   LJ_ERR_UNRECOVERABLE: 'The handler reported an unrecoverable error',
   LJ_ERR_RETRY_LATER: 'The handler asked to be retried later',
+  LJ_ERR_RATE_LIMITED: 'The handler hit a rate limit: its group or name pauses and the job runs again later',
   LJ_ERR_DATABASE_OPEN: 'The database file cannot be opened',
   LJ_ERR_DATABASE_READONLY: 'The database file is read-only',
   LJ_ERR_DATABASE: 'The database failed (I/O error, disk full, locked past busyTimeout)',
@@ -102,6 +103,24 @@ export class RetryLaterError extends LitejobsError {
     super('LJ_ERR_RETRY_LATER', message);
     if (!Number.isFinite(delay) || delay < 0) throw new ValidationError('RetryLaterError delay must be a number ≥ 0');
     this.delay = delay;
+  }
+}
+
+/**
+ * Thrown by a handler that hit a rate limit of the service it calls: the job
+ * goes back to pending without spending an attempt, due in `delay` ms, and
+ * its group (or, for a job without one, its name) is paused as long in every
+ * process. `scope: 'name'` pauses the name even for a grouped job.
+ */
+export class RateLimitedError extends LitejobsError {
+  readonly delay: number;
+  readonly scope: 'name' | 'group' | undefined;
+  constructor(delay: number, options: { scope?: 'name' | 'group'; message?: string } = {}) {
+    super('LJ_ERR_RATE_LIMITED', options.message ?? `rate limited for ${delay} ms`);
+    if (!Number.isFinite(delay) || delay < 0) throw new ValidationError('RateLimitedError delay must be a number ≥ 0');
+    if (options.scope !== undefined && options.scope !== 'name' && options.scope !== 'group') throw new ValidationError('RateLimitedError scope must be "name" or "group"');
+    this.delay = delay;
+    this.scope = options.scope;
   }
 }
 

@@ -6,6 +6,8 @@ export { createQueue } from './queue.js';
 export type { Queue, QueueStatsView } from './queue.js';
 export type { QueueOptions, EnqueueOptions, EnqueueItemOptions, EnqueueManyOptions } from './engine/options.js';
 export type { UniqueOptions, UniqueWhile, DebounceOptions, ThrottleOptions } from './engine/unique.js';
+export type { JobLimits, RateLimit } from './engine/limits.js';
+export type { LimitsView, NameLimitView, GroupView } from './engine/limits-view.js';
 export { defineJob, declareJob } from './engine/job-definition.js';
 export type { JobDefinition, JobDeclaration, AnyJob, Handler, HandlerContext, JobMachineFactory } from './engine/job-definition.js';
 export type { ScheduleOptions, JobSchedule, ScheduleView } from './engine/schedules.js';
@@ -29,6 +31,7 @@ export {
   TimeoutError,
   UnrecoverableError,
   RetryLaterError,
+  RateLimitedError,
   DatabaseError,
   QueueClosedError,
 } from './errors.js';

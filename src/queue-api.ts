@@ -9,6 +9,7 @@ import type { Transition } from './engine/job-view.js';
 import type { EnqueueItemOptions, EnqueueManyOptions, EnqueueOptions } from './engine/options.js';
 import type { WorkerInfo } from './engine/pool.js';
 import type { ScheduleOptions, ScheduleView } from './engine/schedules.js';
+import type { LimitsView } from './engine/limits-view.js';
 import type { BackupProgress, InsertResult, ListFilter, QueueStats, StoreDiagnostics } from './store/store.js';
 
 /** `stats()`: the jobs in the store by state and name, what is paused, and this process's stuck runs. */
@@ -71,6 +72,14 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
   unschedule(name: keyof M & string): Promise<boolean>;
   /** Every stored schedule, by name, with its next run time. */
   schedules(): Promise<ScheduleView[]>;
+  /**
+   * Sets how many jobs of `group` may run at once in every process, over the
+   * definitions' `groupConcurrency`; `null` gives the group back to them.
+   * Stored in the database. See docs/guides/groups-and-rate-limits.md.
+   */
+  setGroupConcurrency(group: string, concurrency: number | null): Promise<void>;
+  /** The limited names (this process's definitions) and the groups with jobs, as every process sees them now. */
+  limits(): Promise<LimitsView>;
   /** An online copy of the database, safe while other processes write. */
   backup(destination: string, options?: { onProgress?: (progress: BackupProgress) => void }): Promise<void>;
   /** Resolves while the database answers; rejects with a DatabaseError otherwise. */

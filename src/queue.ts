@@ -12,6 +12,8 @@ import { systemClock } from './lib/clock.js';
 import { createDefaultLogger } from './lib/logger.js';
 import { createConsumer, type Consumer } from './engine/consumer.js';
 import { createEngine } from './engine/engine.js';
+import { limitsByName } from './engine/limits.js';
+import { checkGroupConcurrency, limitsView } from './engine/limits-view.js';
 import { createScheduleApi } from './engine/schedule-api.js';
 import { isDeclaration, type AnyJob, type AnyJobDefinition } from './engine/job-definition.js';
 import type { JobMapOf } from './engine/job-types.js';
@@ -242,6 +244,17 @@ function createUntypedQueue(options: QueueOptions): Queue {
     async schedules() {
       open();
       return scheduling.schedules();
+    },
+    async setGroupConcurrency(group, concurrency) {
+      open();
+      const checked = checkGroupConcurrency(group, concurrency);
+      await store.setGroupConcurrency(checked.group, checked.concurrency, clock.now());
+      logger.info({ group: checked.group, concurrency: checked.concurrency }, 'group concurrency set');
+      engine.wake();
+    },
+    async limits() {
+      open();
+      return limitsView(store, limitsByName(engine.definitions.values()), clock.now());
     },
     async backup(destination, backupOptions = {}) {
       open();

@@ -1,6 +1,6 @@
 /** litejobs through its public API only (src/index.ts). */
 import { pino } from 'pino';
-import { createQueue, defineJob, type Queue, type QueueOptions } from '../../src/index.js';
+import { createQueue, defineJob, type JobLimits, type Queue, type QueueOptions } from '../../src/index.js';
 import type { Payload, Producer, ProducerPeer } from '../lib/producer.js';
 import { removeDb, freshDbPath } from '../lib/tmp.js';
 
@@ -14,6 +14,8 @@ export interface LitejobsSettings {
   history?: boolean;
   /** `retention: { completed: 0 }`: delete a job in the transaction that completes it. */
   deleteOnComplete?: boolean;
+  /** The job definition's `groupConcurrency`, `globalConcurrency`, `rateLimit`. */
+  limits?: JobLimits;
 }
 
 export interface Opened {
@@ -33,7 +35,7 @@ export function openLitejobs(target: Target, s: LitejobsSettings, handler?: (pay
     ...(s.concurrency !== undefined ? { concurrency: s.concurrency } : {}),
     ...(s.prefetch !== undefined ? { prefetch: s.prefetch } : {}),
     ...(s.history !== undefined ? { history: s.history } : {}),
-    jobs: handler ? [defineJob<Payload>({ name: JOB, handler })] : [],
+    jobs: handler ? [defineJob<Payload>({ name: JOB, handler, ...s.limits })] : [],
   };
   if (!s.deleteOnComplete) return { queue: createQueue(base) };
   try {
@@ -77,14 +79,22 @@ export interface DrainOutcome {
 /**
  * Opens `target` (which already holds the backlog), starts the workers, and
  * times until `n` handlers have run and stop() has committed their outcomes.
+ * `beforeStart` sees the queue before its workers start (untimed).
  */
-export async function litejobsDrain(target: Target, n: number, s: LitejobsSettings, timeoutMs: number): Promise<DrainOutcome & { queue: Queue }> {
+export async function litejobsDrain(
+  target: Target,
+  n: number,
+  s: LitejobsSettings,
+  timeoutMs: number,
+  beforeStart?: (queue: Queue) => void,
+): Promise<DrainOutcome & { queue: Queue }> {
   let handled = 0;
   let reached!: () => void;
   const done = new Promise<void>((resolve) => (reached = resolve));
   const { queue, note } = openLitejobs(target, s, () => {
     if (++handled === n) reached();
   });
+  beforeStart?.(queue);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`litejobs drain: ${handled}/${n} handled after ${timeoutMs} ms`)), timeoutMs);

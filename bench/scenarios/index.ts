@@ -8,7 +8,8 @@ import { enqueueScenario } from './enqueue.js';
 import { httpScenario } from './http.js';
 import { largeScenario } from './large.js';
 import { latencyScenario } from './latency.js';
+import { limitsScenario } from './limits.js';
 import { machineScenario } from './machine.js';
 import { memoryScenario } from './memory.js';
 
-export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, latencyScenario, httpScenario, dashboardScenario, largeScenario, memoryScenario, machineScenario];
+export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, limitsScenario, latencyScenario, httpScenario, dashboardScenario, largeScenario, memoryScenario, machineScenario];

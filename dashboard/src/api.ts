@@ -3,7 +3,7 @@
  * `<meta name="litejobs-base">`, the bearer token from sessionStorage (it
  * lasts as long as the tab), and every error body becomes an `ApiError`.
  */
-import type { Counts, DashboardConfig, JobDetail, JobPage, Paused, Schedule, Series, Workers } from './types';
+import type { Counts, DashboardConfig, JobDetail, JobPage, Limits, Paused, Schedule, Series, Workers } from './types';
 
 const TOKEN_KEY = 'litejobs-token';
 
@@ -70,6 +70,7 @@ export const api = {
   series: () => request<Series>('GET', apiUrl('/v1/dashboard/series')),
   workers: () => request<Workers>('GET', apiUrl('/v1/dashboard/workers')),
   schedules: () => request<{ schedules: Schedule[] }>('GET', apiUrl('/v1/schedules')),
+  limits: () => request<Limits>('GET', apiUrl('/v1/limits')),
   jobs: (query: { state: string; name?: string; where?: string; limit?: number; cursor?: string }, signal?: AbortSignal) =>
     request<JobPage>('GET', apiUrl('/v1/dashboard/jobs', query), undefined, signal),
   job: (id: number) => request<JobDetail>('GET', apiUrl(`/v1/jobs/${id}`)),

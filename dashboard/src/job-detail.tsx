@@ -117,6 +117,12 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose }: Props) {
             <dd>{job.heldKey.key}</dd>
           </>
         )}
+        {job.group !== undefined && (
+          <>
+            <dt>group</dt>
+            <dd data-testid="job-group">{job.group}</dd>
+          </>
+        )}
         <dt>created</dt>
         <dd>{absolute(job.createdAt)}</dd>
         <dt>run at</dt>

@@ -11,6 +11,7 @@ import { Overlays } from './confirm';
 import { applyTheme, Header, initialTheme, type Theme } from './header';
 import { JobDetail } from './job-detail';
 import { JobList } from './job-list';
+import { Limits } from './limits';
 import { EdgeRates, graphCounts, graphForName, namesOfGraph, samePaused } from './live';
 import { openEventStream, type Connection } from './sse';
 import { type PathHighlight, Statechart } from './statechart';
@@ -235,6 +236,10 @@ function App() {
             <section class="panel" aria-labelledby="schedules-title">
               <h2 id="schedules-title">Schedules</h2>
               <Schedules />
+            </section>
+            <section class="panel" aria-labelledby="limits-title">
+              <h2 id="limits-title">Limits</h2>
+              <Limits />
             </section>
           </>
         )}

@@ -64,6 +64,7 @@ export interface JobFull {
   progress?: number | null;
   key?: string | null;
   heldKey?: { kind: string; key: string };
+  group?: string;
 }
 export interface HistoryRow {
   from: string | null;
@@ -119,4 +120,26 @@ export interface Schedule {
   missed: 'skip' | 'one' | 'all';
   lastRunAt: string | null;
   nextRunAt: string | null;
+}
+/** `GET /v1/limits`: queue.limits() with its dates as ISO text. */
+export interface NameLimit {
+  name: string;
+  groupConcurrency: number | null;
+  globalConcurrency: number | null;
+  rateLimit: { max: number; perMs: number; perGroup: boolean } | null;
+  running: number;
+  tokensLeft: number | null;
+  pausedUntil: string | null;
+}
+export interface GroupLimit {
+  group: string;
+  pending: number;
+  running: number;
+  /** The group's own setting; null: the definitions' groupConcurrency. */
+  concurrency: number | null;
+  pausedUntil: string | null;
+}
+export interface Limits {
+  names: NameLimit[];
+  groups: GroupLimit[];
 }

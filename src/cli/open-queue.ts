@@ -1,9 +1,11 @@
 /**
  * Opens the queue a command works on: `--db` (before or after the command
- * name), else $LITEJOBS_DB, else ./litejobs.db. Producer-only (no jobs, so no
- * workers), logging warnings only, and always closed before the command ends.
+ * name), else $LITEJOBS_DB, else ./litejobs.db. Producer-only (never
+ * started, so no workers), logging warnings only, and always closed before
+ * the command ends.
  */
 import type { Command } from 'commander';
+import type { AnyJobDefinition } from '../engine/job-definition.js';
 import type { Queue } from '../queue.js';
 import { CliFailure } from './exit-codes.js';
 import type { CliIO } from './io.js';
@@ -38,12 +40,17 @@ export function queueTarget(db: string): { path: string } | { connection: string
   return { connection: url.toString(), schema };
 }
 
-export async function withQueue<T>(cmd: Command, io: CliIO, use: (queue: Queue, path: string) => Promise<T>): Promise<T> {
+/**
+ * Runs `use` on the command's queue. `jobs`: definitions the queue knows
+ * (what it reports about them, such as their limits) but never runs: the
+ * queue is not started.
+ */
+export async function withQueue<T>(cmd: Command, io: CliIO, use: (queue: Queue, path: string) => Promise<T>, jobs: readonly AnyJobDefinition[] = []): Promise<T> {
   const path = databaseOf(cmd);
   // Loaded here, not at the top: --help and usage errors answer without loading the engine.
   const [{ createQueue }, { pino }] = await Promise.all([import('../queue.js'), import('pino')]);
   const logger = pino({ level: process.env.LITEJOBS_LOG_LEVEL ?? 'warn' }, prettyLines(io.stderr));
-  const queue = createQueue({ ...queueTarget(path), logger });
+  const queue = createQueue({ ...queueTarget(path), logger, jobs });
   try {
     return await use(queue, path);
   } finally {

@@ -14,6 +14,7 @@ import { registerDoctor } from './commands/doctor.js';
 import { registerEnqueue } from './commands/enqueue.js';
 import { registerJob } from './commands/job.js';
 import { registerJobs } from './commands/jobs.js';
+import { registerLimits } from './commands/limits.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerServe } from './commands/serve.js';
 import { registerSchedules } from './commands/schedules.js';
@@ -33,6 +34,7 @@ export const COMMAND_REGISTRARS: readonly CommandRegistrar[] = [
   registerJob,
   registerStats,
   registerSchedules,
+  registerLimits,
   registerControl,
   registerBackup,
   registerMigrate,

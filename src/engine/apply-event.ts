@@ -45,7 +45,7 @@ export type ApplyEvent = (
   job: ApplyTarget,
   event: { type: string } & Record<string, unknown>,
   /** `retryUnavailable`: keep trying, backing off, while the database is out of reach (commit.ts). */
-  extra?: { workerId?: string; result?: string; retryUnavailable?: boolean },
+  extra?: { workerId?: string; result?: string; retryUnavailable?: boolean; runAt?: number },
 ) => Promise<ApplyResult>;
 
 export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
@@ -56,7 +56,8 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
     const at = deps.clock.now();
     const cols = fromContext(step.context);
     // A delayed state is due when its delay runs out; a job back in pending is due now.
-    const runAt = step.delayed ? at + step.delayed.delay : step.state === JobState.pending ? at : undefined;
+    // `extra.runAt`: a job released for later (a RateLimitedError).
+    const runAt = step.delayed ? at + step.delayed.delay : step.state === JobState.pending ? Math.max(at, extra?.runAt ?? at) : undefined;
     const error = (event as { error?: ErrorInfo }).error ?? null;
     const request: TransitionRequest = {
       id: job.id,

@@ -16,6 +16,7 @@ import type { AbortReason } from './job-runner.js';
 import { toContext } from './machine-registry.js';
 import { deletesByAge } from './options.js';
 import { createPool, type WorkerInfo } from './pool.js';
+import { limitsByName } from './limits.js';
 import { createScheduler } from './scheduler.js';
 import { createThreadPool } from './threads/thread-pool.js';
 
@@ -48,11 +49,16 @@ const SWEEP_BATCH = 100;
 /** Rows deleted per retention transaction: small, so the claim loop is never held up long. */
 const PURGE_BATCH = 500;
 const RETENTION_EVERY_MS = 5000;
+/** How long a claim loop waits at most for a job held back by a running one to be free (see heldBackUntil). */
+const HELD_BACK_RECHECK_MS = 100;
 
 export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
   const { store, registry, clock, logger } = engine;
   const names = [...engine.definitions.keys()];
   const delayedStates = registry.delayedStates;
+  const limits = limitsByName(engine.definitions.values());
+  /** Set when the last claim left due jobs behind for a limit: see nextDueAt. */
+  let heldBack: { until: number | null } | undefined;
   const needsThreads = [...engine.definitions.values()].some((def) => def.isolation === 'thread');
   const threads = needsThreads ? createThreadPool({ size: o.threads }) : undefined;
   const executor = createExecutor(engine, {
@@ -153,12 +159,31 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
     }
   };
 
+  /**
+   * Due pending jobs the last claim left behind for a limit are not due for
+   * the loop (arming a timer for them would spin), but they are waiting: the
+   * loop comes back for them when a rate token or a pause does, when a job
+   * of this process ends (freed$, left$), when another process commits
+   * (changes$), and at the latest after HELD_BACK_RECHECK_MS, for a store
+   * that does not hear of every commit.
+   */
+  const heldBackUntil = (pending: number | null): number | null => {
+    if (!heldBack) return pending;
+    const now = clock.now();
+    return earliest(pending !== null && pending > now ? pending : null, heldBack.until ?? now + HELD_BACK_RECHECK_MS);
+  };
+  const earliest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
+
   const scheduler = createScheduler({
     clock,
     // Above the low-water mark the buffer is full enough: `hungry$` asks again.
     freeSlots: () => (waiting.length > lowWater ? 0 : capacity - pool.busy() - waiting.length),
     claim: async (limit) => {
-      const jobs = await store.claim({ names, limit, owner: o.ownerId, leaseMs: o.leaseMs, now: clock.now(), rule: registry.claimRule });
+      // Rate-limited jobs only for workers idle now: a rate counts claims (see ClaimRequest.startNow).
+      const startNow = Math.max(0, o.concurrency - pool.busy() - waiting.length);
+      const request = { names, limit, owner: o.ownerId, leaseMs: o.leaseMs, now: clock.now(), rule: registry.claimRule };
+      const jobs = await store.claim(limits.size > 0 ? { ...request, limits, startNow } : request);
+      heldBack = jobs.heldBack;
       engine.claimed(jobs, o.ownerId);
       for (const job of jobs) waiting.push(job);
       pool.kick();
@@ -173,7 +198,7 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
         active.length > 0 ? store.nextDueAt(active, [JobState.pending]) : null,
         store.nextDueAt(names, delayedStates),
       ]);
-      return pending === null ? delayed : delayed === null ? pending : Math.min(pending, delayed);
+      return earliest(heldBackUntil(pending), delayed);
     },
     externalChange: () => store.externalChange(),
     // Another process's commit as soon as the store sees it (a watch the scheduler holds only while out of jobs).
@@ -208,6 +233,12 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
         scheduler.noteDue(at);
         if (at <= now) scheduler.wake();
       });
+      // A job held back for a running one may go once that one's outcome commits
+      // (the worker itself went idle before, at freed$).
+      const leftSubscription = engine.left$.subscribe(() => {
+        if (heldBack) scheduler.wake();
+      });
+      stops.push(() => leftSubscription.unsubscribe());
       scheduler.start();
       stops.push(
         loop('renewing leases', Math.max(25, Math.floor(o.leaseMs / 4)), async () => {

@@ -68,6 +68,8 @@ export interface Engine {
   claimed(jobs: readonly LeasedJob[], owner: string): void;
   /** Tells the consumer to look for ready jobs now (a name was resumed). */
   wake(): void;
+  /** A job left the claimed state by a commit of this process: a slot of its group or name is free. */
+  readonly left$: Observable<void>;
   /** Announces a stuck run. */
   stuck(event: RunStuckEvent): void;
   /** Resolves once every insert and transition pushed so far has committed. */
@@ -110,7 +112,9 @@ export function createEngine(deps: EngineDeps): Engine {
 
   // Jobs in the claim edge's source state are claimed when due; any other state waits for its due event.
   const claimable = registry.claimRule.from;
+  const left = new Subject<void>();
   const onTransition = (n: TransitionNotice): void => {
+    if (n.from === registry.claimRule.to && left.observed) left.next();
     if (n.runAt !== undefined && definitions.has(n.job.name)) ready.next({ at: n.runAt, promote: n.to !== claimable });
     if (n.to === JobState.failed || n.to === JobState.dead || wantsEvents()) {
       announce(transitionEvent(n.job, n.from, n.to, n.event, n.at, n.attempts, n));
@@ -199,6 +203,7 @@ export function createEngine(deps: EngineDeps): Engine {
       }
     },
     wake: () => ready.next({ at: clock.now(), promote: true }),
+    left$: left.asObservable(),
     stuck: announce,
     flush,
     async close() {

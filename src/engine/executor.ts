@@ -8,6 +8,7 @@
  * it keeps its slot and its lease is renewed, so the job cannot be run again
  * beside it. A run told to stop that goes on past `stuckAfter` is reported.
  */
+import type { ErrorInfo } from '../../machines/policy.js';
 import { TimeoutError } from '../errors.js';
 import { Abortable } from '../lib/abortable.js';
 import type { TimerHandle } from '../lib/clock.js';
@@ -146,6 +147,8 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
         if (outcome.result !== undefined) extra.result = outcome.result;
         const r = await engine.apply(job, { type: 'job.complete' }, extra);
         if (r.accepted && !r.committed) logger.warn({ jobId: job.id, workerId }, 'job completed after its lease was lost; result dropped');
+      } else if (outcome.kind === 'failed' && outcome.error.rateLimited) {
+        await rateLimited(job, outcome.error, extra);
       } else if (outcome.kind === 'failed') {
         await engine.apply(job, { type: 'job.fail', error: outcome.error, random: Math.random() }, extra);
       } else if (outcome.reason === 'shutdown') {
@@ -157,6 +160,25 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
       // The lease will expire and the sweeper retries the job.
       logger.error({ err, jobId: job.id, workerId }, 'could not record the outcome of a job');
     }
+  };
+
+  /**
+   * A handler's RateLimitedError: pause its group (or name) in every process
+   * first, so no claim takes its siblings meanwhile, then put the job back,
+   * due after the pause, without spending an attempt (the machine's release).
+   */
+  const rateLimited = async (job: LeasedJob, error: ErrorInfo, extra: { workerId: string; retryUnavailable: true }) => {
+    const { delay, scope } = error.rateLimited!;
+    const at = clock.now();
+    const [kind, key] = scope === 'group' && job.group ? (['group', job.group] as const) : (['name', job.name] as const);
+    try {
+      await engine.store.pauseLimit(kind, key, at + delay, at);
+      logger.info({ jobId: job.id, job: job.name, [kind]: key, delayMs: delay }, `rate limited: ${kind} paused`);
+    } catch (err) {
+      // The job itself still waits out the delay.
+      logger.warn({ err, jobId: job.id, [kind]: key }, `rate limited: could not pause the ${kind}`);
+    }
+    await engine.apply(job, { type: 'job.release', error }, { ...extra, runAt: at + delay });
   };
 
   const done: Array<() => void> = [];

@@ -8,6 +8,7 @@ import type { Logger } from '../lib/logger.js';
 import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
 import { ValidationError } from '../errors.js';
 import { checkJobSchedule, type JobSchedule } from './schedules.js';
+import { checkJobLimits, type JobLimits } from './limits.js';
 
 /** What a handler gets besides its payload. */
 export interface HandlerContext {
@@ -30,7 +31,7 @@ export type Handler<P = unknown, R = unknown> = (payload: P, ctx: HandlerContext
 /** Builds the job machine for a resolved policy: a machine of one's own on top of `createJobMachine`. */
 export type JobMachineFactory = (policy: RetryPolicy | undefined) => AnyStateMachine;
 
-export interface JobDefinition<P = unknown, R = unknown, N extends string = string> {
+export interface JobDefinition<P = unknown, R = unknown, N extends string = string> extends JobLimits {
   name: N;
   /** Runs the job on the main thread. Required unless the job runs in a worker thread (`isolation: 'thread'`). */
   handler?: Handler<P, R>;
@@ -91,13 +92,17 @@ export function isDeclaration(job: AnyJob): job is AnyJobDeclaration {
   return (job as { declared?: unknown }).declared === true;
 }
 
-const DEFINITION_KEYS = ['name', 'handler', 'isolation', 'module', 'retry', 'timeout', 'machine', 'schedule'] as const;
+const DEFINITION_KEYS = ['name', 'handler', 'isolation', 'module', 'retry', 'timeout', 'machine', 'schedule', 'groupConcurrency', 'globalConcurrency', 'rateLimit'] as const;
 
 /**
  * @example
  * const resize = defineJob({ name: 'resize', isolation: 'thread', module: new URL('./resize.js', import.meta.url), timeout: 30_000 });
  * @example
  * const nightly = defineJob({ name: 'nightly-report', schedule: { cron: '30 2 * * *', tz: 'Europe/Berlin' }, handler: async () => buildReport() });
+ * @example
+ * // One sync per customer at a time, and at most 100 calls a second to the API.
+ * const sync = defineJob({ name: 'sync-customer', groupConcurrency: 1, rateLimit: { max: 100, per: '1s' }, handler: async ({ id }) => api.sync(id) });
+ * await queue.enqueue('sync-customer', { id: 42 }, { group: 'customer:42' });
  * @example
  * const sendEmail = defineJob({
  *   name: 'send-email',
@@ -110,6 +115,7 @@ export function defineJob<P = unknown, R = unknown, N extends string = string>(d
   rejectUnknownOptions('defineJob', definition, DEFINITION_KEYS);
   checkString('defineJob name', definition.name, 200);
   if (definition.schedule !== undefined) checkJobSchedule(definition.name, definition.schedule, Date.now());
+  checkJobLimits(definition.name, definition);
   if (definition.isolation !== undefined && definition.isolation !== 'main' && definition.isolation !== 'thread') {
     throw new ValidationError(`job "${definition.name}": isolation must be "main" or "thread"`);
   }

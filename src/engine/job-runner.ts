@@ -10,7 +10,7 @@
  */
 import type { ErrorInfo } from '../../machines/policy.js';
 import type { Abortable } from '../lib/abortable.js';
-import { RetryLaterError, TimeoutError, UnrecoverableError } from '../errors.js';
+import { RateLimitedError, RetryLaterError, TimeoutError, UnrecoverableError } from '../errors.js';
 import type { Handler, HandlerContext } from './job-definition.js';
 
 export type AbortReason = 'shutdown' | 'cancel' | 'lease';
@@ -53,6 +53,9 @@ export function toErrorInfo(err: unknown): ErrorInfo {
   const delay = read(err, 'delay');
   if (err instanceof RetryLaterError || (code === 'LJ_ERR_RETRY_LATER' && typeof delay === 'number')) info.retryAfter = delay as number;
   if (err instanceof UnrecoverableError || code === 'LJ_ERR_UNRECOVERABLE') info.unrecoverable = true;
+  if (err instanceof RateLimitedError || (code === 'LJ_ERR_RATE_LIMITED' && typeof delay === 'number' && Number.isFinite(delay) && delay >= 0)) {
+    info.rateLimited = { delay: delay as number, scope: read(err, 'scope') === 'name' ? 'name' : 'group' };
+  }
   // Only litejobs' own errors: another library's `headers` may be the request's, credentials included.
   if (typeof code === 'string' && code.startsWith('LJ_ERR_')) keepResponse(err, info);
   return info;

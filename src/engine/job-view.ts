@@ -21,6 +21,8 @@ export interface Job<P = unknown, R = unknown> {
   lockedUntil?: Date;
   /** The `unique`, `debounce` or `throttle` key the job holds now; absent once it gave the key back. */
   heldKey?: { kind: 'unique' | 'debounce' | 'throttle'; key: string };
+  /** The concurrency group it was enqueued in. */
+  group?: string;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -59,6 +61,7 @@ export function toJob(r: JobRecord): Job {
   if (r.leaseOwner !== null) job.leaseOwner = r.leaseOwner;
   if (r.lockedUntil !== null) job.lockedUntil = new Date(r.lockedUntil);
   if (r.heldKey) job.heldKey = r.heldKey;
+  if (r.group) job.group = r.group;
   return job;
 }
 

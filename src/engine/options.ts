@@ -7,6 +7,7 @@ import { ValidationError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { checkInteger, checkNumber, checkPath, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
 import type { CallerClient, Store, UniqueGuard } from '../store/store.js';
+import { checkGroup } from './limits.js';
 import { checkUniqueOptions, type DebounceOptions, type ThrottleOptions, type UniqueOptions } from './unique.js';
 import { parseDuration, type Duration } from '../lib/duration.js';
 
@@ -175,6 +176,13 @@ export interface EnqueueOptions {
   debounce?: DebounceOptions;
   /** Keeps the first job with this key and drops every enqueue within `ms` of it (returning the first, `created: false`). */
   throttle?: ThrottleOptions;
+  /**
+   * Concurrency group (e.g. `customer:42`): at most the job definition's
+   * `groupConcurrency` (or the group's own, `queue.setGroupConcurrency`) jobs
+   * of one group run at once across every process, and groups take turns at
+   * each claim. See docs/guides/groups-and-rate-limits.md.
+   */
+  group?: string;
   /** Run no sooner than this many ms from now. */
   delay?: number;
   /** Run no sooner than this time. */
@@ -204,7 +212,7 @@ export interface EnqueueManyOptions {
 /** The last instant a JavaScript Date can represent (year 275760). */
 export const MAX_DATE_MS = 8.64e15;
 
-const ENQUEUE_KEYS = ['key', 'unique', 'debounce', 'throttle', 'delay', 'runAt', 'priority', 'retry', 'timeout'] as const;
+const ENQUEUE_KEYS = ['key', 'unique', 'debounce', 'throttle', 'group', 'delay', 'runAt', 'priority', 'retry', 'timeout'] as const;
 
 export interface CheckedEnqueue {
   key: string | null;
@@ -213,10 +221,11 @@ export interface CheckedEnqueue {
   retry: string | null;
   timeout: number | null;
   unique: UniqueGuard | null;
+  group: string | null;
 }
 
 export function checkEnqueueOptions(options: EnqueueOptions | undefined, now: number): CheckedEnqueue {
-  if (options === undefined) return { key: null, runAt: now, priority: 0, retry: null, timeout: null, unique: null };
+  if (options === undefined) return { key: null, runAt: now, priority: 0, retry: null, timeout: null, unique: null, group: null };
   rejectUnknownOptions('enqueue options', options, ENQUEUE_KEYS);
   if (options.delay !== undefined && options.runAt !== undefined) throw new ValidationError('enqueue: give delay or runAt, not both');
   let runAt = now;
@@ -235,5 +244,6 @@ export function checkEnqueueOptions(options: EnqueueOptions | undefined, now: nu
     retry: options.retry === undefined ? null : JSON.stringify(checkRetryPolicy('enqueue retry', options.retry, true)),
     timeout: options.timeout === undefined ? null : checkInteger('enqueue timeout', options.timeout, 1),
     unique: guarded?.guard ?? null,
+    group: options.group === undefined ? null : checkGroup('enqueue group', options.group),
   };
 }

@@ -15,6 +15,7 @@ import { HttpError, toErrorReply } from './errors.js';
 import { createQueueMetrics } from './metrics.js';
 import { controlRoutes } from './routes/control.js';
 import { scheduleRoutes } from './routes/schedules.js';
+import { limitRoutes } from './routes/limits.js';
 import { createDashboardLive } from '../dashboard/live.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { dashboardLiveRoutes } from './routes/dashboard-live.js';
@@ -41,7 +42,7 @@ export interface LitejobsHttpOptions {
   metrics?: boolean | { processMetrics?: boolean };
   /** Serve the dashboard at `/` (and its API under `/v1/dashboard`). Default true. */
   dashboard?: boolean;
-  /** Refuse operator actions (retry, cancel, pause, resume) with 403 `LJ_ERR_READ_ONLY`; reads and enqueueing still work. */
+  /** Refuse operator actions (retry, cancel, pause, resume, schedule and group concurrency changes) with 403 `LJ_ERR_READ_ONLY`; reads and enqueueing still work. */
   readOnly?: boolean;
 }
 
@@ -111,6 +112,7 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
     jobRoutes(authed, queue, options.batchBodyLimit ?? 16 * MiB, bodyLimit);
     controlRoutes(authed, queue);
     scheduleRoutes(authed, queue);
+    limitRoutes(authed, queue);
     if (withDashboard) {
       const live = createDashboardLive(queue);
       dashboardRoutes(authed, queue, { readOnly: options.readOnly === true, live });

@@ -8,6 +8,8 @@
 /** Job and hook names: what a URL, a log line and a metric label carry safely. */
 export const NAME_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
 const name = { type: 'string', pattern: NAME_PATTERN } as const;
+/** Concurrency groups: any text an enqueue accepts (percent-encoded in a URL); engine/limits.ts refuses a NUL. */
+const group = { type: 'string', minLength: 1, maxLength: 200 } as const;
 
 const jobInput = {
   type: 'object',
@@ -31,6 +33,7 @@ const jobInput = {
     },
     debounce: { type: 'object', additionalProperties: false, required: ['key', 'ms'], properties: { key: { type: 'string' }, ms: { type: 'number' } } },
     throttle: { type: 'object', additionalProperties: false, required: ['key', 'ms'], properties: { key: { type: 'string' }, ms: { type: 'number' } } },
+    group,
   },
 } as const;
 
@@ -110,4 +113,14 @@ export const schemas = {
   },
   byName: { params: nameParams },
   schedule: { body: scheduleInput },
+  groupConcurrency: {
+    params: { type: 'object', additionalProperties: false, required: ['group'], properties: { group } },
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['concurrency'],
+      // null gives the group back to the definitions' groupConcurrency.
+      properties: { concurrency: { anyOf: [{ type: 'integer', minimum: 1, maximum: 1_000_000 }, { type: 'null' }] } },
+    },
+  },
 } as const;

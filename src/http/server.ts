@@ -8,6 +8,9 @@ import { LitejobsError } from '../errors.js';
 import { isLoopback } from './auth.js';
 import { litejobsHttp, type LitejobsHttpOptions } from './plugin.js';
 
+/** Longest path parameter as sent (percent-encoded): a 200-character group of 3-byte UTF-8 characters. */
+export const MAX_PARAM_LENGTH = 200 * 9;
+
 export interface ServerOptions extends Omit<LitejobsHttpOptions, 'prefix'> {
   /** Default `127.0.0.1`. Any other address needs a `token`. */
   host?: string;
@@ -39,6 +42,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     bodyLimit: plugin.batchBodyLimit ?? 16 * 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // A group in a URL (`/v1/groups/:group/…`) may be 200 characters, each up to 9 when percent-encoded; fastify's default is 100.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
   await app.register(litejobsHttp, plugin);
   app.get('/favicon.ico', async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'max-age=86400').send(FAVICON));

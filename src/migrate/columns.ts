@@ -29,6 +29,7 @@ export const JOB_COLUMNS = {
   unique_key: 'text',
   unique_span: 'int',
   unique_until: 'bigint',
+  group_key: 'text',
 } as const;
 
 export const HISTORY_COLUMNS = {
@@ -42,6 +43,16 @@ export const HISTORY_COLUMNS = {
   worker_id: 'text',
   lease_token: 'text',
   error: 'text',
+} as const;
+
+/** The limits table (rate-limit buckets, pauses, group concurrency), copied as it is on the first run. */
+export const LIMIT_COLUMNS = {
+  kind: 'text',
+  key: 'text',
+  concurrency: 'int',
+  spent: 'text',
+  paused_until: 'bigint',
+  updated_at: 'bigint',
 } as const;
 
 /** SQLite columns the copy leaves out on purpose. */

@@ -11,8 +11,9 @@ import { JobState } from '../../machines/job.machine.js';
 import { DatabaseError } from '../errors.js';
 import { migrations } from '../store/sqlite/sql.js';
 import type { HistoryRow as StoredHistoryRow, JobRow } from '../store/sqlite/rows.js';
+import type { LimitRow } from '../store/limit-rows.js';
 import type { ScheduleRow } from '../store/sqlite/schedules.js';
-import { columnList, HISTORY_COLUMNS, JOB_COLUMNS } from './columns.js';
+import { columnList, HISTORY_COLUMNS, JOB_COLUMNS, LIMIT_COLUMNS } from './columns.js';
 
 /** A row of `job_history`, as the copy reads it: with its own id and its job's. */
 export interface HistoryRow extends StoredHistoryRow {
@@ -41,6 +42,8 @@ export interface Source {
   liveLeases(after: number, now: number): { count: number; ids: number[] };
   /** Paused names (the empty name pauses the whole queue), with when they were paused. */
   paused(): Array<{ name: string; paused_at: number }>;
+  /** The limits table's rows (rate-limit buckets, pauses, group concurrency). */
+  limits(): LimitRow[];
   /** Cron schedules, with the last slot each fired. */
   schedules(): ScheduleRow[];
   /** The highest job id, and the highest history id ever handed out (history tombstones keep it). */
@@ -83,6 +86,7 @@ export function openSource(path: string): Source {
     stateOf: db.prepare('SELECT state FROM jobs WHERE id = ?').pluck(),
     live: db.prepare(`SELECT id FROM jobs WHERE state = ${processing} AND locked_until >= ? AND id > ? ORDER BY id`).pluck(),
     paused: db.prepare('SELECT name, paused_at FROM paused_names ORDER BY name'),
+    limits: db.prepare(`SELECT ${columnList(LIMIT_COLUMNS)} FROM job_limits ORDER BY kind, key`),
     schedules: db.prepare('SELECT name, cron, tz, payload, missed, last_slot, created_at, updated_at FROM schedules ORDER BY name'),
     maxJob: db.prepare('SELECT coalesce(max(id), 0) FROM jobs').pluck(),
     maxHistory: db.prepare('SELECT coalesce(max(id), 0) FROM job_history').pluck(),
@@ -112,6 +116,7 @@ export function openSource(path: string): Source {
       return { count: ids.length, ids: ids.slice(0, 10) };
     },
     paused: () => s.paused.all() as Array<{ name: string; paused_at: number }>,
+    limits: () => s.limits.all() as LimitRow[],
     schedules: () => s.schedules.all() as ScheduleRow[],
     maxIds: db.transaction(() => ({ job: s.maxJob.get() as number, history: s.maxHistory.get() as number })),
     close: () => db.close(),

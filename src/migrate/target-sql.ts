@@ -6,7 +6,7 @@
  * batch is one statement per table (columns.ts).
  */
 import { render } from '../store/postgres/sql.js';
-import { HISTORY_COLUMNS, JOB_COLUMNS, unnestInsert } from './columns.js';
+import { HISTORY_COLUMNS, JOB_COLUMNS, LIMIT_COLUMNS, unnestInsert } from './columns.js';
 
 export function targetStatements(schema: string) {
   const q = (text: string) => render(text, schema);
@@ -27,6 +27,8 @@ export function targetStatements(schema: string) {
     schedules: q(`INSERT INTO {{schema}}.schedules (name, cron, tz, payload, missed, last_slot, created_at, updated_at)
       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[])
       ON CONFLICT (name) DO NOTHING`),
+    // A limit row the target holds already is the target's own: kept.
+    limits: `${unnestInsert(q('{{schema}}.job_limits'), LIMIT_COLUMNS)} ON CONFLICT (kind, key) DO NOTHING`,
     pausedNames: q('INSERT INTO {{schema}}.paused_names (name, paused_at) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT (name) DO NOTHING'),
     // Progress rows: `migrate <source path> <field>` in queue_meta.
     meta: q('SELECT key, value FROM {{schema}}.queue_meta WHERE left(key, length($1)) = $1'),

@@ -15,12 +15,16 @@
  *   each batch wrote them (workers on the schema may move them on since).
  * - `skipped:<id>`: a source job left out because another job in the target
  *   holds its idempotency key (the value is that job's id).
+ *
+ * Paused names, limit rows and schedules are copied on the first run only.
  */
 import { MigrateError } from '../errors.js';
 import { openDatabase, type Database } from '../store/postgres/connect.js';
 import type { Queryable } from '../store/postgres/driver.js';
 import type { JobRow } from '../store/sqlite/rows.js';
+import type { LimitRow } from '../store/limit-rows.js';
 import type { ScheduleRow } from '../store/sqlite/schedules.js';
+import { asArrays, LIMIT_COLUMNS } from './columns.js';
 import type { SourceBatch } from './source.js';
 import { historyColumns, identityMover, jobColumns } from './target-rows.js';
 import { targetStatements } from './target-sql.js';
@@ -48,7 +52,13 @@ export interface Target {
   readonly where: string;
   /** This source's `upto` (0 before its first run); reads only. */
   copiedUpTo(): Promise<number>;
-  beginPass(first: { reserve: number; maxIds: { job: number; history: number }; paused: Array<{ name: string; paused_at: number }>; schedules: ScheduleRow[] }): Promise<PassState>;
+  beginPass(first: {
+    reserve: number;
+    maxIds: { job: number; history: number };
+    paused: Array<{ name: string; paused_at: number }>;
+    limits: LimitRow[];
+    schedules: ScheduleRow[];
+  }): Promise<PassState>;
   copyBatch(after: number, batch: SourceBatch): Promise<BatchResult>;
   /** The open pass's per-state counts and skipped jobs. */
   tallies(pass: { passFrom: number; upTo: number }): Promise<{ copied: Map<string, number>; skipped: Array<{ id: number; heldBy: number }> }>;
@@ -82,6 +92,8 @@ export function openTarget(o: { connection: string; schema: string; identity: st
         if (upTo === undefined) {
           await setMeta(client, [[key.upTo, 0], [key.passFrom, 0], [key.passOpen, 1]]);
           await client.query(s.pausedNames, [first.paused.map((p) => p.name), first.paused.map((p) => p.paused_at)]);
+          // Buckets, pauses and group concurrency go over as they are: the target's workers go on from them.
+          await client.query(s.limits, asArrays(first.limits, LIMIT_COLUMNS));
           // A schedule of the same name already in the target is the target's own: kept.
           const col = <K extends keyof ScheduleRow>(k: K) => first.schedules.map((row) => row[k]);
           await client.query(s.schedules, [col('name'), col('cron'), col('tz'), col('payload'), col('missed'), col('last_slot'), col('created_at'), col('updated_at')]);

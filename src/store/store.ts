@@ -7,10 +7,12 @@
  * the store the target it produced. Every change is a compare-and-set on
  * (id, state, lease token), so a worker that lost its lease cannot settle.
  */
+import type { ClaimResult, GroupCount, LimitRecord, NameLimits } from './limit-types.js';
 import type { BrowseFilter, BrowsePage, ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, StateNameCount } from './reads.js';
 import type { ErrorInfo } from '../../machines/policy.js';
 
 export type * from './reads.js';
+export type * from './limit-types.js';
 
 /**
  * A job as it lies in the store: the one shape every store method returns.
@@ -44,6 +46,8 @@ export interface JobRecord {
   updatedAt: number;
   /** The unique, debounce or throttle key the job holds now, when the row was read with it (get, list). */
   heldKey?: { kind: UniqueGuard['kind']; key: string } | null;
+  /** The concurrency group the job was enqueued in (`group`), when the row was read with it. */
+  group?: string | null;
 }
 
 /** A job held under a lease: a claim's result. */
@@ -62,6 +66,8 @@ export interface NewJob {
   timeout: number | null;
   /** A unique, debounce or throttle key (engine/unique.ts); absent or null: none. */
   unique?: UniqueGuard | null;
+  /** Concurrency group (`group` at enqueue); absent or null: none. */
+  group?: string | null;
 }
 
 /**
@@ -130,6 +136,18 @@ export interface ClaimRequest {
   leaseMs: number;
   now: number;
   rule: ClaimRule;
+  /**
+   * Limits of the names that have any (defineJob's `groupConcurrency`,
+   * `globalConcurrency`, `rateLimit`), enforced inside the claim's
+   * transaction. Grouped jobs are claimed group by group in any case.
+   */
+  limits?: ReadonlyMap<string, NameLimits>;
+  /**
+   * Rate-limited jobs taken at most (the workers idle now): a rate counts
+   * claims, so a rate-limited job must not wait in a prefetch buffer and
+   * start later, closer to the next window's jobs. Absent: `limit`.
+   */
+  startNow?: number;
 }
 
 export interface TransitionRequest {
@@ -233,7 +251,7 @@ export interface Store {
    * leaves this out.
    */
   insertVia?(client: CallerClient, jobs: readonly NewJob[], at: number): Promise<InsertResult[]>;
-  claim(request: ClaimRequest): Promise<LeasedJob[]>;
+  claim(request: ClaimRequest): Promise<ClaimResult>;
   /** Compare-and-set transitions, all in one transaction; `false` where the CAS missed. */
   transition(requests: readonly TransitionRequest[]): Promise<boolean[]>;
   heartbeat(id: number, token: string, lockedUntil: number): Promise<boolean>;
@@ -266,6 +284,14 @@ export interface Store {
   setPaused(name: string, paused: boolean, at: number): Promise<void>;
   /** The paused names, `WHOLE_QUEUE` among them when the whole queue is paused. */
   paused(): Promise<string[]>;
+  /** No claim of this name or group (`kind`) before `until` (a later pause already in force stays). */
+  pauseLimit(kind: 'name' | 'group', key: string, until: number, at: number): Promise<void>;
+  /** Sets (or with null, removes) the concurrency of one group, overriding the definitions' `groupConcurrency`. */
+  setGroupConcurrency(group: string, concurrency: number | null, at: number): Promise<void>;
+  /** Every limit row: buckets, pauses, group concurrency. */
+  limits(): Promise<LimitRecord[]>;
+  /** Pending and running job counts of the groups with either, most running then most pending first, at most `limit`. */
+  groupCounts(limit: number): Promise<GroupCount[]>;
   /** Adds the schedule, or updates its expression, zone, payload and policy (its last slot stays). */
   saveSchedule(schedule: NewSchedule, at: number): Promise<void>;
   /** Removes the schedule; false when there was none of that name. */

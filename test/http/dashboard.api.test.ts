@@ -138,19 +138,21 @@ describe('read-only', () => {
       'POST /v1/names/:name/pause',
       'POST /v1/names/:name/resume',
       'POST /v1/schedules',
+      'PUT /v1/groups/:group/concurrency',
     ]);
 
     const { s, ids } = await withDeadJobs([1], { readOnly: true });
     const pending = (await s.queue.enqueue('charge', {})).id;
     const before = await s.queue.stats();
-    const bodies: Record<string, unknown> = { 'POST /v1/jobs/cancel': { ids: [pending] }, 'POST /v1/jobs/retry': {}, 'POST /v1/schedules': { name: 'charge', cron: '* * * * *' } };
+    const bodies: Record<string, unknown> = { 'POST /v1/jobs/cancel': { ids: [pending] }, 'POST /v1/jobs/retry': {}, 'POST /v1/schedules': { name: 'charge', cron: '* * * * *' }, 'PUT /v1/groups/:group/concurrency': { concurrency: 2 } };
     for (const action of actions) {
       const [method, url] = action.split(' ') as [string, string];
-      const route = url.replace(':id', String(url.includes('retry') ? ids[0] : pending)).replace(':name', 'charge');
+      const route = url.replace(':id', String(url.includes('retry') ? ids[0] : pending)).replace(':name', 'charge').replace(':group', 'g');
       const r = await s.call(method, route, bodies[action] === undefined ? {} : { body: bodies[action] });
       expect([action, r.status, r.body.error?.code]).toEqual([action, 403, 'LJ_ERR_READ_ONLY']);
     }
     expect(await s.queue.stats()).toEqual(before);
+    expect((await s.queue.limits()).groups).toEqual([]);
     expect((await s.call('GET', '/v1/dashboard')).body.readOnly).toBe(true);
     expect((await s.call('GET', '/v1/dashboard/jobs?state=dead')).body.jobs.map((j: { id: number }) => j.id)).toEqual(ids);
     expect((await s.call('POST', '/v1/jobs', { body: { name: 'charge' } })).status).toBe(201);

@@ -19,14 +19,15 @@ import { nameArbitrary, reference, rowArbitrary, SEARCHES, STATES } from '../hel
 const pg = usePgStores();
 
 describe('browse keyset paging', () => {
-  it('returns every job of the state once, in its order, whatever the page size, filter and scan budget', async () => {
+  it('returns every job of the state once, in its order, whatever the page size, filter and scan budget; grouped pending jobs among them', async () => {
     const schema = pg.schema();
     const db = openDatabase({ connection: pgUrl(), schema, poolSize: 2 });
     try {
       await fc.assert(
         fc.asyncProperty(
           fc.array(rowArbitrary, { maxLength: 40 }),
-          fc.constantFrom(...STATES),
+          // Pending more often: its pages merge two walks (grouped jobs are not in jobs_ready).
+          fc.constantFrom(...STATES, 'pending', 'pending'),
           nameArbitrary,
           fc.integer({ min: 0, max: SEARCHES.length - 1 }),
           fc.integer({ min: 1, max: 9 }),
@@ -35,12 +36,22 @@ describe('browse keyset paging', () => {
             const rows = generated.map((r, i) => (i % 2 === 0 ? { ...r, state } : r));
             await db.query(`TRUNCATE "${schema}".jobs`);
             const stored = await db.rows<{ id: number }>(
-              `INSERT INTO "${schema}".jobs (name, state, payload, priority, run_at, created_at, updated_at, locked_until, lease_owner, lease_token)
+              `INSERT INTO "${schema}".jobs (name, state, payload, priority, run_at, created_at, updated_at, locked_until, lease_owner, lease_token, group_key)
                SELECT name, state, payload, priority, run_at, 0, updated_at, CASE WHEN state = 'processing' THEN run_at + 1000 END,
-                      CASE WHEN state = 'processing' THEN 'host:1:a' END, CASE WHEN state = 'processing' THEN 't' END
-               FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::bigint[]) WITH ORDINALITY AS u (name, state, payload, priority, run_at, updated_at, ord)
+                      CASE WHEN state = 'processing' THEN 'host:1:a' END, CASE WHEN state = 'processing' THEN 't' END, group_key
+               FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::text[])
+                 WITH ORDINALITY AS u (name, state, payload, priority, run_at, updated_at, group_key, ord)
                ORDER BY ord RETURNING id`,
-              [rows.map((r) => r.name), rows.map((r) => r.state), rows.map((r) => JSON.stringify({ customer: r.customer, plan: r.plan })), rows.map((r) => r.priority), rows.map((r) => r.runAt), rows.map((r) => r.updatedAt)],
+              [
+                rows.map((r) => r.name),
+                rows.map((r) => r.state),
+                rows.map((r) => JSON.stringify({ customer: r.customer, plan: r.plan })),
+                rows.map((r) => r.priority),
+                rows.map((r) => r.runAt),
+                rows.map((r) => r.updatedAt),
+                // Jobs in groups: pending ones are not in jobs_ready, and are merged in.
+                rows.map((_, i) => (i % 3 === 0 ? null : `g${i % 2}`)),
+              ],
             );
             const withIds = rows.map((r, i) => ({ ...r, id: stored.map((s) => s.id).sort((x, y) => x - y)[i]! }));
             const [search, matches] = SEARCHES[searchIndex]!;
@@ -61,6 +72,32 @@ describe('browse keyset paging', () => {
         ),
         { numRuns: 60 },
       );
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('merges grouped pending jobs in claim order, also when a walk stops at its scan budget', async () => {
+    const schema = pg.schema();
+    const store = pg.open({ schema });
+    const db = openDatabase({ connection: pgUrl(), schema, poolSize: 1 });
+    try {
+      const match = JSON.stringify({ customer: 1 });
+      // Claim order: 1 (ungrouped, no match), 2 (grouped), 3 (ungrouped), 4 (grouped, priority 1 first of all).
+      await store.insert(
+        [job({ runAt: NOW + 1 }), job({ runAt: NOW + 2, group: 'g', payload: match }), job({ runAt: NOW + 3, payload: match }), job({ priority: 1, group: 'h', payload: match })],
+        NOW,
+      );
+      expect((await store.browse({ state: 'pending' })).jobs.map((j) => j.id)).toEqual([4, 1, 2, 3]);
+      const pages: number[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await browseJobs(db, schema, { state: 'pending', limit: 5, where: parseWhere('payload.customer = 1'), ...(cursor ? { cursor } : {}) }, 1);
+        pages.push(page.jobs.map((j) => j.id));
+        cursor = page.next ?? undefined;
+      } while (cursor);
+      // A page that stopped reading the ungrouped jobs at job 1 holds no grouped job past it: job 2 comes once, after it.
+      expect(pages.flat()).toEqual([4, 2, 3]);
     } finally {
       await db.close();
     }

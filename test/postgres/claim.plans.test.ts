@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { claimRequest, claimStatement, type ClaimValue } from '../../src/store/postgres/claim.js';
+import { limitedStatements } from '../../src/store/postgres/claim-limited-sql.js';
 import { batchValues, transitionStatements } from '../../src/store/postgres/transition.js';
 import type { Client } from '../../src/store/postgres/driver.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';
@@ -24,11 +25,20 @@ async function plan(client: Client, text: string, values?: unknown[]): Promise<s
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 
-/** A schema whose jobs table holds a backlog the planner has no statistics for. */
-async function backlog(history = true) {
+/** The plan of `text` under the limited claim's settings (claim-limited-sql.ts), which hold for its transaction only. */
+async function explainLast(client: Client, text: string): Promise<string> {
+  try {
+    return await plan(client, `BEGIN; SET LOCAL enable_bitmapscan = off; SET LOCAL jit = off; EXPLAIN ${text}`);
+  } finally {
+    await client.query('ROLLBACK');
+  }
+}
+
+/** A schema whose jobs table holds a backlog the planner has no statistics for (`grouped`: half of it in 500 groups). */
+async function backlog(history = true, grouped = false) {
   const schema = pg.schema();
   const store = pg.open({ schema, history });
-  for (let i = 0; i < BACKLOG; i += 1000) await store.insert(Array.from({ length: 1000 }, () => job()), NOW);
+  for (let i = 0; i < BACKLOG; i += 1000) await store.insert(Array.from({ length: 1000 }, (_, k) => job(grouped && k % 2 === 1 ? { group: `g${(i + k) % 500}` } : {})), NOW);
   const admin = await pgClient();
   const { rows } = await admin.query<{ analyzed: boolean }>(
     'SELECT last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2',
@@ -47,6 +57,30 @@ describe('without statistics', () => {
       const lines = await plan(admin, text);
       expect(lines).toMatch(/Index Scan using jobs_ready on jobs/);
       expect(lines).not.toMatch(/(Bitmap Heap Scan|Seq Scan) on jobs\b/);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it('a limited claim steps along jobs_grouped group by group, reads ungrouped jobs along jobs_ready, and leases by primary key', async () => {
+    const { schema, admin, analyzed } = await backlog(true, true);
+    try {
+      expect(analyzed).toBe(false);
+      const s = limitedStatements({ schema, rule: CLAIM_RULE, now: NOW, names: ['a'] });
+      const walk = await explainLast(admin, s.walk('g250', ['g251', 'g252'], 50));
+      // Each step is one seek into jobs_grouped, and each group's head another: no read of the whole backlog, no sort.
+      expect(walk).toMatch(/Index Only Scan using jobs_grouped on jobs/);
+      expect(walk).toMatch(/Index Scan using jobs_grouped on jobs/);
+      expect(walk).not.toMatch(/Seq Scan on jobs\b|Sort\b/);
+      const ready = await explainLast(admin, s.ready(['a'], 400));
+      expect(ready).toMatch(/Index Scan using jobs_ready on jobs/);
+      expect(ready).not.toMatch(/Seq Scan on jobs\b|Sort\b/);
+      const heads = await explainLast(admin, s.heads(['g1', 'g2'], [5, 5]));
+      expect(heads).toMatch(/Index Scan using jobs_grouped on jobs/);
+      expect(heads).not.toMatch(/Seq Scan on jobs\b|Sort\b/);
+      const lease = await explainLast(admin, s.lease(Array.from({ length: 400 }, (_, i) => i + 1), { owner: 'w', token: 't', lockedUntil: NOW + 1000, history: true }));
+      expect(lease).toMatch(/Index Scan using jobs_pkey on jobs/);
+      expect(lease).not.toMatch(/Seq Scan on jobs\b/);
     } finally {
       await admin.end();
     }

@@ -12,6 +12,9 @@ import { pino } from 'pino';
 import { createQueue, defineJob, type Queue } from '../../src/index.js';
 import { DatabaseError } from '../../src/errors.js';
 import { openDatabase, type Database } from '../../src/store/postgres/connect.js';
+import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import type { NewJob } from '../../src/store/store.js';
+import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { pgClient, pgUrl, usePgSchema } from '../helpers/postgres.js';
 import { startPgProxy } from '../helpers/pg-proxy.js';
 import { events, nextEvent } from '../helpers/wait.js';
@@ -25,6 +28,9 @@ afterEach(async () => {
   queue = undefined;
   db = undefined;
 });
+
+const NOW = 1_000_000;
+const pending = (group: string | null): NewJob => ({ name: 'a', state: 'pending', payload: '{}', key: null, priority: 0, runAt: NOW, retry: null, timeout: null, group });
 
 /** A logger whose lines the test reads. */
 function capturingLogger() {
@@ -117,5 +123,32 @@ describe('a connection lost under the PostgreSQL store', () => {
       expect((await queue.history(id)).map((t) => t.event)).toEqual(['job.enqueue', 'job.claim', 'job.complete']);
     }
     expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+  });
+
+  it('cut after the server committed a limited claim (grouped jobs) and before the reply: the fast part is handed over, the next claim takes the rest back', async () => {
+    const proxy = await startPgProxy();
+    const store = createPostgresStore({ connection: proxy.url, schema: newSchema(), history: true });
+    try {
+      await store.ping();
+      const ids = (await store.insert([{ group: null }, { group: 'g1' }, { group: 'g1' }, { group: 'g2' }].map(({ group }) => pending(group)), NOW)).map((r) => r.id);
+      const claim = () => store.claim({ names: ['a'], limit: 10, owner: 'w', leaseMs: 120_000, now: NOW, rule: CLAIM_RULE, limits: new Map([['a', { groupConcurrency: 1 }]]) });
+      // The fast claim (one autocommitted statement) takes the ungrouped job and finds grouped ones pending;
+      // the limited claim's transaction then commits, and its COMMIT's reply is lost.
+      const cut = proxy.loseNextCommitReply();
+      const first = await claim();
+      await cut;
+      expect(first.map((j) => j.id)).toEqual([ids[0]]);
+      const second = await claim();
+      expect(second.map((j) => j.id).sort()).toEqual([ids[1], ids[3]]);
+      expect(second.every((j) => j.attempts === 1 && j.state === 'processing')).toBe(true);
+      // Both groups are at their limit: the rest is held back by running jobs.
+      expect(second.heldBack).toEqual({ until: null });
+      for (const id of ids.filter((id) => id !== ids[2])) {
+        expect((await store.history(id)).map((t) => t.event)).toEqual(['job.enqueue', 'job.claim']);
+      }
+      expect(await store.get(ids[2]!)).toMatchObject({ state: 'pending', attempts: 0 });
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -19,6 +19,7 @@ interface EnqueueFlags {
   debounce?: number;
   throttleKey?: string;
   throttle?: number;
+  group?: string;
   json?: boolean;
 }
 
@@ -54,11 +55,13 @@ export function registerEnqueue(program: Command, io: CliIO): void {
     .addOption(new Option('--debounce <duration>', 'the debounce window: ms, or 500ms, 5s, 2m, 1h').argParser(parseDelay))
     .option('--throttle-key <key>', 'throttle key: within --throttle of the first job under this key, that job is returned instead')
     .addOption(new Option('--throttle <duration>', 'the throttle window: ms, or 500ms, 5s, 2m, 1h').argParser(parseDelay))
+    .option('--group <group>', "concurrency group (e.g. customer:42): at most the job definition's groupConcurrency (or the group's own, litejobs group-concurrency) of its jobs run at once")
     .option('--json', 'print { id, created } as JSON')
     .action(async (name: string, payload: unknown, flags: EnqueueFlags, self: Command) => {
       const options: EnqueueOptions = guardOptions(flags, (message) => self.error(message, { exitCode: ExitCode.usage, code: 'litejobs.usage' }));
       if (flags.key !== undefined) options.key = flags.key;
       if (flags.delay !== undefined) options.delay = flags.delay;
+      if (flags.group !== undefined) options.group = flags.group;
       if (flags.priority !== undefined && flags.priority !== 0) options.priority = flags.priority;
       const result = await withQueue(self, io, (queue) => queue.enqueue(name, payload, options));
       if (flags.json) io.stdout.write(toJson({ id: result.id, created: result.created }));
@@ -70,6 +73,7 @@ export function registerEnqueue(program: Command, io: CliIO): void {
       `litejobs enqueue send-email '{"to":"ada@example.com"}' --key welcome:ada --delay 5m`,
       `litejobs enqueue reindex '{"doc":42}' --unique-key reindex:42 --unique-while pending`,
       `litejobs enqueue sync-user '{"id":7}' --debounce-key sync:7 --debounce 2s`,
+      `litejobs enqueue sync-customer '{"id":42}' --group customer:42`,
     ],
   });
 }

@@ -44,6 +44,7 @@ export function renderJob(job: Job, timeline: readonly TimelineEntry[], now: num
     ['priority', String(job.priority)],
     ['key', job.key ?? '-'],
     ...(job.heldKey ? [[`${job.heldKey.kind} key`, job.heldKey.key] as [string, string]] : []),
+    ...(job.group !== undefined ? [['group', job.group] as [string, string]] : []),
     ...(job.leaseOwner ? [['lease owner', job.leaseOwner] as [string, string]] : []),
     ['run at', `${formatTime(job.runAt)} (${formatRelative(job.runAt, now)})`],
     ['created', `${formatTime(job.createdAt)} (${formatRelative(job.createdAt, now)})`],

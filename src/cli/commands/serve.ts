@@ -50,7 +50,7 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--handlers <module>', 'a module exporting defineJob objects to run besides the built-in webhook delivery job')
     .addOption(new Option('--token <token>', 'require Authorization: Bearer <token> on every route but /healthz').env(TOKEN_ENV))
     .option('--hooks <file>', 'a JSON file of per-hook settings: { "<hook>": { secret, signatureHeader, keyHeader, headers, deliverTo, job } }')
-    .option('--read-only', 'refuse retry, cancel, pause and resume over HTTP (the dashboard says so); enqueueing still works')
+    .option('--read-only', 'refuse retry, cancel, pause, resume and schedule and group concurrency changes over HTTP (the dashboard says so); enqueueing still works')
     .addOption(new Option('--durability <mode>', 'normal: a commit survives a crash of the process; full: also of the machine').choices(['normal', 'full']).default('normal'))
     .action(async (flags: ServeFlags, self: Command) => {
       const path = databaseOf(self);

@@ -17,6 +17,7 @@ export interface JobInput {
   unique?: { key: string; while?: UniqueWhile };
   debounce?: { key: string; ms: number };
   throttle?: { key: string; ms: number };
+  group?: string;
 }
 
 /** The enqueue options a request carries (only those it set). */
@@ -28,6 +29,7 @@ export function enqueueOptions(input: JobInput): EnqueueOptions {
   if (input.unique !== undefined) o.unique = input.unique;
   if (input.debounce !== undefined) o.debounce = input.debounce;
   if (input.throttle !== undefined) o.throttle = input.throttle;
+  if (input.group !== undefined) o.group = input.group;
   if (input.runAt !== undefined) {
     const at = new Date(input.runAt);
     if (Number.isNaN(at.getTime())) throw new ValidationError(`runAt "${input.runAt}" is not a date (ISO 8601, or ms since the epoch)`);

@@ -3,7 +3,8 @@
  * cursors and scan budget (src/store/sqlite/browse-jobs.ts), each state
  * paging along one of the indexes the migrations make:
  *
- *   pending      next to run first       jobs_ready (priority DESC, run_at, id)
+ *   pending      next to run first       jobs_ready (priority DESC, run_at, id),
+ *                                         grouped jobs merged in (jobs_grouped)
  *   processing   lease running out first jobs_leased (locked_until, id)
  *   finished     most recently first     jobs_finished (state, updated_at, id)
  *   the rest     name, then due first    jobs_waiting (state, name, run_at, id)
@@ -31,22 +32,30 @@ function single(from: string, order: string, past: string, keys: string[]): Brow
   return { keys, segments: (after) => [{ from: after ? `${from} AND ${past}` : from, order }] };
 }
 
+/**
+ * Pending jobs in claim order, ungrouped ones along jobs_ready; grouped ones
+ * (`grouped`), which jobs_ready leaves out, are read apart and merged in
+ * (mergeWalks). Their index, jobs_grouped, is ordered by group first: the
+ * grouped pending jobs past the cursor are sorted for each page.
+ */
+function pendingPlan(grouped: boolean): BrowsePlan {
+  const from = `{{schema}}.jobs WHERE state = {{pending}} AND group_key IS ${grouped ? 'NOT NULL' : 'NULL'}`;
+  const order = 'priority DESC, run_at, id';
+  return {
+    keys: ['priority', 'run_at', 'id'],
+    // Mixed directions defeat a row-value seek: the rest of the cursor's priority, then the lower ones.
+    segments: (after) =>
+      after
+        ? [
+            { from: `${from} AND priority = @k0 AND (run_at, id) > (@k1, @k2)`, order },
+            { from: `${from} AND priority < @k0`, order },
+          ]
+        : [{ from, order }],
+  };
+}
+
 function planFor(state: string, name: string | undefined): BrowsePlan {
-  if (state === JobState.pending) {
-    const from = '{{schema}}.jobs WHERE state = {{pending}}';
-    const order = 'priority DESC, run_at, id';
-    return {
-      keys: ['priority', 'run_at', 'id'],
-      // Mixed directions defeat a row-value seek: the rest of the cursor's priority, then the lower ones.
-      segments: (after) =>
-        after
-          ? [
-              { from: `${from} AND priority = @k0 AND (run_at, id) > (@k1, @k2)`, order },
-              { from: `${from} AND priority < @k0`, order },
-            ]
-          : [{ from, order }],
-    };
-  }
+  if (state === JobState.pending) return pendingPlan(false);
   if (state === JobState.processing) {
     // SQLite sorts a missing lease end first.
     return single('{{schema}}.jobs WHERE state = {{processing}}', 'locked_until NULLS FIRST, id', '(locked_until, id) > (@k0, @k1)', ['locked_until', 'id']);
@@ -102,6 +111,28 @@ async function walk(client: Queryable, q: (text: string) => string, plan: Browse
   return { rows, scanned };
 }
 
+/** Claim order: priority first (higher first), then due time, then id. */
+const byClaimOrder = (x: Key, y: Key): number => Number(y[0]) - Number(x[0]) || Number(x[1]) - Number(y[1]) || Number(x[2]) - Number(y[2]);
+
+/**
+ * Two walks in claim order as one page: each is known complete up to its
+ * last row when it filled the page, up to where it stopped when it ran out of
+ * budget, and to its end otherwise; rows past the nearest of these belong to
+ * a later page.
+ */
+function mergeWalks(walks: Walk[], keys: string[], limit: number): Walk {
+  const key = (row: SummaryRow) => keyOf(row as unknown as Record<string, unknown>, keys);
+  const bounds = walks.map((w) => (w.rows.length >= limit ? key(w.rows.at(-1)!) : w.stoppedAt)).filter((b): b is Key => b !== undefined);
+  const bound = bounds.sort(byClaimOrder)[0];
+  const rows = walks
+    .flatMap((w) => w.rows)
+    .filter((r) => bound === undefined || byClaimOrder(key(r), bound) <= 0)
+    .sort((x, y) => byClaimOrder(key(x), key(y)))
+    .slice(0, limit);
+  const scanned = walks.reduce((n, w) => n + w.scanned, 0);
+  return rows.length >= limit || bound === undefined ? { rows, scanned } : { rows, scanned, stoppedAt: bound };
+}
+
 /** `scanBudget`: rows a filtered page reads at most (a parameter for tests; the store uses SCAN_BUDGET). */
 export async function browseJobs(db: Database, schema: string, filter: BrowseFilter, scanBudget = SCAN_BUDGET): Promise<BrowsePage> {
   const limit = filter.limit ?? 100;
@@ -118,7 +149,13 @@ export async function browseJobs(db: Database, schema: string, filter: BrowseFil
     params[`k${k}`] = value;
   });
   const q = (text: string) => render(text, schema);
-  const { rows, scanned, stoppedAt } = await db.tx((client) => walk(client, q, plan, segments, conditions, params, limit, scanBudget), 'snapshot');
+  const { rows, scanned, stoppedAt } = await db.tx(async (client) => {
+    const found = await walk(client, q, plan, segments, conditions, params, limit, scanBudget);
+    if (filter.state !== JobState.pending) return found;
+    // Each run reads at most the budget.
+    const grouped = pendingPlan(true);
+    return mergeWalks([found, await walk(client, q, grouped, grouped.segments(after !== undefined), conditions, params, limit, scanBudget)], plan.keys, limit);
+  }, 'snapshot');
   const last = rows.length >= limit ? keyOf(rows[rows.length - 1] as unknown as Record<string, unknown>, plan.keys) : stoppedAt;
   return { jobs: rows.map(toSummary), next: last ? encodeCursor(last) : null, scanned };
 }

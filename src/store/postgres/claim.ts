@@ -25,6 +25,14 @@
  * The leased rows are then found by primary key from an array, not joined:
  * a join hashed the whole table when the planner took it for small.
  *
+ * Grouped jobs and names with limits of their own are claimed by
+ * claim-limited.ts instead, in a transaction that serializes such claims.
+ * This statement leaves grouped jobs alone (jobs_ready holds none) and
+ * skips names a RateLimitedError paused; the request also asks whether any
+ * grouped job is pending. When one is, the claim goes on in claim-limited.ts
+ * for what it did not fill, and so do this claimer's next claims, until a
+ * limited claim finds none pending.
+ *
  * A claim whose connection broke (a server restart) may have committed with
  * its reply lost: its jobs would then sit leased under a token nobody holds
  * until the lease ran out, and each would lose an attempt without having
@@ -32,9 +40,13 @@
  * takes back the jobs still held under them before claiming more.
  */
 import { isDatabaseUnavailable } from '../../errors.js';
-import type { ClaimRequest, LeasedJob } from '../store.js';
+import { hasNameLimit } from '../sqlite/claim-limited.js';
 import { toLeasedRecord, type ReadyRow } from '../sqlite/rows.js';
-import type { Queryable, QueryResult } from './driver.js';
+import type { ClaimRequest, ClaimResult, LeasedJob } from '../store.js';
+import { createLimitedClaim, type Sent } from './claim-limited.js';
+import { READY_COLUMNS } from './claim-limited-sql.js';
+import type { Database } from './connect.js';
+import type { QueryResult } from './driver.js';
 import { literal, render } from './sql.js';
 
 /** Planner settings for the claim's own transaction (see above). */
@@ -43,7 +55,10 @@ const SETTINGS = 'SET LOCAL enable_bitmapscan = off; SET LOCAL jit = off;';
 /** Claims in doubt kept at most: beyond a long outage's worth, the oldest leases run out instead. */
 const MAX_IN_DOUBT = 64;
 
-const READY_COLUMNS = 'id, name, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, created_at';
+/** The names of $5 that are not paused, by a pause (paused.sql) or a RateLimitedError (limits-names-paused.sql), at $4. */
+const OPEN_NAMES = `SELECT n FROM unnest($5::text[]) AS n
+  WHERE NOT EXISTS (SELECT 1 FROM {{schema}}.paused_names p WHERE p.name = n OR p.name = '')
+    AND NOT EXISTS (SELECT 1 FROM {{schema}}.job_limits l WHERE l.kind = 'name' AND l.key = n AND l.paused_until > $4)`;
 
 /** $1 from, $2 to, $3 attempts, $4 now, $5 names, $6 limit, $7 owner, $8 token, $9 locked until; $10 event (with history only): replaced by literals per claim. */
 export function claimStatement(schema: string, history: boolean): string {
@@ -56,11 +71,8 @@ export function claimStatement(schema: string, history: boolean): string {
   return render(
     `WITH ready AS (
        SELECT id FROM {{schema}}.jobs
-       WHERE state = $1 AND run_at <= $4
-         AND name = ANY (ARRAY(
-           SELECT n FROM unnest($5::text[]) AS n
-           WHERE NOT EXISTS (SELECT 1 FROM {{schema}}.paused_names p WHERE p.name = n OR p.name = '')
-         ))
+       WHERE state = $1 AND group_key IS NULL AND run_at <= $4
+         AND name = ANY (ARRAY(${OPEN_NAMES}))
        ORDER BY priority DESC, run_at, id
        LIMIT $6
        FOR UPDATE SKIP LOCKED
@@ -73,6 +85,21 @@ export function claimStatement(schema: string, history: boolean): string {
        RETURNING ${READY_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}
      )${record}
      SELECT * FROM leased ORDER BY priority DESC, run_at, id`,
+    schema,
+  );
+}
+
+/**
+ * Sent after the claim, in the same request: whether any grouped job is
+ * pending (one step into jobs_grouped), and the earliest end of a
+ * RateLimitedError pause among the names (the claim loop comes back then).
+ */
+export function probeStatement(schema: string): string {
+  return render(
+    `SELECT EXISTS (SELECT 1 FROM {{schema}}.jobs WHERE state = $1 AND group_key IS NOT NULL) AS grouped,
+       (SELECT min(l.paused_until) FROM {{schema}}.job_limits l
+        WHERE l.kind = 'name' AND l.paused_until > $4 AND l.key = ANY ($5::text[])
+          AND NOT EXISTS (SELECT 1 FROM {{schema}}.paused_names p WHERE p.name = l.key OR p.name = '')) AS pause_ends`,
     schema,
   );
 }
@@ -91,23 +118,18 @@ export function heldStatement(schema: string): string {
   return render(`SELECT ${READY_COLUMNS}, lease_token FROM {{schema}}.jobs WHERE lease_token = ANY($1::text[]) AND state = $2 ORDER BY priority DESC, run_at, id`, schema);
 }
 
-/** A claim as it was sent: what its jobs' records are built from. */
-interface Sent {
-  state: string;
-  attempts: number;
-  owner: string;
-  token: string;
-  lockedUntil: number;
-  now: number;
-}
-
 /** RETURNING (and a later look) gives the attempts after the claim; the record is built from the row as it was read. */
 const leased = (r: ReadyRow, claim: Sent): LeasedJob => toLeasedRecord({ ...r, attempts: r.attempts - claim.attempts }, claim);
 
-export type Claimer = (req: ClaimRequest, token: string) => Promise<LeasedJob[]>;
+export type Claimer = (req: ClaimRequest) => Promise<ClaimResult>;
 
-export function createClaimer(db: Queryable, s: { claim: string; held: string }, history: boolean): Claimer {
+/** `nextToken`: a new lease token, one per claim statement or transaction. */
+export function createClaimer(db: Database, schema: string, history: boolean, nextToken: () => string): Claimer {
+  const s = { claim: `${claimStatement(schema, history)};\n${probeStatement(schema)}`, held: heldStatement(schema) };
+  const limited = createLimitedClaim(db, schema, history);
   const inDoubt = new Map<string, Sent>();
+  /** Grouped jobs were pending at this claimer's last look: its claims take the limited path. */
+  let grouped = false;
 
   /** The jobs of claims in doubt that are still held under their tokens: they are this process's. */
   const takeBack = async (state: string): Promise<LeasedJob[]> => {
@@ -120,28 +142,56 @@ export function createClaimer(db: Queryable, s: { claim: string; held: string },
     return rows.map((r) => leased(r, byToken.get(r.lease_token)!));
   };
 
-  return async (req, token) => {
+  /** Runs one claim under `sent`'s token; a claim whose reply was lost with the connection is kept in doubt. */
+  const inDoubtOnLoss = async <T>(sent: Sent, run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) {
+        inDoubt.set(sent.token, sent);
+        if (inDoubt.size > MAX_IN_DOUBT) inDoubt.delete(inDoubt.keys().next().value!);
+      }
+      throw err;
+    }
+  };
+
+  const fast = async (req: ClaimRequest, limit: number, sent: Sent) => {
+    const { rule } = req;
+    const values: ClaimValue[] = [rule.from, rule.to, rule.attempts, req.now, req.names, limit, req.owner, sent.token, sent.lockedUntil];
+    if (history) values.push(rule.event);
+    // The simple protocol answers each statement of the request: the claim's, then the probe's.
+    const answer = (await db.query<ReadyRow>(claimRequest(s.claim, values))) as unknown as Array<QueryResult<ReadyRow>>;
+    const probe = answer.at(-1)!.rows[0] as unknown as { grouped: boolean; pause_ends: number | null };
+    return { jobs: answer.at(-2)!.rows.map((r) => leased(r, sent)), ...probe };
+  };
+
+  return async (req) => {
     const { rule } = req;
     if (!Number.isSafeInteger(rule.attempts)) throw new TypeError(`claim rule attempts must be an integer, got ${rule.attempts}`);
     if (req.names.length === 0 || req.limit <= 0) return [];
-    const recovered = await takeBack(rule.to);
-    const limit = req.limit - recovered.length;
-    if (limit <= 0) return recovered;
-    const sent: Sent = { state: rule.to, attempts: rule.attempts, owner: req.owner, token, lockedUntil: req.now + req.leaseMs, now: req.now };
-    const values: ClaimValue[] = [rule.from, rule.to, rule.attempts, req.now, req.names, limit, req.owner, token, sent.lockedUntil];
-    if (history) values.push(rule.event);
+    const got: ClaimResult = await takeBack(rule.to);
+    if (got.length >= req.limit) return got;
+    const sentFor = (): Sent => ({ state: rule.to, attempts: rule.attempts, owner: req.owner, token: nextToken(), lockedUntil: req.now + req.leaseMs, now: req.now });
     try {
-      // The simple protocol answers each statement of the request: the claim's is the last.
-      const answer = (await db.query<ReadyRow>(claimRequest(s.claim, values))) as QueryResult<ReadyRow> | Array<QueryResult<ReadyRow>>;
-      const { rows } = Array.isArray(answer) ? answer.at(-1)! : answer;
-      return [...recovered, ...rows.map((r) => leased(r, sent))];
-    } catch (err) {
-      if (isDatabaseUnavailable(err)) {
-        inDoubt.set(token, sent);
-        if (inDoubt.size > MAX_IN_DOUBT) inDoubt.delete(inDoubt.keys().next().value!);
+      if (!grouped && !req.names.some((n) => hasNameLimit(req.limits?.get(n)))) {
+        const sent = sentFor();
+        const found = await inDoubtOnLoss(sent, () => fast(req, req.limit - got.length, sent));
+        got.push(...found.jobs);
+        grouped = found.grouped;
+        if (!grouped || got.length >= req.limit) {
+          if (found.pause_ends !== null && got.length < req.limit) got.heldBack = { until: found.pause_ends };
+          return got;
+        }
       }
-      // Jobs taken back are leased to this process: hand them over even though the new claim failed.
-      if (recovered.length > 0) return recovered;
+      const sent = sentFor();
+      const found = await inDoubtOnLoss(sent, () => limited({ ...req, limit: req.limit - got.length }, sent));
+      got.push(...found.jobs);
+      grouped = found.grouped;
+      if (found.heldBack) got.heldBack = found.heldBack;
+      return got;
+    } catch (err) {
+      // Jobs already leased to this process (taken back, or by the fast part): handed over even though the rest failed.
+      if (got.length > 0) return got;
       throw err;
     }
   };

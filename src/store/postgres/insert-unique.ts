@@ -27,8 +27,8 @@ const HELD = 'unique_kind = $1 AND unique_key = $2';
 export function uniqueStatements(schema: string): UniqueStatements {
   return {
     insert: render(
-      `INSERT INTO {{schema}}.jobs (name, state, payload, priority, run_at, retry, timeout_ms, created_at, updated_at, unique_kind, unique_key, unique_span, unique_until)
-       VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $10, $1, $2, $11, $12)
+      `INSERT INTO {{schema}}.jobs (name, state, payload, priority, run_at, retry, timeout_ms, created_at, updated_at, unique_kind, unique_key, unique_span, unique_until, group_key)
+       VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $10, $1, $2, $11, $12, $13)
        ON CONFLICT (unique_kind, unique_key) WHERE unique_key IS NOT NULL DO NOTHING
        RETURNING id`,
       schema,
@@ -50,7 +50,7 @@ export async function insertUnique(client: Queryable, s: UniqueStatements, job: 
       const { rows } = await client.query<{ id: number | string; state: string }>(s.debounce, [...held, job.payload, job.runAt, at]);
       if (rows[0]) return { id: Number(rows[0].id), created: false, state: rows[0].state };
     }
-    const values = [...held, job.name, job.state, job.payload, job.priority, job.runAt, job.retry, job.timeout, at, guard.span, guard.until];
+    const values = [...held, job.name, job.state, job.payload, job.priority, job.runAt, job.retry, job.timeout, at, guard.span, guard.until, job.group ?? null];
     const inserted = await client.query<{ id: number | string }>(s.insert, values);
     if (inserted.rows[0]) return { id: Number(inserted.rows[0].id), created: true, state: job.state };
     // Another process took the debounce key meanwhile: its job takes this payload, next round.

@@ -13,7 +13,7 @@ import { render } from './sql.js';
 export interface InsertStatements {
   insert: string;
   unique: UniqueStatements;
-  /** `insert`, and a NOTIFY on channel $10 with payload $11, sent once if it inserted a row (delivered at its commit). */
+  /** `insert`, and a NOTIFY on channel $11 with payload $12, sent once if it inserted a row (delivered at its commit). */
   insertNotify: string;
   byKeys: string;
 }
@@ -21,10 +21,10 @@ export interface InsertStatements {
 export function insertStatements(schema: string): InsertStatements {
   // ORDER BY ord: rows are inserted, and take identity values, in input
   // order, so the created rows' ids ascend in the order they were given.
-  const insert = `INSERT INTO {{schema}}.jobs (name, state, payload, key, priority, run_at, retry, timeout_ms, created_at, updated_at)
-       SELECT name, state, payload, key, priority, run_at, retry, timeout_ms, $9, $9
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::text[], $8::bigint[])
-         WITH ORDINALITY AS u (name, state, payload, key, priority, run_at, retry, timeout_ms, ord)
+  const insert = `INSERT INTO {{schema}}.jobs (name, state, payload, key, priority, run_at, retry, timeout_ms, group_key, created_at, updated_at)
+       SELECT name, state, payload, key, priority, run_at, retry, timeout_ms, group_key, $10, $10
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::text[], $8::bigint[], $9::text[])
+         WITH ORDINALITY AS u (name, state, payload, key, priority, run_at, retry, timeout_ms, group_key, ord)
        ORDER BY ord
        ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING
        RETURNING id, key`;
@@ -32,7 +32,7 @@ export function insertStatements(schema: string): InsertStatements {
     insert: render(insert, schema),
     unique: uniqueStatements(schema),
     // The uncorrelated sub-select is an InitPlan: run once, when the first returned row needs it.
-    insertNotify: render(`${insert}, (SELECT pg_notify($10, $11)) IS NULL AS notified`, schema),
+    insertNotify: render(`${insert}, (SELECT pg_notify($11, $12)) IS NULL AS notified`, schema),
     byKeys: render(`SELECT id, key, state FROM {{schema}}.jobs WHERE key = ANY($1::text[])`, schema),
   };
 }
@@ -49,6 +49,7 @@ function insertValues(jobs: readonly NewJob[], at: number): unknown[] {
     column((j) => j.runAt),
     column((j) => j.retry),
     column((j) => j.timeout),
+    column((j) => j.group ?? null),
     at,
   ];
 }

@@ -5,12 +5,15 @@
  * store's semantics; what differs is how they hold across processes:
  *
  * - A claim is one statement with FOR UPDATE SKIP LOCKED (claim.ts): claimers
- *   take disjoint jobs without waiting for each other.
+ *   take disjoint jobs without waiting for each other. Claims of grouped jobs
+ *   and of names with limits run one at a time under an advisory lock
+ *   (claim-limited.ts), as every SQLite claim does.
  * - Every other change is a compare-and-set inside one transaction
  *   (transition.ts), as in SQLite; serialization failures and deadlocks are
  *   retried (connect.ts).
  * - Other processes learn of new work through NOTIFY (notify.ts), where the
- *   SQLite store watches the file's WAL.
+ *   SQLite store watches the file's WAL; and of a slot of a group or of a
+ *   global concurrency that a job's end freed (transition.ts).
  * - The dashboard's change reads stop below ids still in flight
  *   (dashboard-reads.ts, safe-head.ts): ids are handed out at insert, not at
  *   commit.
@@ -23,17 +26,18 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import type { QueueStats, Store, StoreDiagnostics } from '../store.js';
 import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from '../sqlite/rows.js';
 import { browseJobs } from './browse.js';
-import { claimStatement, createClaimer, heldStatement } from './claim.js';
+import { createClaimer } from './claim.js';
 import { openDatabase } from './connect.js';
 import { createDashboardReads } from './dashboard-reads.js';
 import { insertJobs, insertStatements, insertUnkeyed } from './insert.js';
+import { createPostgresLimits } from './limits.js';
 import { listJobs } from './list.js';
 import type { Queryable } from './driver.js';
 import { createListener } from './notify.js';
 import { createPostgresSchedules } from './schedules.js';
 import { checkSchema } from './sql.js';
 import { statements } from './statements.js';
-import { distinctJobs, transitionBatch, transitionEach, transitionStatements, wakesOthers } from './transition.js';
+import { distinctJobs, transitionBatch, transitionEach, transitionStatements, wakesOthers, type FreedSlotWake } from './transition.js';
 
 export interface PostgresStoreOptions {
   /** A libpq connection string: `postgres://user:password@host:5432/database`. */
@@ -63,8 +67,12 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
 
   const s = statements(schema);
   const insertSql = insertStatements(schema);
-  const claim = createClaimer(db, { claim: claimStatement(schema, history), held: heldStatement(schema) }, history);
+  const claim = createClaimer(db, schema, history, () => `${instanceId}.${(++tokenSeq).toString(36)}`);
   const transitionSql = transitionStatements(schema, history);
+  /** Names with a global concurrency, as this process's claims carry them: a job of one that ends frees a slot others may wait for. */
+  const limitedNames = new Set<string>();
+  const freed = (): FreedSlotWake => ({ channel, payload: `${instanceId}.freed`, names: [...limitedNames] });
+  const freedNotice = () => [channel, `${instanceId}.freed`];
   const dashboard = createDashboardReads(db, schema);
 
   const store: Store = {
@@ -90,15 +98,20 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         return results;
       });
     },
-    claim: async (req) => claim(req, `${instanceId}.${(++tokenSeq).toString(36)}`),
+    claim: async (req) => {
+      for (const [name, limits] of req.limits ?? []) if (limits.globalConcurrency !== undefined) limitedNames.add(name);
+      return claim(req);
+    },
     transition: async (reqs) => {
       if (reqs.length === 0) return [];
       // The common batch (distinct jobs, none of them a move another instance waits for, e.g. completions)
       // is one statement: autocommitted on its own, one round trip instead of BEGIN, statement, COMMIT.
-      if (distinctJobs(reqs) && !reqs.some((t) => !t.purge && wakesOthers(t.to))) return transitionBatch(db, transitionSql, reqs);
+      if (distinctJobs(reqs) && !reqs.some((t) => !t.purge && wakesOthers(t.to))) return transitionBatch(db, transitionSql, reqs, freed());
       return db.tx(async (client) => {
-        const out = distinctJobs(reqs) ? await transitionBatch(client, transitionSql, reqs) : await transitionEach(client, transitionSql, reqs, history);
+        const out = distinctJobs(reqs) ? await transitionBatch(client, transitionSql, reqs, freed()) : await transitionEach(client, transitionSql, reqs, history);
         if (reqs.some((t, i) => out[i] && !t.purge && wakesOthers(t.to))) await client.query(s.notify, [channel, instanceId]);
+        // Request by request (rare: a job named twice), which jobs held a slot is not read: any end of a lease may free one.
+        else if (!distinctJobs(reqs) && reqs.some((t, i) => out[i] && t.from === JobState.processing && t.to !== JobState.processing)) await client.query(s.notify, freedNotice());
         return out;
       });
     },
@@ -153,6 +166,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       });
     },
     paused: async () => (await db.rows<{ name: string }>(s.paused)).map((r) => r.name),
+    ...createPostgresLimits(db, schema),
     ...createPostgresSchedules(db, schema),
     changes: dashboard.changes,
     countByStateAndName: dashboard.countByStateAndName,

@@ -47,6 +47,9 @@ const BATCH_COLUMNS = [
   ['worker_id', 'text'], ['error', 'text'], ['purge', 'boolean'], ['unique_need', 'int'],
 ] as const;
 
+/** The batch's parameter after its columns: the wake-up's channel, then its payload and names (FreedSlotWake). */
+const WAKE = BATCH_COLUMNS.length + 1;
+
 export function transitionStatements(schema: string, history: boolean): TransitionStatements {
   const param: Values = { to: '$4', attempts: '$5::int', lastError: '$6', ctx: '$7', runAt: '$8::bigint', result: '$9', at: '$10', uniqueNeed: '$11::int' };
   const column: Values = { to: 'r.to_state', attempts: 'r.attempts', lastError: 'r.last_error', ctx: 'r.ctx', runAt: 'r.run_at', result: 'r.result', at: 'r.at', uniqueNeed: 'r.unique_need' };
@@ -73,11 +76,11 @@ export function transitionStatements(schema: string, history: boolean): Transiti
        moved AS (
          UPDATE {{schema}}.jobs j SET ${set(column, 'j.')}
          FROM r WHERE NOT r.purge AND ${cas}
-         RETURNING r.ord
+         RETURNING r.ord, r.from_state, r.to_state, j.name, j.group_key
        ),
        purged AS (
          DELETE FROM {{schema}}.jobs j USING r WHERE r.purge AND ${cas}
-         RETURNING r.ord, j.id
+         RETURNING r.ord, j.id, r.from_state, r.to_state, j.name, j.group_key
        ),
        purged_history AS (DELETE FROM {{schema}}.job_history WHERE job_id IN (SELECT id FROM purged)),
        counted AS (
@@ -93,7 +96,13 @@ export function transitionStatements(schema: string, history: boolean): Transiti
        )`
            : ''
        }
-       SELECT ord FROM moved UNION ALL SELECT ord FROM purged`,
+       SELECT ord FROM moved UNION ALL SELECT ord FROM purged
+       UNION ALL
+       SELECT NULL FROM (SELECT pg_notify($${WAKE}, $${WAKE + 1})) AS notified
+       WHERE $${WAKE}::text IS NOT NULL AND EXISTS (
+         SELECT 1 FROM (SELECT * FROM moved UNION ALL SELECT ord, from_state, to_state, name, group_key FROM purged) AS done
+         WHERE from_state = {{processing}} AND to_state <> {{processing}} AND (group_key IS NOT NULL OR name = ANY ($${WAKE + 2}::text[]))
+       )`,
       schema,
     ),
   };
@@ -126,16 +135,30 @@ export async function transitionEach(client: Queryable, s: TransitionStatements,
   return out;
 }
 
+/**
+ * Whom a batch wakes when a job leaves the claimed state and so frees a
+ * slot of its group, or of its name's global concurrency (`names`): claim
+ * loops that a running job held jobs back for (ClaimResult `heldBack`),
+ * this process's own among them, hear of it at commit (NOTIFY `payload`
+ * on `channel`).
+ */
+export interface FreedSlotWake {
+  channel: string;
+  payload: string;
+  names: readonly string[];
+}
+
 /** One statement for the batch; only for requests that name distinct jobs. */
-export async function transitionBatch(client: Queryable, s: TransitionStatements, reqs: readonly TransitionRequest[]): Promise<boolean[]> {
-  const { rows } = await client.query<{ ord: number }>(s.batch, batchValues(reqs));
+export async function transitionBatch(client: Queryable, s: TransitionStatements, reqs: readonly TransitionRequest[], wake?: FreedSlotWake): Promise<boolean[]> {
+  const { rows } = await client.query<{ ord: number | null }>(s.batch, batchValues(reqs, wake));
   const out = new Array<boolean>(reqs.length).fill(false);
-  for (const { ord } of rows) out[ord - 1] = true;
+  // The row without an ord is the wake-up's.
+  for (const { ord } of rows) if (ord !== null) out[ord - 1] = true;
   return out;
 }
 
-/** The batch statement's values: one array per request field (BATCH_COLUMNS). */
-export function batchValues(reqs: readonly TransitionRequest[]): unknown[][] {
+/** The batch statement's values: one array per request field (BATCH_COLUMNS), then the wake-up's. */
+export function batchValues(reqs: readonly TransitionRequest[], wake?: FreedSlotWake): unknown[] {
   const columns: unknown[][] = BATCH_COLUMNS.map(() => new Array(reqs.length));
   reqs.forEach((t, i) => {
     const row = [t.id, t.from, t.token, t.to, t.event, t.candidate ?? null, t.at, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.workerId ?? null, json(t.error), t.purge === true, t.uniqueNeed ?? 0];
@@ -143,7 +166,7 @@ export function batchValues(reqs: readonly TransitionRequest[]): unknown[][] {
       columns[c]![i] = value;
     });
   });
-  return columns;
+  return [...columns, wake?.channel ?? null, wake?.payload ?? null, wake?.names ?? []];
 }
 
 /** Whether the batch can run as one statement: no job named twice. */

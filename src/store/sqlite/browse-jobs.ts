@@ -40,7 +40,7 @@ function single(from: string, order: string, past: string, keys: string[]): Plan
 
 function planFor(state: string, name: string | undefined): Plan {
   if (state === JobState.pending) {
-    const from = withStates(`jobs INDEXED BY jobs_ready WHERE state = {{pending}} AND indexed = 1`, 'browse-jobs');
+    const from = withStates(`jobs INDEXED BY jobs_ready WHERE state = {{pending}} AND indexed = 1 AND group_key IS NULL`, 'browse-jobs');
     const order = 'priority DESC, run_at, id';
     return {
       keys: ['priority', 'run_at', 'id'],
@@ -102,15 +102,20 @@ export function compileWhere(clauses: readonly WhereClause[]): { sql: string; pa
 }
 
 /**
- * Pending jobs committed on their own since the last claim have not entered
- * jobs_ready yet (see migration 003): they are found above `indexed_upto` and
- * merged in, in the same order. Few, normally: every claim indexes them.
+ * Pending jobs outside jobs_ready, merged in, in the same order: those
+ * committed on their own since the last claim (see migration 003), found
+ * above `indexed_upto` (few, normally: every claim indexes them), and grouped
+ * ones (migration 008), read along jobs_grouped and sorted: a page of them
+ * costs a sort of the grouped backlog.
  */
-function unindexedPending(db: Database.Database, plan: Plan, conditions: string, params: Record<string, unknown>, after: boolean, limit: number): SummaryRow[] {
+function outsideReadyIndex(db: Database.Database, plan: Plan, conditions: string, params: Record<string, unknown>, after: boolean, limit: number): SummaryRow[] {
   const extra = [conditions, after ? plan.past : ''].filter(Boolean).map((c) => `AND ${c}`).join(' ');
   const text = withStates(
-    `SELECT ${SUMMARY} FROM jobs WHERE id > (SELECT value FROM queue_meta WHERE key = 'indexed_upto') AND indexed = 0
-     AND state = {{pending}} ${extra} ORDER BY priority DESC, run_at, id LIMIT @limit`,
+    `SELECT ${SUMMARY} FROM (
+       SELECT * FROM jobs WHERE id > (SELECT value FROM queue_meta WHERE key = 'indexed_upto') AND indexed = 0 AND state = {{pending}} AND group_key IS NULL
+       UNION ALL
+       SELECT * FROM jobs WHERE state = {{pending}} AND group_key IS NOT NULL
+     ) WHERE 1 ${extra} ORDER BY priority DESC, run_at, id LIMIT @limit`,
     'browse-jobs',
   );
   return db.prepare(text).all({ ...params, limit }) as SummaryRow[];
@@ -178,7 +183,7 @@ export function browseJobs(db: Database.Database, filter: BrowseFilter, scanBudg
   const read = db.transaction((): Walk => {
     const found = walk(db, plan, segments, conditions, params, limit, scanBudget);
     if (filter.state !== JobState.pending) return found;
-    const extra = unindexedPending(db, plan, conditions, params, after !== undefined, limit);
+    const extra = outsideReadyIndex(db, plan, conditions, params, after !== undefined, limit);
     if (extra.length === 0) return found;
     // A row past where a short walk stopped belongs to a later page.
     const stop = found.stoppedAt;

@@ -1,15 +1,17 @@
 /**
  * A claim, in one BEGIN IMMEDIATE transaction (the caller runs it with
  * `.immediate()`): index jobs committed on their own, read the ready jobs in
- * claim order (claim-ready.sql), lease them by id (claim-lease.sql) and record
- * the claim in the history, as the machine's claim rule says. Paused names
+ * claim order (claim-ready.sql; with grouped jobs pending or limits on the
+ * names, claim-limited.ts chooses them), lease them by id (claim-lease.sql)
+ * and record the claim in the history, as the machine's claim rule says. Paused names
  * are read inside the same transaction, so a pause committed by any process
  * holds from the next claim on.
  */
 import type Database from 'better-sqlite3';
 import { DatabaseError } from '../../errors.js';
 import { withoutPaused } from '../paused.js';
-import type { ClaimRequest, ClaimRule, LeasedJob } from '../store.js';
+import type { ClaimRequest, ClaimResult, ClaimRule, LeasedJob } from '../store.js';
+import { createLimitedClaim, hasNameLimit } from './claim-limited.js';
 import { namesStatement } from './names-statement.js';
 import { toLeasedRecord, type ReadyRow } from './rows.js';
 import { sql, withClaimRule } from './sql.js';
@@ -19,27 +21,52 @@ export function createClaim(
   indexNewJobs: () => void,
   recordHistory: boolean,
   pausedNames: () => string[],
-): Database.Transaction<(req: ClaimRequest, token: string) => LeasedJob[]> {
+): Database.Transaction<(req: ClaimRequest, token: string) => ClaimResult> {
   const claimReady = namesStatement(db, sql('claim-ready'));
   const claimUnique = db.prepare(sql('claim-unique'));
-  /** The claim's two writes, prepared once per claim rule (its values are literals in the SQL). */
+  const groupedAny = db.prepare(sql('claim-grouped-any')).pluck();
+  const namesPaused = db.prepare(sql('limits-names-paused'));
+  const limited = createLimitedClaim(db);
+  /** The statements a claim rule's values are written into, prepared once per rule (as literals: see claim-lease.sql). */
   const claimWrites = new Map<string, { lease: Database.Statement; history: Database.Statement }>();
   const claimWritesFor = (rule: ClaimRule) => {
     const key = `${rule.from}\u0000${rule.to}\u0000${rule.attempts}\u0000${rule.event}`;
     let writes = claimWrites.get(key);
     if (!writes) {
-      writes = { lease: db.prepare(withClaimRule(sql('claim-lease'), rule)), history: db.prepare(withClaimRule(sql('insert-claim-history'), rule)) };
+      writes = {
+        lease: db.prepare(withClaimRule(sql('claim-lease'), rule)),
+        history: db.prepare(withClaimRule(sql('insert-claim-history'), rule)),
+      };
       claimWrites.set(key, writes);
     }
     return writes;
   };
 
-  const claimTx = db.transaction((req: ClaimRequest, token: string): LeasedJob[] => {
-    const names = withoutPaused(req.names, pausedNames());
+  const claimTx = db.transaction((req: ClaimRequest, token: string): ClaimResult => {
+    let names = withoutPaused(req.names, pausedNames());
     if (names.length === 0) return [];
+    // Names a handler's RateLimitedError paused (until when: the loop comes back then).
+    let pauseEnds: number | null = null;
+    const rateLimited = namesPaused.all({ now: req.now }) as Array<{ key: string; paused_until: number }>;
+    if (rateLimited.length > 0) {
+      for (const p of rateLimited) if (names.includes(p.key)) pauseEnds = Math.min(pauseEnds ?? p.paused_until, p.paused_until);
+      const held = new Set(rateLimited.map((p) => p.key));
+      names = names.filter((n) => !held.has(n));
+    }
+    const heldBy = (jobs: ClaimResult): ClaimResult => (pauseEnds !== null && jobs.length < req.limit ? Object.assign(jobs, { heldBack: { until: pauseEnds } }) : jobs);
+    if (names.length === 0) return heldBy([]);
     indexNewJobs();
-    const rows = claimReady.all(names, { now: req.now, limit: req.limit }) as ReadyRow[];
-    if (rows.length === 0) return [];
+    const writes = claimWritesFor(req.rule);
+    let rows: ReadyRow[];
+    let heldBack: { until: number | null } | undefined;
+    if (names.some((n) => hasNameLimit(req.limits?.get(n))) || groupedAny.get() !== undefined) {
+      const selection = limited(req, names, pauseEnds);
+      rows = selection.take;
+      heldBack = selection.heldBack;
+    } else {
+      rows = claimReady.all(names, { now: req.now, limit: req.limit }) as ReadyRow[];
+    }
+    if (rows.length === 0) return heldBack ? Object.assign([], { heldBack }) : heldBy([]);
     const { rule } = req;
     const lockedUntil = req.now + req.leaseMs;
     const claim = { state: rule.to, attempts: rule.attempts, owner: req.owner, token, lockedUntil, now: req.now };
@@ -50,14 +77,13 @@ export function createClaim(
       out[i] = toLeasedRecord(rows[i]!, claim);
     }
     const idList = JSON.stringify(ids);
-    const writes = claimWritesFor(rule);
     const leased = writes.lease.run({ ids: idList, owner: req.owner, token, lockedUntil, now: req.now }).changes;
     // The write lock is held since the SELECT: nothing can have moved these rows.
     if (leased !== rows.length) throw new DatabaseError('LJ_ERR_DATABASE', `claim leased ${leased} of the ${rows.length} jobs it read`);
     // Spans shorter than 'active' (engine/unique.ts UniqueSpan) end at the claim.
     if (rows.some((r) => (r.unique_span ?? 2) < 2)) claimUnique.run({ ids: idList });
     if (recordHistory) writes.history.run({ ids: idList, at: req.now, owner: req.owner, token });
-    return out;
+    return heldBack ? Object.assign(out, { heldBack }) : heldBy(out);
   });
   return claimTx;
 }

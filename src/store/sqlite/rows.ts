@@ -32,6 +32,7 @@ export interface JobRow {
   unique_key?: string | null;
   unique_span?: number | null;
   unique_until?: number | null;
+  group_key?: string | null;
 }
 
 export function toJobRecord(r: JobRow): JobRecord {
@@ -56,11 +57,12 @@ export function toJobRecord(r: JobRow): JobRecord {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     heldKey: r.unique_key ? { kind: r.unique_kind as 'unique' | 'debounce' | 'throttle', key: r.unique_key } : null,
+    group: r.group_key ?? null,
   };
 }
 
 /** The columns claim-ready.sql reads: those a pending job can hold. */
-export type ReadyRow = Pick<JobRow, 'id' | 'name' | 'payload' | 'key' | 'priority' | 'run_at' | 'attempts' | 'last_error' | 'ctx' | 'retry' | 'timeout_ms' | 'created_at' | 'unique_span'>;
+export type ReadyRow = Pick<JobRow, 'id' | 'name' | 'payload' | 'key' | 'priority' | 'run_at' | 'attempts' | 'last_error' | 'ctx' | 'retry' | 'timeout_ms' | 'created_at' | 'unique_span' | 'group_key'>;
 
 /** A claimed job's record: the ready row, plus what the claim writes (claim-lease.sql). */
 export function toLeasedRecord(r: ReadyRow, claim: { state: string; attempts: number; owner: string; token: string; lockedUntil: number; now: number }): LeasedJob {
@@ -84,6 +86,7 @@ export function toLeasedRecord(r: ReadyRow, claim: { state: string; attempts: nu
     lockedUntil: claim.lockedUntil,
     createdAt: r.created_at,
     updatedAt: claim.now,
+    group: r.group_key ?? null,
   };
 }
 

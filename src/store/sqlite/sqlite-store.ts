@@ -6,14 +6,15 @@
 import type Database from 'better-sqlite3';
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { insertUnique, uniqueStatements } from './insert-unique.js';
-import type { InsertResult, NewJob, QueueStats, Store, TransitionRequest } from '../store.js';
+import type { QueueStats, Store, TransitionRequest } from '../store.js';
 import { createSqliteAdmin } from './admin.js';
+import { createSqliteLimits } from './limits.js';
 import { createSqliteSchedules } from './schedules.js';
 import { browseJobs } from './browse-jobs.js';
 import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
 import { createClaim } from './claim.js';
+import { createSqliteInsert } from './insert.js';
 import { createDashboardReads } from './dashboard-reads.js';
 import { createFullDiskRecovery } from './disk-full.js';
 import { listJobs } from './list-jobs.js';
@@ -34,9 +35,6 @@ export interface SqliteStoreOptions extends OpenOptions {
   clock?: Clock;
 }
 
-/** The values insert.sql, insert-keyless.sql and insert-keyless-at.sql bind. */
-type InsertRow = Omit<NewJob, 'key' | 'unique'> & { id: number | null; key: string | null; at: number };
-
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const clock = options.clock ?? systemClock;
   const db = openDatabase(options);
@@ -47,17 +45,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const tokenPrefix = `${process.pid.toString(36)}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}`;
 
   const s = {
-    // The hot statements bind positionally from their names (positional.ts).
-    insert: positional(db, sql('insert')),
-    insertKeyless: positional(db, sql('insert-keyless')),
-    insertKeylessAt: positional(db, sql('insert-keyless-at')),
-    insertSingle: positional(db, sql('insert-single')),
-    nextId: db.prepare(sql('next-id')),
     indexNew: db.prepare(sql('index-new')),
     indexMark: db.prepare(sql('index-mark')),
-    findByKey: db.prepare<{ key: string }, { id: number; state: string }>(sql('find-by-key')),
-    unique: uniqueStatements(db),
 
+    // The hot statements bind positionally from their names (positional.ts).
     transition: positional(db, sql('transition')),
     transitionHeld: positional(db, sql('transition-held')),
     history: positional(db, sql('insert-history')),
@@ -86,56 +77,11 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     s.indexMark.run();
   };
 
-  const insertTx = db.transaction((jobs: readonly NewJob[], at: number): InsertResult[] => {
-    const out: InsertResult[] = new Array(jobs.length);
-    const { top, mark } = s.nextId.get() as { top: number; mark: number };
-    // The first row inserted takes mark + 1 when deletes left the mark ahead of the newest id.
-    let explicit: number | null = mark > top ? mark + 1 : null;
-    // One row object for the batch, refilled per job (the statements copy its values as they bind).
-    const row: InsertRow = { id: null, name: '', state: '', payload: '', key: null, priority: 0, runAt: 0, retry: null, timeout: null, at };
-    for (let i = 0; i < jobs.length; i++) {
-      const job = jobs[i]!;
-      row.id = explicit;
-      row.name = job.name;
-      row.state = job.state;
-      row.payload = job.payload;
-      row.key = job.key;
-      row.priority = job.priority;
-      row.runAt = job.runAt;
-      row.retry = job.retry;
-      row.timeout = job.timeout;
-      if (job.unique) {
-        // The writer lock is held: nothing else can take or give back the key meanwhile.
-        const result = insertUnique(s.unique, row, job.unique);
-        if (result.created) explicit = null;
-        out[i] = result;
-        continue;
-      }
-      if (job.key === null) {
-        const { lastInsertRowid } = (explicit === null ? s.insertKeyless : s.insertKeylessAt).run(row);
-        out[i] = { id: Number(lastInsertRowid), created: true, state: job.state };
-        explicit = null;
-        continue;
-      }
-      // An existing key hands back the first job (and uses no id).
-      const inserted = s.insert.get(row) as { id: number } | undefined;
-      if (inserted) explicit = null;
-      out[i] = inserted ? { id: inserted.id, created: true, state: job.state } : { ...s.findByKey.get({ key: job.key })!, created: false };
-    }
-    // This batch went into the index as it was written: move the mark past it,
-    // so the next claim does not walk over these rows looking for new ones.
-    indexNewJobs();
-    return out;
-  });
-
-  /** One job without a key, committed by itself (an awaited enqueue): one autocommitted statement. */
-  const insertSingle = (job: NewJob, at: number): InsertResult[] => {
-    const { lastInsertRowid } = s.insertSingle.run({ name: job.name, state: job.state, payload: job.payload, priority: job.priority, runAt: job.runAt, retry: job.retry, timeout: job.timeout, at });
-    return [{ id: Number(lastInsertRowid), created: true, state: job.state }];
-  };
+  const insert = createSqliteInsert(db, indexNewJobs);
 
   const admin = createSqliteAdmin(db, options.path);
   const schedules = createSqliteSchedules(db);
+  const limits = createSqliteLimits(db);
   const claimTx = createClaim(db, indexNewJobs, recordHistory, admin.paused);
 
   const transitionTx = db.transaction((reqs: readonly TransitionRequest[]): boolean[] => {
@@ -222,7 +168,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const dashboard = createDashboardReads(db);
 
   const store: Store = {
-    insert: async (jobs, at) => (jobs.length === 1 && jobs[0]!.key === null && !jobs[0]!.unique ? insertSingle(jobs[0]!, at) : insertTx.immediate(jobs, at)),
+    insert: async (jobs, at) => insert(jobs, at),
     claim: async (req) => claimTx.immediate(req, `${tokenPrefix}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => transitionTx.immediate(reqs),
     heartbeat: async (id, token, lockedUntil) => s.heartbeat.run({ id, token, lockedUntil }).changes === 1,
@@ -279,6 +225,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     backup: (destination, onProgress) => admin.backup(destination, onProgress),
     setPaused: async (name, paused, at) => admin.setPaused(name, paused, at),
     paused: async () => admin.paused(),
+    pauseLimit: async (kind, key, until, at) => limits.pause(kind, key, until, at),
+    setGroupConcurrency: async (group, concurrency, at) => limits.setGroupConcurrency(group, concurrency, at),
+    limits: async () => limits.all(),
+    groupCounts: async (limit) => limits.groupCounts(limit),
     saveSchedule: async (schedule, at) => schedules.save(schedule, at),
     deleteSchedule: async (name) => schedules.delete(name),
     schedules: async () => schedules.all(),

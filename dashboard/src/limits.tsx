@@ -1,0 +1,122 @@
+/**
+ * Concurrency groups and limits (`GET /v1/limits`): the limited job names
+ * with their running jobs and rate-limit tokens, and the busiest groups;
+ * refreshed every 5 s while the tab is visible.
+ */
+import { useState } from 'preact/hooks';
+import { api, errorText } from './api';
+import { absolute, count, duration, relative } from './format';
+import type { Limits as LimitsData, NameLimit } from './types';
+import { useVisibleInterval } from './visible';
+
+/** Groups drawn at most: the server sends up to 200, busiest first. */
+const GROUPS_SHOWN = 25;
+
+const orDash = (n: number | null) => (n === null ? '–' : count(n));
+
+/** A rate window as it was most likely written: 1 h, 1 min, 10 s; anything else as a duration. */
+function period(ms: number): string {
+  for (const [unit, name] of [[86_400_000, 'd'], [3_600_000, 'h'], [60_000, 'min'], [1000, 's']] as const) {
+    if (ms >= unit && ms % unit === 0) return `${ms / unit} ${name}`;
+  }
+  return duration(ms);
+}
+
+function rateText(limit: NameLimit['rateLimit']): string {
+  if (limit === null) return '–';
+  return `${limit.max} per ${period(limit.perMs)}${limit.perGroup ? ' per group' : ''}`;
+}
+
+function PausedUntil({ at, now }: { at: string | null; now: number }) {
+  return (
+    <td class="nowrap" title={absolute(at)} data-paused-until={at ?? ''}>
+      {at === null ? '–' : `ends ${relative(at, now)}`}
+    </td>
+  );
+}
+
+export function Limits() {
+  const [data, setData] = useState<LimitsData | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  useVisibleInterval(5000, () =>
+    api.limits().then(
+      (r) => {
+        setData(r);
+        setError(undefined);
+      },
+      (e) => setError(errorText(e)),
+    ),
+  );
+  if (!data) return <p class="muted">{error ?? 'Loading limits…'}</p>;
+  const now = Date.now();
+  const groups = data.groups.slice(0, GROUPS_SHOWN);
+  return (
+    <>
+      {error && <p class="inline-error">{error}</p>}
+      {data.names.length === 0 ? (
+        <p class="muted">No limited job names (defineJob groupConcurrency, globalConcurrency, rateLimit).</p>
+      ) : (
+        <div class="table-scroll">
+          <table class="limits" data-testid="limit-names">
+            <thead>
+              <tr>
+                <th>name</th>
+                <th>group conc.</th>
+                <th>global conc.</th>
+                <th>rate</th>
+                <th>running</th>
+                <th>tokens left</th>
+                <th>paused</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.names.map((n) => (
+                <tr key={n.name} data-name={n.name}>
+                  <td>{n.name}</td>
+                  <td>{orDash(n.groupConcurrency)}</td>
+                  <td>{orDash(n.globalConcurrency)}</td>
+                  <td class="nowrap">{rateText(n.rateLimit)}</td>
+                  <td data-running>{count(n.running)}</td>
+                  <td>{orDash(n.tokensLeft)}</td>
+                  <PausedUntil at={n.pausedUntil} now={now} />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <h3>Busiest groups</h3>
+      {groups.length === 0 ? (
+        <p class="muted">No group has jobs pending or running.</p>
+      ) : (
+        <div class="table-scroll">
+          <table class="limits" data-testid="limit-groups">
+            <thead>
+              <tr>
+                <th>group</th>
+                <th>pending</th>
+                <th>running</th>
+                <th title="The group's own setting; – : the job definitions' groupConcurrency">concurrency</th>
+                <th>paused</th>
+              </tr>
+            </thead>
+            <tbody>
+              {groups.map((g) => (
+                <tr key={g.group} data-group={g.group}>
+                  <td>
+                    <code>{g.group}</code>
+                  </td>
+                  <td data-pending>{count(g.pending)}</td>
+                  <td data-running>{count(g.running)}</td>
+                  <td data-concurrency>{g.concurrency === null ? '–' : count(g.concurrency)}</td>
+                  <PausedUntil at={g.pausedUntil} now={now} />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {data.groups.length > groups.length && <p class="muted small-text">and {data.groups.length - groups.length} more groups (litejobs limits --json lists them)</p>}
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,161 @@
+/**
+ * A claim that limits decide (claim-limits.ts has the rules), the
+ * counterpart of the SQLite store's claim-limited.ts: taken when a claimed
+ * name has a limit of its own or grouped jobs are pending (claim.ts).
+ *
+ * One transaction. It first takes an advisory lock on the schema's claim
+ * key, so that limited claims of every process run one after another, as
+ * SQLite's BEGIN IMMEDIATE makes them: each reads the jobs leased now and
+ * the buckets after the previous one committed, and no two can both take a
+ * group's last slot or a bucket's last token. Fast claims (claim.ts) do not
+ * wait for it: they take only ungrouped jobs of names without limits, and
+ * the candidates read here are locked FOR UPDATE SKIP LOCKED, so the two
+ * never lease one job.
+ *
+ * Grouped jobs are found by a walk over the groups along jobs_grouped, from
+ * where this claimer's previous walk stopped, round the groups and back,
+ * so every group gets its turn and a busy group (skipped) holds up none
+ * behind it. Each group offers its first job; when fewer groups than the
+ * claim wants have jobs, the groups found offer more, up to their free slots.
+ */
+import { DatabaseError } from '../../errors.js';
+import { bucketId, groupLimit, nameAllowance, selectClaims, type RunningCount, type Spent } from '../claim-limits.js';
+import { withoutPaused } from '../paused.js';
+import { hasNameLimit } from '../sqlite/claim-limited.js';
+import { toLeasedRecord, type ReadyRow } from '../sqlite/rows.js';
+import type { ClaimRequest, LeasedJob, NameLimits } from '../store.js';
+import { limitedStatements } from './claim-limited-sql.js';
+import type { Database } from './connect.js';
+import type { Queryable, QueryResult } from './driver.js';
+
+/** A claim as it was sent: what its jobs' records are built from. */
+export interface Sent {
+  state: string;
+  attempts: number;
+  owner: string;
+  token: string;
+  lockedUntil: number;
+  now: number;
+}
+
+export interface LimitedResult {
+  jobs: LeasedJob[];
+  heldBack?: { until: number | null };
+  /** Whether grouped jobs were pending as the claim read: while they are, this claimer's claims come here. */
+  grouped: boolean;
+}
+
+interface Facts {
+  paused: string[];
+  name_pauses: Array<[string, number]>;
+  limits: Array<[string, string, number | null, string | null, number | null]>;
+  running: Array<[string, string | null, number]>;
+  grouped: boolean;
+}
+
+/** The answers of a simple-protocol request, one per statement. */
+async function answers<R>(client: Queryable, text: string): Promise<Array<QueryResult<R>>> {
+  const answer = (await client.query<R>(text)) as QueryResult<R> | Array<QueryResult<R>>;
+  return Array.isArray(answer) ? answer : [answer];
+}
+
+/** What the limit rows say: groups' own concurrency, paused groups, names' buckets, and the earliest end of a pause. */
+function limitRows(rows: Facts['limits'], now: number, pauseEnds: number | null) {
+  const overrides = new Map<string, number>();
+  const paused: string[] = [];
+  const buckets = new Map<string, Spent>();
+  let wakeAt = pauseEnds;
+  for (const [kind, key, concurrency, spent, pausedUntil] of rows) {
+    if (kind === 'group' && concurrency !== null) overrides.set(key, concurrency);
+    if (kind === 'group' && pausedUntil !== null && pausedUntil > now) {
+      paused.push(key);
+      wakeAt = wakeAt === null ? pausedUntil : Math.min(wakeAt, pausedUntil);
+    }
+    if (spent !== null) buckets.set(bucketId({ kind: kind as 'name', key }), JSON.parse(spent) as Spent);
+  }
+  return { overrides, paused, buckets, wakeAt };
+}
+
+export type LimitedClaim = (req: ClaimRequest, sent: Sent) => Promise<LimitedResult>;
+
+export function createLimitedClaim(db: Database, schema: string, history: boolean): LimitedClaim {
+  /** Where this claimer's walk over the groups goes on from ('' : the first group). */
+  let cursor = '';
+
+  return (req, sent) =>
+    db.tx(async (client) => {
+      const { now, limit } = req;
+      const limits = req.limits ?? new Map<string, NameLimits>();
+      const first = limitedStatements({ schema, rule: req.rule, now, names: req.names });
+      const facts = (await answers<Facts>(client, first.facts)).at(-1)!.rows[0]!;
+      const grouped = facts.grouped;
+      const open = withoutPaused(req.names, facts.paused);
+      if (open.length === 0) return { jobs: [], grouped };
+      // Names a handler's RateLimitedError paused (until when: the loop comes back then).
+      let pauseEnds: number | null = null;
+      for (const [key, until] of facts.name_pauses) if (open.includes(key)) pauseEnds = Math.min(pauseEnds ?? until, until);
+      const names = open.filter((n) => !facts.name_pauses.some(([key]) => key === n));
+      if (names.length === 0) return { jobs: [], heldBack: pauseEnds === null ? undefined : { until: pauseEnds }, grouped };
+
+      const { overrides, paused, buckets, wakeAt } = limitRows(facts.limits, now, pauseEnds);
+      const running: RunningCount[] = facts.running.map(([name, group_key, n]) => ({ name, group_key, n }));
+      const s = limitedStatements({ schema, rule: req.rule, now, names });
+
+      // Ungrouped: names without a limit in one read; each limited name on its
+      // own, as many as it may take (one when none, to learn it holds jobs back).
+      const reads: string[] = [];
+      const plain = names.filter((n) => !hasNameLimit(limits.get(n)));
+      if (plain.length > 0) reads.push(s.ready(plain, limit));
+      for (const name of names) {
+        if (!hasNameLimit(limits.get(name))) continue;
+        const allow = Math.min(limit, nameAllowance(name, { limits, running, buckets, now }));
+        reads.push(s.ready([name], Math.max(1, allow)));
+      }
+      // Grouped: groups at their limit for every name (busy), and paused ones, are skipped by the walk.
+      const runningByGroup = new Map<string, number>();
+      for (const r of running) if (r.group_key !== null) runningByGroup.set(r.group_key, (runningByGroup.get(r.group_key) ?? 0) + r.n);
+      const widest = (group: string) => Math.max(...names.map((n) => groupLimit(group, n, limits, overrides)));
+      const busy = [...runningByGroup].filter(([group, n]) => n >= widest(group)).map(([group]) => group);
+      reads.push(s.walk(cursor, [...paused, ...busy], limit));
+      if (busy.length > 0) reads.push(s.dueIn(busy));
+      const found = (await answers<ReadyRow>(client, reads.join(';\n'))).slice(-reads.length);
+      const heldByBusy = busy.length > 0 && (found.pop()!.rows[0] as unknown as { due: boolean }).due;
+      const ungrouped = found.slice(0, -1).flatMap((a) => a.rows);
+      const groups = found.at(-1)!.rows.map((head) => ({ key: head.group_key!, heads: [head] }));
+
+      // Few groups with jobs: let them offer more, up to their free slots.
+      const wanted = limit - Math.min(limit, ungrouped.length);
+      if (groups.length > 0 && groups.length < wanted) {
+        const each = Math.ceil(wanted / groups.length);
+        const more = groups.map((g) => Math.min(each, widest(g.key) - (runningByGroup.get(g.key) ?? 0), limit));
+        const wider = groups.filter((_, i) => more[i]! > 1);
+        if (wider.length > 0) {
+          const { rows } = await client.query<ReadyRow>(s.heads(wider.map((g) => g.key), more.filter((n) => n > 1)));
+          for (const g of wider) g.heads = rows.filter((r) => r.group_key === g.key);
+        }
+      }
+      const perGroup = [...new Set(groups.flatMap((g) => g.heads.filter((h) => limits.get(h.name)?.rateLimit?.perGroup).map((h) => JSON.stringify([h.name, g.key]))))];
+      if (perGroup.length > 0) {
+        for (const row of (await client.query<{ key: string; spent: string | null }>(s.buckets(perGroup))).rows) {
+          if (row.spent !== null) buckets.set(bucketId({ kind: 'name-group', key: row.key }), JSON.parse(row.spent) as Spent);
+        }
+      }
+
+      const selection = selectClaims({ limit, startNow: req.startNow ?? limit, now, limits, running, ungrouped, groups, overrides, buckets, pauseEnds: wakeAt });
+      const writes: string[] = [];
+      const chosen = selection.take.map((r) => r.id);
+      if (chosen.length > 0) writes.push(s.lease(chosen, { owner: sent.owner, token: sent.token, lockedUntil: sent.lockedUntil, history }));
+      if (selection.spent.length > 0) writes.push(s.spend(selection.spent.map((b) => ({ kind: b.kind, key: b.key, spent: JSON.stringify(b.spent) }))));
+      if (writes.length > 0) {
+        const written = await answers<{ n: number }>(client, writes.join(';\n'));
+        const leased = chosen.length > 0 ? Number(written[0]!.rows[0]!.n) : 0;
+        // The rows were read FOR UPDATE in this transaction: nothing can have moved them.
+        if (leased !== chosen.length) throw new DatabaseError('LJ_ERR_DATABASE', `claim leased ${leased} of the ${chosen.length} jobs it read`);
+      }
+      if (selection.lastGroup !== undefined) cursor = selection.lastGroup;
+      else if (groups.length === 0) cursor = '';
+      // A busy group's jobs never reach the selection (the walk skips the group): they are held back by a running job.
+      const heldBack = selection.heldBack ?? (heldByBusy && selection.take.length < limit ? { until: null } : undefined);
+      return { jobs: selection.take.map((r) => toLeasedRecord(r, sent)), heldBack, grouped };
+    });
+}

@@ -1,0 +1,133 @@
+/**
+ * The part of a SQLite claim that limits decide (claim-limits.ts has the
+ * rules): run inside the claim's BEGIN IMMEDIATE transaction, so every
+ * process sharing the file sees the same running jobs and buckets, and no two
+ * claims can both take a group's last slot or a bucket's last token.
+ *
+ * Grouped jobs are found by a walk over the groups (claim-group-next.sql):
+ * one seek per group with a due job, from where this claimer's previous walk
+ * stopped, round the groups and back, so every group gets its turn. A group
+ * at its limit (its leased jobs counted on jobs_group_running) is stepped
+ * over by the next seek, so a busy group's backlog holds up none behind it
+ * and is never read row by row. Each group offers its first job; when fewer
+ * groups than the claim wants have jobs, the groups found offer more, up to
+ * their free slots.
+ */
+import type Database from 'better-sqlite3';
+import { bucketId, groupLimit, nameAllowance, selectClaims, type RunningCount, type Selection, type Spent } from '../claim-limits.js';
+import type { ClaimRequest, NameLimits } from '../store.js';
+import { namesStatement } from './names-statement.js';
+import type { ReadyRow } from './rows.js';
+import { sql } from './sql.js';
+
+interface LimitRow {
+  kind: string;
+  key: string;
+  concurrency: number | null;
+  spent: string | null;
+  paused_until: number | null;
+}
+
+/** Names with a limit of their own (not only a group concurrency, which binds grouped jobs alone). */
+export const hasNameLimit = (limits: NameLimits | undefined): boolean => limits?.globalConcurrency !== undefined || limits?.rateLimit !== undefined;
+
+export type LimitedClaim = (req: ClaimRequest, names: readonly string[], pauseEnds: number | null) => Selection<ReadyRow>;
+
+export function createLimitedClaim(db: Database.Database): LimitedClaim {
+  const s = {
+    ready: namesStatement(db, sql('claim-ready')),
+    next: namesStatement(db, sql('claim-group-next')),
+    heads: namesStatement(db, sql('claim-group-heads')),
+    groupRunning: db.prepare(sql('claim-group-running')).pluck(),
+    namesRunning: namesStatement(db, sql('claim-running-names')),
+    active: db.prepare(sql('limits-active')),
+    buckets: db.prepare(sql('limits-buckets')),
+    spend: db.prepare(sql('limits-spend')),
+  };
+  /** Where this claimer's walk over the groups goes on from ('' : the first group). */
+  let cursor = '';
+
+  return (req, names, pauseEnds) => {
+    const { now, limit } = req;
+    const startNow = req.startNow ?? limit;
+    const limits = req.limits ?? new Map<string, NameLimits>();
+    const overrides = new Map<string, number>();
+    const paused = new Set<string>();
+    const buckets = new Map<string, Spent>();
+    let wakeAt = pauseEnds;
+    for (const row of s.active.all({ now }) as LimitRow[]) {
+      if (row.kind === 'group' && row.concurrency !== null) overrides.set(row.key, row.concurrency);
+      if (row.kind === 'group' && row.paused_until !== null && row.paused_until > now) {
+        paused.add(row.key);
+        wakeAt = wakeAt === null ? row.paused_until : Math.min(wakeAt, row.paused_until);
+      }
+      if (row.spent !== null) buckets.set(bucketId({ kind: row.kind as 'name', key: row.key }), JSON.parse(row.spent) as Spent);
+    }
+    // Leased jobs: per name for names with a global concurrency; per group (name '') for the groups visited.
+    const capped = names.filter((n) => limits.get(n)?.globalConcurrency !== undefined);
+    const running: RunningCount[] = capped.length > 0 ? (s.namesRunning.all(capped, {}) as RunningCount[]) : [];
+    const runningIn = new Map<string, number>();
+    const countRunning = (group: string): number => {
+      let n = runningIn.get(group);
+      if (n === undefined) {
+        n = s.groupRunning.get({ group }) as number;
+        runningIn.set(group, n);
+        if (n > 0) running.push({ name: '', group_key: group, n });
+      }
+      return n;
+    };
+    const facts = { limits, running, buckets, now };
+
+    // Ungrouped: names without a limit in one read; each limited name on its
+    // own, one more than it may take, to learn whether it holds jobs back.
+    const plain = names.filter((n) => !hasNameLimit(limits.get(n)));
+    const ungrouped: ReadyRow[] = plain.length > 0 ? (s.ready.all(plain, { now, limit }) as ReadyRow[]) : [];
+    for (const name of names) {
+      const lim = limits.get(name);
+      if (!hasNameLimit(lim)) continue;
+      const allow = Math.min(limit, nameAllowance(name, facts), lim?.rateLimit ? startNow : limit);
+      ungrouped.push(...(s.ready.all([name], { now, limit: allow + 1 }) as ReadyRow[]));
+    }
+
+    // Grouped: a group's widest limit over the claimed names decides whether it is busy.
+    const widest = (group: string) => Math.max(...names.map((n) => groupLimit(group, n, limits, overrides)));
+    let skipped = 0;
+    const groups: Array<{ key: string; heads: ReadyRow[] }> = [];
+    const walk = (after: string, upto: string | null) => {
+      while (groups.length < limit) {
+        const head = s.next.all(names, { after, upto, now })[0] as ReadyRow | undefined;
+        if (!head) return;
+        const group = head.group_key!;
+        after = group;
+        if (paused.has(group) || countRunning(group) >= widest(group)) skipped++;
+        else groups.push({ key: group, heads: [head] });
+      }
+    };
+    walk(cursor, null);
+    if (cursor !== '' && groups.length < limit) walk('', cursor);
+    // Few groups with jobs: let them offer more, up to their free slots.
+    const wanted = limit - Math.min(limit, ungrouped.length);
+    if (groups.length > 0 && groups.length < wanted) {
+      const each = Math.ceil(wanted / groups.length);
+      for (const g of groups) {
+        const more = Math.min(each, widest(g.key) - countRunning(g.key), limit);
+        if (more > 1) g.heads = s.heads.all(names, { group: g.key, now, limit: more }) as ReadyRow[];
+      }
+    }
+    const perGroup = [...new Set(groups.flatMap((g) => g.heads.filter((h) => limits.get(h.name)?.rateLimit?.perGroup).map((h) => JSON.stringify([h.name, g.key]))))];
+    if (perGroup.length > 0) {
+      for (const row of s.buckets.all({ keys: JSON.stringify(perGroup) }) as Array<{ key: string; spent: string | null }>) {
+        if (row.spent !== null) buckets.set(bucketId({ kind: 'name-group', key: row.key }), JSON.parse(row.spent) as Spent);
+      }
+    }
+
+    const selection = selectClaims({ limit, startNow, now, limits, running, ungrouped, groups, overrides, buckets, pauseEnds: wakeAt });
+    for (const b of selection.spent) s.spend.run({ kind: b.kind, key: b.key, spent: JSON.stringify(b.spent), now });
+    if (selection.lastGroup !== undefined) cursor = selection.lastGroup;
+    else if (groups.length === 0) cursor = '';
+    // Short with busy groups stepped over, or groups that offered only their
+    // free slots: their other jobs wait for running ones to end.
+    if (!selection.heldBack && selection.take.length < limit && (skipped > 0 || groups.length > 0)) selection.heldBack = { until: wakeAt };
+    return selection;
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Inserts: a batch (or a job with a key, a unique guard or a group) in one
+ * BEGIN IMMEDIATE transaction, and a lone keyless job as one autocommitted
+ * statement (an awaited enqueue: one commit, nothing else).
+ */
+import type Database from 'better-sqlite3';
+import type { InsertResult, NewJob } from '../store.js';
+import { insertUnique, uniqueStatements } from './insert-unique.js';
+import { positional } from './positional.js';
+import { sql } from './sql.js';
+
+/** The values insert.sql, insert-keyless.sql and insert-keyless-at.sql bind. */
+type InsertRow = Omit<NewJob, 'key' | 'unique' | 'group'> & { id: number | null; key: string | null; at: number };
+
+export function createSqliteInsert(db: Database.Database, indexNewJobs: () => void): (jobs: readonly NewJob[], at: number) => InsertResult[] {
+  const s = {
+    // The hot statements bind positionally from their names (positional.ts).
+    insert: positional(db, sql('insert')),
+    insertKeyless: positional(db, sql('insert-keyless')),
+    insertKeylessAt: positional(db, sql('insert-keyless-at')),
+    insertSingle: positional(db, sql('insert-single')),
+    nextId: db.prepare(sql('next-id')),
+    findByKey: db.prepare<{ key: string }, { id: number; state: string }>(sql('find-by-key')),
+    setGroup: db.prepare(sql('set-group')),
+    unique: uniqueStatements(db),
+  };
+
+  const insertTx = db.transaction((jobs: readonly NewJob[], at: number): InsertResult[] => {
+    const out: InsertResult[] = new Array(jobs.length);
+    const { top, mark } = s.nextId.get() as { top: number; mark: number };
+    // The first row inserted takes mark + 1 when deletes left the mark ahead of the newest id.
+    let explicit: number | null = mark > top ? mark + 1 : null;
+    // One row object for the batch, refilled per job (the statements copy its values as they bind).
+    const row: InsertRow = { id: null, name: '', state: '', payload: '', key: null, priority: 0, runAt: 0, retry: null, timeout: null, at };
+    for (let i = 0; i < jobs.length; i++) {
+      const job = jobs[i]!;
+      row.id = explicit;
+      row.name = job.name;
+      row.state = job.state;
+      row.payload = job.payload;
+      row.key = job.key;
+      row.priority = job.priority;
+      row.runAt = job.runAt;
+      row.retry = job.retry;
+      row.timeout = job.timeout;
+      if (job.unique) {
+        // The writer lock is held: nothing else can take or give back the key meanwhile.
+        const result = insertUnique(s.unique, row, job.unique);
+        if (result.created) explicit = null;
+        out[i] = result;
+      } else if (job.key === null) {
+        const { lastInsertRowid } = (explicit === null ? s.insertKeyless : s.insertKeylessAt).run(row);
+        out[i] = { id: Number(lastInsertRowid), created: true, state: job.state };
+        explicit = null;
+      } else {
+        // An existing key hands back the first job (and uses no id).
+        const inserted = s.insert.get(row) as { id: number } | undefined;
+        if (inserted) explicit = null;
+        out[i] = inserted ? { id: inserted.id, created: true, state: job.state } : { ...s.findByKey.get({ key: job.key })!, created: false };
+      }
+      // A second statement only for grouped jobs: the hot inserts keep their shape.
+      if (job.group && out[i]!.created) s.setGroup.run({ group: job.group, id: out[i]!.id });
+    }
+    // This batch went into the index as it was written: move the mark past it,
+    // so the next claim does not walk over these rows looking for new ones.
+    indexNewJobs();
+    return out;
+  });
+
+  /** One job without a key, committed by itself (an awaited enqueue): one autocommitted statement. */
+  const insertSingle = (job: NewJob, at: number): InsertResult[] => {
+    const { lastInsertRowid } = s.insertSingle.run({ name: job.name, state: job.state, payload: job.payload, priority: job.priority, runAt: job.runAt, retry: job.retry, timeout: job.timeout, at });
+    return [{ id: Number(lastInsertRowid), created: true, state: job.state }];
+  };
+
+  return (jobs, at) => (jobs.length === 1 && jobs[0]!.key === null && !jobs[0]!.unique && !jobs[0]!.group ? insertSingle(jobs[0]!, at) : insertTx.immediate(jobs, at));
+}

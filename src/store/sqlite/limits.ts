@@ -1,0 +1,31 @@
+/** The SQLite store's limits table and group counts (see sql/migrations/008_groups_and_limits.sql). */
+import type Database from 'better-sqlite3';
+import { toLimitRecord, type LimitRow } from '../limit-rows.js';
+import type { GroupCount, LimitRecord } from '../store.js';
+import { sql } from './sql.js';
+
+export interface SqliteLimits {
+  pause(kind: 'name' | 'group', key: string, until: number, at: number): void;
+  setGroupConcurrency(group: string, concurrency: number | null, at: number): void;
+  all(): LimitRecord[];
+  groupCounts(limit: number): GroupCount[];
+}
+
+export function createSqliteLimits(db: Database.Database): SqliteLimits {
+  const s = {
+    pause: db.prepare(sql('limits-pause')),
+    concurrency: db.prepare(sql('limits-concurrency')),
+    all: db.prepare(sql('limits')),
+    groupCounts: db.prepare(sql('group-counts')),
+  };
+  return {
+    pause: (kind, key, until, at) => {
+      s.pause.run({ kind, key, until, now: at });
+    },
+    setGroupConcurrency: (group, concurrency, at) => {
+      s.concurrency.run({ key: group, concurrency, now: at });
+    },
+    all: () => (s.all.all() as LimitRow[]).map(toLimitRecord),
+    groupCounts: (limit) => s.groupCounts.all({ limit }) as GroupCount[],
+  };
+}

@@ -1,0 +1,254 @@
+/**
+ * Concurrency groups, global concurrency, rate limits and RateLimitedError on
+ * either store, through queues sharing one database as separate processes
+ * would: what runs at once, in which order, and when.
+ */
+import { describe, expect, it } from 'vitest';
+import { createVirtualClock, defineJob, RateLimitedError, type Queue, type VirtualClock } from '../../src/index.js';
+import { useQueues } from '../helpers/queue-fixture.js';
+import { nextEvent, waitFor } from '../helpers/wait.js';
+
+const fx = useQueues();
+
+interface Run {
+  payload: { tag: string; group?: string };
+  finish: () => void;
+}
+
+/** A handler that holds each run until the test finishes it, counting what runs at once per group and in all. */
+function gate() {
+  const waiting: Run[] = [];
+  const order: string[] = [];
+  const running = new Map<string, number>();
+  let total = 0;
+  let maxTotal = 0;
+  const maxByGroup = new Map<string, number>();
+  const handler = async (payload: Run['payload']) => {
+    const group = payload.group ?? '';
+    const n = (running.get(group) ?? 0) + 1;
+    running.set(group, n);
+    maxByGroup.set(group, Math.max(maxByGroup.get(group) ?? 0, n));
+    maxTotal = Math.max(maxTotal, ++total);
+    order.push(payload.tag);
+    await new Promise<void>((finish) => waiting.push({ payload, finish }));
+    running.set(group, (running.get(group) ?? 1) - 1);
+    total--;
+  };
+  /** Finishes the oldest waiting run of `group` (any run without one). */
+  const finish = (group?: string) => {
+    const i = waiting.findIndex((r) => group === undefined || r.payload.group === group);
+    if (i < 0) throw new Error(`no run of ${group} is waiting`);
+    waiting.splice(i, 1)[0]!.finish();
+  };
+  return { handler, waiting, order, finish, running: (group: string) => running.get(group) ?? 0, maxByGroup, maxTotal: () => maxTotal };
+}
+
+/** Finishes runs one at a time (group A's first) until `total` have started and ended. */
+async function drain(g: ReturnType<typeof gate>, total: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (g.order.length < total || g.waiting.length > 0) {
+    if (Date.now() > deadline) throw new Error(`${g.order.length} of ${total} runs started`);
+    if (g.waiting.length > 0) g.finish(g.waiting.some((r) => r.payload.group === 'A') ? 'A' : undefined);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const completed = async (q: Queue) => (await q.stats()).byState.completed ?? 0;
+
+/** Polls (real time) until `condition`, moving the virtual clock by 0 so timers armed in the past fire. */
+async function until(clock: VirtualClock, condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`not reached: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await clock.advance(0);
+  }
+}
+
+describe('concurrency groups', () => {
+  it('run at most groupConcurrency of a group at once across queues, and a busy group holds up no other', async () => {
+    const g = gate();
+    const job = defineJob({ name: 'sync', groupConcurrency: 1, handler: g.handler });
+    const queues = [fx.open({ concurrency: 3, prefetch: 0, jobs: [job] }), fx.open({ concurrency: 3, prefetch: 0, jobs: [job] })];
+    // Group A first and longest: a first-in-first-out claim would hold everything behind it.
+    for (let i = 0; i < 4; i++) await queues[0]!.enqueue('sync', { tag: `A${i}`, group: 'A' }, { group: 'A' });
+    for (let i = 0; i < 2; i++) await queues[0]!.enqueue('sync', { tag: `B${i}`, group: 'B' }, { group: 'B' });
+    for (let i = 0; i < 2; i++) await queues[0]!.enqueue('sync', { tag: `plain${i}` });
+    await Promise.all(queues.map((q) => q.start()));
+
+    await waitFor(() => g.waiting.length === 4);
+    expect(g.running('A')).toBe(1);
+    expect(g.running('B')).toBe(1);
+    expect(g.running('')).toBe(2);
+    const job0 = (await queues[1]!.listJobs({ state: 'processing' })).find((j) => j.group === 'A');
+    expect(job0?.group).toBe('A');
+
+    // Each end of a group's run lets its next one in, in either queue.
+    await drain(g, 8);
+    expect(g.maxByGroup.get('A')).toBe(1);
+    expect(g.maxByGroup.get('B')).toBe(1);
+    expect(g.order.filter((t) => t.startsWith('A'))).toEqual(['A0', 'A1', 'A2', 'A3']);
+  });
+
+  it('take turns: one claim at a time goes round the groups, whatever order they were enqueued in', async () => {
+    const order: string[] = [];
+    const q = fx.open({ concurrency: 1, prefetch: 0, jobs: [defineJob({ name: 'turn', handler: (p: { tag: string }) => void order.push(p.tag) })] });
+    for (const group of ['a', 'b', 'c']) for (let i = 0; i < 3; i++) await q.enqueue('turn', { tag: `${group}${i}` }, { group });
+    await q.start();
+    await waitFor(() => order.length === 9);
+    expect(order).toEqual(['a0', 'b0', 'c0', 'a1', 'b1', 'c1', 'a2', 'b2', 'c2']);
+  });
+
+  it('a group of its own concurrency (setGroupConcurrency) overrides the definition, and null gives it back', async () => {
+    const g = gate();
+    const q = fx.open({ concurrency: 4, jobs: [defineJob({ name: 'sync', groupConcurrency: 1, handler: g.handler })] });
+    await q.setGroupConcurrency('A', 3);
+    for (let i = 0; i < 6; i++) await q.enqueue('sync', { tag: `A${i}`, group: 'A' }, { group: 'A' });
+    await q.start();
+    await waitFor(() => g.running('A') === 3);
+    expect((await q.limits()).groups).toEqual([{ group: 'A', pending: 3, running: 3, concurrency: 3, pausedUntil: null }]);
+
+    await q.setGroupConcurrency('A', null);
+    // Three still run; as each ends, none starts until one alone runs.
+    g.finish('A');
+    g.finish('A');
+    await waitFor(() => g.running('A') === 1 && g.waiting.length === 1);
+    g.finish('A');
+    await waitFor(() => g.order.length === 4);
+    expect(g.running('A')).toBe(1);
+    expect((await q.limits()).groups[0]).toMatchObject({ group: 'A', running: 1, concurrency: null });
+    await drain(g, 6);
+    expect(g.maxByGroup.get('A')).toBe(3);
+  });
+
+  it('refuses bad input with LJ_ERR_VALIDATION and writes nothing', async () => {
+    const q = fx.open({ jobs: [defineJob({ name: 'j', handler: () => 1 })] });
+    await expect(q.enqueue('j', 1, { group: '' })).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
+    await expect(q.enqueue('j', 1, { group: 'a\0b' })).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
+    await expect(q.setGroupConcurrency('A', 0)).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
+    await expect(q.setGroupConcurrency('', 1)).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
+    expect(() => defineJob({ name: 'x', groupConcurrency: 0, handler: () => 1 })).toThrow(expect.objectContaining({ code: 'LJ_ERR_VALIDATION' }));
+    expect(() => defineJob({ name: 'x', globalConcurrency: 1.5, handler: () => 1 })).toThrow(expect.objectContaining({ code: 'LJ_ERR_VALIDATION' }));
+    expect(() => defineJob({ name: 'x', rateLimit: { max: 5, per: 'soon' }, handler: () => 1 })).toThrow(expect.objectContaining({ code: 'LJ_ERR_VALIDATION' }));
+    expect(() => defineJob({ name: 'x', rateLimit: { max: 5, per: '1s', burst: 2 } as never, handler: () => 1 })).toThrow(expect.objectContaining({ code: 'LJ_ERR_UNKNOWN_OPTION' }));
+    await q.ping(); // the tables exist (a PostgreSQL schema is made on first use)
+    expect(await fx.value('SELECT count(*) FROM jobs')).toBe(0);
+    expect(await fx.value('SELECT count(*) FROM job_limits')).toBe(0);
+  });
+
+  it('grouped pending jobs are listed with the others, in claim order', async () => {
+    const q = fx.open({ jobs: [defineJob({ name: 'j', handler: () => 1 })] });
+    const a = await q.enqueue('j', 1, { group: 'g' });
+    const b = await q.enqueue('j', 2);
+    const c = await q.enqueue('j', 3, { group: 'g', priority: 5 });
+    const store = fx.store();
+    try {
+      const page = await store.browse({ state: 'pending', limit: 2 });
+      expect(page.jobs.map((j) => j.id)).toEqual([c.id, a.id]);
+      const rest = await store.browse({ state: 'pending', limit: 2, cursor: page.next! });
+      expect(rest.jobs.map((j) => j.id)).toEqual([b.id]);
+    } finally {
+      await store.close();
+    }
+    expect((await q.getJob(a.id)).group).toBe('g');
+    expect((await q.getJob(b.id)).group).toBeUndefined();
+  });
+});
+
+describe('global concurrency', () => {
+  it('runs at most globalConcurrency jobs of a name across queues; other names are not held', async () => {
+    const g = gate();
+    const other = gate();
+    const jobs = [defineJob({ name: 'report', globalConcurrency: 2, handler: g.handler }), defineJob({ name: 'other', handler: other.handler })];
+    const queues = [fx.open({ concurrency: 3, prefetch: 0, jobs }), fx.open({ concurrency: 3, prefetch: 0, jobs })];
+    for (let i = 0; i < 6; i++) await queues[0]!.enqueue('report', { tag: `r${i}` });
+    for (let i = 0; i < 2; i++) await queues[0]!.enqueue('other', { tag: `o${i}` });
+    await Promise.all(queues.map((q) => q.start()));
+    await waitFor(() => g.waiting.length === 2 && other.waiting.length === 2);
+    expect((await queues[1]!.limits()).names).toEqual([
+      { name: 'report', groupConcurrency: null, globalConcurrency: 2, rateLimit: null, running: 2, tokensLeft: null, pausedUntil: null },
+    ]);
+    await drain(other, 2);
+    await drain(g, 6);
+    expect(g.maxTotal()).toBe(2);
+  });
+});
+
+describe('rate limits', () => {
+  it('claim at most max jobs in any window of per, across queues, on the injected clock', async () => {
+    const START = Date.parse('2026-06-01T00:00:00Z');
+    const clock = createVirtualClock(START);
+    const starts: number[] = [];
+    const job = defineJob({ name: 'call', rateLimit: { max: 3, per: '1s' }, handler: () => void starts.push(clock.now() - START) });
+    const queues = [fx.open({ clock, concurrency: 4, jobs: [job] }), fx.open({ clock, concurrency: 4, jobs: [job] })];
+    await queues[0]!.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ name: 'call', payload: i })));
+    await Promise.all(queues.map((q) => q.start()));
+    // Step the clock 100 ms at a time; at each step, what its tokens allow has started.
+    const allowed = (elapsed: number) => Math.min(10, 3 * (Math.floor(elapsed / 1000) + 1));
+    for (let elapsed = 0; elapsed <= 3500; elapsed += 100) {
+      if (elapsed > 0) await clock.advance(100);
+      await until(clock, () => starts.length === allowed(elapsed), `${allowed(elapsed)} starts by ${elapsed} ms`);
+    }
+    expect(starts).toEqual([0, 0, 0, 1000, 1000, 1000, 2000, 2000, 2000, 3000]);
+    const [view] = (await queues[0]!.limits()).names;
+    expect(view).toMatchObject({ name: 'call', rateLimit: { max: 3, perMs: 1000, perGroup: false }, tokensLeft: 2 });
+  });
+
+  it('perGroup: each group has a bucket of its own', async () => {
+    const START = Date.parse('2026-06-01T00:00:00Z');
+    const clock = createVirtualClock(START);
+    const starts: Array<[string, number]> = [];
+    const job = defineJob({ name: 'call', rateLimit: { max: 2, per: '1m', perGroup: true }, handler: (p: { g: string }) => void starts.push([p.g, clock.now() - START]) });
+    const q = fx.open({ clock, concurrency: 4, jobs: [job] });
+    for (const g of ['x', 'y']) for (let i = 0; i < 3; i++) await q.enqueue('call', { g }, { group: g });
+    await q.start();
+    await until(clock, () => starts.length === 4, 'two per group');
+    await clock.advance(30_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(starts.length).toBe(4);
+    await clock.advance(30_000);
+    await until(clock, () => starts.length === 6, 'the third of each group a minute later');
+    expect(starts.filter(([, at]) => at === 60_000).map(([g]) => g).sort()).toEqual(['x', 'y']);
+  });
+
+  it('RateLimitedError pauses the group everywhere, gives the attempt back, and lets other groups run', async () => {
+    const START = Date.parse('2026-06-01T00:00:00Z');
+    const clock = createVirtualClock(START);
+    const starts: Array<[string, number]> = [];
+    let thrown = false;
+    const job = defineJob({
+      name: 'api',
+      groupConcurrency: 1,
+      retry: { attempts: 1 },
+      handler: (p: { tag: string }) => {
+        starts.push([p.tag, clock.now() - START]);
+        if (p.tag === 'g1' && !thrown) {
+          thrown = true;
+          throw new RateLimitedError(5000);
+        }
+      },
+    });
+    const queues = [fx.open({ clock, concurrency: 1, prefetch: 0, jobs: [job] }), fx.open({ clock, concurrency: 1, prefetch: 0, jobs: [job] })];
+    const first = await queues[0]!.enqueue('api', { tag: 'g1' }, { group: 'G' });
+    await queues[0]!.enqueue('api', { tag: 'g2' }, { group: 'G' });
+    await queues[0]!.enqueue('api', { tag: 'h1' }, { group: 'H' });
+    const released = nextEvent(queues[0]!.events$, (e) => e.job.id === first.id && e.to === 'pending');
+    await Promise.all(queues.map((q) => q.start()));
+    await until(clock, () => starts.length === 2, 'g1 and h1');
+    await released;
+    const view = await queues[1]!.limits();
+    expect(view.groups.find((g) => g.group === 'G')?.pausedUntil?.getTime()).toBe(START + 5000);
+    expect((await queues[0]!.getJob(first.id)).attempts).toBe(0);
+    await clock.advance(4999);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(starts.map(([t]) => t).sort()).toEqual(['g1', 'h1']);
+    await clock.advance(1);
+    await until(clock, () => starts.length === 4, 'the group after its pause');
+    expect(starts.slice(2).map(([, at]) => at)).toEqual([5000, 5000]);
+    await until(clock, async () => (await completed(queues[0]!)) === 3, 'all completed');
+    // One attempt allowed, and the rate-limited run did not spend it.
+    expect(await queues[0]!.getJob(first.id)).toMatchObject({ state: 'completed', attempts: 1 });
+    const history = await queues[0]!.history(first.id);
+    expect(history.find((h) => h.to === 'pending' && h.from === 'processing')).toMatchObject({ event: 'job.release', error: { code: 'LJ_ERR_RATE_LIMITED', message: 'rate limited for 5000 ms' } });
+  });
+});

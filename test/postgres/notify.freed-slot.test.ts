@@ -1,0 +1,59 @@
+/**
+ * A job that leaves the claimed state frees a slot of its group, or of its
+ * name's global concurrency, that claim loops of other processes (and this
+ * one's) may wait for: on PostgreSQL the batch that records its end sends a
+ * NOTIFY, as SQLite's commit wakes every process watching the file. Ends
+ * of other jobs (completions are the bulk of all writes) send none.
+ */
+import { expect, it } from 'vitest';
+import type { Client } from '../../src/store/postgres/driver.js';
+import type { NameLimits, Store } from '../../src/store/store.js';
+import { CLAIM_RULE } from '../helpers/claim-rule.js';
+import { pgClient } from '../helpers/postgres.js';
+import { job, move, NOW, usePgStores } from './fixture.js';
+
+const pg = usePgStores();
+
+/** The payloads of the schema's channel, in commit order, heard on a connection of the test's own. */
+async function listen(schema: string): Promise<{ client: Client; payloads: string[] }> {
+  const client = await pgClient();
+  const payloads: string[] = [];
+  client.on('notification', (m) => payloads.push(m.payload ?? ''));
+  await client.query(`LISTEN "${schema}"`);
+  return { client, payloads };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+const claim = (store: Store, names: string[], limits: ReadonlyMap<string, NameLimits>) =>
+  store.claim({ names, limit: 10, owner: 'w', leaseMs: 60_000, now: NOW, rule: CLAIM_RULE, limits });
+
+it('the end of a grouped job, or of a job of a name with a global concurrency, wakes claim loops; the end of any other job does not', async () => {
+  const schema = pg.schema();
+  const store = pg.open({ schema });
+  await store.ping();
+  const { client, payloads } = await listen(schema);
+  try {
+    await store.insert([job({ name: 'plain' }), job({ name: 'plain' }), job({ name: 'grouped', group: 'g' }), job({ name: 'global' })], NOW);
+    const limits = new Map([['global', { globalConcurrency: 5 }]]);
+    const [a, b] = await claim(store, ['plain'], limits);
+    const [g] = await claim(store, ['grouped'], limits);
+    const [c] = await claim(store, ['global'], limits);
+    const end = (j: { id: number; leaseToken: string }, purge = false) => store.transition([move({ id: j.id, from: 'processing', token: j.leaseToken, to: 'completed', purge })]);
+    const freed = () => payloads.filter((p) => p.endsWith('.freed'));
+    // In commit order: two plain ends (a completion and a purge), then the grouped one, then the global one.
+    expect(await end(a!)).toEqual([true]);
+    expect(await end(b!, true)).toEqual([true]);
+    expect(await end(g!)).toEqual([true]);
+    await until(() => freed().length === 1);
+    // The plain ends sent nothing: the first notice after the insert's is the grouped job's.
+    expect(payloads.length).toBe(2);
+    expect(await end(c!, true)).toEqual([true]);
+    await until(() => freed().length === 2);
+    expect(payloads.length).toBe(3);
+  } finally {
+    await client.end();
+  }
+});

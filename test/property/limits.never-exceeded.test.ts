@@ -1,0 +1,189 @@
+/**
+ * Random interleavings of enqueue, claim, complete, fail and clock steps by
+ * three engines, each on its own connection to one database (a SQLite file,
+ * or a PostgreSQL schema in the conformance project), their calls run three
+ * at a time, concurrently, on one injected clock.
+ *
+ * Properties, checked after every step from the database itself:
+ * - no group has more jobs leased than its limit (`groupConcurrency` of the
+ *   name, or a group's own setting);
+ * - no name has more jobs leased than its `globalConcurrency`;
+ * - no window of `per` holds more than `max` claims of a rate-limited name
+ *   (from the claims' history rows);
+ * - no job is leased by two claims at once.
+ * And once the clock has moved on and every leased job is finished, every
+ * job has finished: a limit holds jobs back, it never loses one.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createEngine, type Engine } from '../../src/engine/engine.js';
+import { defineJob } from '../../src/engine/job-definition.js';
+import { limitsByName } from '../../src/engine/limits.js';
+import { toContext } from '../../src/engine/machine-registry.js';
+import { createVirtualClock } from '../../src/lib/virtual-clock.js';
+import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { LeasedJob, Store } from '../../src/store/store.js';
+import { pgUrl, usePgSchema } from '../helpers/postgres.js';
+import { TEST_STORE } from '../helpers/queue-fixture.js';
+import { openRawSql, type RawSql } from '../helpers/raw-sql.js';
+import { silentLogger } from '../helpers/silent-logger.js';
+import { tempDbPath } from '../helpers/temp-db.js';
+
+const retry = { attempts: 2, backoff: { type: 'fixed' as const, delay: 0 } };
+const JOBS = [
+  defineJob({ name: 'grouped', groupConcurrency: 2, retry, handler: () => undefined }),
+  defineJob({ name: 'capped', globalConcurrency: 2, retry, handler: () => undefined }),
+  defineJob({ name: 'rated', rateLimit: { max: 3, per: 1000 }, retry, handler: () => undefined }),
+  defineJob({ name: 'free', retry, handler: () => undefined }),
+];
+const NAMES = JOBS.map((j) => j.name);
+const LIMITS = limitsByName(JOBS);
+const GROUPS = ['a', 'b', 'c'];
+/** Group 'c' has a setting of its own, over `grouped`'s 2 (and it binds the `free` jobs put in it too). */
+const OWN = { c: 1 };
+const START = Date.parse('2026-06-01T00:00:00Z');
+/** Runs per property: a PostgreSQL run makes a schema and three pools, several times a SQLite file's cost. */
+const RUNS = TEST_STORE === 'postgres' ? 0.4 : 1;
+
+type Op =
+  | { type: 'enqueue'; name: number; group: number }
+  | { type: 'claim'; limit: number }
+  | { type: 'complete'; pick: number }
+  | { type: 'fail'; pick: number }
+  | { type: 'tick'; ms: number };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  // group: 0..2 a group, 3 none
+  { weight: 4, arbitrary: fc.record({ type: fc.constant('enqueue' as const), name: fc.nat(NAMES.length - 1), group: fc.nat(GROUPS.length) }) },
+  { weight: 4, arbitrary: fc.record({ type: fc.constant('claim' as const), limit: fc.integer({ min: 1, max: 4 }) }) },
+  { weight: 3, arbitrary: fc.record({ type: fc.constant('complete' as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('fail' as const), pick: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 700 }) }) },
+);
+
+/** Rate-limited jobs only, with short clock steps: windows that straddle several claims. */
+const rateOpArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ type: fc.constant('enqueue' as const), name: fc.constant(2), group: fc.constant(GROUPS.length) }) },
+  { weight: 4, arbitrary: fc.record({ type: fc.constant('claim' as const), limit: fc.integer({ min: 1, max: 3 }) }) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('complete' as const), pick: fc.nat() }) },
+  { weight: 3, arbitrary: fc.record({ type: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 400 }) }) },
+);
+
+const newSchema = TEST_STORE === 'postgres' ? usePgSchema() : undefined;
+
+async function freshDatabase(): Promise<{ stores: Store[]; raw: RawSql; cleanup(): void }> {
+  if (newSchema) {
+    const schema = newSchema();
+    const open = () => createPostgresStore({ connection: pgUrl(), schema, poolSize: 2, history: true });
+    const first = open();
+    await first.ping(); // creates the tables before the others look
+    return { stores: [first, open(), open()], raw: await openRawSql({ connection: pgUrl(), schema }), cleanup: () => undefined };
+  }
+  const tmp = tempDbPath();
+  const open = () => createSqliteStore({ path: tmp.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 5000, history: true });
+  return { stores: [open(), open(), open()], raw: await openRawSql({ path: tmp.path }), cleanup: tmp.cleanup };
+}
+
+interface Leased { id: number; name: string; group_key: string | null }
+
+/** What the database holds now that breaks a limit. */
+async function violations(raw: RawSql): Promise<string[]> {
+  const out: string[] = [];
+  const leased = await raw.query<Leased>(`SELECT id, name, group_key FROM jobs WHERE state = 'processing'`, []);
+  for (const group of GROUPS) {
+    const inGroup = leased.filter((j) => j.group_key === group);
+    // A group's own setting binds every job in it; `grouped`'s 2 binds its own
+    // jobs (each claimed while fewer than 2 of the group ran, of any name).
+    const own = OWN[group as keyof typeof OWN];
+    if (own !== undefined && inGroup.length > own) out.push(`group ${group}: ${inGroup.length} leased, its own limit ${own}`);
+    const bound = inGroup.filter((j) => j.name === 'grouped').length;
+    if (own === undefined && bound > 2) out.push(`group ${group}: ${bound} grouped jobs leased, limit 2`);
+  }
+  const capped = leased.filter((j) => j.name === 'capped').length;
+  if (capped > 2) out.push(`capped: ${capped} leased, limit 2`);
+  const claims = (await raw.query<{ at: number | string }>(`SELECT h.at FROM job_history h JOIN jobs j ON j.id = h.job_id WHERE j.name = 'rated' AND h.event = 'job.claim' ORDER BY h.at`, [])).map((r) => Number(r.at));
+  for (let i = 0; i + 3 < claims.length; i++) {
+    if (claims[i + 3]! - claims[i]! < 1000) out.push(`rated: 4 claims within ${claims[i + 3]! - claims[i]!} ms (at ${claims.slice(i, i + 4).join(', ')})`);
+  }
+  return out;
+}
+
+async function run(ops: readonly Op[]): Promise<{ found: string[]; unfinished: number }> {
+  const { stores, raw, cleanup } = await freshDatabase();
+  const clock = createVirtualClock(START);
+  const engines = stores.map((store) => createEngine({ store, clock, logger: silentLogger, jobs: JOBS, retention: {}, maxPayloadBytes: 1024 })) as Engine[];
+  await stores[0]!.setGroupConcurrency('c', OWN.c, START);
+  const held: LeasedJob[] = [];
+  const found: string[] = [];
+  const claim = async (e: Engine, limit: number) => {
+    const jobs = await e.store.claim({ names: NAMES, limit, owner: 'w', leaseMs: 600_000, now: clock.now(), rule: e.registry.claimRule, limits: LIMITS, startNow: limit });
+    for (const job of jobs) if (held.some((h) => h.id === job.id)) found.push(`job ${job.id} leased twice`);
+    held.push(...jobs);
+    return jobs.length;
+  };
+  const settle = async (e: Engine, pick: number, event: { type: string } & Record<string, unknown>) => {
+    if (held.length === 0) return;
+    const [job] = held.splice(pick % held.length, 1);
+    await e.apply(job!, event);
+  };
+  const perform = async (e: Engine, op: Op) => {
+    if (op.type === 'enqueue') {
+      const group = GROUPS[op.group];
+      await e.enqueue(e.newJob({ name: NAMES[op.name], payload: null, options: group ? { group } : {} }, clock.now()));
+    } else if (op.type === 'claim') await claim(e, op.limit);
+    else if (op.type === 'complete') await settle(e, op.pick, { type: 'job.complete' });
+    else if (op.type === 'fail') await settle(e, op.pick, { type: 'job.fail', error: { name: 'Error', message: 'failed' }, random: 0 });
+    else await clock.advance(op.ms);
+  };
+  try {
+    for (let i = 0; i < ops.length && found.length === 0; i += 3) {
+      await Promise.all(ops.slice(i, i + 3).map((op, k) => perform(engines[k]!, op)));
+      await Promise.all(engines.map((e) => e.flush()));
+      found.push(...(await violations(raw)));
+    }
+    // Finish: retries come due, tokens come back, every job gets its turn.
+    for (let round = 0; round < 60 && found.length === 0; round++) {
+      for (const e of engines) {
+        for (const d of await e.store.dueJobs(NAMES, e.registry.delayedStates, clock.now(), 100)) {
+          const next = e.registry.forJob(d.name, d.retry).due(d.state, toContext(d.attempts, d.lastError, d.ctx))!;
+          await e.apply(d, { type: next.eventType });
+        }
+      }
+      while ((await claim(engines[round % 3]!, 4)) > 0) found.push(...(await violations(raw)));
+      for (const job of held.splice(0)) await engines[0]!.apply(job, { type: 'job.complete' });
+      await engines[0]!.flush();
+      await clock.advance(500);
+    }
+    const [row] = await raw.query<{ n: number | string }>(`SELECT count(*) AS n FROM jobs WHERE state NOT IN ('completed', 'dead')`, []);
+    return { found, unfinished: Number(row!.n) };
+  } finally {
+    for (const e of engines) await e.close();
+    await raw.close();
+    cleanup();
+  }
+}
+
+describe('limits across three connections', () => {
+  it('no group, name or rate window is ever above its limit, and every job finishes in the end', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { minLength: 6, maxLength: 45 }), async (ops) => {
+        const { found, unfinished } = await run(ops);
+        expect(found).toEqual([]);
+        expect(unfinished).toBe(0);
+      }),
+      { numRuns: Math.round(40 * RUNS) },
+    );
+  }, 180_000);
+
+  it('no window of a rate limit holds more claims than its max', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(rateOpArb, { minLength: 6, maxLength: 45 }), async (ops) => {
+        const { found, unfinished } = await run(ops);
+        expect(found).toEqual([]);
+        expect(unfinished).toBe(0);
+      }),
+      { numRuns: Math.round(30 * RUNS) },
+    );
+  }, 180_000);
+});

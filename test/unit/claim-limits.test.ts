@@ -1,0 +1,101 @@
+/** The claim's limit rules, without a store: buckets, group and name limits, turn order, what is held back. */
+import { describe, expect, it } from 'vitest';
+import { bucketOf, selectClaims, spend, tokens, type Candidate, type SelectInput } from '../../src/store/claim-limits.js';
+import type { NameLimits } from '../../src/store/store.js';
+
+const rule = { max: 3, perMs: 1000, perGroup: false };
+
+let nextId = 1;
+const job = (name: string, group: string | null = null, over: Partial<Candidate> = {}): Candidate => ({ id: nextId++, name, priority: 0, run_at: nextId, group_key: group, ...over });
+
+function input(over: Partial<SelectInput<Candidate>>): SelectInput<Candidate> {
+  return { limit: 10, startNow: 10, now: 10_000, limits: new Map(), running: [], ungrouped: [], groups: [], overrides: new Map(), buckets: new Map(), ...over };
+}
+
+describe('rate-limit buckets', () => {
+  it('give each token back `per` after it was spent', () => {
+    const spent: Array<[number, number]> = [[0, 2], [500, 1]];
+    expect(tokens(spent, rule, 600)).toEqual({ left: 0, nextAt: 1000 });
+    expect(tokens(spent, rule, 999)).toEqual({ left: 0, nextAt: 1000 });
+    expect(tokens(spent, rule, 1000)).toEqual({ left: 2, nextAt: 1500 });
+    expect(tokens(spent, rule, 1500)).toEqual({ left: 3, nextAt: null });
+    expect(tokens(undefined, rule, 0)).toEqual({ left: 3, nextAt: null });
+  });
+
+  it('keep only the spends not yet given back, one entry per instant', () => {
+    expect(spend([[0, 2], [500, 1]], rule, 1200, 2)).toEqual([[500, 1], [1200, 2]]);
+    expect(spend([[1200, 2]], rule, 1200, 1)).toEqual([[1200, 3]]);
+  });
+
+  it('spend at the latest spend when a claim arrives with an earlier clock', () => {
+    const spent: Array<[number, number]> = [[100, 3], [205, 2]];
+    // A claim reading 190 after one at 205 committed: its window ends at 205, not 190.
+    expect(tokens(spent, { ...rule, max: 5, perMs: 100 }, 190)).toEqual({ left: 3, nextAt: 305 });
+    expect(spend(spent, { ...rule, max: 5, perMs: 100 }, 190, 3)).toEqual([[205, 5]]);
+  });
+
+  it('per group only for grouped jobs of a perGroup name', () => {
+    expect(bucketOf('n', 'g', { ...rule, perGroup: true })).toEqual({ kind: 'name-group', key: '["n","g"]' });
+    expect(bucketOf('n', null, { ...rule, perGroup: true })).toEqual({ kind: 'name', key: 'n' });
+    expect(bucketOf('n', 'g', rule)).toEqual({ kind: 'name', key: 'n' });
+    expect(bucketOf('n', 'g', undefined)).toBeUndefined();
+  });
+});
+
+describe('selectClaims', () => {
+  it('takes no more of a group than its limit minus what runs, and holds the rest back until one ends', () => {
+    const limits = new Map<string, NameLimits>([['g', { groupConcurrency: 2 }]]);
+    const a = [job('g', 'A'), job('g', 'A'), job('g', 'A')];
+    const out = selectClaims(input({ limits, running: [{ name: 'g', group_key: 'A', n: 1 }], groups: [{ key: 'A', heads: a }] }));
+    expect(out.take).toEqual([a[0]]);
+    expect(out.heldBack).toEqual({ until: null });
+  });
+
+  it("a group's own setting wins over the definition's", () => {
+    const limits = new Map<string, NameLimits>([['g', { groupConcurrency: 1 }]]);
+    const a = [job('g', 'A'), job('g', 'A'), job('g', 'A')];
+    expect(selectClaims(input({ limits, overrides: new Map([['A', 2]]), groups: [{ key: 'A', heads: a }] })).take).toEqual(a.slice(0, 2));
+  });
+
+  it('groups take turns: every first job before any second one, then priority first of all', () => {
+    const a = [job('n', 'A'), job('n', 'A')];
+    const b = [job('n', 'B'), job('n', 'B')];
+    const urgent = job('n', null, { priority: 5 });
+    const out = selectClaims(input({ limit: 4, ungrouped: [urgent], groups: [{ key: 'A', heads: a }, { key: 'B', heads: b }] }));
+    expect(out.take).toEqual([urgent, a[0], b[0], a[1]]);
+    expect(out.lastGroup).toBe('B'); // the furthest group served: the next walk starts after it
+    expect(out.heldBack).toBeUndefined();
+  });
+
+  it('global concurrency counts every group and the ungrouped jobs of the name', () => {
+    const limits = new Map<string, NameLimits>([['c', { globalConcurrency: 3 }]]);
+    const jobs = [job('c'), job('c', 'A'), job('c'), job('c', 'B')];
+    const out = selectClaims(input({ limits, running: [{ name: 'c', group_key: 'A', n: 1 }], ungrouped: [jobs[0]!, jobs[2]!], groups: [{ key: 'A', heads: [jobs[1]!] }, { key: 'B', heads: [jobs[3]!] }] }));
+    expect(out.take).toHaveLength(2);
+    expect(out.heldBack).toEqual({ until: null });
+  });
+
+  it('spends tokens, stops at the bucket and says when the next comes back', () => {
+    const limits = new Map<string, NameLimits>([['r', { rateLimit: rule }]]);
+    const jobs = [job('r'), job('r'), job('r')];
+    const out = selectClaims(input({ limits, now: 1200, ungrouped: jobs, buckets: new Map([['name\u0000r', [[500, 2]] as Array<[number, number]>]]) }));
+    expect(out.take).toEqual([jobs[0]]);
+    expect(out.spent).toEqual([{ kind: 'name', key: 'r', spent: [[500, 2], [1200, 1]] }]);
+    expect(out.heldBack).toEqual({ until: 1500 });
+  });
+
+  it('takes rate-limited jobs only for the workers idle now', () => {
+    const limits = new Map<string, NameLimits>([['r', { rateLimit: { ...rule, max: 100 } }]]);
+    const jobs = [job('r'), job('r'), job('free')];
+    const out = selectClaims(input({ limits, startNow: 1, ungrouped: jobs }));
+    expect(out.take).toEqual([jobs[0], jobs[2]]);
+  });
+
+  it('a pause in force is a time to come back at when the claim came back short', () => {
+    expect(selectClaims(input({ pauseEnds: null })).heldBack).toBeUndefined();
+    expect(selectClaims(input({ pauseEnds: 20_000 })).heldBack).toEqual({ until: 20_000 });
+    const limits = new Map<string, NameLimits>([['g', { groupConcurrency: 1 }]]);
+    const a = [job('g', 'A'), job('g', 'A')];
+    expect(selectClaims(input({ limits, pauseEnds: 20_000, groups: [{ key: 'A', heads: a }] })).heldBack).toEqual({ until: 20_000 });
+  });
+});
