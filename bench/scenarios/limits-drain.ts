@@ -58,8 +58,17 @@ export const groupName = (g: number, groups: number) => `customer:${String(g).pa
 /**
  * `n` jobs spread evenly over `groups` groups, group after group: every job of
  * the first group, then every job of the second, … (enqueueMany of 1000).
+ * `interleaved`: job i in group i mod groups instead, as jobs arrive when many
+ * customers are busy at once (the groups' jobs lie side by side in the file).
  */
-export async function enqueueGrouped(queue: Queue, n: number, groups: number, chunk = 1000): Promise<void> {
+export async function enqueueGrouped(queue: Queue, n: number, groups: number, chunk = 1000, interleaved = false): Promise<void> {
+  if (interleaved) {
+    for (let start = 0; start < n; start += chunk) {
+      const items = Array.from({ length: Math.min(chunk, n - start) }, (_, k) => ({ name: JOB, payload: { i: start + k }, options: { group: groupName((start + k) % groups, groups) } }));
+      await queue.enqueueMany(items);
+    }
+    return;
+  }
   const items: Array<{ name: string; payload: { i: number }; options: { group: string } }> = [];
   const flush = async () => {
     if (items.length > 0) await queue.enqueueMany(items.splice(0));
@@ -78,6 +87,8 @@ export async function enqueueGrouped(queue: Queue, n: number, groups: number, ch
 export interface LimitedDrainOptions {
   /** Spread the backlog over this many groups; none when absent. */
   groups?: number;
+  /** Enqueue the groups' jobs interleaved rather than group after group. */
+  interleaved?: boolean;
   limits?: JobLimits;
 }
 
@@ -94,7 +105,7 @@ export async function limitedDrain(backend: LimitsBackend, n: number, o: Limited
     const producer = openLitejobs(target, {});
     try {
       if (o.groups === undefined) await enqueueInChunks(producer.queue, n);
-      else await enqueueGrouped(producer.queue, n, o.groups);
+      else await enqueueGrouped(producer.queue, n, o.groups, 1000, o.interleaved === true);
     } finally {
       await producer.queue.close();
     }

@@ -1,7 +1,7 @@
 /**
  * The statements of a limited claim (claim-limited.ts), the counterparts of
  * the SQLite store's claim-running, limits-active, claim-ready,
- * claim-group-next, claim-group-heads, limits-buckets, claim-lease and
+ * claim-group-walk, claim-group-heads, limits-buckets, claim-lease and
  * limits-spend files. They are sent in the simple protocol with their values
  * written in as literals, as the fast claim is (claim.ts): the planner sees
  * that `state = 'pending'` matches the partial indexes jobs_ready and
@@ -64,7 +64,7 @@ export function limitedStatements(t: ClaimTerms) {
     ready: (of: readonly string[], limit: number) => due(`group_key IS NULL AND name = ANY (${literal(of)})`, literal(limit)),
 
     /**
-     * The walk over groups (claim-group-next.sql, all steps in one statement):
+     * The walk over groups (claim-group-walk.sql, all steps in one statement):
      * each step of the recursive CTE seeks the next group along jobs_grouped,
      * first those after `cursor`, then from the start up to it; each group
      * not in `skip` offers its first due job of the names, if it has one. A

@@ -4,12 +4,12 @@
  * process sharing the file sees the same running jobs and buckets, and no two
  * claims can both take a group's last slot or a bucket's last token.
  *
- * Grouped jobs are found by a walk over the groups (claim-group-next.sql):
+ * Grouped jobs are found by a walk over the groups (claim-group-walk.sql):
  * one seek per group with a due job, from where this claimer's previous walk
  * stopped, round the groups and back, so every group gets its turn. A group
  * at its limit (its leased jobs counted on jobs_group_running) is stepped
- * over by the next seek, so a busy group's backlog holds up none behind it
- * and is never read row by row. Each group offers its first job; when fewer
+ * over, so a busy group's backlog holds up none behind it and is never read
+ * row by row. Each group offers its first job; when fewer
  * groups than the claim wants have jobs, the groups found offer more, up to
  * their free slots.
  */
@@ -36,9 +36,9 @@ export type LimitedClaim = (req: ClaimRequest, names: readonly string[], pauseEn
 export function createLimitedClaim(db: Database.Database): LimitedClaim {
   const s = {
     ready: namesStatement(db, sql('claim-ready')),
-    next: namesStatement(db, sql('claim-group-next')),
+    walk: namesStatement(db, sql('claim-group-walk')),
     heads: namesStatement(db, sql('claim-group-heads')),
-    groupRunning: db.prepare(sql('claim-group-running')).pluck(),
+
     namesRunning: namesStatement(db, sql('claim-running-names')),
     active: db.prepare(sql('limits-active')),
     buckets: db.prepare(sql('limits-buckets')),
@@ -67,15 +67,6 @@ export function createLimitedClaim(db: Database.Database): LimitedClaim {
     const capped = names.filter((n) => limits.get(n)?.globalConcurrency !== undefined);
     const running: RunningCount[] = capped.length > 0 ? (s.namesRunning.all(capped, {}) as RunningCount[]) : [];
     const runningIn = new Map<string, number>();
-    const countRunning = (group: string): number => {
-      let n = runningIn.get(group);
-      if (n === undefined) {
-        n = s.groupRunning.get({ group }) as number;
-        runningIn.set(group, n);
-        if (n > 0) running.push({ name: '', group_key: group, n });
-      }
-      return n;
-    };
     const facts = { limits, running, buckets, now };
 
     // Ungrouped: names without a limit in one read; each limited name on its
@@ -95,12 +86,18 @@ export function createLimitedClaim(db: Database.Database): LimitedClaim {
     const groups: Array<{ key: string; heads: ReadyRow[] }> = [];
     const walk = (after: string, upto: string | null) => {
       while (groups.length < limit) {
-        const head = s.next.all(names, { after, upto, now })[0] as ReadyRow | undefined;
-        if (!head) return;
-        const group = head.group_key!;
-        after = group;
-        if (paused.has(group) || countRunning(group) >= widest(group)) skipped++;
-        else groups.push({ key: group, heads: [head] });
+        // A few steps more than groups wanted: some may be busy.
+        const steps = limit - groups.length + 8;
+        const rows = s.walk.all(names, { after, upto, now, steps }) as Array<ReadyRow & { running: number }>;
+        for (const { running: n, ...head } of rows) {
+          const group = head.group_key!;
+          runningIn.set(group, n);
+          if (n > 0) running.push({ name: '', group_key: group, n });
+          if (paused.has(group) || n >= widest(group)) skipped++;
+          else if (groups.length < limit) groups.push({ key: group, heads: [head] });
+        }
+        if (rows.length < steps) return; // the walk ran out of groups
+        after = rows.at(-1)!.group_key!;
       }
     };
     walk(cursor, null);
@@ -110,7 +107,7 @@ export function createLimitedClaim(db: Database.Database): LimitedClaim {
     if (groups.length > 0 && groups.length < wanted) {
       const each = Math.ceil(wanted / groups.length);
       for (const g of groups) {
-        const more = Math.min(each, widest(g.key) - countRunning(g.key), limit);
+        const more = Math.min(each, widest(g.key) - (runningIn.get(g.key) ?? 0), limit);
         if (more > 1) g.heads = s.heads.all(names, { group: g.key, now, limit: more }) as ReadyRow[];
       }
     }

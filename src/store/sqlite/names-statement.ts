@@ -15,7 +15,7 @@ export function namesStatement(db: Database.Database, text: string) {
       let st = byCount.get(names.length);
       if (!st) {
         const list = names.map((_, i) => `@n${i}`).join(', ');
-        st = db.prepare(text.replace(marker, `(${list})`));
+        st = db.prepare(text.replaceAll(marker, `(${list})`));
         byCount.set(names.length, st);
       }
       const bound: Record<string, unknown> = { ...params };

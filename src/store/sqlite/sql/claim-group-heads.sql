@@ -1,4 +1,4 @@
--- Up to @limit due jobs of one group in claim order (claim-group-next.sql
+-- Up to @limit due jobs of one group in claim order (claim-group-walk.sql
 -- found the group).
 SELECT id, name, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, created_at, unique_span, group_key
 FROM jobs INDEXED BY jobs_grouped

@@ -2,7 +2,7 @@
 -- IMMEDIATE transaction): up to @limit due pending jobs, in claim order.
 -- INDEXED BY: walking jobs_ready in order avoids sorting every pending row.
 -- Jobs committed on their own were indexed by index-new.sql just before.
--- Grouped jobs are not in jobs_ready: claim-group-next.sql finds them.
+-- Grouped jobs are not in jobs_ready: claim-group-walk.sql finds them.
 -- Only the columns a pending job can hold (the rest are NULL before a claim,
 -- or written by it): a row of every column measured over twice as dear.
 SELECT id, name, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, created_at, unique_span

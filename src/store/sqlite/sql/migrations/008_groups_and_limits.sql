@@ -5,7 +5,7 @@ ALTER TABLE jobs ADD COLUMN group_key TEXT;
 
 -- Grouped jobs leave jobs_ready: a claim walks it for ungrouped jobs without
 -- stepping over a grouped backlog, and takes grouped jobs group by group
--- along jobs_grouped (claim-group-next.sql), so a busy group holds up no other.
+-- along jobs_grouped (claim-group-walk.sql), so a busy group holds up no other.
 DROP INDEX jobs_ready;
 CREATE INDEX jobs_ready ON jobs (priority DESC, run_at, id) WHERE state = {{pending}} AND indexed = 1 AND group_key IS NULL;
 CREATE INDEX jobs_grouped ON jobs (group_key, priority DESC, run_at, id) WHERE state = {{pending}} AND group_key IS NOT NULL;
