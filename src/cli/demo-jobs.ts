@@ -2,7 +2,8 @@
  * The demo's sample jobs and what it enqueues at start: a welcome email, a
  * report with progress, a job that fails twice before it succeeds, one that
  * goes dead until someone retries it, and
- * webhook deliveries to the demo's flaky receiver. Idempotency keys make a
+ * webhook deliveries to the demo's flaky receiver. Reports run one per
+ * customer at a time (a concurrency group per customer). Idempotency keys make a
  * second run find the same jobs instead of adding new ones.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -28,6 +29,8 @@ export const demoJobs: AnyJobDefinition[] = [
     name: 'generate-monthly-report',
     retry,
     timeout: 10_000,
+    // One report per customer at a time (the dashboard's Limits panel shows the groups).
+    groupConcurrency: 1,
     handler: async ({ month }: { month: string }, { signal, progress }) => {
       for (let page = 1; page <= 4; page++) {
         await sleep(100, undefined, { signal });
@@ -64,7 +67,7 @@ export const DEMO_DELIVERIES = 12;
 export function demoEnqueues(sinkUrl: string) {
   return [
     { name: 'send-welcome-email', payload: { to: 'ada@example.com' }, options: { key: 'demo:welcome-email' } },
-    { name: 'generate-monthly-report', payload: { month: '2026-11' }, options: { key: 'demo:monthly-report' } },
+    { name: 'generate-monthly-report', payload: { month: '2026-11' }, options: { key: 'demo:monthly-report', group: 'customer:42' } },
     { name: 'fail-me', payload: {}, options: { key: 'demo:fail-me' } },
     { name: 'import-orders', payload: { batch: 1, customer: 42 }, options: { key: 'demo:import-orders:1' } },
     ...Array.from({ length: DEMO_DELIVERIES }, (_, i) => ({
@@ -80,7 +83,7 @@ export function sampleJob(i: number, random: () => number) {
   const customer = 1 + Math.floor(random() * 50);
   const pick = random();
   if (pick < 0.6) return { name: 'send-welcome-email', payload: { to: `user${i}@example.com`, customer } };
-  if (pick < 0.85) return { name: 'generate-monthly-report', payload: { month: '2026-11', customer } };
+  if (pick < 0.85) return { name: 'generate-monthly-report', payload: { month: '2026-11', customer }, options: { group: `customer:${customer}` } };
   if (pick < 0.95) return { name: 'fail-me', payload: { customer } };
   return { name: 'import-orders', payload: { batch: 1000 + i, customer } };
 }

@@ -59,7 +59,7 @@ export function registerDemo(program: Command, io: CliIO): void {
           flags.rate > 0
             ? setInterval(() => {
                 const job = sampleJob(++sent, random);
-                service.queue.enqueue(job.name, job.payload).catch(() => clearInterval(trickle));
+                service.queue.enqueue(job.name, job.payload, job.options).catch(() => clearInterval(trickle));
               }, 1000 / flags.rate)
             : undefined;
         await service.closed;
