@@ -4,7 +4,6 @@
  * and the groups with jobs pending or running, with the concurrency and pause
  * stored for them.
  */
-import { JobState } from '../../machines/job.machine.js';
 import { tokens } from '../store/claim-limits.js';
 import type { LimitRecord, NameLimits, Store } from '../store/store.js';
 import { checkGroup } from './limits.js';
@@ -43,10 +42,12 @@ export const GROUPS_LISTED = 200;
 const paused = (row: LimitRecord | undefined, now: number): Date | null => (row?.pausedUntil != null && row.pausedUntil > now ? new Date(row.pausedUntil) : null);
 
 export async function limitsView(store: Store, limits: ReadonlyMap<string, NameLimits>, now: number): Promise<LimitsView> {
-  const [rows, counts, stats] = await Promise.all([store.limits(), store.groupCounts(GROUPS_LISTED), store.stats()]);
+  const rows = await store.limits();
   const row = (kind: string, key: string) => rows.find((r) => r.kind === kind && r.key === key);
-  const nameRows = new Set(rows.filter((r) => r.kind === 'name').map((r) => r.key));
-  const names = [...new Set([...limits.keys(), ...nameRows])].sort().map((name): NameLimitView => {
+  const listed = [...new Set([...limits.keys(), ...rows.filter((r) => r.kind === 'name').map((r) => r.key)])].sort();
+  // Running jobs from the leased ones only: a count of the whole table (stats) would read every job each refresh.
+  const [counts, running] = await Promise.all([store.groupCounts(GROUPS_LISTED), store.runningByName(listed)]);
+  const names = listed.map((name): NameLimitView => {
     const lim = limits.get(name);
     const rate = lim?.rateLimit ?? null;
     return {
@@ -54,7 +55,7 @@ export async function limitsView(store: Store, limits: ReadonlyMap<string, NameL
       groupConcurrency: lim?.groupConcurrency ?? null,
       globalConcurrency: lim?.globalConcurrency ?? null,
       rateLimit: rate,
-      running: stats.byName[name]?.[JobState.processing] ?? 0,
+      running: running.find((r) => r.name === name)?.n ?? 0,
       tokensLeft: rate ? tokens(row('name', name)?.spent, rate, now).left : null,
       pausedUntil: paused(row('name', name), now),
     };

@@ -292,6 +292,8 @@ export interface Store {
   limits(): Promise<LimitRecord[]>;
   /** Pending and running job counts of the groups with either, most running then most pending first, at most `limit`. */
   groupCounts(limit: number): Promise<GroupCount[]>;
+  /** Leased jobs of each of these names (names without any are left out): a walk over the leased jobs, not the table. */
+  runningByName(names: readonly string[]): Promise<Array<{ name: string; n: number }>>;
   /** Adds the schedule, or updates its expression, zone, payload and policy (its last slot stays). */
   saveSchedule(schedule: NewSchedule, at: number): Promise<void>;
   /** Removes the schedule; false when there was none of that name. */

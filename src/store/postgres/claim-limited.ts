@@ -19,9 +19,9 @@
  * claim wants have jobs, the groups found offer more, up to their free slots.
  */
 import { DatabaseError } from '../../errors.js';
-import { bucketId, groupLimit, nameAllowance, selectClaims, type RunningCount, type Spent } from '../claim-limits.js';
+import { bucketId, selectClaims, type RunningCount, type Spent } from '../claim-limits.js';
+import { groupBucketKeys, hasNameLimit, limitFacts, readLimit, widenGroups, widestLimit, withoutRatePaused } from '../limited-claim.js';
 import { withoutPaused } from '../paused.js';
-import { hasNameLimit } from '../sqlite/claim-limited.js';
 import { toLeasedRecord, type ReadyRow } from '../sqlite/rows.js';
 import type { ClaimRequest, LeasedJob, NameLimits } from '../store.js';
 import { limitedStatements } from './claim-limited-sql.js';
@@ -59,23 +59,6 @@ async function answers<R>(client: Queryable, text: string): Promise<Array<QueryR
   return Array.isArray(answer) ? answer : [answer];
 }
 
-/** What the limit rows say: groups' own concurrency, paused groups, names' buckets, and the earliest end of a pause. */
-function limitRows(rows: Facts['limits'], now: number, pauseEnds: number | null) {
-  const overrides = new Map<string, number>();
-  const paused: string[] = [];
-  const buckets = new Map<string, Spent>();
-  let wakeAt = pauseEnds;
-  for (const [kind, key, concurrency, spent, pausedUntil] of rows) {
-    if (kind === 'group' && concurrency !== null) overrides.set(key, concurrency);
-    if (kind === 'group' && pausedUntil !== null && pausedUntil > now) {
-      paused.push(key);
-      wakeAt = wakeAt === null ? pausedUntil : Math.min(wakeAt, pausedUntil);
-    }
-    if (spent !== null) buckets.set(bucketId({ kind: kind as 'name', key }), JSON.parse(spent) as Spent);
-  }
-  return { overrides, paused, buckets, wakeAt };
-}
-
 export type LimitedClaim = (req: ClaimRequest, sent: Sent) => Promise<LimitedResult>;
 
 export function createLimitedClaim(db: Database, schema: string, history: boolean): LimitedClaim {
@@ -92,29 +75,27 @@ export function createLimitedClaim(db: Database, schema: string, history: boolea
       const open = withoutPaused(req.names, facts.paused);
       if (open.length === 0) return { jobs: [], grouped };
       // Names a handler's RateLimitedError paused (until when: the loop comes back then).
-      let pauseEnds: number | null = null;
-      for (const [key, until] of facts.name_pauses) if (open.includes(key)) pauseEnds = Math.min(pauseEnds ?? until, until);
-      const names = open.filter((n) => !facts.name_pauses.some(([key]) => key === n));
+      const { names, pauseEnds } = withoutRatePaused(open, facts.name_pauses);
       if (names.length === 0) return { jobs: [], heldBack: pauseEnds === null ? undefined : { until: pauseEnds }, grouped };
 
-      const { overrides, paused, buckets, wakeAt } = limitRows(facts.limits, now, pauseEnds);
+      const rows = facts.limits.map(([kind, key, concurrency, spent, pausedUntil]) => ({ kind, key, concurrency, spent, pausedUntil }));
+      const { overrides, paused, buckets, wakeAt } = limitFacts(rows, now, pauseEnds);
       const running: RunningCount[] = facts.running.map(([name, group_key, n]) => ({ name, group_key, n }));
       const s = limitedStatements({ schema, rule: req.rule, now, names });
 
       // Ungrouped: names without a limit in one read; each limited name on its
-      // own, as many as it may take (one when none, to learn it holds jobs back).
+      // own, one more than it may take, to learn whether it holds jobs back.
+      const startNow = req.startNow ?? limit;
       const reads: string[] = [];
       const plain = names.filter((n) => !hasNameLimit(limits.get(n)));
       if (plain.length > 0) reads.push(s.ready(plain, limit));
       for (const name of names) {
-        if (!hasNameLimit(limits.get(name))) continue;
-        const allow = Math.min(limit, nameAllowance(name, { limits, running, buckets, now }));
-        reads.push(s.ready([name], Math.max(1, allow)));
+        if (hasNameLimit(limits.get(name))) reads.push(s.ready([name], readLimit(name, limit, startNow, { limits, running, buckets, now })));
       }
       // Grouped: groups at their limit for every name (busy), and paused ones, are skipped by the walk.
       const runningByGroup = new Map<string, number>();
       for (const r of running) if (r.group_key !== null) runningByGroup.set(r.group_key, (runningByGroup.get(r.group_key) ?? 0) + r.n);
-      const widest = (group: string) => Math.max(...names.map((n) => groupLimit(group, n, limits, overrides)));
+      const widest = (group: string) => widestLimit(group, names, limits, overrides);
       const busy = [...runningByGroup].filter(([group, n]) => n >= widest(group)).map(([group]) => group);
       reads.push(s.walk(cursor, [...paused, ...busy], limit));
       if (busy.length > 0) reads.push(s.dueIn(busy));
@@ -125,23 +106,19 @@ export function createLimitedClaim(db: Database, schema: string, history: boolea
 
       // Few groups with jobs: let them offer more, up to their free slots.
       const wanted = limit - Math.min(limit, ungrouped.length);
-      if (groups.length > 0 && groups.length < wanted) {
-        const each = Math.ceil(wanted / groups.length);
-        const more = groups.map((g) => Math.min(each, widest(g.key) - (runningByGroup.get(g.key) ?? 0), limit));
-        const wider = groups.filter((_, i) => more[i]! > 1);
-        if (wider.length > 0) {
-          const { rows } = await client.query<ReadyRow>(s.heads(wider.map((g) => g.key), more.filter((n) => n > 1)));
-          for (const g of wider) g.heads = rows.filter((r) => r.group_key === g.key);
-        }
+      const wider = widenGroups(groups, wanted, limit, (g) => widest(g) - (runningByGroup.get(g) ?? 0));
+      if (wider.length > 0) {
+        const { rows } = await client.query<ReadyRow>(s.heads(wider.map((g) => g.key), wider.map((g) => g.more)));
+        for (const w of wider) groups.find((g) => g.key === w.key)!.heads = rows.filter((r) => r.group_key === w.key);
       }
-      const perGroup = [...new Set(groups.flatMap((g) => g.heads.filter((h) => limits.get(h.name)?.rateLimit?.perGroup).map((h) => JSON.stringify([h.name, g.key]))))];
+      const perGroup = groupBucketKeys(groups, limits);
       if (perGroup.length > 0) {
         for (const row of (await client.query<{ key: string; spent: string | null }>(s.buckets(perGroup))).rows) {
           if (row.spent !== null) buckets.set(bucketId({ kind: 'name-group', key: row.key }), JSON.parse(row.spent) as Spent);
         }
       }
 
-      const selection = selectClaims({ limit, startNow: req.startNow ?? limit, now, limits, running, ungrouped, groups, overrides, buckets, pauseEnds: wakeAt });
+      const selection = selectClaims({ limit, startNow, now, limits, running, ungrouped, groups, overrides, buckets, pauseEnds: wakeAt });
       const writes: string[] = [];
       const chosen = selection.take.map((r) => r.id);
       if (chosen.length > 0) writes.push(s.lease(chosen, { owner: sent.owner, token: sent.token, lockedUntil: sent.lockedUntil, history }));

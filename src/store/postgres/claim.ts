@@ -40,7 +40,7 @@
  * takes back the jobs still held under them before claiming more.
  */
 import { isDatabaseUnavailable } from '../../errors.js';
-import { hasNameLimit } from '../sqlite/claim-limited.js';
+import { hasNameLimit } from '../limited-claim.js';
 import { toLeasedRecord, type ReadyRow } from '../sqlite/rows.js';
 import type { ClaimRequest, ClaimResult, LeasedJob } from '../store.js';
 import { createLimitedClaim, type Sent } from './claim-limited.js';

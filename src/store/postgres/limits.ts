@@ -19,7 +19,7 @@ export function createPostgresLimits(db: Database, schema: string) {
       ON CONFLICT (kind, key) DO UPDATE SET concurrency = excluded.concurrency, updated_at = excluded.updated_at`),
     // limits.sql
     all: q('SELECT kind, key, concurrency, spent, paused_until, updated_at FROM {{schema}}.job_limits ORDER BY kind, key'),
-    // group-counts.sql: reads every pending or leased grouped job; for the dashboard and `litejobs groups`, not a hot path.
+    // group-counts.sql: reads every pending or leased grouped job; for the dashboard and `litejobs limits`, not a hot path.
     groupCounts: q(`SELECT group_key AS "group",
         count(*) FILTER (WHERE state = {{pending}})::int AS pending,
         count(*) FILTER (WHERE state = {{processing}})::int AS running
@@ -28,6 +28,8 @@ export function createPostgresLimits(db: Database, schema: string) {
       GROUP BY group_key
       ORDER BY running DESC, pending DESC, group_key
       LIMIT $1`),
+    // claim-running-names.sql: along jobs_leased.
+    runningByName: q(`SELECT name, count(*)::int AS n FROM {{schema}}.jobs WHERE state = {{processing}} AND name = ANY ($1::text[]) GROUP BY name`),
   };
   return {
     pauseLimit: async (kind: 'name' | 'group', key: string, until: number, at: number): Promise<void> => {
@@ -38,5 +40,6 @@ export function createPostgresLimits(db: Database, schema: string) {
     },
     limits: async (): Promise<LimitRecord[]> => (await db.rows<LimitRow>(s.all)).map(toLimitRecord),
     groupCounts: async (limit: number): Promise<GroupCount[]> => db.rows<GroupCount>(s.groupCounts, [limit]),
+    runningByName: async (names: readonly string[]): Promise<Array<{ name: string; n: number }>> => (names.length === 0 ? [] : db.rows(s.runningByName, [names])),
   };
 }

@@ -14,22 +14,12 @@
  * their free slots.
  */
 import type Database from 'better-sqlite3';
-import { bucketId, groupLimit, nameAllowance, selectClaims, type RunningCount, type Selection, type Spent } from '../claim-limits.js';
+import { bucketId, selectClaims, type RunningCount, type Selection, type Spent } from '../claim-limits.js';
+import { groupBucketKeys, hasNameLimit, limitFacts, readLimit, widenGroups, widestLimit, type LimitFact } from '../limited-claim.js';
 import type { ClaimRequest, NameLimits } from '../store.js';
 import { namesStatement } from './names-statement.js';
 import type { ReadyRow } from './rows.js';
 import { sql } from './sql.js';
-
-interface LimitRow {
-  kind: string;
-  key: string;
-  concurrency: number | null;
-  spent: string | null;
-  paused_until: number | null;
-}
-
-/** Names with a limit of their own (not only a group concurrency, which binds grouped jobs alone). */
-export const hasNameLimit = (limits: NameLimits | undefined): boolean => limits?.globalConcurrency !== undefined || limits?.rateLimit !== undefined;
 
 export type LimitedClaim = (req: ClaimRequest, names: readonly string[], pauseEnds: number | null) => Selection<ReadyRow>;
 
@@ -51,18 +41,7 @@ export function createLimitedClaim(db: Database.Database): LimitedClaim {
     const { now, limit } = req;
     const startNow = req.startNow ?? limit;
     const limits = req.limits ?? new Map<string, NameLimits>();
-    const overrides = new Map<string, number>();
-    const paused = new Set<string>();
-    const buckets = new Map<string, Spent>();
-    let wakeAt = pauseEnds;
-    for (const row of s.active.all({ now }) as LimitRow[]) {
-      if (row.kind === 'group' && row.concurrency !== null) overrides.set(row.key, row.concurrency);
-      if (row.kind === 'group' && row.paused_until !== null && row.paused_until > now) {
-        paused.add(row.key);
-        wakeAt = wakeAt === null ? row.paused_until : Math.min(wakeAt, row.paused_until);
-      }
-      if (row.spent !== null) buckets.set(bucketId({ kind: row.kind as 'name', key: row.key }), JSON.parse(row.spent) as Spent);
-    }
+    const { overrides, paused, buckets, wakeAt } = limitFacts(s.active.all({ now }) as LimitFact[], now, pauseEnds);
     // Leased jobs: per name for names with a global concurrency; per group (name '') for the groups visited.
     const capped = names.filter((n) => limits.get(n)?.globalConcurrency !== undefined);
     const running: RunningCount[] = capped.length > 0 ? (s.namesRunning.all(capped, {}) as RunningCount[]) : [];
@@ -74,14 +53,11 @@ export function createLimitedClaim(db: Database.Database): LimitedClaim {
     const plain = names.filter((n) => !hasNameLimit(limits.get(n)));
     const ungrouped: ReadyRow[] = plain.length > 0 ? (s.ready.all(plain, { now, limit }) as ReadyRow[]) : [];
     for (const name of names) {
-      const lim = limits.get(name);
-      if (!hasNameLimit(lim)) continue;
-      const allow = Math.min(limit, nameAllowance(name, facts), lim?.rateLimit ? startNow : limit);
-      ungrouped.push(...(s.ready.all([name], { now, limit: allow + 1 }) as ReadyRow[]));
+      if (hasNameLimit(limits.get(name))) ungrouped.push(...(s.ready.all([name], { now, limit: readLimit(name, limit, startNow, facts) }) as ReadyRow[]));
     }
 
     // Grouped: a group's widest limit over the claimed names decides whether it is busy.
-    const widest = (group: string) => Math.max(...names.map((n) => groupLimit(group, n, limits, overrides)));
+    const widest = (group: string) => widestLimit(group, names, limits, overrides);
     let skipped = 0;
     const groups: Array<{ key: string; heads: ReadyRow[] }> = [];
     const walk = (after: string, upto: string | null) => {
@@ -104,14 +80,10 @@ export function createLimitedClaim(db: Database.Database): LimitedClaim {
     if (cursor !== '' && groups.length < limit) walk('', cursor);
     // Few groups with jobs: let them offer more, up to their free slots.
     const wanted = limit - Math.min(limit, ungrouped.length);
-    if (groups.length > 0 && groups.length < wanted) {
-      const each = Math.ceil(wanted / groups.length);
-      for (const g of groups) {
-        const more = Math.min(each, widest(g.key) - (runningIn.get(g.key) ?? 0), limit);
-        if (more > 1) g.heads = s.heads.all(names, { group: g.key, now, limit: more }) as ReadyRow[];
-      }
+    for (const { key, more } of widenGroups(groups, wanted, limit, (g) => widest(g) - (runningIn.get(g) ?? 0))) {
+      groups.find((g) => g.key === key)!.heads = s.heads.all(names, { group: key, now, limit: more }) as ReadyRow[];
     }
-    const perGroup = [...new Set(groups.flatMap((g) => g.heads.filter((h) => limits.get(h.name)?.rateLimit?.perGroup).map((h) => JSON.stringify([h.name, g.key]))))];
+    const perGroup = groupBucketKeys(groups, limits);
     if (perGroup.length > 0) {
       for (const row of s.buckets.all({ keys: JSON.stringify(perGroup) }) as Array<{ key: string; spent: string | null }>) {
         if (row.spent !== null) buckets.set(bucketId({ kind: 'name-group', key: row.key }), JSON.parse(row.spent) as Spent);

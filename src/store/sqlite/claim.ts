@@ -11,7 +11,8 @@ import type Database from 'better-sqlite3';
 import { DatabaseError } from '../../errors.js';
 import { withoutPaused } from '../paused.js';
 import type { ClaimRequest, ClaimResult, ClaimRule, LeasedJob } from '../store.js';
-import { createLimitedClaim, hasNameLimit } from './claim-limited.js';
+import { hasNameLimit, withoutRatePaused } from '../limited-claim.js';
+import { createLimitedClaim } from './claim-limited.js';
 import { namesStatement } from './names-statement.js';
 import { toLeasedRecord, type ReadyRow } from './rows.js';
 import { sql, withClaimRule } from './sql.js';
@@ -25,7 +26,7 @@ export function createClaim(
   const claimReady = namesStatement(db, sql('claim-ready'));
   const claimUnique = db.prepare(sql('claim-unique'));
   const groupedAny = db.prepare(sql('claim-grouped-any')).pluck();
-  const namesPaused = db.prepare(sql('limits-names-paused'));
+  const namesPaused = db.prepare(sql('limits-names-paused')).raw();
   const limited = createLimitedClaim(db);
   /** The statements a claim rule's values are written into, prepared once per rule (as literals: see claim-lease.sql). */
   const claimWrites = new Map<string, { lease: Database.Statement; history: Database.Statement }>();
@@ -43,22 +44,17 @@ export function createClaim(
   };
 
   const claimTx = db.transaction((req: ClaimRequest, token: string): ClaimResult => {
-    let names = withoutPaused(req.names, pausedNames());
-    if (names.length === 0) return [];
+    const open = withoutPaused(req.names, pausedNames());
+    if (open.length === 0) return [];
     // Names a handler's RateLimitedError paused (until when: the loop comes back then).
-    let pauseEnds: number | null = null;
-    const rateLimited = namesPaused.all({ now: req.now }) as Array<{ key: string; paused_until: number }>;
-    if (rateLimited.length > 0) {
-      for (const p of rateLimited) if (names.includes(p.key)) pauseEnds = Math.min(pauseEnds ?? p.paused_until, p.paused_until);
-      const held = new Set(rateLimited.map((p) => p.key));
-      names = names.filter((n) => !held.has(n));
-    }
-    const heldBy = (jobs: ClaimResult): ClaimResult => (pauseEnds !== null && jobs.length < req.limit ? Object.assign(jobs, { heldBack: { until: pauseEnds } }) : jobs);
-    if (names.length === 0) return heldBy([]);
+    const rateLimited = namesPaused.all({ now: req.now }) as Array<[string, number]>;
+    const { names, pauseEnds } = withoutRatePaused(open, rateLimited);
+    let heldBack: { until: number | null } | undefined = pauseEnds === null ? undefined : { until: pauseEnds };
+    const short = (jobs: LeasedJob[]): ClaimResult => (heldBack && jobs.length < req.limit ? Object.assign(jobs, { heldBack }) : jobs);
+    if (names.length === 0) return short([]);
     indexNewJobs();
     const writes = claimWritesFor(req.rule);
     let rows: ReadyRow[];
-    let heldBack: { until: number | null } | undefined;
     if (names.some((n) => hasNameLimit(req.limits?.get(n))) || groupedAny.get() !== undefined) {
       const selection = limited(req, names, pauseEnds);
       rows = selection.take;
@@ -66,7 +62,7 @@ export function createClaim(
     } else {
       rows = claimReady.all(names, { now: req.now, limit: req.limit }) as ReadyRow[];
     }
-    if (rows.length === 0) return heldBack ? Object.assign([], { heldBack }) : heldBy([]);
+    if (rows.length === 0) return short([]);
     const { rule } = req;
     const lockedUntil = req.now + req.leaseMs;
     const claim = { state: rule.to, attempts: rule.attempts, owner: req.owner, token, lockedUntil, now: req.now };
@@ -83,7 +79,7 @@ export function createClaim(
     // Spans shorter than 'active' (engine/unique.ts UniqueSpan) end at the claim.
     if (rows.some((r) => (r.unique_span ?? 2) < 2)) claimUnique.run({ ids: idList });
     if (recordHistory) writes.history.run({ ids: idList, at: req.now, owner: req.owner, token });
-    return heldBack ? Object.assign(out, { heldBack }) : heldBy(out);
+    return short(out);
   });
   return claimTx;
 }

@@ -10,7 +10,7 @@ import { positional } from './positional.js';
 import { sql } from './sql.js';
 
 /** The values insert.sql, insert-keyless.sql and insert-keyless-at.sql bind. */
-type InsertRow = Omit<NewJob, 'key' | 'unique' | 'group'> & { id: number | null; key: string | null; at: number };
+type InsertRow = Omit<NewJob, 'key' | 'unique' | 'group'> & { id: number | null; key: string | null; group: string | null; at: number };
 
 export function createSqliteInsert(db: Database.Database, indexNewJobs: () => void): (jobs: readonly NewJob[], at: number) => InsertResult[] {
   const s = {
@@ -21,7 +21,6 @@ export function createSqliteInsert(db: Database.Database, indexNewJobs: () => vo
     insertSingle: positional(db, sql('insert-single')),
     nextId: db.prepare(sql('next-id')),
     findByKey: db.prepare<{ key: string }, { id: number; state: string }>(sql('find-by-key')),
-    setGroup: db.prepare(sql('set-group')),
     unique: uniqueStatements(db),
   };
 
@@ -31,7 +30,7 @@ export function createSqliteInsert(db: Database.Database, indexNewJobs: () => vo
     // The first row inserted takes mark + 1 when deletes left the mark ahead of the newest id.
     let explicit: number | null = mark > top ? mark + 1 : null;
     // One row object for the batch, refilled per job (the statements copy its values as they bind).
-    const row: InsertRow = { id: null, name: '', state: '', payload: '', key: null, priority: 0, runAt: 0, retry: null, timeout: null, at };
+    const row: InsertRow = { id: null, name: '', state: '', payload: '', key: null, priority: 0, runAt: 0, retry: null, timeout: null, group: null, at };
     for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i]!;
       row.id = explicit;
@@ -43,6 +42,7 @@ export function createSqliteInsert(db: Database.Database, indexNewJobs: () => vo
       row.runAt = job.runAt;
       row.retry = job.retry;
       row.timeout = job.timeout;
+      row.group = job.group ?? null;
       if (job.unique) {
         // The writer lock is held: nothing else can take or give back the key meanwhile.
         const result = insertUnique(s.unique, row, job.unique);
@@ -58,8 +58,6 @@ export function createSqliteInsert(db: Database.Database, indexNewJobs: () => vo
         if (inserted) explicit = null;
         out[i] = inserted ? { id: inserted.id, created: true, state: job.state } : { ...s.findByKey.get({ key: job.key })!, created: false };
       }
-      // A second statement only for grouped jobs: the hot inserts keep their shape.
-      if (job.group && out[i]!.created) s.setGroup.run({ group: job.group, id: out[i]!.id });
     }
     // This batch went into the index as it was written: move the mark past it,
     // so the next claim does not walk over these rows looking for new ones.

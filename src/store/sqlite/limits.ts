@@ -2,6 +2,7 @@
 import type Database from 'better-sqlite3';
 import { toLimitRecord, type LimitRow } from '../limit-rows.js';
 import type { GroupCount, LimitRecord } from '../store.js';
+import { namesStatement } from './names-statement.js';
 import { sql } from './sql.js';
 
 export interface SqliteLimits {
@@ -9,6 +10,7 @@ export interface SqliteLimits {
   setGroupConcurrency(group: string, concurrency: number | null, at: number): void;
   all(): LimitRecord[];
   groupCounts(limit: number): GroupCount[];
+  runningByName(names: readonly string[]): Array<{ name: string; n: number }>;
 }
 
 export function createSqliteLimits(db: Database.Database): SqliteLimits {
@@ -17,6 +19,7 @@ export function createSqliteLimits(db: Database.Database): SqliteLimits {
     concurrency: db.prepare(sql('limits-concurrency')),
     all: db.prepare(sql('limits')),
     groupCounts: db.prepare(sql('group-counts')),
+    runningByName: namesStatement(db, sql('claim-running-names')),
   };
   return {
     pause: (kind, key, until, at) => {
@@ -27,5 +30,6 @@ export function createSqliteLimits(db: Database.Database): SqliteLimits {
     },
     all: () => (s.all.all() as LimitRow[]).map(toLimitRecord),
     groupCounts: (limit) => s.groupCounts.all({ limit }) as GroupCount[],
+    runningByName: (names) => (names.length === 0 ? [] : (s.runningByName.all(names, {}) as Array<{ name: string; n: number }>)),
   };
 }

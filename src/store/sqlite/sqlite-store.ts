@@ -229,6 +229,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     setGroupConcurrency: async (group, concurrency, at) => limits.setGroupConcurrency(group, concurrency, at),
     limits: async () => limits.all(),
     groupCounts: async (limit) => limits.groupCounts(limit),
+    runningByName: async (names) => limits.runningByName(names),
     saveSchedule: async (schedule, at) => schedules.save(schedule, at),
     deleteSchedule: async (name) => schedules.delete(name),
     schedules: async () => schedules.all(),

@@ -1,5 +1,5 @@
 -- Pending and leased jobs per group, busiest first. Reads every pending or
--- leased grouped job: for the dashboard and `litejobs groups`, not a hot path.
+-- leased grouped job: for the dashboard and `litejobs limits`, not a hot path.
 SELECT group_key AS "group",
   sum(state = {{pending}}) AS pending,
   sum(state = {{processing}}) AS running
