@@ -12,7 +12,6 @@ import { systemClock } from './lib/clock.js';
 import { createDefaultLogger } from './lib/logger.js';
 import { createConsumer, type Consumer } from './engine/consumer.js';
 import { createEngine } from './engine/engine.js';
-import { limitsByName } from './engine/limits.js';
 import { checkGroupConcurrency, limitsView } from './engine/limits-view.js';
 import { createScheduleApi } from './engine/schedule-api.js';
 import { isDeclaration, type AnyJob, type AnyJobDefinition } from './engine/job-definition.js';
@@ -254,7 +253,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     },
     async limits() {
       open();
-      return limitsView(store, limitsByName(engine.definitions.values()), clock.now());
+      return limitsView(store, engine.limits, clock.now());
     },
     async backup(destination, backupOptions = {}) {
       open();

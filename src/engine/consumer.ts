@@ -16,7 +16,6 @@ import type { AbortReason } from './job-runner.js';
 import { toContext } from './machine-registry.js';
 import { deletesByAge } from './options.js';
 import { createPool, type WorkerInfo } from './pool.js';
-import { limitsByName } from './limits.js';
 import { createScheduler } from './scheduler.js';
 import { createThreadPool } from './threads/thread-pool.js';
 
@@ -56,7 +55,7 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
   const { store, registry, clock, logger } = engine;
   const names = [...engine.definitions.keys()];
   const delayedStates = registry.delayedStates;
-  const limits = limitsByName(engine.definitions.values());
+  const { limits } = engine;
   /** Set when the last claim left due jobs behind for a limit: see nextDueAt. */
   let heldBack: { until: number | null } | undefined;
   const needsThreads = [...engine.definitions.values()].some((def) => def.isolation === 'thread');

@@ -13,10 +13,11 @@ import { JobState } from '../../machines/job.machine.js';
 import { createBatcher } from '../lib/batcher.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import type { CallerClient, InsertResult, LeasedJob, NewJob, Store, TransitionRequest } from '../store/store.js';
+import type { CallerClient, InsertResult, LeasedJob, NameLimits, NewJob, Store, TransitionRequest } from '../store/store.js';
 import { createApplyEvent, type ApplyEvent, type TransitionNotice } from './apply-event.js';
 import { transitionEvent, type ClaimBatchEvent, type QueueEvent, type RunStuckEvent } from './events.js';
 import type { AnyJobDefinition } from './job-definition.js';
+import { limitsByName } from './limits.js';
 import { createCommit } from './commit.js';
 import { createMachineRegistry, type MachineRegistry } from './machine-registry.js';
 import { createNewJob, type EnqueueInput } from './new-job.js';
@@ -40,6 +41,8 @@ export interface Engine {
   readonly logger: Logger;
   readonly registry: MachineRegistry;
   readonly definitions: ReadonlyMap<string, AnyJobDefinition>;
+  /** The definitions' limits (groupConcurrency, globalConcurrency, rateLimit), by name: what each claim carries. */
+  readonly limits: ReadonlyMap<string, NameLimits>;
   readonly retention: ResolvedRetention;
   /** The log of database outages the worker side's loops live through. */
   readonly outage: OutageLog;
@@ -175,6 +178,7 @@ export function createEngine(deps: EngineDeps): Engine {
     logger,
     registry,
     definitions,
+    limits: limitsByName(definitions.values()),
     retention: deps.retention,
     outage,
     events$: events.asObservable(),
