@@ -6,7 +6,14 @@
  *      ▲                      │ job.fail / job.expire
  *      │ after retryDelay     ├──(can retry)──► failed ──┘
  *      │                      └──(cannot)────► dead ──job.retry──► pending
- *   pending | processing | failed ──job.cancel──► cancelled
+ *   processing ──job.sleep──► sleeping ──after sleepDelay──► pending   (ctx.sleep: no attempt spent)
+ *   waiting-children ──job.children──► pending (every child finished)
+ *                                  └──► dead (a child failed, onChildFailure 'fail')
+ *   pending | processing | failed | sleeping | waiting-children ──job.cancel──► cancelled
+ *
+ * A flow's parent is created in `waiting-children` (it holds no worker); the
+ * store delivers `job.children` in the transaction that finishes its last
+ * child (or a failed one), following this machine's edges (flowRuleOf).
  *
  * Pure: imports xstate only.
  */
@@ -29,6 +36,10 @@ export const JobState = {
   failed: 'failed',
   dead: 'dead',
   cancelled: 'cancelled',
+  /** Parked by `ctx.sleep`: no lease, no worker; back to pending when the sleep is over. */
+  sleeping: 'sleeping',
+  /** A flow's parent, until its children have finished. */
+  waitingChildren: 'waiting-children',
 } as const;
 export type JobState = (typeof JobState)[keyof typeof JobState];
 
@@ -56,6 +67,10 @@ export type JobEvent =
   | { type: 'job.fail'; error: ErrorInfo; random: number }
   | { type: 'job.expire'; error: ErrorInfo; random: number }
   | { type: 'job.release' }
+  /** `ctx.sleep`: park for `delay` ms without spending the attempt. */
+  | { type: 'job.sleep'; delay: number }
+  /** A parent's children have finished (`failed: false`), or one failed (`failed: true`, with its error). */
+  | { type: 'job.children'; failed: boolean; error?: ErrorInfo }
   | { type: 'job.cancel' }
   | { type: 'job.retry' };
 
@@ -65,6 +80,8 @@ export const JobEventType = {
   fail: 'job.fail',
   expire: 'job.expire',
   release: 'job.release',
+  sleep: 'job.sleep',
+  children: 'job.children',
   cancel: 'job.cancel',
   retry: 'job.retry',
 } as const;
@@ -81,6 +98,8 @@ export const RUNTIME_EVENTS: readonly string[] = [
   JobEventType.fail,
   JobEventType.expire,
   JobEventType.release,
+  JobEventType.sleep,
+  JobEventType.children,
 ];
 
 /** Extra states, transitions and implementations layered on the base machine. */
@@ -98,7 +117,7 @@ export interface JobMachineExtension {
 }
 
 function errorOf(event: JobEvent): ErrorInfo {
-  return 'error' in event ? event.error : { name: 'Error', message: 'unknown error' };
+  return 'error' in event && event.error ? event.error : { name: 'Error', message: 'unknown error' };
 }
 
 /** RetryLaterErrors in a row so far (absent from a fresh context). */
@@ -122,6 +141,8 @@ function baseImplementations(policy: ResolvedRetryPolicy) {
       /** Attempts remain and the policy retries this error. */
       canRetry: ({ context, event }: { context: JobContext; event: JobEvent }) =>
         context.attempts < policy.attempts && isRetryableError(policy, errorOf(event)),
+      /** A child ended without completing and the parent's policy is to fail with it. */
+      childFailed: ({ event }: { event: JobEvent }) => event.type === 'job.children' && event.failed,
     },
     actions: {
       startAttempt: assign(({ context }: { context: JobContext }) => ({ attempts: context.attempts + 1 })),
@@ -137,9 +158,14 @@ function baseImplementations(policy: ResolvedRetryPolicy) {
       /** Any other outcome of an attempt ends a run of RetryLaterErrors. */
       endRetryLaters: assign(() => ({ retryLaters: 0 })),
       resetAttempts: assign(() => ({ attempts: 0, retryDelay: 0, retryLaters: 0 })),
+      /** How long `sleeping` lasts (a sleep is not an attempt: refundAttempt runs with it). */
+      scheduleWake: assign(({ event }: { event: JobEvent }) => ({
+        sleepDelay: event.type === 'job.sleep' && Number.isFinite(event.delay) ? Math.max(0, Math.round(event.delay)) : 0,
+      })),
     },
     delays: {
       retryDelay: ({ context }: { context: JobContext }) => context.retryDelay,
+      sleepDelay: ({ context }: { context: JobContext }) => (typeof context.sleepDelay === 'number' ? context.sleepDelay : 0),
     },
   };
 }
@@ -165,6 +191,17 @@ function baseStates() {
           { target: 'dead', actions: 'recordError' },
         ],
         'job.release': { target: 'pending', actions: 'refundAttempt' },
+        'job.sleep': { target: 'sleeping', actions: ['refundAttempt', 'scheduleWake'] },
+        'job.cancel': { target: 'cancelled' },
+      },
+    },
+    sleeping: {
+      after: { sleepDelay: { target: 'pending' } },
+      on: { 'job.cancel': { target: 'cancelled' } },
+    },
+    'waiting-children': {
+      on: {
+        'job.children': [{ guard: 'childFailed', target: 'dead', actions: 'recordError' }, { target: 'pending' }],
         'job.cancel': { target: 'cancelled' },
       },
     },

@@ -4,11 +4,11 @@
  */
 import type { AnyStateMachine } from 'xstate';
 import { compileMachine, MachineCompileError, type CompiledMachine } from '../../machines/compile.js';
-import { createJobMachine, JobEventType, JobState, type JobContext } from '../../machines/job.machine.js';
+import { createJobMachine, FINISHED_STATES, JobEventType, JobState, type JobContext } from '../../machines/job.machine.js';
 import type { ErrorInfo, RetryPolicy } from '../../machines/policy.js';
 import type { AnyJobDefinition as JobDefinition } from './job-definition.js';
 import { LitejobsError } from '../errors.js';
-import type { ClaimRule } from '../store/store.js';
+import type { ClaimRule, FlowRule } from '../store/store.js';
 
 export type CompiledJobMachine = CompiledMachine<JobContext>;
 
@@ -19,6 +19,8 @@ export interface MachineRegistry {
   readonly delayedStates: readonly string[];
   /** What a claim writes, read off the machines' claim edge (the same for every machine the queue accepts). */
   readonly claimRule: ClaimRule;
+  /** How a flow's parent leaves its waiting state, read off the machines' `job.children` edges. */
+  readonly flowRule: FlowRule;
 }
 
 /** Rebuilds the machine context from a row's columns. */
@@ -49,6 +51,26 @@ export function claimRuleOf(m: CompiledJobMachine): ClaimRule {
   const step = m.next(m.initial.state, m.initial.context, { type: JobEventType.claim });
   if (!step) throw new LitejobsError('LJ_ERR_MACHINE', `machine ${m.id}: "${JobEventType.claim}" does not leave the initial state`);
   return { from: m.initial.state, to: step.state, attempts: step.context.attempts - m.initial.context.attempts, event: JobEventType.claim };
+}
+
+/** The `job.children` edges of a machine, from `waiting-children`: where a parent goes when its children are done, or one failed. */
+export function flowRuleOf(m: CompiledJobMachine): FlowRule {
+  const from = JobState.waitingChildren;
+  const context = { ...m.initial.context };
+  const done = m.next(from, context, { type: JobEventType.children, failed: false } as { type: string });
+  const error = { name: 'ChildFailedError', message: 'check' };
+  const failed = m.next(from, context, { type: JobEventType.children, failed: true, error } as { type: string });
+  if (!done || !failed || done.state === from || failed.state === from) {
+    throw new LitejobsError('LJ_ERR_MACHINE', `machine ${m.id}: "${JobEventType.children}" must take "${from}" elsewhere`);
+  }
+  return {
+    from,
+    event: JobEventType.children,
+    done: done.state,
+    failed: failed.state,
+    finished: FINISHED_STATES,
+    failures: FINISHED_STATES.filter((s) => s !== JobState.completed),
+  };
 }
 
 export function assertQueueCompatible(name: string, m: CompiledJobMachine): void {
@@ -112,7 +134,10 @@ export function createMachineRegistry(definitions: ReadonlyMap<string, JobDefini
   const delayed = new Set<string>();
   for (const name of definitions.keys()) for (const s of forJob(name, null).delayedStates) delayed.add(s);
   // Every accepted machine claims the same way (assertQueueCompatible): read it off the base machine.
-  const claimRule = claimRuleOf(compileMachine<JobContext>(createJobMachine()));
-  return { forJob, delayedStates: [...delayed], claimRule };
+  const base = compileMachine<JobContext>(createJobMachine());
+  const claimRule = claimRuleOf(base);
+  // Flows follow the base machine's edges (a parent may be a name this process only enqueues).
+  const flowRule = flowRuleOf(base);
+  return { forJob, delayedStates: [...delayed], claimRule, flowRule };
 }
 

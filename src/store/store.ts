@@ -48,6 +48,77 @@ export interface JobRecord {
   heldKey?: { kind: UniqueGuard['kind']; key: string } | null;
   /** The concurrency group the job was enqueued in (`group`), when the row was read with it. */
   group?: string | null;
+  /** The flow parent waiting on this job (enqueueFlow, enqueueBatch), when the row was read with it. */
+  parentId?: number | null;
+  /** A flow parent's children: not finished yet, ended dead or cancelled, and its policy; null when not a parent. */
+  flow?: FlowState | null;
+}
+
+export interface FlowState {
+  left: number;
+  failed: number;
+  onChildFailure: OnChildFailure;
+}
+
+/** What a flow's parent does when a child ends `dead` (or `cancelled`): fail at once, or run once every child has finished. */
+export type OnChildFailure = 'fail' | 'continue';
+
+/** One node of a flow to insert: the job, and its children, which it waits for (enqueueFlow). */
+export interface NewFlowNode {
+  job: NewJob;
+  onChildFailure: OnChildFailure;
+  children: readonly NewFlowNode[];
+}
+
+export interface FlowInsertResult {
+  id: number;
+  state: string;
+  children: FlowInsertResult[];
+}
+
+/**
+ * How a parent leaves its waiting state, read off the job machine's
+ * `job.children` edges at start-up (engine/machine-registry.ts): the store
+ * applies it in the transaction that finishes the child, so a parent never
+ * misses its last child, whatever crashes.
+ */
+export interface FlowRule {
+  /** The state a parent waits in. */
+  from: string;
+  event: string;
+  /** Where the parent goes once every child has finished. */
+  done: string;
+  /** Where it goes when a child failed and its policy is 'fail' (with the child's error). */
+  failed: string;
+  /** States a child has finished in (the machine's final states). */
+  finished: readonly string[];
+  /** Finished states that count as a failure of the child. */
+  failures: readonly string[];
+}
+
+/** A parent moved by the store under a FlowRule (reported back on the TransitionRequest that caused it). */
+export interface ParentMove {
+  id: number;
+  name: string;
+  from: string;
+  to: string;
+  event: string;
+  at: number;
+  attempts: number;
+  error: ErrorInfo | null;
+}
+
+/** A completed step (ctx.step) or sleep (ctx.sleep) of a job, as stored. */
+export interface StepRecord {
+  name: string;
+  /** 1 for the job's first completed step, 2 for the next, … */
+  seq: number;
+  /** JSON text of the step's result; null: undefined. */
+  result: string | null;
+  /** A sleep: when it ends, ms since the epoch; null for a step. */
+  wakeAt: number | null;
+  attempt: number;
+  at: number;
 }
 
 /** A job held under a lease: a claim's result. */
@@ -174,6 +245,15 @@ export interface TransitionRequest {
   /** Delete the job (and its history) instead of writing `to`: retention 0. */
   purge?: boolean;
   /**
+   * Set when `to` is a finished state: if the job has a flow parent, the
+   * parent's counts change in this same transaction, and it moves by the
+   * rule when this was its last child (or a failed one under 'fail'). The
+   * store reports such moves in `parentMoves`.
+   */
+  flow?: FlowRule;
+  /** Filled by the store: parents moved because of this request (a nested flow moves its ancestors in turn). */
+  parentMoves?: ParentMove[];
+  /**
    * The least unique span that still holds its key in `to`: a job whose
    * span is shorter gives its unique key back (NULL) in this same write.
    * Absent: keys stay as they are.
@@ -251,6 +331,14 @@ export interface Store {
    * leaves this out.
    */
   insertVia?(client: CallerClient, jobs: readonly NewJob[], at: number): Promise<InsertResult[]>;
+  /**
+   * Records a completed step (or sleep) of a job, while the job is still
+   * leased under `token`; false when the lease is gone (nothing written).
+   * The step's `seq` is given by the store.
+   */
+  saveStep(id: number, token: string, step: Omit<StepRecord, 'seq'>): Promise<boolean>;
+  /** The job's completed steps, in the order they completed. */
+  steps(id: number): Promise<StepRecord[]>;
   claim(request: ClaimRequest): Promise<ClaimResult>;
   /** Compare-and-set transitions, all in one transaction; `false` where the CAS missed. */
   transition(requests: readonly TransitionRequest[]): Promise<boolean[]>;

@@ -60,7 +60,7 @@ describe('schema', () => {
     await store.close();
     expect(job?.state).toBe('completed');
     expect(claimed.map((c) => c.id)).toEqual([2]);
-    expect(schema(path)).toEqual({ level: 8, indexes: ['jobs_delayed', 'jobs_group_running', 'jobs_grouped', 'jobs_key', 'jobs_leased', 'jobs_ready', 'jobs_unique', 'jobs_waiting'] });
+    expect(schema(path)).toEqual({ level: 9, indexes: ['jobs_children', 'jobs_delayed', 'jobs_group_running', 'jobs_grouped', 'jobs_key', 'jobs_leased', 'jobs_ready', 'jobs_unique', 'jobs_waiting'] });
   });
 
   it('builds the index of finished jobs by age only for a queue that deletes them after a while', async () => {
