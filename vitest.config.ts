@@ -22,6 +22,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/enqueue.ready-now.claim-only.test.ts',
   'test/integration/enqueue.bad-input.test.ts',
   'test/integration/enqueue.unique.test.ts',
+  'test/integration/flows.test.ts',
   'test/integration/groups.limits.test.ts',
   'test/integration/handler.outcomes.test.ts',
   'test/integration/history.candidate.test.ts',
@@ -42,6 +43,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/threads.queue.test.ts',
   'test/integration/webhook.delivery.test.ts',
   'test/property/claim.no-double-claim.test.ts',
+  'test/property/flows.parent-once.test.ts',
   'test/property/limits.never-exceeded.test.ts',
   'test/property/unique.one-holder.test.ts',
 ];

@@ -4,7 +4,8 @@
  */
 import type { Observable } from 'rxjs';
 import type { ClaimBatchEvent, QueueEvent } from './engine/events.js';
-import type { EnqueueItem, JobOf, JobTypeMap, UntypedJobs } from './engine/job-types.js';
+import type { EnqueueItem, FlowJobOf, JobOf, JobTypeMap, UntypedJobs } from './engine/job-types.js';
+import type { BatchResult, FlowResult } from './engine/flow-api.js';
 import type { Transition } from './engine/job-view.js';
 import type { EnqueueItemOptions, EnqueueManyOptions, EnqueueOptions } from './engine/options.js';
 import type { WorkerInfo } from './engine/pool.js';
@@ -29,6 +30,24 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
   enqueue<N extends keyof M & string>(name: N, payload: M[N]['payload'], options?: EnqueueOptions): Promise<InsertResult>;
   /** All or nothing: one transaction. */
   enqueueMany(items: ReadonlyArray<EnqueueItem<M, EnqueueItemOptions>>, options?: EnqueueManyOptions): Promise<InsertResult[]>;
+  /**
+   * Enqueues a parent with its children (and theirs), all in one
+   * transaction. A parent waits in `waiting-children`, holding no worker,
+   * until every child has finished; its handler reads them with
+   * `ctx.children()`. A child ending `dead` (or `cancelled`) fails the parent
+   * at once, or, with `onChildFailure: 'continue'`, the parent runs once all
+   * have finished. See docs/guides/flows.md.
+   */
+  enqueueFlow(flow: FlowJobOf<M, EnqueueItemOptions>): Promise<FlowResult>;
+  /**
+   * Enqueues the items and one `onComplete` job, in one transaction: the
+   * callback runs once every item has finished, whatever became of each
+   * (`ctx.childCounts()` gives the counts per final state).
+   */
+  enqueueBatch(
+    items: ReadonlyArray<EnqueueItem<M, EnqueueItemOptions>>,
+    options: { onComplete: EnqueueItem<M, EnqueueItemOptions> },
+  ): Promise<BatchResult>;
   start(): Promise<void>;
   stop(options?: { timeout?: number }): Promise<void>;
   close(options?: { timeout?: number }): Promise<void>;

@@ -19,6 +19,7 @@ import type { JobMapOf } from './engine/job-types.js';
 import { toJob, toTransition } from './engine/job-view.js';
 import { deletesByAge, resolveQueueOptions, type QueueOptions } from './engine/options.js';
 import { checkClient, splitClient } from './engine/caller-client.js';
+import { createFlowApi } from './engine/flow-api.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './engine/validate.js';
 import { InvalidTransitionError, JobNotFoundError, QueueClosedError, ValidationError } from './errors.js';
 import type { Queue } from './queue-api.js';
@@ -76,6 +77,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
   // Declared jobs are only enqueued here: the engine runs (and claims) the defined ones.
   const engine = createEngine({ store, clock, logger, jobs: o.jobs.filter((job) => !isDeclaration(job)) as AnyJobDefinition[], retention: o.retention, maxPayloadBytes: o.maxPayloadBytes });
   const scheduling = createScheduleApi(engine, o.maxPayloadBytes);
+  const flows = createFlowApi(engine);
   const ownerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   let consumer: Consumer | undefined;
   let closed = false;
@@ -128,6 +130,14 @@ function createUntypedQueue(options: QueueOptions): Queue {
       const now = clock.now();
       const jobs = items.map((item) => engine.newJob({ name: item?.name, payload: item?.payload, options: item?.options }, now));
       return client === undefined ? engine.enqueueMany(jobs) : engine.enqueueVia(client, jobs);
+    },
+    async enqueueFlow(flow) {
+      open();
+      return flows.enqueueFlow(flow);
+    },
+    async enqueueBatch(items, options) {
+      open();
+      return flows.enqueueBatch(items, options);
     },
     async start() {
       open();

@@ -88,7 +88,7 @@ export function createLiveCounts(o: LiveCountsOptions): LiveCounts {
   let asked: IdRange | undefined;
 
   const applyTo = (counts: Counts, batch: ChangeBatch, skipMarked: boolean) => {
-    for (const e of batch.enqueued) add(counts, JobState.pending, e.name, e.count);
+    for (const e of batch.enqueued) add(counts, e.state ?? JobState.pending, e.name, e.count);
     for (const t of batch.transitions) {
       // A row whose job is gone: the deletion was not seen either; the drift check sets it right.
       if (t.name === null || (skipMarked && t.marked)) continue;

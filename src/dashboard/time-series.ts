@@ -27,7 +27,7 @@ export type SeriesInput = Pick<ChangeBatch, 'transitions' | 'enqueued' | 'latenc
 /** The changes of pending jobs per name a batch holds (creations, moves into and out of pending). */
 export function pendingDeltas(batch: Pick<ChangeBatch, 'transitions' | 'enqueued'>): PendingDelta[] {
   const out: PendingDelta[] = [];
-  for (const e of batch.enqueued) out.push({ at: e.second * 1000, name: e.name, delta: e.count });
+  for (const e of batch.enqueued) if ((e.state ?? JobState.pending) === JobState.pending) out.push({ at: e.second * 1000, name: e.name, delta: e.count });
   for (const t of batch.transitions) {
     if (t.name === null) continue;
     const delta = (t.to === JobState.pending ? t.count : 0) - (t.from === JobState.pending ? t.count : 0);

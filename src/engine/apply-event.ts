@@ -13,7 +13,7 @@ import type { JobRecord, TransitionRequest } from '../store/store.js';
 import { uniqueNeed } from './unique.js';
 
 /** What the machine needs to know of a job to move it (the lease token, when the job is held). */
-export type ApplyTarget = Pick<JobRecord, 'id' | 'name' | 'state' | 'attempts' | 'lastError' | 'ctx' | 'retry' | 'leaseToken'>;
+export type ApplyTarget = Pick<JobRecord, 'id' | 'name' | 'state' | 'attempts' | 'lastError' | 'ctx' | 'retry' | 'leaseToken' | 'parentId'>;
 
 export type ApplyResult =
   | { accepted: false }
@@ -78,12 +78,22 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
     if (step.candidate !== undefined) request.candidate = step.candidate;
     if (extra?.result !== undefined) request.result = extra.result;
     if (deps.retention?.[step.state] === 0) request.purge = true;
+    // A flow child that finishes (or is taken back from finished) moves its parent's counts in the same write.
+    const flowRule = deps.registry.flowRule;
+    if (job.parentId != null && flowRule.finished.includes(job.state) !== flowRule.finished.includes(step.state)) {
+      request.flow = { rule: flowRule, parentId: job.parentId, name: job.name };
+    }
     const committed = await deps.commit(request, extra?.retryUnavailable === true);
     if (committed) {
       const notice: TransitionNotice = { job: { id: job.id, name: job.name }, from: job.state, to: step.state, event: event.type, at, attempts: cols.attempts, error };
       if (extra?.workerId) notice.workerId = extra.workerId;
       if (runAt !== undefined) notice.runAt = runAt;
       deps.onTransition(notice);
+      for (const m of request.parentMoves ?? []) {
+        const moved: TransitionNotice = { job: { id: m.id, name: m.name }, from: m.from, to: m.to, event: m.event, at: m.at, attempts: m.attempts, error: m.error };
+        if (m.to === JobState.pending) moved.runAt = m.at;
+        deps.onTransition(moved);
+      }
     }
     return { accepted: true, committed, to: step.state, attempts: cols.attempts, runAt };
   };

@@ -13,7 +13,7 @@ import { JobState } from '../../machines/job.machine.js';
 import { createBatcher } from '../lib/batcher.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import type { CallerClient, InsertResult, LeasedJob, NameLimits, NewJob, Store, TransitionRequest } from '../store/store.js';
+import type { CallerClient, FlowInsertResult, InsertResult, LeasedJob, NameLimits, NewFlowNode, NewJob, Store, TransitionRequest } from '../store/store.js';
 import { createApplyEvent, type ApplyEvent, type TransitionNotice } from './apply-event.js';
 import { transitionEvent, type ClaimBatchEvent, type QueueEvent, type RunStuckEvent } from './events.js';
 import type { AnyJobDefinition } from './job-definition.js';
@@ -61,6 +61,8 @@ export interface Engine {
   enqueue(job: NewJob): Promise<InsertResult>;
   /** Inserts all or nothing, in one transaction. */
   enqueueMany(jobs: readonly NewJob[]): Promise<InsertResult[]>;
+  /** Inserts a flow (parents and their children) in one transaction. */
+  enqueueFlow(root: NewFlowNode): Promise<FlowInsertResult>;
   /** Inserts through the caller's connection, inside its transaction (a store with `insertVia` only). */
   enqueueVia(client: CallerClient, jobs: readonly NewJob[]): Promise<InsertResult[]>;
   /** Runs an event through the job's machine and commits the result (grouped with concurrent ones). */
@@ -187,6 +189,21 @@ export function createEngine(deps: EngineDeps): Engine {
     newJob,
     enqueue: (job) => inserts.push(job),
     enqueueMany: (jobs) => (jobs.length === 0 ? Promise.resolve([]) : insertBatch(jobs)),
+    async enqueueFlow(root) {
+      const at = clock.now();
+      const result = await store.insertFlow(root, registry.flowRule.from, at);
+      // Announced and woken for as any insert, each job in the state it was created in.
+      const jobs: NewJob[] = [];
+      const results: InsertResult[] = [];
+      const walk = (node: NewFlowNode, r: FlowInsertResult) => {
+        jobs.push(r.state === node.job.state ? node.job : { ...node.job, state: r.state });
+        results.push({ id: r.id, created: true, state: r.state });
+        node.children.forEach((child, i) => walk(child, r.children[i]!));
+      };
+      walk(root, result);
+      afterInsert(jobs, results, at);
+      return result;
+    },
     async enqueueVia(client, jobs) {
       if (!store.insertVia) throw new ValidationError('enqueue client: only a queue on PostgreSQL writes through the caller\'s own client');
       // No enqueue events and no wake-up here: the caller may yet roll back. Its commit

@@ -17,6 +17,10 @@ import type { Engine } from './engine.js';
 import { JobContext, type ContextHost } from './handler-context.js';
 import { afterAbort, runHandler, type AbortReason, type Outcome } from './job-runner.js';
 import type { ThreadOutcome, ThreadPool } from './threads/thread-pool.js';
+import { toJob, type Job } from './job-view.js';
+
+/** Children read per query by ctx.children(). */
+const CHILDREN_PAGE = 1000;
 
 interface Run {
   job: LeasedJob;
@@ -91,6 +95,16 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     extend,
     progress: (job, value) => engine.store.progress(job.id, job.leaseToken, value),
     logger,
+    children: async (job) => {
+      const out: Job[] = [];
+      for (let after = 0; ; ) {
+        const page = await engine.store.children(job.id, after, CHILDREN_PAGE);
+        for (const r of page) out.push(toJob(r));
+        if (page.length < CHILDREN_PAGE) return out;
+        after = page[page.length - 1]!.id;
+      }
+    },
+    childCounts: (job) => engine.store.childCounts(job.id),
   };
 
   const abortRun = (run: Run, reason: unknown) => {

@@ -10,6 +10,7 @@ import type { Abortable } from '../lib/abortable.js';
 import { LeaseLostError, ValidationError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import type { LeasedJob } from '../store/store.js';
+import type { Job } from './job-view.js';
 
 /** What every context of one executor shares (one object, not one per job). */
 export interface ContextHost {
@@ -18,6 +19,9 @@ export interface ContextHost {
   /** Records progress; false if the lease was lost. */
   progress(job: LeasedJob, value: number): Promise<boolean>;
   logger: Logger;
+  /** A flow parent's children, all of them, in id order. */
+  children(job: LeasedJob): Promise<Job[]>;
+  childCounts(job: LeasedJob): Promise<Record<string, number>>;
 }
 
 export class JobContext implements HandlerContext {
@@ -27,6 +31,8 @@ export class JobContext implements HandlerContext {
   private boundHeartbeat: (() => Promise<void>) | undefined;
   private boundProgress: ((value: number) => Promise<void>) | undefined;
   private childLog: Logger | undefined;
+  private boundChildren: (() => Promise<Job[]>) | undefined;
+  private boundChildCounts: (() => Promise<Record<string, number>>) | undefined;
 
   constructor(
     private readonly job: LeasedJob,
@@ -62,5 +68,15 @@ export class JobContext implements HandlerContext {
     // Built on first use: most handlers never log, and a child logger is not free.
     this.childLog ??= this.host.logger.child({ job: this.job.name, jobId: this.job.id, attempt: this.job.attempts, workerId: this.workerId });
     return this.childLog;
+  }
+
+  get children(): () => Promise<Job[]> {
+    this.boundChildren ??= () => this.host.children(this.job);
+    return this.boundChildren;
+  }
+
+  get childCounts(): () => Promise<Record<string, number>> {
+    this.boundChildCounts ??= () => this.host.childCounts(this.job);
+    return this.boundChildCounts;
   }
 }

@@ -5,6 +5,7 @@
 import type { AnyStateMachine } from 'xstate';
 import type { RetryPolicy } from '../../machines/policy.js';
 import type { Logger } from '../lib/logger.js';
+import type { Job } from './job-view.js';
 import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
 import { ValidationError } from '../errors.js';
 import { checkJobSchedule, type JobSchedule } from './schedules.js';
@@ -24,6 +25,10 @@ export interface HandlerContext {
   progress(value: number): Promise<void>;
   /** A pino child logger bound to `{ queue, job, jobId, attempt, workerId }`. */
   log: Logger;
+  /** A flow parent's children (enqueueFlow, enqueueBatch), in id order, as getJob returns them: results, errors, states. Empty for a job without children. */
+  children(): Promise<Job[]>;
+  /** A flow parent's children counted by state, e.g. `{ completed: 9, dead: 1 }`: what an enqueueBatch's onComplete job reads. */
+  childCounts(): Promise<Record<string, number>>;
 }
 
 export type Handler<P = unknown, R = unknown> = (payload: P, ctx: HandlerContext) => Promise<R> | R;

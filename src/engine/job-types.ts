@@ -33,3 +33,15 @@ export type JobOf<M extends JobTypeMap> = { [N in keyof M & string]: Job<M[N]['p
 
 /** One item of `enqueueMany`: its name picks its payload's type. */
 export type EnqueueItem<M extends JobTypeMap, O> = { [N in keyof M & string]: { name: N; payload: M[N]['payload']; options?: O } }[keyof M & string];
+
+/** One job of `enqueueFlow`: its name picks its payload's type; its children are flow jobs too. */
+export type FlowJobOf<M extends JobTypeMap, O> = {
+  [N in keyof M & string]: {
+    name: N;
+    payload: M[N]['payload'];
+    options?: O;
+    /** When a child ends `dead` or `cancelled`: `'fail'` (default) fails this job at once, `'continue'` runs it once every child has finished. */
+    onChildFailure?: 'fail' | 'continue';
+    children?: ReadonlyArray<FlowJobOf<M, O>>;
+  };
+}[keyof M & string];

@@ -23,6 +23,10 @@ export interface Job<P = unknown, R = unknown> {
   heldKey?: { kind: 'unique' | 'debounce' | 'throttle'; key: string };
   /** The concurrency group it was enqueued in. */
   group?: string;
+  /** The flow parent that waits for this job (enqueueFlow, enqueueBatch). */
+  parentId?: number;
+  /** A flow parent: its children not finished yet, those that ended dead or cancelled, and its policy. */
+  children?: { left: number; failed: number; onChildFailure: 'fail' | 'continue' };
   createdAt: Date;
   updatedAt: Date;
 }
@@ -62,6 +66,8 @@ export function toJob(r: JobRecord): Job {
   if (r.lockedUntil !== null) job.lockedUntil = new Date(r.lockedUntil);
   if (r.heldKey) job.heldKey = r.heldKey;
   if (r.group) job.group = r.group;
+  if (r.parentId != null) job.parentId = r.parentId;
+  if (r.flow) job.children = { ...r.flow };
   return job;
 }
 

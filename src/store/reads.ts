@@ -108,7 +108,8 @@ export interface ChangeBatch {
   /** The read stopped at its row limit: more changes follow. */
   more: boolean;
   /** New jobs by second of creation and name. */
-  enqueued: Array<{ second: number; name: string; count: number }>;
+  /** `state`: the state the jobs were created in (pending, or waiting-children for a flow's parents). */
+  enqueued: Array<{ second: number; name: string; state?: string; count: number }>;
   transitions: TransitionGroup[];
   /** The newest ≤ 50 changes, oldest first. */
   recent: RecentChange[];

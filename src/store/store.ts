@@ -96,6 +96,14 @@ export interface FlowRule {
   failures: readonly string[];
 }
 
+/** A flow child's tie to its parent, on a transition that finishes the child or takes it back from finished. */
+export interface FlowLink {
+  rule: FlowRule;
+  parentId: number;
+  /** The child's name (for the error a failed parent records). */
+  name: string;
+}
+
 /** A parent moved by the store under a FlowRule (reported back on the TransitionRequest that caused it). */
 export interface ParentMove {
   id: number;
@@ -250,7 +258,7 @@ export interface TransitionRequest {
    * rule when this was its last child (or a failed one under 'fail'). The
    * store reports such moves in `parentMoves`.
    */
-  flow?: FlowRule;
+  flow?: FlowLink;
   /** Filled by the store: parents moved because of this request (a nested flow moves its ancestors in turn). */
   parentMoves?: ParentMove[];
   /**
@@ -331,6 +339,17 @@ export interface Store {
    * leaves this out.
    */
   insertVia?(client: CallerClient, jobs: readonly NewJob[], at: number): Promise<InsertResult[]>;
+  /**
+   * Inserts a flow in one transaction: each parent in the rule's waiting
+   * state with its count of children, each child pointing at its parent.
+   * A node without children is inserted as a plain job. Flow jobs carry no
+   * key and no unique guard.
+   */
+  insertFlow(root: NewFlowNode, waiting: string, at: number): Promise<FlowInsertResult>;
+  /** A parent's children, in id order, after `after` (at most `limit`). */
+  children(parentId: number, after: number, limit: number): Promise<JobRecord[]>;
+  /** A parent's children counted by state. */
+  childCounts(parentId: number): Promise<Record<string, number>>;
   /**
    * Records a completed step (or sleep) of a job, while the job is still
    * leased under `token`; false when the lease is gone (nothing written).

@@ -36,6 +36,8 @@ const eventArb = (delayedTypes: readonly string[], extra: readonly string[]): fc
       ...['job.claim', 'job.complete', 'job.release', 'job.cancel', 'job.retry', ...delayedTypes, ...extra].map((type) => ({ type })),
     ),
     fc.record({ type: fc.constantFrom('job.fail', 'job.expire'), error: errorArb, random: randomArb }),
+    fc.record({ type: fc.constant('job.sleep'), delay: fc.oneof(fc.integer({ min: 0, max: 1e7 }), fc.double({ min: -10, max: 1e6, noNaN: true })) }),
+    fc.record({ type: fc.constant('job.children'), failed: fc.boolean(), error: errorArb }, { requiredKeys: ['type', 'failed'] }),
     // job.fail and claims are weighted up so that sequences reach failed and dead.
     fc.record({ type: fc.constant('job.fail'), error: errorArb, random: randomArb }),
     fc.constant<Event>({ type: 'job.claim' }),
@@ -83,11 +85,15 @@ function soonestDelayed(actions: Action[]): { eventType: string; delay: number }
   return best;
 }
 
-/** Drives one event sequence through xstate and the table side by side; returns the states visited. */
-function checkSameAsXstate(machine: AnyStateMachine, events: Event[]): string[] {
+/**
+ * Drives one event sequence through xstate and the table side by side; returns the states visited.
+ * `from`: start in this state instead of the initial one (a flow's parent is created in `waiting-children`).
+ */
+function checkSameAsXstate(machine: AnyStateMachine, events: Event[], from?: string): string[] {
   const table = compileMachine<JobContext>(machine);
   let [snapshot] = initialTransition(machine) as [AnyMachineSnapshot, Action[]];
-  let state = table.initial.state;
+  if (from !== undefined) snapshot = machine.resolveState({ value: from, context: snapshot.context });
+  let state = from ?? table.initial.state;
   let context = table.initial.context;
   expect(state).toBe(snapshot.value);
   expect(context).toStrictEqual(snapshot.context);
@@ -115,11 +121,12 @@ function checkSameAsXstate(machine: AnyStateMachine, events: Event[]): string[] 
 }
 
 const RETRY_DUE = 'xstate.after.retryDelay.job.failed';
+const SLEEP_DUE = 'xstate.after.sleepDelay.job.sleeping';
 const QUARANTINE_DUE = 'xstate.after.quarantineExpiry.job.quarantined';
 const RUNS = 300;
 
-const baseEvents = fc.array(eventArb([RETRY_DUE], []), { maxLength: 40 });
-const quarantineEvents = fc.array(eventArb([RETRY_DUE, QUARANTINE_DUE], ['job.approve']), { maxLength: 40 });
+const baseEvents = fc.array(eventArb([RETRY_DUE, SLEEP_DUE], []), { maxLength: 40 });
+const quarantineEvents = fc.array(eventArb([RETRY_DUE, SLEEP_DUE, QUARANTINE_DUE], ['job.approve']), { maxLength: 40 });
 
 describe('the compiled table equals xstate transition()', () => {
   it.prop([baseEvents], { numRuns: RUNS })('on the default policy, for random event sequences', (events) => {
@@ -129,6 +136,13 @@ describe('the compiled table equals xstate transition()', () => {
   it.prop([policyArb, baseEvents], { numRuns: RUNS })('on random retry policies, for random event sequences', (policy, events) => {
     checkSameAsXstate(createJobMachine(policy), events);
   });
+
+  it.prop([fc.option(policyArb, { nil: undefined }), baseEvents], { numRuns: RUNS })(
+    'from waiting-children (a flow parent), for random policies and event sequences',
+    (policy, events) => {
+      checkSameAsXstate(createJobMachine(policy), events, 'waiting-children');
+    },
+  );
 
   it.prop([fc.option(policyArb, { nil: undefined }), quarantineEvents], { numRuns: RUNS })(
     'on the quarantine example machine, for random policies and event sequences',
@@ -140,13 +154,14 @@ describe('the compiled table equals xstate transition()', () => {
   // A generator that never leaves pending would make the properties above
   // pass vacuously: check that sequences like theirs reach every state.
   it('random sequences of this shape reach every state of both machines', () => {
-    const reached = (machine: AnyStateMachine, arb: fc.Arbitrary<Event[]>) => {
+    const reached = (machine: AnyStateMachine, arb: fc.Arbitrary<Event[]>, from?: string) => {
       const seen = new Set<string>();
-      for (const events of fc.sample(arb, RUNS)) for (const s of checkSameAsXstate(machine, events)) seen.add(s);
+      for (const events of fc.sample(arb, RUNS)) for (const s of checkSameAsXstate(machine, events, from)) seen.add(s);
       return [...seen].sort();
     };
-    const base = ['cancelled', 'completed', 'dead', 'failed', 'pending', 'processing'];
+    const base = ['cancelled', 'completed', 'dead', 'failed', 'pending', 'processing', 'sleeping'];
     expect(reached(createJobMachine({ attempts: 2 }), baseEvents)).toEqual(base);
+    expect(reached(createJobMachine({ attempts: 2 }), baseEvents, 'waiting-children')).toEqual([...base, 'waiting-children'].sort());
     expect(reached(createQuarantineMachine({ attempts: 2 }), quarantineEvents)).toEqual([...base, 'quarantined'].sort());
   });
 });

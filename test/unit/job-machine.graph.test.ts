@@ -35,7 +35,13 @@ const EVENTS: Event[] = [
   { type: 'job.cancel' },
   { type: 'job.retry' },
   { type: 'xstate.after.retryDelay.job.failed' },
+  { type: 'job.sleep', delay: 50 },
+  { type: 'xstate.after.sleepDelay.job.sleeping' },
+  { type: 'job.children', failed: false },
+  { type: 'job.children', failed: true, error: { name: 'ChildFailedError', message: 'child 2 (x) ended dead' } },
 ];
+/** A flow's parent is created in waiting-children: no path from pending leads there. */
+const FLOW_PARENT = JobState.waitingChildren;
 
 const shortest = getShortestPaths(machine, { events: EVENTS }) as unknown as Path[];
 const simple = getSimplePaths(machine, { events: EVENTS }) as unknown as Path[];
@@ -84,6 +90,12 @@ describe('job machine graph', () => {
         'failed -job.cancel-> cancelled',
         'failed -xstate.after.retryDelay.job.failed-> pending',
         'dead -job.retry-> pending',
+        'processing -job.sleep-> sleeping',
+        'sleeping -xstate.after.sleepDelay.job.sleeping-> pending',
+        'sleeping -job.cancel-> cancelled',
+        'waiting-children -job.children-> dead',
+        'waiting-children -job.children-> pending',
+        'waiting-children -job.cancel-> cancelled',
       ]),
     );
     // processing has three job.fail candidates: retry later, retry, dead.
@@ -92,8 +104,8 @@ describe('job machine graph', () => {
 
   it('reaches every state from pending', () => {
     const reached = new Set(shortest.map((p) => p.state.value as string));
-    expect([...reached].sort()).toEqual(Object.values(JobState).sort());
-    expect([...reached].sort()).toEqual([...table.states].sort());
+    expect([...reached].sort()).toEqual(Object.values(JobState).filter((s) => s !== FLOW_PARENT).sort());
+    expect([...reached, FLOW_PARENT].sort()).toEqual([...table.states].sort());
   });
 
   it('the compiled table follows every shortest path xstate finds', () => {
@@ -122,6 +134,7 @@ describe('job machine graph', () => {
     const covered = new Set<unknown>();
     const uncovered: string[] = [];
     for (const edge of edges) {
+      if (edge.source.key === FLOW_PARENT) continue; // below
       // A shortest path to the edge's source state, then the event that takes this very edge.
       let found = false;
       for (const path of shortest) {
@@ -139,6 +152,21 @@ describe('job machine graph', () => {
       if (!found) uncovered.push(edge.id);
     }
     expect(uncovered).toEqual([]);
-    expect(edges.filter((e) => !covered.has(e.transition)).map((e) => e.id)).toEqual([]);
+    expect(edges.filter((e) => e.source.key !== FLOW_PARENT && !covered.has(e.transition)).map((e) => e.id)).toEqual([]);
+  });
+
+  it("takes every edge out of waiting-children, in the table as in xstate", () => {
+    const [initial] = initialTransition(machine);
+    const start = machine.resolveState({ value: FLOW_PARENT, context: initial.context });
+    const out = edges.filter((e) => e.source.key === FLOW_PARENT);
+    expect(out).toHaveLength(3);
+    for (const edge of out) {
+      const event = EVENTS.find((e) => e.type === edge.label.text && taken(start, e).includes(edge.transition))!;
+      expect(event, edge.id).toBeDefined();
+      const [after] = transition(machine, start, event as never);
+      const step = table.next(FLOW_PARENT, table.initial.context, event)!;
+      expect([step.state, after.value]).toEqual([edge.target.key, edge.target.key]);
+      expect(step.context).toStrictEqual(after.context);
+    }
   });
 });

@@ -23,8 +23,8 @@ function dashboardStatements(schema: string) {
   const q = (text: string) => render(text, schema);
   return {
     // changes-enqueued.sql
-    enqueued: q(`SELECT created_at / 1000 AS second, name, count(*) AS count
-      FROM {{schema}}.jobs WHERE id > @after AND id <= @upTo GROUP BY 1, 2`),
+    enqueued: q(`SELECT created_at / 1000 AS second, name, CASE WHEN children_left IS NOT NULL THEN {{waitingChildren}} ELSE {{pending}} END AS state, count(*) AS count
+      FROM {{schema}}.jobs WHERE id > @after AND id <= @upTo GROUP BY 1, 2, 3`),
     // changes-transitions.sql
     transitions: q(`SELECT h.at / 1000 AS second, h.from_state AS "from", h.to_state AS "to", h.event, h.candidate, j.name,
         (h.job_id > @markAfter AND h.job_id <= @markUpTo) AS marked, count(*) AS count
@@ -37,7 +37,7 @@ function dashboardStatements(schema: string) {
       WHERE h.id > @after AND h.id <= @upTo AND h.job_id <> 0
       ORDER BY h.id DESC LIMIT @limit`),
     // changes-recent-jobs.sql
-    recentJobs: q(`SELECT id, name, NULL::text AS "from", {{pending}}::text AS "to", 'job.enqueue'::text AS event, created_at AS at
+    recentJobs: q(`SELECT id, name, NULL::text AS "from", (CASE WHEN children_left IS NOT NULL THEN {{waitingChildren}} ELSE {{pending}} END)::text AS "to", 'job.enqueue'::text AS event, created_at AS at
       FROM {{schema}}.jobs WHERE id > @after AND id <= @upTo
       ORDER BY id DESC LIMIT @limit`),
     // changes-latency.sql

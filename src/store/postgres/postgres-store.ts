@@ -24,6 +24,7 @@ import { JobState } from '../../../machines/job.machine.js';
 import { DatabaseError } from '../../errors.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import type { QueueStats, Store, StoreDiagnostics } from '../store.js';
+import { postgresFlows } from './flows.js';
 import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from '../sqlite/rows.js';
 import { browseJobs } from './browse.js';
 import { createClaimer } from './claim.js';
@@ -74,6 +75,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const freed = (): FreedSlotWake => ({ channel, payload: `${instanceId}.freed`, names: [...limitedNames] });
   const freedNotice = () => [channel, `${instanceId}.freed`];
   const dashboard = createDashboardReads(db, schema);
+  const flows = postgresFlows(schema, insertSql, history);
 
   const store: Store = {
     insert: async (jobs, at) => {
@@ -98,6 +100,14 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         return results;
       });
     },
+    insertFlow: async (root, waiting, at) =>
+      db.tx(async (client) => {
+        const out = await flows.insertFlow(client, root, waiting, at);
+        await client.query(s.notify, [channel, instanceId]);
+        return out;
+      }),
+    children: async (parentId, after, limit) => flows.children(db, parentId, after, limit),
+    childCounts: async (parentId) => flows.childCounts(db, parentId),
     claim: async (req) => {
       for (const [name, limits] of req.limits ?? []) if (limits.globalConcurrency !== undefined) limitedNames.add(name);
       return claim(req);
@@ -106,10 +116,13 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       if (reqs.length === 0) return [];
       // The common batch (distinct jobs, none of them a move another instance waits for, e.g. completions)
       // is one statement: autocommitted on its own, one round trip instead of BEGIN, statement, COMMIT.
-      if (distinctJobs(reqs) && !reqs.some((t) => !t.purge && wakesOthers(t.to))) return transitionBatch(db, transitionSql, reqs, freed());
+      // A flow child's parent is settled in the same transaction, so such a batch takes the long form.
+      if (distinctJobs(reqs) && !reqs.some((t) => (!t.purge && wakesOthers(t.to)) || t.flow)) return transitionBatch(db, transitionSql, reqs, freed());
       return db.tx(async (client) => {
         const out = distinctJobs(reqs) ? await transitionBatch(client, transitionSql, reqs, freed()) : await transitionEach(client, transitionSql, reqs, history);
-        if (reqs.some((t, i) => out[i] && !t.purge && wakesOthers(t.to))) await client.query(s.notify, [channel, instanceId]);
+        if (reqs.some((t) => t.flow)) await flows.settleAll(client, reqs, out);
+        const parentWakes = reqs.some((t) => t.parentMoves?.some((m) => wakesOthers(m.to)));
+        if (parentWakes || reqs.some((t, i) => out[i] && !t.purge && wakesOthers(t.to))) await client.query(s.notify, [channel, instanceId]);
         // Request by request (rare: a job named twice), which jobs held a slot is not read: any end of a lease may free one.
         else if (!distinctJobs(reqs) && reqs.some((t, i) => out[i] && t.from === JobState.processing && t.to !== JobState.processing)) await client.query(s.notify, freedNotice());
         return out;

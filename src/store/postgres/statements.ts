@@ -31,7 +31,7 @@ export function statements(schema: string) {
     nextPending: q(`SELECT min(run_at) AS at FROM {{schema}}.jobs WHERE name = ANY($1::text[]) AND state = {{pending}} AND run_at > created_at`),
     get: q('SELECT * FROM {{schema}}.jobs WHERE id = $1'),
     // history.sql: the creation entry comes from the job row; the rest from job_history.
-    history: q(`SELECT NULL AS from_state, {{pending}} AS to_state, 'job.enqueue' AS event, NULL::int AS candidate, created_at AS at,
+    history: q(`SELECT NULL AS from_state, CASE WHEN children_left IS NOT NULL THEN {{waitingChildren}} ELSE {{pending}} END AS to_state, 'job.enqueue' AS event, NULL::int AS candidate, created_at AS at,
         NULL AS worker_id, NULL AS lease_token, NULL AS error, 0::bigint AS seq
       FROM {{schema}}.jobs WHERE id = $1
       UNION ALL

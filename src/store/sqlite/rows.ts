@@ -1,6 +1,6 @@
 /** The row ↔ record mapping of the SQLite store (snake_case columns, JSON text): a full row, or a claimed one. */
 import type { ErrorInfo } from '../../../machines/policy.js';
-import type { HistoryEntry, JobRecord, LeasedJob } from '../store.js';
+import type { FlowState, HistoryEntry, JobRecord, LeasedJob } from '../store.js';
 
 export function parseJson<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
@@ -33,6 +33,10 @@ export interface JobRow {
   unique_span?: number | null;
   unique_until?: number | null;
   group_key?: string | null;
+  parent_id?: number | null;
+  children_left?: number | null;
+  children_failed?: number | null;
+  on_child_failure?: string | null;
 }
 
 export function toJobRecord(r: JobRow): JobRecord {
@@ -58,11 +62,19 @@ export function toJobRecord(r: JobRow): JobRecord {
     updatedAt: r.updated_at,
     heldKey: r.unique_key ? { kind: r.unique_kind as 'unique' | 'debounce' | 'throttle', key: r.unique_key } : null,
     group: r.group_key ?? null,
+    parentId: r.parent_id ?? null,
+    flow: flowOf(r),
   };
 }
 
+/** A parent's flow columns, or null for a job that is no parent. */
+export function flowOf(r: Pick<JobRow, 'children_left' | 'children_failed' | 'on_child_failure'>): FlowState | null {
+  if (r.children_left === null || r.children_left === undefined) return null;
+  return { left: Number(r.children_left), failed: Number(r.children_failed ?? 0), onChildFailure: r.on_child_failure === 'continue' ? 'continue' : 'fail' };
+}
+
 /** The columns claim-ready.sql reads: those a pending job can hold. */
-export type ReadyRow = Pick<JobRow, 'id' | 'name' | 'payload' | 'key' | 'priority' | 'run_at' | 'attempts' | 'last_error' | 'ctx' | 'retry' | 'timeout_ms' | 'created_at' | 'unique_span' | 'group_key'>;
+export type ReadyRow = Pick<JobRow, 'id' | 'name' | 'payload' | 'key' | 'priority' | 'run_at' | 'attempts' | 'last_error' | 'ctx' | 'retry' | 'timeout_ms' | 'created_at' | 'unique_span' | 'group_key' | 'parent_id'>;
 
 /** A claimed job's record: the ready row, plus what the claim writes (claim-lease.sql). */
 export function toLeasedRecord(r: ReadyRow, claim: { state: string; attempts: number; owner: string; token: string; lockedUntil: number; now: number }): LeasedJob {
@@ -87,6 +99,7 @@ export function toLeasedRecord(r: ReadyRow, claim: { state: string; attempts: nu
     createdAt: r.created_at,
     updatedAt: claim.now,
     group: r.group_key ?? null,
+    parentId: r.parent_id ?? null,
   };
 }
 

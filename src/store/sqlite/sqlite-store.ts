@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import type { QueueStats, Store, TransitionRequest } from '../store.js';
+import type { NewFlowNode, QueueStats, Store, TransitionRequest } from '../store.js';
 import { createSqliteAdmin } from './admin.js';
 import { createSqliteLimits } from './limits.js';
 import { createSqliteSchedules } from './schedules.js';
@@ -15,6 +15,7 @@ import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
 import { createClaim } from './claim.js';
 import { createSqliteInsert } from './insert.js';
+import { createSqliteFlows } from './flows.js';
 import { createDashboardReads } from './dashboard-reads.js';
 import { createFullDiskRecovery } from './disk-full.js';
 import { listJobs } from './list-jobs.js';
@@ -78,6 +79,12 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   };
 
   const insert = createSqliteInsert(db, indexNewJobs);
+  const flows = createSqliteFlows(db, recordHistory, insert);
+  const insertFlowTx = db.transaction((root: NewFlowNode, waiting: string, at: number) => {
+    const out = flows.insertFlow(root, waiting, at);
+    indexNewJobs();
+    return out;
+  });
 
   const admin = createSqliteAdmin(db, options.path);
   const schedules = createSqliteSchedules(db);
@@ -88,6 +95,16 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     const purging = reqs.some((t) => t.purge) ? purge.begin() : undefined;
     if (purging) indexNewJobs();
     const out = reqs.map((t) => {
+      if (t.flow) t.parentMoves = [];
+      const changed = move(t);
+      // A flow child's parent hears of it in this same transaction.
+      if (changed && t.flow) flows.settle(t.flow, { id: t.id, from: t.from, to: t.to }, t.at, t.parentMoves!);
+      return changed;
+    });
+    purging?.finish();
+    return out;
+
+    function move(t: TransitionRequest): boolean {
       if (t.purge) return purging!.job(t.id, t.from, t.token, t.at);
       const statement = t.to === JobState.processing ? s.transitionHeld : s.transition;
       const changed =
@@ -118,9 +135,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
         });
       }
       return changed;
-    });
-    purging?.finish();
-    return out;
+    }
   });
 
   // The retention index exists only once some queue asked for time-based retention.
@@ -171,6 +186,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     insert: async (jobs, at) => insert(jobs, at),
     claim: async (req) => claimTx.immediate(req, `${tokenPrefix}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => transitionTx.immediate(reqs),
+    insertFlow: async (root, waiting, at) => insertFlowTx.immediate(root, waiting, at),
+    children: async (parentId, after, limit) => flows.children(parentId, after, limit),
+    childCounts: async (parentId) => flows.childCounts(parentId),
     heartbeat: async (id, token, lockedUntil) => s.heartbeat.run({ id, token, lockedUntil }).changes === 1,
     progress: async (id, token, progress) => s.progress.run({ id, token, progress }).changes === 1,
     expiredLeases: async (names, now, limit) => (s.expired.all(names, { now, limit }) as JobRow[]).map(toJobRecord),

@@ -1,0 +1,67 @@
+/**
+ * What a child's move does to its flow parent, decided the same way by both
+ * stores inside the transaction that moves the child: the parent's counts
+ * change, and the parent leaves its waiting state by the machine's
+ * `job.children` edges (FlowRule) when its last child finished, or at once
+ * when a child failed and its policy is 'fail'.
+ *
+ * A child taken back from a finished state (a dead child retried) counts as
+ * unfinished again, so a parent never runs while a child it waits for runs.
+ *
+ * Pure: the stores run the reads and writes.
+ */
+import type { ErrorInfo } from '../../machines/policy.js';
+import type { FlowRule, OnChildFailure } from './store.js';
+
+/** How a child's move changes its parent's counts: children left, children failed. */
+export interface ChildDelta {
+  left: number;
+  failed: number;
+}
+
+/** The parent's row after its counts changed. */
+export interface ParentAfter {
+  id: number;
+  name: string;
+  state: string;
+  attempts: number;
+  left: number;
+  failed: number;
+  onChildFailure: OnChildFailure;
+  parentId: number | null;
+}
+
+/** Null when the move neither finishes the child nor takes it back from finished. */
+export function childDelta(rule: FlowRule, from: string, to: string): ChildDelta | null {
+  const was = rule.finished.includes(from);
+  const is = rule.finished.includes(to);
+  const failedBefore = rule.failures.includes(from) ? 1 : 0;
+  const failedNow = rule.failures.includes(to) ? 1 : 0;
+  const delta = { left: (was ? 1 : 0) - (is ? 1 : 0), failed: failedNow - failedBefore };
+  return delta.left === 0 && delta.failed === 0 ? null : delta;
+}
+
+/** The error a parent records when a child's failure fails it. */
+export function childFailedError(child: { id: number; name: string; state: string }): ErrorInfo {
+  return { name: 'ChildFailedError', code: 'LJ_ERR_CHILD_FAILED', message: `child job ${child.id} (${child.name}) ended ${child.state}` };
+}
+
+/** Where the parent goes now, if anywhere: the rule's `done` or `failed` state, with the error for `failed`. */
+export function parentMove(
+  rule: FlowRule,
+  parent: ParentAfter,
+  delta: ChildDelta,
+  child: { id: number; name: string; state: string },
+): { to: string; error: ErrorInfo | null } | null {
+  if (parent.state !== rule.from) return null;
+  if (delta.failed > 0 && parent.onChildFailure === 'fail') return { to: rule.failed, error: childFailedError(child) };
+  if (parent.left > 0) return null;
+  // A failure the parent did not move for (it was not waiting then) still fails a 'fail' parent.
+  if (parent.failed > 0 && parent.onChildFailure === 'fail') return { to: rule.failed, error: childFailedError(child) };
+  return { to: rule.done, error: null };
+}
+
+/** A policy as stored (`on_child_failure`). */
+export function policyOf(text: string | null | undefined): OnChildFailure {
+  return text === 'continue' ? 'continue' : 'fail';
+}

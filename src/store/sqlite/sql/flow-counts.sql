@@ -1,0 +1,1 @@
+SELECT state, count(*) AS n FROM jobs INDEXED BY jobs_children WHERE parent_id = @id GROUP BY state
