@@ -66,6 +66,14 @@ export interface PayloadIssue {
  * A payload the job's schema (`defineJob({ schema })`, `declareJob(name, { schema })`)
  * refused, or whose validator threw (then `cause` holds what it threw).
  * Nothing was written. `index`: the item of `enqueueMany` that failed.
+ *
+ * @example
+ * try {
+ *   await queue.enqueue('send-email', input);
+ * } catch (err) {
+ *   if (err instanceof PayloadValidationError) return reply.code(400).send({ issues: err.issues });
+ *   throw err;
+ * }
  */
 export class PayloadValidationError extends ValidationError {
   /** The job name whose schema refused the payload. */
