@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   LJ_ERR_UNKNOWN_OPTION: 'Unknown option',
   LJ_ERR_PAYLOAD_NOT_JSON: 'Payload is not JSON-serialisable',
   LJ_ERR_PAYLOAD_TOO_LARGE: 'Payload exceeds the size limit',
+  LJ_ERR_INVALID_PAYLOAD: "The payload does not match the job's schema",
   LJ_ERR_BAD_CRON: 'The cron expression or its time zone is not valid',
   LJ_ERR_JOB_NOT_FOUND: 'No job with this id',
   LJ_ERR_INVALID_TRANSITION: 'The job machine does not accept this event in the job\'s state',
@@ -53,6 +54,49 @@ export class ValidationError extends LitejobsError {
   constructor(message: string, code: ErrorCode = 'LJ_ERR_VALIDATION', options?: { cause?: unknown }) {
     super(code, message, options);
   }
+}
+
+/** One thing a job's schema found wrong with a payload; `path` leads to the value (`['items', 0, 'sku']`). */
+export interface PayloadIssue {
+  readonly message: string;
+  readonly path?: ReadonlyArray<string | number>;
+}
+
+/**
+ * A payload the job's schema (`defineJob({ schema })`, `declareJob(name, { schema })`)
+ * refused, or whose validator threw (then `cause` holds what it threw).
+ * Nothing was written. `index`: the item of `enqueueMany` that failed.
+ *
+ * @example
+ * try {
+ *   await queue.enqueue('send-email', input);
+ * } catch (err) {
+ *   if (err instanceof PayloadValidationError) return reply.code(400).send({ issues: err.issues });
+ *   throw err;
+ * }
+ */
+export class PayloadValidationError extends ValidationError {
+  /** The job name whose schema refused the payload. */
+  readonly job: string;
+  readonly issues: ReadonlyArray<PayloadIssue>;
+  /** The position of the refused item in `enqueueMany` (and `POST /v1/jobs/batch`); undefined for one enqueue. */
+  readonly index: number | undefined;
+  constructor(job: string, issues: ReadonlyArray<PayloadIssue>, options: { index?: number | undefined; message?: string; cause?: unknown } = {}) {
+    const where = options.index === undefined ? '' : `enqueueMany item ${options.index}: `;
+    super(`${where}job "${job}": ${options.message ?? describeIssues(issues)}`, 'LJ_ERR_INVALID_PAYLOAD', options.cause === undefined ? undefined : { cause: options.cause });
+    this.job = job;
+    this.issues = issues;
+    this.index = options.index;
+  }
+}
+
+/** How many issues a message names; the error's `issues` holds them all. */
+const ISSUES_IN_MESSAGE = 3;
+
+function describeIssues(issues: ReadonlyArray<PayloadIssue>): string {
+  const named = issues.slice(0, ISSUES_IN_MESSAGE).map((issue) => (issue.path && issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message));
+  const more = issues.length > ISSUES_IN_MESSAGE ? `; and ${issues.length - ISSUES_IN_MESSAGE} more` : '';
+  return `the payload does not match the schema: ${named.join('; ')}${more}`;
 }
 
 export class JobNotFoundError extends LitejobsError {

@@ -26,6 +26,7 @@ export {
   ERROR_CODES,
   LitejobsError,
   ValidationError,
+  PayloadValidationError,
   JobNotFoundError,
   InvalidTransitionError,
   LeaseLostError,
@@ -36,7 +37,8 @@ export {
   DatabaseError,
   QueueClosedError,
 } from './errors.js';
-export type { ErrorCode } from './errors.js';
+export type { ErrorCode, PayloadIssue } from './errors.js';
+export type { PayloadSchema } from './engine/payload-schema.js';
 export { defineWebhookJob, DEFAULT_WEBHOOK_RETRY } from './webhook/webhook-job.js';
 export type { WebhookJobOptions } from './webhook/webhook-job.js';
 export type { WebhookPayload } from './webhook/payload.js';

@@ -20,6 +20,7 @@ import { toJob, toTransition } from './engine/job-view.js';
 import { deletesByAge, resolveQueueOptions, type QueueOptions } from './engine/options.js';
 import { checkClient, splitClient } from './engine/caller-client.js';
 import { createFlowApi } from './engine/flow-api.js';
+import { payloadSchemasOf, validateItems, validatePayload } from './engine/payload-schema.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './engine/validate.js';
 import { InvalidTransitionError, JobNotFoundError, QueueClosedError, ValidationError } from './errors.js';
 import type { Queue } from './queue-api.js';
@@ -76,8 +77,10 @@ function createUntypedQueue(options: QueueOptions): Queue {
     );
   // Declared jobs are only enqueued here: the engine runs (and claims) the defined ones.
   const engine = createEngine({ store, clock, logger, jobs: o.jobs.filter((job) => !isDeclaration(job)) as AnyJobDefinition[], retention: o.retention, maxPayloadBytes: o.maxPayloadBytes });
-  const scheduling = createScheduleApi(engine, o.maxPayloadBytes);
-  const flows = createFlowApi(engine);
+  // Declared jobs' schemas too: a producer validates what it enqueues.
+  const schemas = payloadSchemasOf(o.jobs);
+  const scheduling = createScheduleApi(engine, o.maxPayloadBytes, schemas);
+  const flows = createFlowApi(engine, schemas);
   const ownerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   let consumer: Consumer | undefined;
   let closed = false;
@@ -117,7 +120,10 @@ function createUntypedQueue(options: QueueOptions): Queue {
     async enqueue(name, payload, opts) {
       open();
       const { client, options } = splitClient(opts);
-      const job = engine.newJob({ name, payload, options }, clock.now());
+      const schema = schemas.get(name);
+      // The schema's output is what is stored (its defaults and transforms applied).
+      const value = schema === undefined ? payload : await validatePayload(schema, payload, { job: name });
+      const job = engine.newJob({ name, payload: value, options }, clock.now());
       if (client === undefined) return engine.enqueue(job);
       const [result] = await engine.enqueueVia(client, [job]);
       return result!;
@@ -127,8 +133,9 @@ function createUntypedQueue(options: QueueOptions): Queue {
       if (!Array.isArray(items)) throw new ValidationError('enqueueMany takes an array of { name, payload, options }');
       if (opts !== undefined) rejectUnknownOptions('enqueueMany options', opts, ['client']);
       const client = opts?.client === undefined ? undefined : checkClient(opts.client);
+      const payloads = await validateItems(schemas, items);
       const now = clock.now();
-      const jobs = items.map((item) => engine.newJob({ name: item?.name, payload: item?.payload, options: item?.options }, now));
+      const jobs = items.map((item, i) => engine.newJob({ name: item?.name, payload: payloads[i], options: item?.options }, now));
       return client === undefined ? engine.enqueueMany(jobs) : engine.enqueueVia(client, jobs);
     },
     async enqueueFlow(flow) {

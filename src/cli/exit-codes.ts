@@ -1,10 +1,11 @@
 /**
  * Exit codes and the one line on stderr that explains a failure:
  * 0 ok, 1 runtime error, 2 usage error. No stack traces: the error's code and
- * message say what went wrong.
+ * message say what went wrong. A payload a job's schema refused adds one
+ * indented line per issue, as a reader fixes them one by one.
  */
 import { CommanderError } from 'commander';
-import { LitejobsError, ValidationError } from '../errors.js';
+import { LitejobsError, PayloadValidationError, ValidationError } from '../errors.js';
 
 export const ExitCode = { ok: 0, failure: 1, usage: 2 } as const;
 
@@ -25,9 +26,11 @@ export class CliFailure extends Error {
   }
 }
 
+const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, ' ').trim();
+
 /** `litejobs: error: …` on one line, whatever the message holds. */
 export function errorLine(message: string): string {
-  return `litejobs: error: ${message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim()}\n`;
+  return `litejobs: error: ${oneLine(message.replace(/^error: /, ''))}\n`;
 }
 
 /**
@@ -40,6 +43,10 @@ export function describeFailure(err: unknown): { exitCode: number; line?: string
     return { exitCode: err.exitCode === 0 ? ExitCode.ok : ExitCode.usage };
   }
   if (err instanceof CliFailure) return { exitCode: err.exitCode, line: errorLine(err.message) };
+  if (err instanceof PayloadValidationError) {
+    const issues = err.issues.map((issue) => `  ${issue.path && issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${oneLine(issue.message)}\n`);
+    return { exitCode: ExitCode.usage, line: errorLine(`${err.code}: ${err.message}`) + issues.join('') };
+  }
   if (err instanceof LitejobsError) {
     // Bad input the engine refused (an empty name, a payload over the limit) is a usage error.
     const exitCode = err instanceof ValidationError ? ExitCode.usage : ExitCode.failure;

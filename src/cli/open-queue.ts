@@ -5,7 +5,7 @@
  * the command ends.
  */
 import type { Command } from 'commander';
-import type { AnyJobDefinition } from '../engine/job-definition.js';
+import type { AnyJob } from '../engine/job-definition.js';
 import type { Queue } from '../queue.js';
 import { CliFailure } from './exit-codes.js';
 import type { CliIO } from './io.js';
@@ -41,11 +41,12 @@ export function queueTarget(db: string): { path: string } | { connection: string
 }
 
 /**
- * Runs `use` on the command's queue. `jobs`: definitions the queue knows
- * (what it reports about them, such as their limits) but never runs: the
- * queue is not started.
+ * Runs `use` on the command's queue. `jobs`: definitions (or declarations)
+ * the queue knows — what it reports about them, such as their limits, and
+ * the schemas it validates payloads with — but never runs: the queue is not
+ * started.
  */
-export async function withQueue<T>(cmd: Command, io: CliIO, use: (queue: Queue, path: string) => Promise<T>, jobs: readonly AnyJobDefinition[] = []): Promise<T> {
+export async function withQueue<T>(cmd: Command, io: CliIO, use: (queue: Queue, path: string) => Promise<T>, jobs: readonly AnyJob[] = []): Promise<T> {
   const path = databaseOf(cmd);
   // Loaded here, not at the top: --help and usage errors answer without loading the engine.
   const [{ createQueue }, { pino }] = await Promise.all([import('../queue.js'), import('pino')]);

@@ -198,7 +198,9 @@ export function createEngine(deps: EngineDeps): Engine {
       const walk = (node: NewFlowNode, r: FlowInsertResult) => {
         jobs.push(r.state === node.job.state ? node.job : { ...node.job, state: r.state });
         results.push({ id: r.id, created: true, state: r.state });
-        node.children.forEach((child, i) => walk(child, r.children[i]!));
+        node.children.forEach((child, i) => {
+          walk(child, r.children[i]!);
+        });
       };
       walk(root, result);
       afterInsert(jobs, results, at);

@@ -10,6 +10,7 @@ import type { FlowInsertResult, NewFlowNode, OnChildFailure } from '../store/sto
 import type { Engine } from './engine.js';
 import type { EnqueueItemOptions } from './options.js';
 import { rejectUnknownOptions } from './validate.js';
+import { validatePayload, type PayloadSchema } from './payload-schema.js';
 
 /** One job of a flow: its name, payload and options, and the children it waits for. */
 export interface FlowJob {
@@ -50,7 +51,20 @@ export interface FlowApi {
   enqueueBatch(items: readonly FlowJob[], options: BatchOptions): Promise<BatchResult>;
 }
 
-export function createFlowApi(engine: Engine): FlowApi {
+export function createFlowApi(engine: Engine, schemas: ReadonlyMap<string, PayloadSchema>): FlowApi {
+  /** The flow with each payload its job's schema validates replaced by the validator's output (nothing is written before). */
+  const validated = async (flow: FlowJob): Promise<FlowJob> => {
+    if (schemas.size === 0) return flow;
+    const copy = async (job: FlowJob): Promise<FlowJob> => {
+      if (typeof job !== 'object' || job === null) return job; // refused by toNodes
+      const schema = typeof job.name === 'string' ? schemas.get(job.name) : undefined;
+      const payload = schema === undefined ? job.payload : await validatePayload(schema, job.payload, { job: job.name });
+      const children = Array.isArray(job.children) ? await Promise.all(job.children.map(copy)) : job.children;
+      return { ...job, payload, ...(children === undefined ? {} : { children }) };
+    };
+    return copy(flow);
+  };
+
   /** Checks every job of the tree (depth first, without recursion) before anything is written. */
   const toNodes = (flow: FlowJob, now: number): NewFlowNode => {
     let count = 0;
@@ -78,7 +92,7 @@ export function createFlowApi(engine: Engine): FlowApi {
     return root.node;
   };
 
-  const enqueueFlow = async (flow: FlowJob): Promise<FlowResult> => engine.enqueueFlow(toNodes(flow, engine.clock.now()));
+  const enqueueFlow = async (flow: FlowJob): Promise<FlowResult> => engine.enqueueFlow(toNodes(await validated(flow), engine.clock.now()));
 
   return {
     enqueueFlow,

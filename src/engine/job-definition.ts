@@ -2,6 +2,7 @@
  * A job definition: a name, the handler that runs it, and its retry policy
  * (or a machine of the user's own built on the base one).
  */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { AnyStateMachine } from 'xstate';
 import type { RetryPolicy } from '../../machines/policy.js';
 import type { Logger } from '../lib/logger.js';
@@ -10,6 +11,7 @@ import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } fro
 import { ValidationError } from '../errors.js';
 import { checkJobSchedule, type JobSchedule } from './schedules.js';
 import { checkJobLimits, type JobLimits } from './limits.js';
+import { checkPayloadSchema } from './payload-schema.js';
 
 /** What a handler gets besides its payload. */
 export interface HandlerContext {
@@ -36,8 +38,22 @@ export type Handler<P = unknown, R = unknown> = (payload: P, ctx: HandlerContext
 /** Builds the job machine for a resolved policy: a machine of one's own on top of `createJobMachine`. */
 export type JobMachineFactory = (policy: RetryPolicy | undefined) => AnyStateMachine;
 
-export interface JobDefinition<P = unknown, R = unknown, N extends string = string> extends JobLimits {
+/**
+ * `P`: the payload the handler receives; `R`: its result; `N`: the name; `I`:
+ * the payload `enqueue` takes, which differs from `P` only for a schema that
+ * transforms (its input and output types).
+ */
+export interface JobDefinition<P = unknown, R = unknown, N extends string = string, I = P> extends JobLimits {
   name: N;
+  /**
+   * Validates every payload at enqueue, before anything is written: any
+   * Standard Schema v1 (zod ≥ 3.24, valibot ≥ 1, arktype, …). The queue
+   * stores the schema's output, so its transforms and defaults are what the
+   * handler gets; a refused payload throws PayloadValidationError. With a
+   * schema, `enqueue` takes its input type and the handler gets its output
+   * type. See docs/guides/validated-payloads.md.
+   */
+  schema?: StandardSchemaV1<I, P>;
   /** Runs the job on the main thread. Required unless the job runs in a worker thread (`isolation: 'thread'`). */
   handler?: Handler<P, R>;
   /**
@@ -67,12 +83,12 @@ export interface JobDefinition<P = unknown, R = unknown, N extends string = stri
    * defining the job starts, and fired by every started queue (one job per
    * slot, however many processes run). See docs/guides/scheduling.md.
    */
-  schedule?: JobSchedule<P>;
+  schedule?: JobSchedule<I>;
 }
 
 /** A definition of any payload and result type, as a queue holds them. */
 // biome-ignore lint/suspicious/noExplicitAny: handler payloads are contravariant; `unknown` would refuse every typed handler
-export type AnyJobDefinition = JobDefinition<any, any, string>;
+export type AnyJobDefinition = JobDefinition<any, any, string, any>;
 
 /**
  * A job's name and types without a handler, for a process that enqueues it
@@ -82,6 +98,8 @@ export type AnyJobDefinition = JobDefinition<any, any, string>;
 export interface JobDeclaration<P = unknown, R = unknown, N extends string = string> {
   readonly name: N;
   readonly declared: true;
+  /** Validates every payload at enqueue, as a definition's `schema` does. */
+  readonly schema?: StandardSchemaV1<P, unknown>;
   /** Types only (never set): the payload and result this job takes and gives. */
   readonly __types?: { payload: P; result: R };
 }
@@ -97,7 +115,7 @@ export function isDeclaration(job: AnyJob): job is AnyJobDeclaration {
   return (job as { declared?: unknown }).declared === true;
 }
 
-const DEFINITION_KEYS = ['name', 'handler', 'isolation', 'module', 'retry', 'timeout', 'machine', 'schedule', 'groupConcurrency', 'globalConcurrency', 'rateLimit'] as const;
+const DEFINITION_KEYS = ['name', 'schema', 'handler', 'isolation', 'module', 'retry', 'timeout', 'machine', 'schedule', 'groupConcurrency', 'globalConcurrency', 'rateLimit'] as const;
 
 /**
  * @example
@@ -109,6 +127,13 @@ const DEFINITION_KEYS = ['name', 'handler', 'isolation', 'module', 'retry', 'tim
  * const sync = defineJob({ name: 'sync-customer', groupConcurrency: 1, rateLimit: { max: 100, per: '1s' }, handler: async ({ id }) => api.sync(id) });
  * await queue.enqueue('sync-customer', { id: 42 }, { group: 'customer:42' });
  * @example
+ * // Validated payloads: enqueue takes the schema's input, the handler gets its output.
+ * const welcome = defineJob({
+ *   name: 'welcome',
+ *   schema: z.object({ to: z.string().email(), locale: z.string().default('en') }),
+ *   handler: async ({ to, locale }) => mailer.send(to, locale),
+ * });
+ * @example
  * const sendEmail = defineJob({
  *   name: 'send-email',
  *   retry: { attempts: 5, backoff: { type: 'exponential', delay: 1000 } },
@@ -116,9 +141,14 @@ const DEFINITION_KEYS = ['name', 'handler', 'isolation', 'module', 'retry', 'tim
  *   handler: async ({ to }: { to: string }, { signal }) => mailer.send(to, { signal }),
  * });
  */
-export function defineJob<P = unknown, R = unknown, N extends string = string>(definition: JobDefinition<P, R, N>): JobDefinition<P, R, N> {
+export function defineJob<S extends StandardSchemaV1, R = unknown, N extends string = string>(
+  definition: JobDefinition<StandardSchemaV1.InferOutput<S>, R, N, StandardSchemaV1.InferInput<S>> & { schema: S },
+): JobDefinition<StandardSchemaV1.InferOutput<S>, R, N, StandardSchemaV1.InferInput<S>>;
+export function defineJob<P = unknown, R = unknown, N extends string = string>(definition: JobDefinition<P, R, N>): JobDefinition<P, R, N>;
+export function defineJob(definition: AnyJobDefinition): AnyJobDefinition {
   rejectUnknownOptions('defineJob', definition, DEFINITION_KEYS);
   checkString('defineJob name', definition.name, 200);
+  if (definition.schema !== undefined) checkPayloadSchema(`job "${definition.name}"`, definition.schema);
   if (definition.schedule !== undefined) checkJobSchedule(definition.name, definition.schedule, Date.now());
   checkJobLimits(definition.name, definition);
   if (definition.isolation !== undefined && definition.isolation !== 'main' && definition.isolation !== 'thread') {
@@ -150,12 +180,23 @@ export function defineJob<P = unknown, R = unknown, N extends string = string>(d
  * refused at compile time (explicit type arguments turn off inference of the
  * name): `declareJob<Payload, Result, 'resize'>('resize')`.
  *
+ * With a schema (`declareJob(name, { schema })`) the producer validates each
+ * payload as the definition would, and `enqueue` takes the schema's input
+ * type; give the result type too with `declareJob<typeof schema, Result, 'resize'>`.
+ *
  * @example
  * const resize = declareJob<{ url: string }, { width: number }, 'resize'>('resize');
  * const queue = createQueue({ path: './jobs.db', jobs: [resize] });
  * await queue.enqueue('resize', { url: 'https://example.com/cat.jpg' });
+ * @example
+ * const welcome = declareJob('welcome', { schema: z.object({ to: z.string().email() }) });
  */
-export function declareJob<P = unknown, R = unknown, N extends string = string>(name: N): JobDeclaration<P, R, N> {
+export function declareJob<S extends StandardSchemaV1, R = unknown, N extends string = string>(name: N, options: { schema: S }): JobDeclaration<StandardSchemaV1.InferInput<S>, R, N>;
+export function declareJob<P = unknown, R = unknown, N extends string = string>(name: N, options?: { schema?: StandardSchemaV1<P, unknown> }): JobDeclaration<P, R, N>;
+export function declareJob(name: string, options?: { schema?: StandardSchemaV1 }): AnyJobDeclaration {
   checkString('declareJob name', name, 200);
-  return Object.freeze({ name, declared: true as const });
+  if (options === undefined) return Object.freeze({ name, declared: true as const });
+  rejectUnknownOptions('declareJob options', options, ['schema']);
+  if (options.schema === undefined) return Object.freeze({ name, declared: true as const });
+  return Object.freeze({ name, declared: true as const, schema: checkPayloadSchema(`job "${name}"`, options.schema) });
 }

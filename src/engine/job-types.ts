@@ -18,8 +18,9 @@ export type JobTypeMap = Record<string, JobTypes>;
 export type UntypedJobs = Record<string, JobTypes<unknown, unknown>>;
 
 // Declarations first: a declaration also fits the shape of a definition (every field but the name is optional there).
+// A definition's payload here is what enqueue takes: its schema's input type (the handler's type without a schema).
 type TypesOf<J> =
-  J extends JobDeclaration<infer P, infer R, string> ? JobTypes<P, R> : J extends JobDefinition<infer P, infer R, string> ? JobTypes<P, R> : never;
+  J extends JobDeclaration<infer P, infer R, string> ? JobTypes<P, R> : J extends JobDefinition<infer _P, infer R, string, infer I> ? JobTypes<I, R> : never;
 
 /** The map of a list of jobs: `[defineJob({ name: 'email', handler: (p: Mail) => … })]` → `{ email: { payload: Mail; result: … } }`. */
 export type JobMapOf<Jobs extends readonly AnyJob[]> = [Jobs[number]] extends [never]

@@ -3,12 +3,13 @@
  * what `start`/`stop` do for schedules: store the definitions' own, then run
  * the firing loop.
  */
-import { checkString } from './validate.js';
+import { checkString, serializePayload } from './validate.js';
 import type { Engine } from './engine.js';
 import { createScheduleRunner } from './schedule-runner.js';
 import { checkJobSchedule, checkSchedule, toScheduleView, type ScheduleOptions, type ScheduleView } from './schedules.js';
 import { slotKey } from './cron.js';
 import type { NewSchedule } from '../store/store.js';
+import { validatePayload, type PayloadSchema } from './payload-schema.js';
 
 export interface ScheduleApi {
   schedule(name: string, cron: string, options?: ScheduleOptions): Promise<void>;
@@ -19,9 +20,21 @@ export interface ScheduleApi {
   stop(): Promise<void>;
 }
 
-export function createScheduleApi(engine: Engine, maxPayloadBytes: number): ScheduleApi {
+/** `schemas`: the jobs' payload schemas, by name; a schedule's payload is validated once, when it is saved. */
+export function createScheduleApi(engine: Engine, maxPayloadBytes: number, schemas: ReadonlyMap<string, PayloadSchema> = new Map()): ScheduleApi {
   const { store, clock } = engine;
   const runner = createScheduleRunner(engine);
+
+  /**
+   * The row with its payload replaced by the schema's output. The slots'
+   * jobs take the stored payload as it is: validating it again as input
+   * would refuse what a transforming schema gave.
+   */
+  const validated = async (row: NewSchedule, payload: unknown): Promise<NewSchedule> => {
+    const schema = schemas.get(row.name);
+    if (schema === undefined) return row;
+    return { ...row, payload: serializePayload(await validatePayload(schema, payload, { job: row.name }), maxPayloadBytes) };
+  };
 
   /** Checks the row as the job it will enqueue, too (name, payload size), before it is stored. */
   const save = async (row: NewSchedule) => {
@@ -32,7 +45,8 @@ export function createScheduleApi(engine: Engine, maxPayloadBytes: number): Sche
 
   return {
     async schedule(name, cron, options) {
-      await save(checkSchedule('schedule', name, cron, options, clock.now(), maxPayloadBytes));
+      const row = checkSchedule('schedule', name, cron, options, clock.now(), maxPayloadBytes);
+      await save(await validated(row, options?.payload));
       runner.poke();
     },
     async unschedule(name) {
@@ -47,7 +61,7 @@ export function createScheduleApi(engine: Engine, maxPayloadBytes: number): Sche
     },
     async start() {
       for (const def of engine.definitions.values()) {
-        if (def.schedule !== undefined) await save(checkJobSchedule(def.name, def.schedule, clock.now()));
+        if (def.schedule !== undefined) await save(await validated(checkJobSchedule(def.name, def.schedule, clock.now()), def.schedule.payload));
       }
       runner.start();
     },

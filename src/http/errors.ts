@@ -1,11 +1,13 @@
 /**
  * Every error the HTTP API answers is `{ error: { code, message } }` with the
- * engine's stable codes; the status follows from the code. Fastify's own
+ * engine's stable codes; the status follows from the code. A payload a job's
+ * schema refused (`LJ_ERR_INVALID_PAYLOAD`) adds the schema's `issues`, and
+ * the batch item's `index`. Fastify's own
  * errors (bad JSON, a body over the limit, schema validation) are mapped to
  * the same codes, so a client branches on `code` alone.
  */
 import type { FastifyError } from 'fastify';
-import { LitejobsError, type ErrorCode } from '../errors.js';
+import { LitejobsError, PayloadValidationError, type ErrorCode, type PayloadIssue } from '../errors.js';
 
 /** An error the HTTP layer raises itself (auth, signatures, routes). */
 export class HttpError extends LitejobsError {
@@ -21,6 +23,7 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   LJ_ERR_UNKNOWN_OPTION: 400,
   LJ_ERR_PAYLOAD_NOT_JSON: 400,
   LJ_ERR_PAYLOAD_TOO_LARGE: 413,
+  LJ_ERR_INVALID_PAYLOAD: 400,
   LJ_ERR_BAD_CRON: 400,
   LJ_ERR_JOB_NOT_FOUND: 404,
   LJ_ERR_NOT_FOUND: 404,
@@ -37,12 +40,23 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
 };
 
 export interface ErrorBody {
-  error: { code: string; message: string };
+  error: {
+    code: string;
+    message: string;
+    /** `LJ_ERR_INVALID_PAYLOAD`: what the job's schema found wrong, each with the path to the value. */
+    issues?: ReadonlyArray<PayloadIssue>;
+    /** `LJ_ERR_INVALID_PAYLOAD` in a batch: the position of the refused job in `jobs`. */
+    index?: number;
+  };
 }
 
 /** The status and body for any error a route or fastify raised. */
 export function toErrorReply(err: unknown): { status: number; body: ErrorBody } {
   if (err instanceof HttpError) return reply(err.statusCode, err.code, err.message);
+  if (err instanceof PayloadValidationError) {
+    const { status, body } = reply(400, err.code, err.message);
+    return { status, body: { error: { ...body.error, issues: err.issues, ...(err.index === undefined ? {} : { index: err.index }) } } };
+  }
   if (err instanceof LitejobsError) return reply(STATUS_BY_CODE[err.code] ?? 500, err.code, err.message);
   const e = err as Partial<FastifyError> & { validation?: Array<{ keyword: string; params?: Record<string, unknown> }> };
   if (e.validation) {

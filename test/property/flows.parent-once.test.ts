@@ -29,7 +29,7 @@ const treeArb: fc.Arbitrary<Tree> = fc.letrec<{ tree: Tree }>((tie) => ({
   tree: fc.record({
     outcome: fc.constantFrom<Outcome>('ok', 'ok', 'dead', 'flaky'),
     policy: fc.constantFrom<'fail' | 'continue'>('fail', 'continue'),
-    children: fc.oneof({ maxDepth: 3, depthIdentifier: 'tree' }, fc.constant([]), fc.array(tie('tree'), { minLength: 1, maxLength: 3 })),
+    children: fc.oneof({ maxDepth: 3, depthIdentifier: 'tree' }, fc.constant<Tree[]>([]), fc.array(tie('tree') as fc.Arbitrary<Tree>, { minLength: 1, maxLength: 3 })),
   }),
 })).tree;
 
@@ -85,7 +85,9 @@ describe('flows: random trees', () => {
         const jobs: Array<{ id: number; want: string; parent: boolean }> = [];
         const walk = (t: Tree, r: typeof result) => {
           jobs.push({ id: r.id, want: expected(t), parent: t.children.length > 0 });
-          t.children.forEach((c, i) => walk(c, r.children[i]!));
+          t.children.forEach((c, i) => {
+            walk(c, r.children[i]!);
+          });
         };
         walk(tree, result);
         const deadline = Date.now() + 30_000;

@@ -7,6 +7,7 @@ import { document } from '../command-docs.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../format.js';
 import type { CliIO } from '../io.js';
+import { loadJobs } from '../load-handlers.js';
 import { withQueue } from '../open-queue.js';
 
 interface EnqueueFlags {
@@ -20,6 +21,7 @@ interface EnqueueFlags {
   throttleKey?: string;
   throttle?: number;
   group?: string;
+  handlers?: string;
   json?: boolean;
 }
 
@@ -56,6 +58,7 @@ export function registerEnqueue(program: Command, io: CliIO): void {
     .option('--throttle-key <key>', 'throttle key: within --throttle of the first job under this key, that job is returned instead')
     .addOption(new Option('--throttle <duration>', 'the throttle window: ms, or 500ms, 5s, 2m, 1h').argParser(parseDelay))
     .option('--group <group>', "concurrency group (e.g. customer:42): at most the job definition's groupConcurrency (or the group's own, litejobs group-concurrency) of its jobs run at once")
+    .option('--handlers <module>', "a module exporting defineJob (or declareJob) objects: a job's schema validates the payload, and the schema's output is stored (their handlers are not run)")
     .option('--json', 'print { id, created } as JSON')
     .action(async (name: string, payload: unknown, flags: EnqueueFlags, self: Command) => {
       const options: EnqueueOptions = guardOptions(flags, (message) => self.error(message, { exitCode: ExitCode.usage, code: 'litejobs.usage' }));
@@ -63,7 +66,8 @@ export function registerEnqueue(program: Command, io: CliIO): void {
       if (flags.delay !== undefined) options.delay = flags.delay;
       if (flags.group !== undefined) options.group = flags.group;
       if (flags.priority !== undefined && flags.priority !== 0) options.priority = flags.priority;
-      const result = await withQueue(self, io, (queue) => queue.enqueue(name, payload, options));
+      const jobs = flags.handlers === undefined ? [] : await loadJobs(flags.handlers, { declarations: true });
+      const result = await withQueue(self, io, (queue) => queue.enqueue(name, payload, options), jobs);
       if (flags.json) io.stdout.write(toJson({ id: result.id, created: result.created }));
       else if (result.created) io.stdout.write(`job ${result.id} created\n`);
       else io.stdout.write(`job ${result.id} already enqueued under key ${JSON.stringify(flags.key ?? flags.uniqueKey ?? flags.debounceKey ?? flags.throttleKey)}: not created\n`);
@@ -74,6 +78,8 @@ export function registerEnqueue(program: Command, io: CliIO): void {
       `litejobs enqueue reindex '{"doc":42}' --unique-key reindex:42 --unique-while pending`,
       `litejobs enqueue sync-user '{"id":7}' --debounce-key sync:7 --debounce 2s`,
       `litejobs enqueue sync-customer '{"id":42}' --group customer:42`,
+      `litejobs enqueue send-email '{"to":"ada@example.com"}' --handlers ./jobs.js`,
     ],
+    exitCodes: [[ExitCode.usage, "usage error: unknown option, invalid argument, or a payload the job's schema refuses (LJ_ERR_INVALID_PAYLOAD: one line per issue follows)"]],
   });
 }
