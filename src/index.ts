@@ -5,6 +5,7 @@
 export { createQueue } from './queue.js';
 export type { Queue, QueueStatsView } from './queue.js';
 export type { QueueOptions, EnqueueOptions, EnqueueItemOptions, EnqueueManyOptions } from './engine/options.js';
+export type { SqliteDatabase } from './store/sqlite/app-database.js';
 export type { UniqueOptions, UniqueWhile, DebounceOptions, ThrottleOptions } from './engine/unique.js';
 export type { JobLimits, RateLimit } from './engine/limits.js';
 export type { LimitsView, NameLimitView, GroupView } from './engine/limits-view.js';
@@ -34,6 +35,7 @@ export {
   RateLimitedError,
   DatabaseError,
   QueueClosedError,
+  NotSupportedError,
 } from './errors.js';
 export type { ErrorCode } from './errors.js';
 export { defineWebhookJob, DEFAULT_WEBHOOK_RETRY } from './webhook/webhook-job.js';

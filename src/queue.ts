@@ -14,6 +14,7 @@ import { createConsumer, type Consumer } from './engine/consumer.js';
 import { createEngine } from './engine/engine.js';
 import { checkGroupConcurrency, limitsView } from './engine/limits-view.js';
 import { createScheduleApi } from './engine/schedule-api.js';
+import { createSyncEnqueue } from './engine/enqueue-sync.js';
 import { isDeclaration, type AnyJob, type AnyJobDefinition } from './engine/job-definition.js';
 import type { JobMapOf } from './engine/job-types.js';
 import { toJob, toTransition } from './engine/job-view.js';
@@ -69,6 +70,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
         history: o.history,
         retentionIndex: deletesByAge(o.retention),
         concurrency: o.concurrency,
+        ...(o.database === undefined ? {} : { database: o.database }),
       },
       clock,
       logger,
@@ -129,6 +131,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
       const jobs = items.map((item) => engine.newJob({ name: item?.name, payload: item?.payload, options: item?.options }, now));
       return client === undefined ? engine.enqueueMany(jobs) : engine.enqueueVia(client, jobs);
     },
+    ...createSyncEnqueue(engine, open),
     async start() {
       open();
       if (consumer) return;

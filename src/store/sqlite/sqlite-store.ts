@@ -6,7 +6,8 @@
 import type Database from 'better-sqlite3';
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import type { QueueStats, Store, TransitionRequest } from '../store.js';
+import { ValidationError } from '../../errors.js';
+import type { InsertResult, NewJob, QueueStats, Store, TransitionRequest } from '../store.js';
 import { createSqliteAdmin } from './admin.js';
 import { createSqliteLimits } from './limits.js';
 import { createSqliteSchedules } from './schedules.js';
@@ -14,12 +15,13 @@ import { browseJobs } from './browse-jobs.js';
 import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
 import { createClaim } from './claim.js';
-import { createSqliteInsert } from './insert.js';
+import { sqliteInsertOn } from './insert.js';
 import { createDashboardReads } from './dashboard-reads.js';
 import { createFullDiskRecovery } from './disk-full.js';
 import { listJobs } from './list-jobs.js';
 import { namesStatement } from './names-statement.js';
 import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
+import { attachAppDatabase, type SqliteDatabase } from './app-database.js';
 import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from './rows.js';
 import { positional } from './positional.js';
 import { createPurge } from './purge.js';
@@ -33,11 +35,26 @@ export interface SqliteStoreOptions extends OpenOptions {
   retentionIndex?: boolean;
   /** Timers for lock waits and WAL checkpoints. */
   clock?: Clock;
+  /**
+   * The application's own connection to the same file: insertSync() writes
+   * with it, inside the application's transaction. The store still opens its
+   * own connection for everything else, and never closes this one.
+   */
+  database?: SqliteDatabase;
 }
 
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const clock = options.clock ?? systemClock;
-  const db = openDatabase(options);
+  const db = openDatabase({ ...options, shared: options.database !== undefined });
+  const appDb = options.database as Database.Database | undefined;
+  if (appDb) {
+    try {
+      attachAppDatabase(appDb, options.busyTimeoutMs, (message) => options.onWarning?.(message));
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
   // From here on SQLite does not wait for a lock: waits are retried from the event loop (guard.ts).
   db.pragma(`busy_timeout = ${Math.min(SQLITE_BUSY_WAIT_MS, options.busyTimeoutMs)}`);
   const recordHistory = options.history;
@@ -77,7 +94,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     s.indexMark.run();
   };
 
-  const insert = createSqliteInsert(db, indexNewJobs);
+  const insert = sqliteInsertOn(db);
 
   const admin = createSqliteAdmin(db, options.path);
   const schedules = createSqliteSchedules(db);
@@ -167,8 +184,29 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const recoverFromFull = createFullDiskRecovery(db, options.path, options.onWarning);
   const dashboard = createDashboardReads(db);
 
+  /**
+   * A synchronous insert cannot wait for a lock from the event loop: on the
+   * store's own connection (whose busy timeout is 0, guard.ts) it lets SQLite
+   * wait, up to busyTimeout, for this one call.
+   */
+  const insertSyncOwn = (jobs: readonly NewJob[], at: number): InsertResult[] => {
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
+    try {
+      return insert(jobs, at);
+    } finally {
+      db.pragma(`busy_timeout = ${Math.min(SQLITE_BUSY_WAIT_MS, options.busyTimeoutMs)}`);
+    }
+  };
+
   const store: Store = {
     insert: async (jobs, at) => insert(jobs, at),
+    insertSync: (jobs, at) => {
+      if (!appDb) return { results: insertSyncOwn(jobs, at), committed: true };
+      if (!appDb.open) throw new ValidationError(`enqueueSync: the application's database ${appDb.name} is closed`);
+      // Outside a transaction of the application's, the insert commits by itself before it returns.
+      const committed = !appDb.inTransaction;
+      return { results: sqliteInsertOn(appDb)(jobs, at), committed };
+    },
     claim: async (req) => claimTx.immediate(req, `${tokenPrefix}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => transitionTx.immediate(reqs),
     heartbeat: async (id, token, lockedUntil) => s.heartbeat.run({ id, token, lockedUntil }).changes === 1,
