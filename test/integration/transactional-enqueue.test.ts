@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 import { pino } from 'pino';
 import type { Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createQueue, defineJob, isTransition, type JobTransitionEvent, type Queue } from '../../src/index.js';
+import { createQueue, createVirtualClock, defineJob, isTransition, type JobTransitionEvent, type Queue } from '../../src/index.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDir } from '../helpers/temp-db.js';
 import { nextEvent } from '../helpers/wait.js';
@@ -225,6 +225,20 @@ describe('outside a transaction', () => {
     ]);
     expect(queue.enqueueSync('receipt', {}, { key: 'same' })).toEqual({ id: b!.id, created: false, state: 'pending' });
     expect([a!.id, b!.id]).toContain((await done).job.id);
+  });
+
+  it('wakes this process\'s claim loop itself: the job runs with no poll and no timer firing', async () => {
+    const dir = tempDir();
+    cleanups.push(() => dir.cleanup());
+    // Timers on a clock that never moves: only the wake-up after enqueueSync can start a claim
+    // (the queue's own connection wrote the job, so no change from another connection is seen either).
+    const clock = createVirtualClock(Date.now());
+    const queue = queueOn({ path: join(dir.dir, 'jobs.db'), clock, jobs: [defineJob({ name: 'receipt', handler: async () => 'ok' })] });
+    await queue.start();
+    await afterTurn();
+    const done = nextEvent(queue.events$, (e) => e.to === 'completed');
+    const job = queue.enqueueSync('receipt', {});
+    expect((await done).job.id).toBe(job.id);
   });
 
   it('throws QueueClosedError once the queue is closed', async () => {
