@@ -249,6 +249,14 @@ describe('outside a transaction', () => {
     expect(() => queue.enqueueManySync([])).toThrow(expect.objectContaining({ code: 'LJ_ERR_QUEUE_CLOSED' }));
     expect(db.open).toBe(true); // the application's connection stays the application's
   });
+
+  it('throws a ValidationError once the application has closed its connection, and the queue works on', async () => {
+    const { db } = appDatabase();
+    const queue = queueOn({ database: db });
+    db.close();
+    expect(() => queue.enqueueSync('receipt', {})).toThrow(expect.objectContaining({ code: 'LJ_ERR_VALIDATION', message: expect.stringContaining('closed') }));
+    expect((await queue.enqueue('receipt', {})).created).toBe(true);
+  });
 });
 
 describe('the application database', () => {
