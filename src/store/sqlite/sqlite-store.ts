@@ -6,8 +6,7 @@
 import type Database from 'better-sqlite3';
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { ValidationError } from '../../errors.js';
-import type { InsertResult, NewJob, QueueStats, Store, TransitionRequest } from '../store.js';
+import type { QueueStats, Store, TransitionRequest } from '../store.js';
 import { createSqliteAdmin } from './admin.js';
 import { createSqliteLimits } from './limits.js';
 import { createSqliteSchedules } from './schedules.js';
@@ -16,6 +15,7 @@ import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
 import { createClaim } from './claim.js';
 import { sqliteInsertOn } from './insert.js';
+import { createSyncInsert } from './insert-sync.js';
 import { createDashboardReads } from './dashboard-reads.js';
 import { createFullDiskRecovery } from './disk-full.js';
 import { listJobs } from './list-jobs.js';
@@ -184,29 +184,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const recoverFromFull = createFullDiskRecovery(db, options.path, options.onWarning);
   const dashboard = createDashboardReads(db);
 
-  /**
-   * A synchronous insert cannot wait for a lock from the event loop: on the
-   * store's own connection (whose busy timeout is 0, guard.ts) it lets SQLite
-   * wait, up to busyTimeout, for this one call.
-   */
-  const insertSyncOwn = (jobs: readonly NewJob[], at: number): InsertResult[] => {
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
-    try {
-      return insert(jobs, at);
-    } finally {
-      db.pragma(`busy_timeout = ${Math.min(SQLITE_BUSY_WAIT_MS, options.busyTimeoutMs)}`);
-    }
-  };
-
   const store: Store = {
     insert: async (jobs, at) => insert(jobs, at),
-    insertSync: (jobs, at) => {
-      if (!appDb) return { results: insertSyncOwn(jobs, at), committed: true };
-      if (!appDb.open) throw new ValidationError(`enqueueSync: the application's database ${appDb.name} is closed`);
-      // Outside a transaction of the application's, the insert commits by itself before it returns.
-      const committed = !appDb.inTransaction;
-      return { results: sqliteInsertOn(appDb)(jobs, at), committed };
-    },
+    insertSync: createSyncInsert(db, appDb, options.busyTimeoutMs, Math.min(SQLITE_BUSY_WAIT_MS, options.busyTimeoutMs)),
     claim: async (req) => claimTx.immediate(req, `${tokenPrefix}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => transitionTx.immediate(reqs),
     heartbeat: async (id, token, lockedUntil) => s.heartbeat.run({ id, token, lockedUntil }).changes === 1,
