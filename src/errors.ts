@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   LJ_ERR_DATABASE: 'The database failed (I/O error, disk full, locked past busyTimeout)',
   LJ_ERR_DATABASE_UNAVAILABLE: 'The database server cannot be reached (connection refused or lost, server restarting)',
   LJ_ERR_QUEUE_CLOSED: 'The queue is closed',
+  LJ_ERR_NOT_SUPPORTED: 'The store cannot do this',
   LJ_ERR_MACHINE: 'The job machine cannot be used by the queue',
   LJ_ERR_UNAUTHORIZED: 'A bearer token is required and was missing or wrong',
   LJ_ERR_BAD_SIGNATURE: 'The webhook signature is missing or does not match the body',
@@ -182,6 +183,29 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof LitejobsError)) return false;
   if (err.code === 'LJ_ERR_DATABASE_UNAVAILABLE') return true;
   return err.code === 'LJ_ERR_DATABASE_OPEN' && err.cause !== err && isDatabaseUnavailable(err.cause);
+}
+
+/**
+ * The queue's store cannot do what was asked: a synchronous enqueue
+ * (`enqueueSync`) or the application's SQLite connection (`database`) on a
+ * PostgreSQL queue, whose transactional enqueue is `enqueue(name, payload, { client })`.
+ */
+export class NotSupportedError extends LitejobsError {
+  constructor(message: string) {
+    super('LJ_ERR_NOT_SUPPORTED', message);
+  }
+}
+
+/**
+ * True for a SQLite write that waited `busyTimeout` for another connection's
+ * write lock (another process, or an application transaction on the same
+ * file) and gave up (LJ_ERR_DATABASE caused by SQLITE_BUSY). Nothing was
+ * written: the call may be made again once the lock is released.
+ */
+export function isDatabaseLocked(err: unknown): boolean {
+  if (!(err instanceof DatabaseError) || err.code !== 'LJ_ERR_DATABASE') return false;
+  const code = (err.cause as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 export class QueueClosedError extends LitejobsError {

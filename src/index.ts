@@ -5,6 +5,7 @@
 export { createQueue } from './queue.js';
 export type { Queue, QueueStatsView } from './queue.js';
 export type { QueueOptions, EnqueueOptions, EnqueueItemOptions, EnqueueManyOptions } from './engine/options.js';
+export type { SqliteDatabase } from './store/sqlite/app-database.js';
 export type { UniqueOptions, UniqueWhile, DebounceOptions, ThrottleOptions } from './engine/unique.js';
 export type { JobLimits, RateLimit } from './engine/limits.js';
 export type { LimitsView, NameLimitView, GroupView } from './engine/limits-view.js';
@@ -36,6 +37,7 @@ export {
   RateLimitedError,
   DatabaseError,
   QueueClosedError,
+  NotSupportedError,
 } from './errors.js';
 export type { ErrorCode, PayloadIssue } from './errors.js';
 export type { PayloadSchema } from './engine/payload-schema.js';

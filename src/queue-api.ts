@@ -48,6 +48,19 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
     items: ReadonlyArray<EnqueueItem<M, EnqueueItemOptions>>,
     options: { onComplete: EnqueueItem<M, EnqueueItemOptions> },
   ): Promise<BatchResult>;
+  /**
+   * SQLite: enqueue() without waiting, written with the queue's `database`
+   * (the application's better-sqlite3 connection) when it was given, so that
+   * inside the application's `db.transaction(...)` the job commits or rolls
+   * back with the application's writes. Invalid input throws before anything
+   * is written. No `job.enqueue` event is emitted for a job written inside an
+   * open transaction (it may yet roll back); workers of this process are woken
+   * once the calling code has run. PostgreSQL: throws NotSupportedError (use
+   * `enqueue(name, payload, { client })`). See docs/guides/transactional-enqueue.md.
+   */
+  enqueueSync<N extends keyof M & string>(name: N, payload: M[N]['payload'], options?: EnqueueOptions): InsertResult;
+  /** enqueueMany() as enqueueSync: all or nothing (a SAVEPOINT inside the application's transaction). */
+  enqueueManySync(items: ReadonlyArray<EnqueueItem<M, EnqueueItemOptions>>, options?: EnqueueManyOptions): InsertResult[];
   start(): Promise<void>;
   stop(options?: { timeout?: number }): Promise<void>;
   close(options?: { timeout?: number }): Promise<void>;

@@ -14,6 +14,7 @@ import { createConsumer, type Consumer } from './engine/consumer.js';
 import { createEngine } from './engine/engine.js';
 import { checkGroupConcurrency, limitsView } from './engine/limits-view.js';
 import { createScheduleApi } from './engine/schedule-api.js';
+import { createSyncEnqueue } from './engine/enqueue-sync.js';
 import { isDeclaration, type AnyJob, type AnyJobDefinition } from './engine/job-definition.js';
 import type { JobMapOf } from './engine/job-types.js';
 import { toJob, toTransition } from './engine/job-view.js';
@@ -71,6 +72,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
         history: o.history,
         retentionIndex: deletesByAge(o.retention),
         concurrency: o.concurrency,
+        ...(o.database === undefined ? {} : { database: o.database }),
       },
       clock,
       logger,
@@ -146,6 +148,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
       open();
       return flows.enqueueBatch(items, options);
     },
+    ...createSyncEnqueue(engine, open, schemas),
     async start() {
       open();
       if (consumer) return;

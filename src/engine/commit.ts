@@ -1,6 +1,7 @@
 /**
  * Commits one transition through the group-commit batcher, and, when the
- * caller asks, keeps trying while the database is out of reach.
+ * caller asks, keeps trying while the database is out of reach (or, SQLite,
+ * locked by another connection past busyTimeout).
  *
  * A run's outcome asks: its handler has done the work, and if the outcome
  * were dropped because the database restarted, the lease would run out and
@@ -15,7 +16,7 @@
  * attempt count, is this request's own write (a later run of the job would
  * have counted another attempt; a request to delete finds the job gone).
  */
-import { isDatabaseUnavailable } from '../errors.js';
+import { isDatabaseLocked, isDatabaseUnavailable } from '../errors.js';
 import type { Batcher } from '../lib/batcher.js';
 import type { Clock } from '../lib/clock.js';
 import type { Store, TransitionRequest } from '../store/store.js';
@@ -61,7 +62,9 @@ export function createCommit(deps: CommitDeps): Commit {
         if (failures > 0) deps.onRecovered();
         return out;
       } catch (err) {
-        if (!retry || !isDatabaseUnavailable(err) || deps.closed()) throw err;
+        // A SQLite lock held past busyTimeout (an application's long transaction) is waited out
+        // too: dropping a finished run's outcome would run the job again once its lease ran out.
+        if (!retry || !(isDatabaseUnavailable(err) || isDatabaseLocked(err)) || deps.closed()) throw err;
         const delay = retryDelayMs(++failures);
         deps.onRetry(err, delay);
         await pause(deps.clock, delay);

@@ -23,7 +23,7 @@ import { createMachineRegistry, type MachineRegistry } from './machine-registry.
 import { createNewJob, type EnqueueInput } from './new-job.js';
 import { createOutageLog, type OutageLog } from './outage.js';
 import type { ResolvedRetention } from './options.js';
-import { ValidationError } from '../errors.js';
+import { NotSupportedError, ValidationError } from '../errors.js';
 
 export interface EngineDeps {
   store: Store;
@@ -65,6 +65,13 @@ export interface Engine {
   enqueueFlow(root: NewFlowNode): Promise<FlowInsertResult>;
   /** Inserts through the caller's connection, inside its transaction (a store with `insertVia` only). */
   enqueueVia(client: CallerClient, jobs: readonly NewJob[]): Promise<InsertResult[]>;
+  /**
+   * Inserts synchronously, all or nothing (a store with `insertSync` only):
+   * with the application's connection, inside its transaction if one is open.
+   * This process's workers are woken once the calling code has run to its end
+   * (the application's transaction has committed or rolled back by then).
+   */
+  enqueueSync(jobs: readonly NewJob[]): InsertResult[];
   /** Runs an event through the job's machine and commits the result (grouped with concurrent ones). */
   readonly apply: ApplyEvent;
   /** Transitions waiting for their commit. */
@@ -82,6 +89,8 @@ export interface Engine {
   /** Flushes, ends `events$`, closes the store. */
   close(): Promise<void>;
 }
+
+export const SYNC_NOT_SUPPORTED = 'enqueueSync: this store cannot write synchronously; on PostgreSQL, enqueue inside your transaction with enqueue(name, payload, { client })';
 
 export interface Ready {
   at: number;
@@ -139,7 +148,8 @@ export function createEngine(deps: EngineDeps): Engine {
   });
   const apply = createApplyEvent({ registry, commit, clock, onTransition, retention: deps.retention });
 
-  const afterInsert = (jobs: readonly NewJob[], results: readonly InsertResult[], at: number): void => {
+  /** `announceCreated`: emit each created job's `job.enqueue` event (false while its commit is not known). */
+  const afterInsert = (jobs: readonly NewJob[], results: readonly InsertResult[], at: number, announceCreated = true): void => {
     let earliest = Number.POSITIVE_INFINITY;
     let promote = false;
     for (let i = 0; i < jobs.length; i++) {
@@ -155,7 +165,7 @@ export function createEngine(deps: EngineDeps): Engine {
         earliest = Math.min(earliest, Math.max(job.runAt, at));
         if (job.state !== claimable) promote = true;
       }
-      if (wantsEvents()) announce(transitionEvent({ id: results[i]!.id, name: job.name }, null, job.state, 'job.enqueue', at, 0));
+      if (announceCreated && wantsEvents()) announce(transitionEvent({ id: results[i]!.id, name: job.name }, null, job.state, 'job.enqueue', at, 0));
     }
     if (earliest !== Number.POSITIVE_INFINITY) ready.next({ at: earliest, promote });
   };
@@ -211,6 +221,19 @@ export function createEngine(deps: EngineDeps): Engine {
       // No enqueue events and no wake-up here: the caller may yet roll back. Its commit
       // delivers the store's change notification, which wakes this process's claim loop too.
       return store.insertVia(client, jobs, clock.now());
+    },
+    enqueueSync(jobs) {
+      if (!store.insertSync) throw new NotSupportedError(SYNC_NOT_SUPPORTED);
+      if (jobs.length === 0) return [];
+      const at = clock.now();
+      const { results, committed } = store.insertSync(jobs, at);
+      // Woken after the caller's code, never inside it: a claim now would meet the application's
+      // own write lock. Jobs whose commit is not known yet get no enqueue event (they may roll
+      // back); a wake for jobs that rolled back only finds nothing to claim.
+      setImmediate(() => {
+        if (!closed) afterInsert(jobs, results, at, committed);
+      });
+      return results;
     },
     apply,
     backlog: () => settle.backlog(),

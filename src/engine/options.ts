@@ -3,17 +3,28 @@ import { availableParallelism } from 'node:os';
 import type { RetryPolicy } from '../../machines/policy.js';
 import type { Clock } from '../lib/clock.js';
 import type { AnyJob } from './job-definition.js';
-import { ValidationError } from '../errors.js';
+import { NotSupportedError, ValidationError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { checkInteger, checkNumber, checkPath, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
 import type { CallerClient, Store, UniqueGuard } from '../store/store.js';
+import { checkAppDatabase, type SqliteDatabase } from '../store/sqlite/app-database.js';
 import { checkGroup } from './limits.js';
 import { checkUniqueOptions, type DebounceOptions, type ThrottleOptions, type UniqueOptions } from './unique.js';
 import { parseDuration, type Duration } from '../lib/duration.js';
 
 export interface QueueOptions {
-  /** The SQLite file (created if missing). Required unless `connection` or `store` is given. */
+  /** The SQLite file (created if missing). Required unless `connection`, `database` or `store` is given. */
   path?: string;
+  /**
+   * SQLite only: the application's own better-sqlite3 `Database`, opened on
+   * a file (the queue's file, or the file to put the queue's tables in).
+   * `enqueueSync` and `enqueueManySync` write with it, so a job enqueued
+   * inside the application's `db.transaction(...)` commits or rolls back with
+   * it. The queue still opens its own connections for everything else and
+   * never closes this one. `path` may be left out (it is the database's
+   * file); given, it must name the same file. See docs/guides/transactional-enqueue.md.
+   */
+  database?: SqliteDatabase;
   /**
    * A PostgreSQL database instead of a SQLite file (`postgres://user@host:5432/db`):
    * the same queue, for processes on several hosts. Needs the `pg` package.
@@ -89,11 +100,11 @@ export type ResolvedRetention = Partial<Record<(typeof RETENTION_KEYS)[number], 
 
 const QUEUE_KEYS = [
   'path', 'name', 'concurrency', 'prefetch', 'retention', 'lease', 'durability', 'logger', 'jobs', 'history', 'maxPayloadBytes',
-  'pollInterval', 'cacheSize', 'busyTimeout', 'clock', 'store', 'stuckAfter', 'threads', 'connection', 'schema',
+  'pollInterval', 'cacheSize', 'busyTimeout', 'clock', 'store', 'stuckAfter', 'threads', 'connection', 'schema', 'database',
 ] as const;
 
-export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'retention' | 'connection' | 'schema'>> &
-  Pick<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'connection' | 'schema'> & { retention: ResolvedRetention };
+export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'retention' | 'connection' | 'schema' | 'database'>> &
+  Pick<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'connection' | 'schema' | 'database'> & { retention: ResolvedRetention };
 
 export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions {
   rejectUnknownOptions('createQueue', options, QUEUE_KEYS);
@@ -115,6 +126,13 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     ...options,
     retention: resolveRetention(options.retention),
   };
+  if (o.database !== undefined) {
+    if (o.connection !== undefined) {
+      throw new NotSupportedError('createQueue database (an application\'s SQLite connection) cannot serve a PostgreSQL queue: enqueue inside your transaction with enqueue(name, payload, { client })');
+    }
+    if (o.store !== undefined) throw new ValidationError('createQueue takes a database (with its path) or a store, not both');
+    o.path = checkAppDatabase(o.database, o.path);
+  }
   if (o.connection !== undefined) {
     if (o.path !== undefined || o.store !== undefined) throw new ValidationError('createQueue takes a connection (PostgreSQL) or a path (SQLite) or a store, not two');
     if (typeof o.connection !== 'string' || !/^postgres(ql)?:\/\//i.test(o.connection)) {

@@ -1,11 +1,12 @@
 /**
  * How the worker side lives through a database server that cannot be
- * reached (a restart, a lost connection): each loop backs off and tries
+ * reached (a restart, a lost connection), or a SQLite file whose write lock
+ * another connection holds past busyTimeout: each loop backs off and tries
  * again, and the log shows one warning per loop when the outage begins and
  * one line when the database answers again, not one line per try of every
  * loop. Any other failure is an error, logged every time.
  */
-import { isDatabaseUnavailable } from '../errors.js';
+import { isDatabaseLocked, isDatabaseUnavailable } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 
@@ -33,16 +34,15 @@ export function createOutageLog(logger: Logger, clock: Clock): OutageLog {
   const down = new Map<string, number>();
   return {
     failed(loop, err, retryInMs) {
-      if (!isDatabaseUnavailable(err)) {
+      const locked = isDatabaseLocked(err);
+      if (!locked && !isDatabaseUnavailable(err)) {
         logger.error({ err, loop }, `${loop} failed; retrying`);
         return false;
       }
       if (!down.has(loop)) {
         down.set(loop, clock.now());
-        logger.warn(
-          { err, loop, ...(retryInMs === undefined ? {} : { retryInMs }) },
-          `${loop}: the database is unavailable; reconnecting with backoff (further failures are not logged until it answers)`,
-        );
+        const why = locked ? 'the database is locked by another connection past busyTimeout; trying again' : 'the database is unavailable; reconnecting';
+        logger.warn({ err, loop, ...(retryInMs === undefined ? {} : { retryInMs }) }, `${loop}: ${why} with backoff (further failures are not logged until it answers)`);
       }
       return true;
     },

@@ -8,6 +8,7 @@ import type { Logger } from '../lib/logger.js';
 import { createPostgresStore } from './postgres/postgres-store.js';
 import { createSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
+import type { SqliteDatabase } from './sqlite/app-database.js';
 
 export interface StoreChoice {
   path: string;
@@ -22,6 +23,8 @@ export interface StoreChoice {
   history: boolean;
   /** Build the index of finished jobs by age now (the queue deletes finished jobs after a while). */
   retentionIndex: boolean;
+  /** SQLite: the application's own connection to `path`, for synchronous inserts inside its transactions. */
+  database?: SqliteDatabase;
 }
 
 /**

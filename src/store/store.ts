@@ -322,6 +322,17 @@ export interface StoreDiagnostics {
   integrity?: string[];
 }
 
+/** What insertSync() wrote, and whether that write is already committed. */
+export interface SyncInsert {
+  results: InsertResult[];
+  /**
+   * True when the write committed by itself (no transaction of the
+   * application's was open on its connection); false when it waits for the
+   * application's COMMIT (or ROLLBACK), which the store cannot see.
+   */
+  committed: boolean;
+}
+
 /**
  * A database connection the caller owns: a `pg` Client or PoolClient, usually
  * inside the caller's BEGIN … COMMIT.
@@ -358,6 +369,13 @@ export interface Store {
   saveStep(id: number, token: string, step: Omit<StepRecord, 'seq'>): Promise<boolean>;
   /** The job's completed steps, in the order they completed. */
   steps(id: number): Promise<StepRecord[]>;
+  /**
+   * insert(), synchronously, all or nothing: with the application's own
+   * connection when the store was given one (inside the application's
+   * transaction if one is open: it commits or rolls back with it), otherwise
+   * with the store's own. A store that cannot write synchronously leaves this out.
+   */
+  insertSync?(jobs: readonly NewJob[], at: number): SyncInsert;
   claim(request: ClaimRequest): Promise<ClaimResult>;
   /** Compare-and-set transitions, all in one transaction; `false` where the CAS missed. */
   transition(requests: readonly TransitionRequest[]): Promise<boolean[]>;

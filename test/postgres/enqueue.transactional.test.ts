@@ -4,6 +4,7 @@
  * the commit, workers (of this very queue too) hear of it at the commit, and
  * bad clients are refused before anything is written.
  */
+import Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { afterEach, expect, it } from 'vitest';
 import { createQueue, defineJob, type Queue } from '../../src/index.js';
@@ -170,4 +171,42 @@ it('a unique key taken inside the caller\'s transaction is held from its commit,
   await app.query('BEGIN');
   expect(await q.enqueue('email', { try: 4 }, { client: app, unique })).toEqual({ id: after.id, created: false, state: 'pending' });
   await app.query('COMMIT');
+});
+
+it('enqueueMany with the caller\'s client commits with it: every job, once, visible after COMMIT', async () => {
+  const s = schema();
+  const q = queueOn(s);
+  const app = await appClient();
+  await q.stats();
+  await app.query('BEGIN');
+  const results = await q.enqueueMany(
+    [
+      { name: 'email', payload: { n: 1 } },
+      { name: 'email', payload: { n: 2 }, options: { unique: { key: 'u' } } },
+    ],
+    { client: app },
+  );
+  expect((await q.stats()).total).toBe(0); // the queue's own connections: not yet committed
+  await app.query('COMMIT');
+  expect((await q.listJobs()).map((j) => [j.id, j.payload])).toEqual(results.map((r, i) => [r.id, { n: i + 1 }]));
+});
+
+it('has no synchronous enqueue: enqueueSync, enqueueManySync and a database option throw LJ_ERR_NOT_SUPPORTED, pointing to { client }', async () => {
+  const s = schema();
+  const q = queueOn(s);
+  const notSupported = { name: 'NotSupportedError', code: 'LJ_ERR_NOT_SUPPORTED', message: expect.stringContaining('{ client }') };
+  expect(() => q.enqueueSync('email', {})).toThrow(expect.objectContaining(notSupported));
+  // Before any check of the input: the store is what cannot do it.
+  expect(() => q.enqueueManySync([{ name: 'email', payload: {}, options: { delay: -1 } }])).toThrow(expect.objectContaining(notSupported));
+  const file = tempDbPath();
+  const db = new Database(file.path);
+  try {
+    expect(() => createQueue({ connection: pgUrl(), schema: s, database: db, logger: silentLogger })).toThrow(expect.objectContaining(notSupported));
+  } finally {
+    db.close();
+    file.cleanup();
+  }
+  expect((await q.stats()).total).toBe(0);
+  await q.close();
+  expect(() => q.enqueueSync('email', {})).toThrow(expect.objectContaining({ code: 'LJ_ERR_QUEUE_CLOSED' }));
 });

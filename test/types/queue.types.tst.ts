@@ -4,6 +4,7 @@
  * `npm test` (tsc): each `expectTypeOf` is checked by the compiler, and each
  * `@ts-expect-error` line must be an error, or the type check fails.
  */
+import Database from 'better-sqlite3';
 import { expectTypeOf } from 'vitest';
 import { createQueue, declareJob, defineJob, type InsertResult, type Queue } from '../../src/index.js';
 
@@ -42,6 +43,21 @@ export function enqueueManyItems() {
   ]);
   // @ts-expect-error a payload that belongs to the other name
   void queue.enqueueMany([{ name: 'resize-image', payload: { to: 'a' } }]);
+}
+
+// types enqueueSync and enqueueManySync as enqueue and enqueueMany, synchronously, and takes a better-sqlite3 Database
+export function synchronousEnqueue() {
+  const db = new Database('app.db');
+  const queue = createQueue({ database: db, jobs: [sendWelcome, resizeImage] });
+  expectTypeOf(queue.enqueueSync('send-welcome', { to: 'ada@example.com' }, { unique: { key: 'ada' } })).toEqualTypeOf<InsertResult>();
+  expectTypeOf(queue.enqueueSync).parameter(0).toEqualTypeOf<'send-welcome' | 'resize-image'>();
+  expectTypeOf(queue.enqueueManySync([{ name: 'resize-image', payload: { url: 'x', width: 3 } }])).toEqualTypeOf<InsertResult[]>();
+  // @ts-expect-error the payload of another job
+  queue.enqueueSync('send-welcome', { url: 'x', width: 3 });
+  // @ts-expect-error a payload that belongs to the other name
+  queue.enqueueManySync([{ name: 'resize-image', payload: { to: 'a' } }]);
+  // @ts-expect-error not a database
+  createQueue({ database: 'app.db' });
 }
 
 // narrows getJob by name to that job payload and result

@@ -54,8 +54,11 @@ const codeOf = (err: unknown): string => {
   return typeof code === 'string' ? code : '';
 };
 
-/** Methods answered synchronously underneath that must stay synchronous (polled on a timer). */
-const SYNC_METHODS = new Set(['externalChange']);
+/**
+ * Methods answered synchronously underneath that must stay synchronous
+ * (polled on a timer; an enqueue inside the application's transaction).
+ */
+const SYNC_METHODS = new Set(['externalChange', 'insertSync']);
 
 export function guardStore(store: Store, o: GuardOptions): Store {
   let fullRetry: TimerHandle | undefined;
@@ -85,6 +88,9 @@ export function guardStore(store: Store, o: GuardOptions): Store {
     throw toDatabaseError(err, o.path);
   };
 
+  const lockedPastTimeout = (err: unknown, waited = `busyTimeout (${o.busyTimeoutMs} ms)`) =>
+    new DatabaseError('LJ_ERR_DATABASE', `database ${o.path} is locked by another connection past ${waited}`, { cause: err });
+
   const withRetry = async (call: () => unknown): Promise<unknown> => {
     const started = o.clock.now();
     for (let pause = 1; ; pause = Math.min(MAX_PAUSE_MS, pause * 2)) {
@@ -93,9 +99,7 @@ export function guardStore(store: Store, o: GuardOptions): Store {
       } catch (err) {
         const busy = codeOf(err).startsWith('SQLITE_BUSY');
         if (!busy || o.clock.now() - started + pause > o.busyTimeoutMs) {
-          if (busy) {
-            throw new DatabaseError('LJ_ERR_DATABASE', `database ${o.path} is locked by another connection past busyTimeout (${o.busyTimeoutMs} ms)`, { cause: err });
-          }
+          if (busy) throw lockedPastTimeout(err);
           return fail(err);
         }
         await sleep(o.clock, pause);
@@ -116,6 +120,8 @@ export function guardStore(store: Store, o: GuardOptions): Store {
         try {
           return fn(...args);
         } catch (err) {
+          // A synchronous call is not retried: SQLite itself waited, for its connection's busy timeout.
+          if (codeOf(err).startsWith('SQLITE_BUSY')) throw lockedPastTimeout(err, "the connection's busy timeout");
           return fail(err);
         }
       };

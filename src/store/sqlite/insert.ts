@@ -2,6 +2,12 @@
  * Inserts: a batch (or a job with a key, a unique guard or a group) in one
  * BEGIN IMMEDIATE transaction, and a lone keyless job as one autocommitted
  * statement (an awaited enqueue: one commit, nothing else).
+ *
+ * The same inserts run on the store's own connection and on an application's
+ * connection (`createQueue({ database })`, `enqueueSync`): their statements are
+ * prepared once per connection. Inside a transaction already open on the
+ * connection, the batch transaction becomes a SAVEPOINT and the lone insert a
+ * statement of that transaction: both then commit or roll back with it.
  */
 import type Database from 'better-sqlite3';
 import type { InsertResult, NewJob } from '../store.js';
@@ -12,8 +18,26 @@ import { sql } from './sql.js';
 /** The values insert.sql, insert-keyless.sql and insert-keyless-at.sql bind. */
 type InsertRow = Omit<NewJob, 'key' | 'unique' | 'group'> & { id: number | null; key: string | null; group: string | null; at: number };
 
-export function createSqliteInsert(db: Database.Database, indexNewJobs: () => void): (jobs: readonly NewJob[], at: number) => InsertResult[] {
+export type SqliteInsert = (jobs: readonly NewJob[], at: number) => InsertResult[];
+
+/** The inserts prepared on each connection, made on its first insert. */
+const byConnection = new WeakMap<Database.Database, SqliteInsert>();
+
+/** The inserts on this connection (the store's own or the application's), prepared once per connection. */
+export function sqliteInsertOn(db: Database.Database): SqliteInsert {
+  let insert = byConnection.get(db);
+  if (!insert) {
+    insert = createSqliteInsert(db);
+    byConnection.set(db, insert);
+  }
+  return insert;
+}
+
+function createSqliteInsert(db: Database.Database): SqliteInsert {
   const s = {
+    // index-new.sql and index-mark.sql, as the store's claims run them (sqlite-store.ts: indexNewJobs).
+    indexNew: db.prepare(sql('index-new')),
+    indexMark: db.prepare(sql('index-mark')),
     // The hot statements bind positionally from their names (positional.ts).
     insert: positional(db, sql('insert')),
     insertKeyless: positional(db, sql('insert-keyless')),
@@ -61,7 +85,8 @@ export function createSqliteInsert(db: Database.Database, indexNewJobs: () => vo
     }
     // This batch went into the index as it was written: move the mark past it,
     // so the next claim does not walk over these rows looking for new ones.
-    indexNewJobs();
+    s.indexNew.run();
+    s.indexMark.run();
     return out;
   });
 

@@ -15,6 +15,11 @@ export interface OpenOptions {
   /** Page cache in MiB, sized so the hot indexes stay in memory. */
   cacheMiB: number;
   busyTimeoutMs: number;
+  /**
+   * The file is the application's own (`createQueue({ database })`): its
+   * tables may sit beside litejobs' ones.
+   */
+  shared?: boolean;
   onWarning?: (message: string) => void;
 }
 
@@ -49,7 +54,7 @@ export function openDatabase(options: OpenOptions): Database.Database {
   }
   try {
     // Before anything writes (WAL mode is a write): a file that is not ours stays as it was.
-    refuseForeign(db, path);
+    refuseForeign(db, path, options.shared === true);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
     db.pragma(`cache_size = ${-Math.round(options.cacheMiB * 1024)}`);
@@ -73,16 +78,30 @@ const OWN_TABLES = ['jobs', 'job_history', 'queue_meta', 'paused_names', 'schedu
 
 /**
  * Refuses a file litejobs did not make (other tables, or a schema level but
- * no jobs table) and one made by a newer litejobs, before touching it.
+ * no jobs table) and one made by a newer litejobs, before touching it. A file
+ * shared with the application (`shared`, or already holding litejobs'
+ * tables) may hold other tables, but none named as
+ * litejobs' own before litejobs made them, and its `user_version` is
+ * litejobs' schema level: an application that counts its own migrations
+ * there cannot share the file.
  */
-function refuseForeign(db: Database.Database, path: string): void {
+function refuseForeign(db: Database.Database, path: string, shared: boolean): void {
   const level = db.pragma('user_version', { simple: true }) as number;
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
   const known = migrations().at(-1)?.level ?? 0;
   const refuse = (why: string) => {
     throw new DatabaseError('LJ_ERR_DATABASE_OPEN', `cannot open database ${path}: ${why}`);
   };
-  if (tables.some((t) => !OWN_TABLES.includes(t))) refuse(`it is not a litejobs database (it holds other tables: ${tables.filter((t) => !OWN_TABLES.includes(t)).join(', ')})`);
+  if (shared) {
+    const clashing = tables.filter((t) => OWN_TABLES.includes(t));
+    if (level === 0 && clashing.length > 0) refuse(`the application's tables ${clashing.join(', ')} have the names of litejobs' own`);
+    if (level > 0 && !tables.includes('jobs')) {
+      refuse(`PRAGMA user_version is ${level} but there is no jobs table: litejobs records its schema level in user_version, so the application must leave it alone`);
+    }
+  } else if (!(level > 0 && tables.includes('jobs')) && tables.some((t) => !OWN_TABLES.includes(t))) {
+    // A file litejobs already shares with an application (createQueue({ database })) opens by its path too.
+    refuse(`it is not a litejobs database (it holds other tables: ${tables.filter((t) => !OWN_TABLES.includes(t)).join(', ')})`);
+  }
   if (level > 0 && !tables.includes('jobs')) refuse(`it is not a litejobs database (schema level ${level} but no jobs table)`);
   if (level > known) refuse(`it was made by a newer litejobs (schema level ${level}; this version knows up to ${known})`);
 }

@@ -14,13 +14,15 @@ import { browseJobs } from './browse-jobs.js';
 import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
 import { createClaim } from './claim.js';
-import { createSqliteInsert } from './insert.js';
+import { sqliteInsertOn } from './insert.js';
+import { createSyncInsert } from './insert-sync.js';
 import { createSqliteFlows } from './flows.js';
 import { createDashboardReads } from './dashboard-reads.js';
 import { createFullDiskRecovery } from './disk-full.js';
 import { listJobs } from './list-jobs.js';
 import { namesStatement } from './names-statement.js';
 import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
+import { attachAppDatabase, type SqliteDatabase } from './app-database.js';
 import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from './rows.js';
 import { positional } from './positional.js';
 import { createPurge } from './purge.js';
@@ -34,11 +36,26 @@ export interface SqliteStoreOptions extends OpenOptions {
   retentionIndex?: boolean;
   /** Timers for lock waits and WAL checkpoints. */
   clock?: Clock;
+  /**
+   * The application's own connection to the same file: insertSync() writes
+   * with it, inside the application's transaction. The store still opens its
+   * own connection for everything else, and never closes this one.
+   */
+  database?: SqliteDatabase;
 }
 
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const clock = options.clock ?? systemClock;
-  const db = openDatabase(options);
+  const db = openDatabase({ ...options, shared: options.database !== undefined });
+  const appDb = options.database as Database.Database | undefined;
+  if (appDb) {
+    try {
+      attachAppDatabase(appDb, options.busyTimeoutMs, (message) => options.onWarning?.(message));
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
   // From here on SQLite does not wait for a lock: waits are retried from the event loop (guard.ts).
   db.pragma(`busy_timeout = ${Math.min(SQLITE_BUSY_WAIT_MS, options.busyTimeoutMs)}`);
   const recordHistory = options.history;
@@ -78,7 +95,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     s.indexMark.run();
   };
 
-  const insert = createSqliteInsert(db, indexNewJobs);
+  const insert = sqliteInsertOn(db);
   const flows = createSqliteFlows(db, recordHistory, insert);
   const insertFlowTx = db.transaction((root: NewFlowNode, waiting: string, at: number) => {
     const out = flows.insertFlow(root, waiting, at);
@@ -184,6 +201,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
   const store: Store = {
     insert: async (jobs, at) => insert(jobs, at),
+    insertSync: createSyncInsert(db, appDb, options.busyTimeoutMs, Math.min(SQLITE_BUSY_WAIT_MS, options.busyTimeoutMs)),
     claim: async (req) => claimTx.immediate(req, `${tokenPrefix}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => transitionTx.immediate(reqs),
     insertFlow: async (root, waiting, at) => insertFlowTx.immediate(root, waiting, at),
