@@ -30,6 +30,10 @@ export const JOB_COLUMNS = {
   unique_span: 'int',
   unique_until: 'bigint',
   group_key: 'text',
+  parent_id: 'bigint',
+  children_left: 'int',
+  children_failed: 'int',
+  on_child_failure: 'text',
 } as const;
 
 export const HISTORY_COLUMNS = {

@@ -10,6 +10,7 @@ import { createJobMachine } from '../../machines/job.machine.js';
 import { machineGraph, type MachineGraph, ValidationError } from '../../src/index.js';
 
 const AFTER_RETRY = 'xstate.after.retryDelay.job.failed';
+const AFTER_SLEEP = 'xstate.after.sleepDelay.job.sleeping';
 
 describe('machineGraph of the base job machine', () => {
   const graph = machineGraph(createJobMachine());
@@ -19,6 +20,8 @@ describe('machineGraph of the base job machine', () => {
     expect(graph.states).toEqual([
       { id: 'pending', final: false, delayed: false },
       { id: 'processing', final: false, delayed: false },
+      { id: 'sleeping', final: false, delayed: true },
+      { id: 'waiting-children', final: false, delayed: false },
       { id: 'failed', final: false, delayed: true },
       { id: 'dead', final: false, delayed: false },
       { id: 'completed', final: true, delayed: false },
@@ -37,7 +40,13 @@ describe('machineGraph of the base job machine', () => {
       { id: 'processing:job.expire:failed', from: 'processing', to: 'failed', event: 'job.expire', label: 'job.expire [canRetry]', guard: 'canRetry' },
       { id: 'processing:job.expire:dead', from: 'processing', to: 'dead', event: 'job.expire', label: 'job.expire [else]', else: true },
       { id: 'processing:job.release:pending', from: 'processing', to: 'pending', event: 'job.release', label: 'job.release' },
+      { id: 'processing:job.sleep:sleeping', from: 'processing', to: 'sleeping', event: 'job.sleep', label: 'job.sleep' },
       { id: 'processing:job.cancel:cancelled', from: 'processing', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
+      { id: 'sleeping:job.cancel:cancelled', from: 'sleeping', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
+      { id: `sleeping:${AFTER_SLEEP}:pending`, from: 'sleeping', to: 'pending', event: AFTER_SLEEP, label: 'after sleepDelay' },
+      { id: 'waiting-children:job.children:dead', from: 'waiting-children', to: 'dead', event: 'job.children', label: 'job.children [childFailed]', guard: 'childFailed' },
+      { id: 'waiting-children:job.children:pending', from: 'waiting-children', to: 'pending', event: 'job.children', label: 'job.children [else]', else: true },
+      { id: 'waiting-children:job.cancel:cancelled', from: 'waiting-children', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
       { id: 'failed:job.cancel:cancelled', from: 'failed', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
       { id: `failed:${AFTER_RETRY}:pending`, from: 'failed', to: 'pending', event: AFTER_RETRY, label: 'after retryDelay' },
       { id: 'dead:job.retry:pending', from: 'dead', to: 'pending', event: 'job.retry', label: 'job.retry' },
@@ -67,7 +76,7 @@ describe('machineGraph of a user machine', () => {
       on: { pending: { 'job.pause': { target: 'paused' } } },
     });
     const graph = machineGraph(pausable);
-    expect(graph.states.map((s) => s.id)).toEqual(['pending', 'processing', 'failed', 'dead', 'completed', 'cancelled', 'paused']);
+    expect(graph.states.map((s) => s.id)).toEqual(['pending', 'processing', 'sleeping', 'waiting-children', 'failed', 'dead', 'completed', 'cancelled', 'paused']);
     expect(graph.states.at(-1)).toEqual({ id: 'paused', final: false, delayed: true });
     // The extension's candidates come before the base state's own.
     expect(graph.edges.filter((e) => e.from === 'pending').map((e) => e.id)).toEqual([
