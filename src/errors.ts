@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   LJ_ERR_TIMEOUT: 'The handler ran past its timeout',
   LJ_ERR_UNRECOVERABLE: 'The handler reported an unrecoverable error',
   LJ_ERR_RETRY_LATER: 'The handler asked to be retried later',
+  LJ_ERR_CHILD_FAILED: 'A child of this flow parent ended dead or cancelled, and the parent\'s policy is to fail with it',
   LJ_ERR_RATE_LIMITED: 'The handler hit a rate limit: its group or name pauses and the job runs again later',
   LJ_ERR_DATABASE_OPEN: 'The database file cannot be opened',
   LJ_ERR_DATABASE_READONLY: 'The database file is read-only',

@@ -12,6 +12,7 @@
  */
 import type { ErrorInfo } from '../../machines/policy.js';
 import type { FlowRule, OnChildFailure } from './store.js';
+import type { ErrorCode } from '../errors.js';
 
 /** How a child's move changes its parent's counts: children left, children failed. */
 export interface ChildDelta {
@@ -43,7 +44,7 @@ export function childDelta(rule: FlowRule, from: string, to: string): ChildDelta
 
 /** The error a parent records when a child's failure fails it. */
 export function childFailedError(child: { id: number; name: string; state: string }): ErrorInfo {
-  return { name: 'ChildFailedError', code: 'LJ_ERR_CHILD_FAILED', message: `child job ${child.id} (${child.name}) ended ${child.state}` };
+  return { name: 'ChildFailedError', code: 'LJ_ERR_CHILD_FAILED' satisfies ErrorCode, message: `child job ${child.id} (${child.name}) ended ${child.state}` };
 }
 
 /** Where the parent goes now, if anywhere: the rule's `done` or `failed` state, with the error for `failed`. */
