@@ -12,6 +12,7 @@ const POSTGRES_CONFORMANCE = [
   'test/http/api.hooks.test.ts',
   'test/http/api.jobs.test.ts',
   'test/http/api.limits.test.ts',
+  'test/http/api.flows.test.ts',
   'test/http/api.payload-schema.test.ts',
   'test/http/api.schedules.test.ts',
   'test/http/dashboard.api.test.ts',

@@ -22,6 +22,7 @@ import { dashboardLiveRoutes } from './routes/dashboard-live.js';
 import { dashboardPage } from './routes/dashboard-page.js';
 import { checkHooks, hookRoutes, type HookOptions } from './routes/hooks.js';
 import { jobRoutes } from './routes/jobs.js';
+import { flowRoutes } from './routes/flows.js';
 
 export interface LitejobsHttpOptions {
   // biome-ignore lint/suspicious/noExplicitAny: a queue typed with any job map is accepted
@@ -110,6 +111,7 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
       });
     }
     jobRoutes(authed, queue, options.batchBodyLimit ?? 16 * MiB, bodyLimit);
+    flowRoutes(authed, queue, options.batchBodyLimit ?? 16 * MiB);
     controlRoutes(authed, queue);
     scheduleRoutes(authed, queue);
     limitRoutes(authed, queue);

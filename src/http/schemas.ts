@@ -37,6 +37,27 @@ const jobInput = {
   },
 } as const;
 
+/** A job of a flow: a job input without keys (a key could hand back another flow's job), its policy, its children. */
+const flowItemProperties = {
+  name,
+  payload: {},
+  delay: jobInput.properties.delay,
+  runAt: jobInput.properties.runAt,
+  priority: jobInput.properties.priority,
+  group,
+} as const;
+const flowItem = { type: 'object', additionalProperties: false, required: ['name'], properties: flowItemProperties } as const;
+const flowJob = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: {
+    ...flowItemProperties,
+    onChildFailure: { type: 'string', enum: ['fail', 'continue'] },
+    children: { type: 'array', items: { $ref: '#/definitions/flowJob' } },
+  },
+} as const;
+
 export const MAX_BATCH = 1000;
 /** Jobs one `POST /v1/jobs/cancel` may name. */
 export const MAX_CANCEL = 1000;
@@ -84,6 +105,15 @@ export const schemas = {
       additionalProperties: false,
       required: ['jobs'],
       properties: { jobs: { type: 'array', minItems: 1, maxItems: MAX_BATCH, items: jobInput } },
+    },
+  },
+  flow: { body: { $ref: '#/definitions/flowJob', definitions: { flowJob } } },
+  flowBatch: {
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['jobs', 'onComplete'],
+      properties: { jobs: { type: 'array', minItems: 1, maxItems: MAX_BATCH, items: flowItem }, onComplete: flowItem },
     },
   },
   hook: { params: nameParams, response: { 200: enqueued, 201: enqueued } },
