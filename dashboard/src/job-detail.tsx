@@ -123,6 +123,20 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose }: Props) {
             <dd data-testid="job-group">{job.group}</dd>
           </>
         )}
+        {job.parentId !== undefined && (
+          <>
+            <dt>parent</dt>
+            <dd data-testid="job-parent">#{job.parentId}</dd>
+          </>
+        )}
+        {job.children !== undefined && (
+          <>
+            <dt>children</dt>
+            <dd data-testid="job-children">
+              {job.children.left} left, {job.children.failed} failed ({job.children.onChildFailure === 'fail' ? 'fails with a child' : 'continues'})
+            </dd>
+          </>
+        )}
         <dt>created</dt>
         <dd>{absolute(job.createdAt)}</dd>
         <dt>run at</dt>

@@ -65,6 +65,10 @@ export interface JobFull {
   key?: string | null;
   heldKey?: { kind: string; key: string };
   group?: string;
+  /** A flow's child: the parent waiting for it. */
+  parentId?: number;
+  /** A flow's parent: its children not finished yet, those that failed, its policy. */
+  children?: { left: number; failed: number; onChildFailure: 'fail' | 'continue' };
 }
 export interface HistoryRow {
   from: string | null;
