@@ -13,7 +13,7 @@ export type { JobDefinition, JobDeclaration, AnyJob, Handler, HandlerContext, Jo
 export type { ScheduleOptions, JobSchedule, ScheduleView } from './engine/schedules.js';
 export type { MissedPolicy } from './engine/cron.js';
 export type { JobTypes, JobTypeMap, JobMapOf, JobOf, UntypedJobs } from './engine/job-types.js';
-export type { Job, Transition } from './engine/job-view.js';
+export type { Job, StepView, Transition } from './engine/job-view.js';
 export { isTransition } from './engine/events.js';
 export type { QueueEvent, JobTransitionEvent, ClaimBatchEvent, RunStuckEvent } from './engine/events.js';
 export type { QueueStats, BackupProgress, StoreDiagnostics, InsertResult, ListFilter, Store, JobRecord, LeasedJob, NewJob, ClaimRequest, ClaimRule, TransitionRequest, HistoryEntry, CallerClient, ScheduleRecord, NewSchedule } from './store/store.js';
@@ -32,6 +32,7 @@ export {
   UnrecoverableError,
   RetryLaterError,
   RateLimitedError,
+  DuplicateStepError,
   DatabaseError,
   QueueClosedError,
 } from './errors.js';

@@ -18,6 +18,8 @@ const mainThreadCtx: HandlerContext = {
   heartbeat: async () => undefined,
   progress: async () => undefined,
   log: silentLogger,
+  step: async (_name, fn) => fn(),
+  sleep: async () => undefined,
 };
 
 /** What must agree between the two runners (a stack differs below its first line). */
