@@ -10,8 +10,9 @@ import { ApiError, api, errorText } from './api';
 import { absolute, duration, toMs } from './format';
 import { candidateEdges } from './live';
 import { Replay } from './replay';
+import { stepsByTransition } from './timeline-steps';
 import type { PathHighlight } from './statechart';
-import type { GraphEdge, GraphState, HistoryRow, JobDetail as Detail, StepRow } from './types';
+import type { GraphEdge, GraphState, JobDetail as Detail, StepRow } from './types';
 
 interface Props {
   id: number;
@@ -191,19 +192,6 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose }: Props) {
       </ol>
     </section>
   );
-}
-
-/** Each step under the transition it completed after (steps happen while processing, between two transitions). */
-function stepsByTransition(history: HistoryRow[], steps: StepRow[]): { before: StepRow[]; after: StepRow[][] } {
-  const after = history.map((): StepRow[] => []);
-  const before: StepRow[] = [];
-  for (const s of steps) {
-    const at = toMs(s.at) ?? 0;
-    let i = history.length - 1;
-    while (i >= 0 && (toMs(history[i]!.at) ?? 0) > at) i--;
-    (i < 0 ? before : after[i]!).push(s);
-  }
-  return { before, after };
 }
 
 function StepItem({ step }: { step: StepRow }) {
