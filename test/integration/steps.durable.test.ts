@@ -169,17 +169,13 @@ describe('ctx.step', () => {
 describe('ctx.sleep', () => {
   const START = 1_700_000_000_000;
 
-  function sleeper(clock: VirtualClock, calls: { before: number; after: number }, catchSignal = false) {
+  function sleeper(clock: VirtualClock, calls: { before: number; after: number }) {
     return defineJob({
       name: 'sleeper',
       retry: { ...fast, attempts: 1 },
       handler: async (_p, ctx) => {
         const a = await ctx.step('before', () => ++calls.before);
-        try {
-          await ctx.sleep('nap', '5m');
-        } catch (err) {
-          if (!catchSignal) throw err;
-        }
+        await ctx.sleep('nap', '5m');
         const b = await ctx.step('after', () => ++calls.after);
         return { a, b, at: clock.now() - START };
       },
@@ -229,18 +225,38 @@ describe('ctx.sleep', () => {
     ]);
   });
 
-  it('parks even when the handler catches the signal and goes on', async () => {
+  it('parks even when the handler catches the signal and returns; a step called after it throws it again', async () => {
     const clock = createVirtualClock(START);
-    const calls = { before: 0, after: 0 };
-    const q = fx.open({ clock, jobs: [sleeper(clock, calls, true)] });
-    const { id } = await q.enqueue('sleeper', null);
+    const seen: string[] = [];
+    let after = 0;
+    const q = fx.open({
+      clock,
+      jobs: [
+        defineJob({
+          name: 'swallower',
+          retry: { attempts: 1 },
+          handler: async (_p, ctx) => {
+            try {
+              await ctx.sleep('nap', '5m');
+            } catch {
+              seen.push('caught');
+              await ctx.step('after', () => ++after).catch(() => seen.push('step refused'));
+              return 'swallowed';
+            }
+            return ctx.step('after', () => ++after);
+          },
+        }),
+      ],
+    });
+    const { id } = await q.enqueue('swallower', null);
     await q.start();
     await until(clock, async () => (await stateOf(q, id)) === 'sleeping', 'the job to sleep');
-    // The step after the sleep did not run: the run is parking.
-    expect(calls).toEqual({ before: 1, after: 0 });
+    expect(seen).toEqual(['caught', 'step refused']);
+    expect(after).toBe(0);
     await clock.advance(5 * 60_000);
     await until(clock, async () => (await stateOf(q, id)) === 'completed', 'the job to complete');
-    expect(calls).toEqual({ before: 1, after: 1 });
+    expect(await q.getJob(id)).toMatchObject({ result: 1, attempts: 1 });
+    expect(after).toBe(1);
   });
 
   it('parks again for the rest when the job runs before its wake time', async () => {

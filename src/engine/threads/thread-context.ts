@@ -62,11 +62,11 @@ export class ThreadContext {
     if (!(await this.call(value))) throw new LeaseLostError(this.jobId);
   };
 
-  readonly step = async (name: string): Promise<never> => {
+  readonly step = async (name: string, _fn?: () => unknown): Promise<never> => {
     throw new ValidationError(`ctx.step("${String(name)}"): durable steps are not available in a job with isolation 'thread'; run it on the main thread`);
   };
 
-  readonly sleep = async (name: string): Promise<never> => {
+  readonly sleep = async (name: string, _duration?: unknown): Promise<never> => {
     throw new ValidationError(`ctx.sleep("${String(name)}"): durable steps are not available in a job with isolation 'thread'; run it on the main thread`);
   };
 
