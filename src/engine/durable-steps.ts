@@ -75,16 +75,14 @@ export class StepRun {
     const ms = parseDuration(`ctx.sleep("${name}") duration`, duration);
     const done = (await this.load()).get(name);
     if (done && done.wakeAt === null) throw new ValidationError(`ctx.sleep("${name}"): "${name}" was recorded as a step; steps and sleeps need names of their own`);
-    const now = this.host.now();
-    let wakeAt = done?.wakeAt;
-    if (wakeAt === undefined || wakeAt === null) {
-      wakeAt = now + ms;
-      if (ms > 0) this.assertCanSleep(name);
-      await this.save({ name, result: null, wakeAt });
-    }
-    if (wakeAt <= now) return;
-    this.assertCanSleep(name);
-    this.sleepRequest = new SleepSignal(name, wakeAt - now);
+    const recorded = done?.wakeAt ?? null;
+    const wakeAt = recorded ?? this.host.now() + ms;
+    // Before anything is stored: a job that cannot park fails with nothing recorded.
+    if (wakeAt > this.host.now()) this.assertCanSleep(name);
+    if (recorded === null) await this.save({ name, result: null, wakeAt });
+    const left = wakeAt - this.host.now();
+    if (left <= 0) return;
+    this.sleepRequest = new SleepSignal(name, left);
     throw this.sleepRequest;
   }
 
