@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   LJ_ERR_RETRY_LATER: 'The handler asked to be retried later',
   LJ_ERR_CHILD_FAILED: 'A child of this flow parent ended dead or cancelled, and the parent\'s policy is to fail with it',
   LJ_ERR_RATE_LIMITED: 'The handler hit a rate limit: its group or name pauses and the job runs again later',
+  LJ_ERR_DUPLICATE_STEP: 'A handler used the same step name twice in one run (ctx.step, ctx.sleep)',
   LJ_ERR_DATABASE_OPEN: 'The database file cannot be opened',
   LJ_ERR_DATABASE_READONLY: 'The database file is read-only',
   LJ_ERR_DATABASE: 'The database failed (I/O error, disk full, locked past busyTimeout)',
@@ -167,6 +168,18 @@ export class RateLimitedError extends LitejobsError {
     if (options.scope !== undefined && options.scope !== 'name' && options.scope !== 'group') throw new ValidationError('RateLimitedError scope must be "name" or "group"');
     this.delay = delay;
     this.scope = options.scope;
+  }
+}
+
+/**
+ * A handler named two steps (ctx.step, ctx.sleep) alike in one run: a replay
+ * could not tell them apart, so the attempt fails instead.
+ */
+export class DuplicateStepError extends LitejobsError {
+  readonly step: string;
+  constructor(step: string) {
+    super('LJ_ERR_DUPLICATE_STEP', `step "${step}" was already used in this run: give each step of a job its own name`);
+    this.step = step;
   }
 }
 

@@ -15,7 +15,7 @@ export type { ScheduleOptions, JobSchedule, ScheduleView } from './engine/schedu
 export type { BatchOptions, BatchResult, FlowJob, FlowResult } from './engine/flow-api.js';
 export type { MissedPolicy } from './engine/cron.js';
 export type { JobTypes, JobTypeMap, JobMapOf, JobOf, UntypedJobs } from './engine/job-types.js';
-export type { Job, Transition } from './engine/job-view.js';
+export type { Job, StepView, Transition } from './engine/job-view.js';
 export { isTransition } from './engine/events.js';
 export type { QueueEvent, JobTransitionEvent, ClaimBatchEvent, RunStuckEvent } from './engine/events.js';
 export type { QueueStats, BackupProgress, StoreDiagnostics, InsertResult, ListFilter, Store, JobRecord, LeasedJob, NewJob, ClaimRequest, ClaimRule, TransitionRequest, HistoryEntry, CallerClient, ScheduleRecord, NewSchedule } from './store/store.js';
@@ -35,6 +35,7 @@ export {
   UnrecoverableError,
   RetryLaterError,
   RateLimitedError,
+  DuplicateStepError,
   DatabaseError,
   QueueClosedError,
   NotSupportedError,

@@ -6,7 +6,7 @@ import type { Observable } from 'rxjs';
 import type { ClaimBatchEvent, QueueEvent } from './engine/events.js';
 import type { EnqueueItem, FlowJobOf, JobOf, JobTypeMap, UntypedJobs } from './engine/job-types.js';
 import type { BatchResult, FlowResult } from './engine/flow-api.js';
-import type { Transition } from './engine/job-view.js';
+import type { StepView, Transition } from './engine/job-view.js';
 import type { EnqueueItemOptions, EnqueueManyOptions, EnqueueOptions } from './engine/options.js';
 import type { WorkerInfo } from './engine/pool.js';
 import type { ScheduleOptions, ScheduleView } from './engine/schedules.js';
@@ -67,6 +67,8 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
   /** The job with this id; its `name` narrows its payload and result. */
   getJob(id: number): Promise<JobOf<M>>;
   history(id: number): Promise<Transition[]>;
+  /** The job's completed durable steps (`ctx.step`, `ctx.sleep`), in the order they completed. */
+  steps(id: number): Promise<StepView[]>;
   listJobs(filter?: ListFilter): Promise<Array<JobOf<M>>>;
   stats(): Promise<QueueStatsView>;
   /** Sends a `dead` job back to `pending` with a fresh set of attempts. */

@@ -17,7 +17,7 @@ import { createScheduleApi } from './engine/schedule-api.js';
 import { createSyncEnqueue } from './engine/enqueue-sync.js';
 import { isDeclaration, type AnyJob, type AnyJobDefinition } from './engine/job-definition.js';
 import type { JobMapOf } from './engine/job-types.js';
-import { toJob, toTransition } from './engine/job-view.js';
+import { toJob, toStepView, toTransition } from './engine/job-view.js';
 import { deletesByAge, resolveQueueOptions, type QueueOptions } from './engine/options.js';
 import { checkClient, splitClient } from './engine/caller-client.js';
 import { createFlowApi } from './engine/flow-api.js';
@@ -192,6 +192,11 @@ function createUntypedQueue(options: QueueOptions): Queue {
       open();
       await load(id);
       return (await store.history(id)).map(toTransition);
+    },
+    async steps(id) {
+      open();
+      await load(id);
+      return (await store.steps(id)).map(toStepView);
     },
     async listJobs(filter = {}) {
       open();

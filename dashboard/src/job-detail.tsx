@@ -1,15 +1,18 @@
 /**
  * One job in full: payload, result or error, attempts, lease, progress,
- * timestamps and its timeline, with a replay of its path on the statechart.
+ * timestamps and its timeline (transitions, and the durable steps completed
+ * between them), with a replay of its path on the statechart.
  * Refetched when the live stream mentions it.
  */
+import { Fragment } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, api, errorText } from './api';
 import { absolute, duration, toMs } from './format';
 import { candidateEdges } from './live';
 import { Replay } from './replay';
+import { stepsByTransition } from './timeline-steps';
 import type { PathHighlight } from './statechart';
-import type { GraphEdge, GraphState, JobDetail as Detail } from './types';
+import type { GraphEdge, GraphState, JobDetail as Detail, StepRow } from './types';
 
 interface Props {
   id: number;
@@ -64,6 +67,8 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose }: Props) {
       }),
     [history, now],
   );
+
+  const stepsAfter = useMemo(() => stepsByTransition(history, detail?.steps ?? []), [history, detail]);
 
   const showStep = (step: number) => {
     if (!detail) return;
@@ -177,21 +182,43 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose }: Props) {
       <h3>Timeline</h3>
       <Replay history={history} spent={spent} onStep={showStep} />
       <ol class="timeline" data-testid="timeline">
+        {stepsAfter.before.map((s) => (
+          <StepItem key={`s${s.seq}`} step={s} />
+        ))}
         {history.map((h, i) => (
-          <li key={i}>
-            <div>
-              <span class="from">{h.from ?? 'enqueued'}</span> → <span class={`pill s-${h.to}`}>{h.to}</span> <code>{h.event}</code>
-            </div>
-            <div class="muted small-text">
-              {absolute(h.at)}
-              {h.workerId ? ` · ${h.workerId}` : ''}
-              {spent[i] !== undefined ? ` · ${duration(spent[i]!)} in ${h.to}` : ''}
-              {h.error ? ` · ${h.error.message}` : ''}
-            </div>
-          </li>
+          <Fragment key={i}>
+            <li>
+              <div>
+                <span class="from">{h.from ?? 'enqueued'}</span> → <span class={`pill s-${h.to}`}>{h.to}</span> <code>{h.event}</code>
+              </div>
+              <div class="muted small-text">
+                {absolute(h.at)}
+                {h.workerId ? ` · ${h.workerId}` : ''}
+                {spent[i] !== undefined ? ` · ${duration(spent[i]!)} in ${h.to}` : ''}
+                {h.error ? ` · ${h.error.message}` : ''}
+              </div>
+            </li>
+            {stepsAfter.after[i]!.map((s) => (
+              <StepItem key={`s${s.seq}`} step={s} />
+            ))}
+          </Fragment>
         ))}
       </ol>
     </section>
+  );
+}
+
+function StepItem({ step }: { step: StepRow }) {
+  return (
+    <li class="step" data-testid="timeline-step">
+      <div>
+        <span class="muted">step {step.seq}</span> <code>{step.name}</code>
+        {step.wakeAt != null ? <span class="muted"> · sleep until {absolute(step.wakeAt)}</span> : step.result !== undefined ? <span class="muted"> → {JSON.stringify(step.result)}</span> : ''}
+      </div>
+      <div class="muted small-text">
+        {absolute(step.at)} · attempt {step.attempt}
+      </div>
+    </li>
   );
 }
 

@@ -80,9 +80,21 @@ export interface HistoryRow {
   workerId?: string | null;
   error?: ErrorInfo;
 }
+/** A completed durable step (ctx.step) or sleep (ctx.sleep) of a job. */
+export interface StepRow {
+  name: string;
+  seq: number;
+  result?: unknown;
+  /** A sleep: when it ends; null for a step. */
+  wakeAt: Time | null;
+  attempt: number;
+  at: Time;
+}
 export interface JobDetail {
   job: JobFull;
   history: HistoryRow[];
+  /** Absent from a server without durable steps. */
+  steps?: StepRow[];
 }
 export interface Series {
   throughput: { step: number; end: number; completed: number[]; failed: number[] };

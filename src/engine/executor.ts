@@ -8,14 +8,17 @@
  * it keeps its slot and its lease is renewed, so the job cannot be run again
  * beside it. A run told to stop that goes on past `stuckAfter` is reported.
  */
+import { JobEventType } from '../../machines/job.machine.js';
 import type { ErrorInfo } from '../../machines/policy.js';
-import { TimeoutError } from '../errors.js';
+import { TimeoutError, ValidationError } from '../errors.js';
 import { Abortable } from '../lib/abortable.js';
 import type { TimerHandle } from '../lib/clock.js';
 import type { LeasedJob } from '../store/store.js';
 import type { Engine } from './engine.js';
 import { JobContext, type ContextHost } from './handler-context.js';
-import { afterAbort, runHandler, type AbortReason, type Outcome } from './job-runner.js';
+import type { SleepSignal } from './durable-steps.js';
+import { afterAbort, runHandler, toErrorInfo, type AbortReason, type Outcome } from './job-runner.js';
+import { toContext } from './machine-registry.js';
 import type { ThreadOutcome, ThreadPool } from './threads/thread-pool.js';
 import { toJob, type Job } from './job-view.js';
 
@@ -94,6 +97,13 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
   const host: ContextHost = {
     extend,
     progress: (job, value) => engine.store.progress(job.id, job.leaseToken, value),
+    steps: {
+      steps: (job) => engine.store.steps(job.id),
+      saveStep: (job, step) => engine.store.saveStep(job.id, job.leaseToken, step),
+      now: () => clock.now(),
+      canSleep: (job) =>
+        engine.registry.forJob(job.name, job.retry).next(job.state, toContext(job.attempts, job.lastError, job.ctx), { type: JobEventType.sleep, delay: 0 } as { type: string }) !== undefined,
+    },
     logger,
     children: async (job) => {
       const out: Job[] = [];
@@ -153,11 +163,18 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
    * off, for as long as the queue is open: the run, and so its lease renewal,
    * lives until then. A write that fails otherwise leaves the lease to expire.
    */
-  const settle = async (run: Run, outcome: Outcome): Promise<void> => {
+  const settle = async (run: Run, outcome: Outcome, sleep: SleepSignal | undefined): Promise<void> => {
     const { job, workerId } = run;
     const extra: { workerId: string; result?: string; retryUnavailable: true } = { workerId, retryUnavailable: true };
     try {
-      if (outcome.kind === 'completed') {
+      // ctx.sleep parked the job: whatever the handler then did with the signal, the job sleeps
+      // (unless the run was stopped: cancel, lost lease, shutdown and timeout decide as usual).
+      if (sleep && outcome.kind !== 'aborted' && !run.abortable.aborted) {
+        const r = await engine.apply(job, { type: JobEventType.sleep, delay: sleep.delay }, extra);
+        if (r.accepted) return;
+        const error = toErrorInfo(new ValidationError(`ctx.sleep("${sleep.step}"): the machine of job "${job.name}" does not take "${JobEventType.sleep}" from "${job.state}"`));
+        await engine.apply(job, { type: 'job.fail', error, random: Math.random() }, extra);
+      } else if (outcome.kind === 'completed') {
         if (outcome.result !== undefined) extra.result = outcome.result;
         const r = await engine.apply(job, { type: 'job.complete' }, extra);
         if (r.accepted && !r.committed) logger.warn({ jobId: job.id, workerId }, 'job completed after its lease was lost; result dropped');
@@ -215,10 +232,14 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
       const timeoutMs = job.timeout ?? def?.timeout ?? null;
       const timer = timeoutMs === null ? undefined : clock.setTimeout(() => abortRun(run, new TimeoutError(timeoutMs)), timeoutMs);
       let outcome: Outcome;
+      let ctx: JobContext | undefined;
       try {
         if (!def) outcome = { kind: 'aborted', reason: 'shutdown' }; // never claimed: names come from definitions
         else if (def.isolation === 'thread') outcome = await runInThread(run, def.module as string);
-        else outcome = await runHandler(def.handler!, job.payload, new JobContext(job, run.abortable, workerId, host), run.abortable);
+        else {
+          ctx = new JobContext(job, run.abortable, workerId, host);
+          outcome = await runHandler(def.handler!, job.payload, ctx, run.abortable);
+        }
       } catch (err) {
         outcome = { kind: 'aborted', reason: 'shutdown' };
         logger.error({ err, jobId: job.id, workerId }, 'could not run a job');
@@ -227,7 +248,7 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
       }
       // The outcome is written while the run still holds its lease, then the run ends.
       // The worker moves on while the outcome waits for its group commit; past the backlog bound it waits.
-      const settled = settle(run, outcome).finally(() => end(run));
+      const settled = settle(run, outcome, ctx?.sleepRequest).finally(() => end(run));
       if (engine.backlog() > o.maxBacklog) await settled;
     },
     abort(jobId, reason) {

@@ -11,6 +11,8 @@ import { LeaseLostError, ValidationError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import type { LeasedJob } from '../store/store.js';
 import type { Job } from './job-view.js';
+import type { Duration } from '../lib/duration.js';
+import { StepRun, type SleepSignal, type StepHost } from './durable-steps.js';
 
 /** What every context of one executor shares (one object, not one per job). */
 export interface ContextHost {
@@ -18,6 +20,8 @@ export interface ContextHost {
   extend(job: LeasedJob, abortable: Abortable): Promise<boolean>;
   /** Records progress; false if the lease was lost. */
   progress(job: LeasedJob, value: number): Promise<boolean>;
+  /** Reads and records the job's durable steps (durable-steps.ts). */
+  steps: StepHost;
   logger: Logger;
   /** A flow parent's children, all of them, in id order. */
   children(job: LeasedJob): Promise<Job[]>;
@@ -33,6 +37,10 @@ export class JobContext implements HandlerContext {
   private childLog: Logger | undefined;
   private boundChildren: (() => Promise<Job[]>) | undefined;
   private boundChildCounts: (() => Promise<Record<string, number>>) | undefined;
+  /** Built on the first step or sleep: most handlers take none. */
+  private stepRun: StepRun | undefined;
+  private boundStep: (<T>(name: string, fn: () => T | Promise<T>) => Promise<T>) | undefined;
+  private boundSleep: ((name: string, duration: Duration) => Promise<void>) | undefined;
 
   constructor(
     private readonly job: LeasedJob,
@@ -62,6 +70,26 @@ export class JobContext implements HandlerContext {
       if (!(await this.host.progress(this.job, value))) throw new LeaseLostError(this.job.id);
     };
     return this.boundProgress;
+  }
+
+  get step(): <T>(name: string, fn: () => T | Promise<T>) => Promise<T> {
+    this.boundStep ??= <T>(name: string, fn: () => T | Promise<T>) => this.steps().step(name, fn);
+    return this.boundStep;
+  }
+
+  get sleep(): (name: string, duration: Duration) => Promise<void> {
+    this.boundSleep ??= (name: string, duration: Duration) => this.steps().sleep(name, duration);
+    return this.boundSleep;
+  }
+
+  /** The sleep that parks the job, if the handler asked for one (read by the executor once the handler settled). */
+  get sleepRequest(): SleepSignal | undefined {
+    return this.stepRun?.sleepRequest;
+  }
+
+  private steps(): StepRun {
+    this.stepRun ??= new StepRun(this.job, this.host.steps);
+    return this.stepRun;
   }
 
   get log(): Logger {

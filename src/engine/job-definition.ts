@@ -7,6 +7,7 @@ import type { AnyStateMachine } from 'xstate';
 import type { RetryPolicy } from '../../machines/policy.js';
 import type { Logger } from '../lib/logger.js';
 import type { Job } from './job-view.js';
+import type { Duration } from '../lib/duration.js';
 import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
 import { ValidationError } from '../errors.js';
 import { checkJobSchedule, type JobSchedule } from './schedules.js';
@@ -31,6 +32,19 @@ export interface HandlerContext {
   children(): Promise<Job[]>;
   /** A flow parent's children counted by state, e.g. `{ completed: 9, dead: 1 }`: what an enqueueBatch's onComplete job reads. */
   childCounts(): Promise<Record<string, number>>;
+  /**
+   * A durable step: runs `fn` once and stores its result (JSON) with the job.
+   * A later attempt gets the stored result back without calling `fn`. Names
+   * must be stable across runs and used once per run (DuplicateStepError).
+   * See docs/guides/durable-steps.md. Not available in `isolation: 'thread'` jobs.
+   */
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
+  /**
+   * A durable sleep (a step too): parks the job in `sleeping` for `duration`
+   * (ms or a string such as '5m') without holding a worker or spending an
+   * attempt; the job runs again afterwards, replaying its completed steps.
+   */
+  sleep(name: string, duration: Duration): Promise<void>;
 }
 
 export type Handler<P = unknown, R = unknown> = (payload: P, ctx: HandlerContext) => Promise<R> | R;

@@ -1,6 +1,6 @@
-/** The public shape of a job and its history, as `getJob`, `listJobs` and `history` return them. */
+/** The public shape of a job, its history and its steps, as `getJob`, `listJobs`, `history` and `steps` return them. */
 import type { ErrorInfo } from '../../machines/policy.js';
-import type { HistoryEntry, JobRecord } from '../store/store.js';
+import type { HistoryEntry, JobRecord, StepRecord } from '../store/store.js';
 
 export interface Job<P = unknown, R = unknown> {
   id: number;
@@ -77,4 +77,29 @@ export function toTransition(h: HistoryEntry): Transition {
   if (h.workerId !== undefined) t.workerId = h.workerId;
   if (h.error !== undefined) t.error = h.error;
   return t;
+}
+
+/** A completed durable step (`ctx.step`) or sleep (`ctx.sleep`) of a job. */
+export interface StepView {
+  name: string;
+  /** 1 for the job's first completed step, 2 for the next, … */
+  seq: number;
+  /** The step's result as stored (JSON); undefined for a sleep or a step that returned nothing. */
+  result: unknown;
+  /** A sleep: when it ends; null for a step. */
+  wakeAt: Date | null;
+  /** The attempt that completed it. */
+  attempt: number;
+  at: Date;
+}
+
+export function toStepView(s: StepRecord): StepView {
+  return {
+    name: s.name,
+    seq: s.seq,
+    result: s.result === null ? undefined : (JSON.parse(s.result) as unknown),
+    wakeAt: s.wakeAt === null ? null : new Date(s.wakeAt),
+    attempt: s.attempt,
+    at: new Date(s.at),
+  };
 }

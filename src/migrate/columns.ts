@@ -49,6 +49,17 @@ export const HISTORY_COLUMNS = {
   error: 'text',
 } as const;
 
+/** A job's completed steps (ctx.step, ctx.sleep), copied with the job. */
+export const STEP_COLUMNS = {
+  job_id: 'bigint',
+  name: 'text',
+  seq: 'int',
+  result: 'text',
+  wake_at: 'bigint',
+  attempt: 'int',
+  at: 'bigint',
+} as const;
+
 /** The limits table (rate-limit buckets, pauses, group concurrency), copied as it is on the first run. */
 export const LIMIT_COLUMNS = {
   kind: 'text',

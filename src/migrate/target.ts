@@ -26,7 +26,7 @@ import type { LimitRow } from '../store/limit-rows.js';
 import type { ScheduleRow } from '../store/sqlite/schedules.js';
 import { asArrays, LIMIT_COLUMNS } from './columns.js';
 import type { SourceBatch } from './source.js';
-import { historyColumns, identityMover, jobColumns } from './target-rows.js';
+import { historyColumns, identityMover, jobColumns, stepColumns } from './target-rows.js';
 import { targetStatements } from './target-sql.js';
 
 export interface PassState {
@@ -128,6 +128,8 @@ export function openTarget(o: { connection: string; schema: string; identity: st
           if (taken) throw conflict(`history row ${taken.id} is already held by another row in ${db.where}`);
           await client.query(s.insertHistory, historyColumns(history));
         }
+        const steps = batch.steps.filter((step) => inserted.has(step.job_id));
+        if (steps.length) await client.query(s.insertSteps, stepColumns(steps));
 
         const tally = new Map<string, number>();
         const ids = [...inserted];

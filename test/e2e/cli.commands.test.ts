@@ -91,6 +91,45 @@ describe('litejobs enqueue, jobs', { timeout: CLI_TEST_TIMEOUT }, () => {
 });
 
 describe('litejobs job, retry, cancel', { timeout: CLI_TEST_TIMEOUT }, () => {
+  it('job lists the durable steps the job completed, in order, after its timeline', async () => {
+    const db = join(tempFolder(), 'steps.db');
+    const queue = createQueue({
+      path: db,
+      logger: silentLogger,
+      jobs: [
+        defineJob({
+          name: 'stepped',
+          handler: async (_p, ctx) => {
+            await ctx.step('fetch rows', () => ({ rows: 3 }));
+            await ctx.step('notify', () => undefined);
+            await ctx.sleep('pause', 0);
+            return 'ok';
+          },
+        }),
+      ],
+    });
+    const done = events(queue.events$, (e) => e.to === 'completed', 1);
+    const { id } = await queue.enqueue('stepped', null);
+    await queue.start();
+    await done;
+    await queue.close();
+
+    const [text, asJson] = await Promise.all([runCli(['job', String(id), '--db', db]), runCli(['job', String(id), '--json', '--db', db])]);
+    const out = ok(text).stdout;
+    const steps = out.slice(out.indexOf('\nsteps\n') + 1).split('\n');
+    expect(steps[1]).toMatch(/^ +SEQ +STEP +AT +ATTEMPT +RESULT$/);
+    expect(steps[2]).toMatch(/^ +1 +fetch rows +\S.* +1 +\{"rows":3\}$/);
+    expect(steps[3]).toMatch(/^ +2 +notify +\S.* +1 +-$/);
+    expect(steps[4]).toMatch(/^ +3 +pause +\S.* +1 +sleep until \S/);
+    expect(out.indexOf('timeline')).toBeLessThan(out.indexOf('\nsteps\n'));
+    const detail = json<{ steps: Array<{ name: string; seq: number; result?: unknown; wakeAt: string | null; attempt: number }> }>(ok(asJson));
+    expect(detail.steps.map((s) => [s.seq, s.name, s.result, s.wakeAt === null, s.attempt])).toEqual([
+      [1, 'fetch rows', { rows: 3 }, true, 1],
+      [2, 'notify', undefined, true, 1],
+      [3, 'pause', undefined, false, 1],
+    ]);
+  });
+
   it('job shows the fields and a timeline with the time in each state and the errors; retry and cancel change the job', async () => {
     const db = join(tempFolder(), 'jobs.db');
     const {

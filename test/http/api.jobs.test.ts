@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineJob } from '../../src/index.js';
+import { defineJob, type HandlerContext } from '../../src/index.js';
 import { useServers } from '../helpers/http-server.js';
 import { events } from '../helpers/wait.js';
 
@@ -162,6 +162,35 @@ describe('reading and controlling jobs', () => {
     expect(page2.body.next).toBeNull();
     const cancelled = await s.call('GET', '/v1/jobs?state=cancelled');
     expect(cancelled.body.jobs.map((j: { id: number }) => j.id)).toEqual([2]);
+  });
+
+  it('GET /v1/jobs/:id/steps gives the job’s completed steps, which GET /v1/jobs/:id carries too (the dashboard’s timeline)', async () => {
+    const handler = async (_p: unknown, ctx: HandlerContext) => {
+      await ctx.step('fetch', () => ({ rows: 3 }));
+      await ctx.step('nothing', () => undefined);
+      await ctx.sleep('pause', 0);
+      return 'ok';
+    };
+    const s = await serve({ queue: { jobs: [defineJob({ name: 'stepped', handler })] } });
+    const { body } = await s.call('POST', '/v1/jobs', { body: { name: 'stepped' } });
+    const done = events(s.queue.events$, (e) => e.job.id === body.id && e.to === 'completed', 1);
+    await s.queue.start();
+    await done;
+    const r = await s.call('GET', `/v1/jobs/${body.id}/steps`);
+    expect(r.status).toBe(200);
+    const steps = r.body.steps as Array<Record<string, unknown>>;
+    expect(steps.map(({ at, wakeAt, ...rest }) => ({ ...rest, at: typeof at, wakeAt: wakeAt === null ? null : typeof wakeAt }))).toEqual([
+      { name: 'fetch', seq: 1, result: { rows: 3 }, attempt: 1, at: 'string', wakeAt: null },
+      { name: 'nothing', seq: 2, attempt: 1, at: 'string', wakeAt: null },
+      { name: 'pause', seq: 3, attempt: 1, at: 'string', wakeAt: 'string' },
+    ]);
+    expect(new Date(steps[0]!.at as string).getTime()).not.toBeNaN();
+    const detail = await s.call('GET', `/v1/jobs/${body.id}`);
+    expect(detail.body.steps).toEqual(steps);
+    const missing = await s.call('GET', '/v1/jobs/99/steps');
+    expect([missing.status, missing.body.error.code]).toEqual([404, 'LJ_ERR_JOB_NOT_FOUND']);
+    const bad = await s.call('GET', '/v1/jobs/abc/steps');
+    expect([bad.status, bad.body.error.code]).toEqual([400, 'LJ_ERR_VALIDATION']);
   });
 
   it('retries one dead job, or all dead jobs of a name, and pauses and resumes names', async () => {

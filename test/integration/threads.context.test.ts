@@ -22,6 +22,9 @@ describe('ctx across the thread boundary', () => {
     expect(seen.badProgress).toEqual({ name: 'ValidationError', code: 'LJ_ERR_VALIDATION', message: 'progress must be a finite number' });
     expect(seen.lost).toMatchObject({ name: 'LeaseLostError', code: 'LJ_ERR_LEASE_LOST' });
     expect(seen.hostDown).toEqual({ name: 'DatabaseError', code: 'LJ_ERR_DATABASE', message: 'database is locked' });
+    expect(seen.step).toMatchObject({ name: 'ValidationError', code: 'LJ_ERR_VALIDATION', message: expect.stringMatching(/^ctx\.step\("s"\): durable steps are not available in a job with isolation 'thread'/) });
+    expect(seen.sleep).toMatchObject({ name: 'ValidationError', code: 'LJ_ERR_VALIDATION', message: expect.stringMatching(/^ctx\.sleep\("nap"\)/) });
+    expect(seen.stepRan).toBe(false);
 
     expect(host.logs.map(({ level, msg }) => [level, msg])).toEqual([
       ['info', 'hello world'],

@@ -20,6 +20,8 @@ const mainThreadCtx: HandlerContext = {
   log: silentLogger,
   children: async () => [],
   childCounts: async () => ({}),
+  step: async (_name, fn) => fn(),
+  sleep: async () => undefined,
 };
 
 /** What must agree between the two runners (a stack differs below its first line). */

@@ -1,7 +1,7 @@
-/** `litejobs job <id>`: one job, and the timeline of its transitions with the time spent in each state. */
+/** `litejobs job <id>`: one job, the timeline of its transitions with the time spent in each state, and its durable steps. */
 import { Argument, type Command } from 'commander';
 import { FINISHED_STATES } from '../../../machines/job.machine.js';
-import type { Job, Transition } from '../../engine/job-view.js';
+import type { Job, StepView, Transition } from '../../engine/job-view.js';
 import { parseJobId } from '../args.js';
 import { document } from '../command-docs.js';
 import { ExitCode } from '../exit-codes.js';
@@ -15,14 +15,18 @@ export type TimelineEntry = Transition & { durationMs: number | null };
 export function registerJob(program: Command, io: CliIO): void {
   const cmd = program
     .command('job')
-    .description('Show one job: its fields, payload, result, last error, and the timeline of its transitions.')
+    .description('Show one job: its fields, payload, result, last error, the timeline of its transitions, and its completed steps.')
     .addArgument(new Argument('<id>', 'the job id').argParser(parseJobId))
-    .option('--json', 'print the job, with its `history`, as JSON')
+    .option('--json', 'print the job, with its `history` and `steps`, as JSON')
     .action(async (id: number, flags: { json?: boolean }, self: Command) => {
-      const { job, history } = await withQueue(self, io, async (queue) => ({ job: await queue.getJob(id), history: await queue.history(id) }));
+      const { job, history, steps } = await withQueue(self, io, async (queue) => ({
+        job: await queue.getJob(id),
+        history: await queue.history(id),
+        steps: await queue.steps(id),
+      }));
       const timeline = toTimeline(history);
-      if (flags.json) io.stdout.write(toJson({ ...job, history: timeline }));
-      else io.stdout.write(renderJob(job, timeline, Date.now()));
+      if (flags.json) io.stdout.write(toJson({ ...job, history: timeline, steps }));
+      else io.stdout.write(renderJob(job, timeline, Date.now(), steps));
     });
   document(cmd, {
     examples: ['litejobs job 42', 'litejobs job 42 --json'],
@@ -37,7 +41,7 @@ export function toTimeline(history: readonly Transition[]): TimelineEntry[] {
   });
 }
 
-export function renderJob(job: Job, timeline: readonly TimelineEntry[], now: number): string {
+export function renderJob(job: Job, timeline: readonly TimelineEntry[], now: number, steps: readonly StepView[] = []): string {
   const fields: Array<[string, string]> = [
     ['state', job.state],
     ['attempts', String(job.attempts)],
@@ -58,7 +62,7 @@ export function renderJob(job: Job, timeline: readonly TimelineEntry[], now: num
   const lines = [`job ${job.id} ${job.name}`, ...fields.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`), ''];
   if (timeline.length === 0) {
     lines.push('no recorded transitions (the queue keeps no history)');
-    return `${lines.join('\n')}\n`;
+    return `${lines.join('\n')}\n${renderSteps(steps)}`;
   }
   const last = timeline.at(-1)!;
   const rows = timeline.map((t) => [
@@ -68,8 +72,23 @@ export function renderJob(job: Job, timeline: readonly TimelineEntry[], now: num
     t.durationMs !== null ? formatDuration(t.durationMs) : t === last && !isFinal(job, t) ? `${formatDuration(now - t.at.getTime())} so far` : '-',
     t.error ? `${t.error.name}: ${t.error.message}` : '',
   ]);
-  return `${lines.join('\n')}\ntimeline\n${indent(table(['AT', 'TRANSITION', 'EVENT', 'TIME IN STATE', 'ERROR'], rows))}`;
+  return `${lines.join('\n')}\ntimeline\n${indent(table(['AT', 'TRANSITION', 'EVENT', 'TIME IN STATE', 'ERROR'], rows))}${renderSteps(steps)}`;
 }
+
+/** The job's completed steps (ctx.step) and sleeps (ctx.sleep), in the order they completed; nothing when it took none. */
+export function renderSteps(steps: readonly StepView[]): string {
+  if (steps.length === 0) return '';
+  const rows = steps.map((s) => [
+    String(s.seq),
+    s.name,
+    formatTime(s.at),
+    String(s.attempt),
+    s.wakeAt ? `sleep until ${formatTime(s.wakeAt)}` : s.result === undefined ? '-' : truncate(JSON.stringify(s.result), 60),
+  ]);
+  return `\nsteps\n${indent(table(['SEQ', 'STEP', 'AT', 'ATTEMPT', 'RESULT'], rows))}`;
+}
+
+const truncate = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /** The job sits in a state it will not leave by itself: the time since is not time spent waiting. */
 function isFinal(job: Job, t: Transition): boolean {

@@ -4,6 +4,9 @@
  * `heartbeat` and `progress` ask the main thread (which holds the store) and
  * wait for its answer; `log` forwards pino-style calls to the main thread's
  * logger. `heartbeat` and `progress` are bound, so destructuring works.
+ * Durable steps (`step`, `sleep`) are not bridged: they refuse with a
+ * ValidationError (run such a job on the main thread, and put the CPU-bound
+ * part in a thread job of its own).
  */
 import { format } from 'node:util';
 import type { ErrorInfo } from '../../../machines/policy.js';
@@ -57,6 +60,14 @@ export class ThreadContext {
   readonly progress = async (value: number): Promise<void> => {
     if (typeof value !== 'number' || !Number.isFinite(value)) throw new ValidationError('progress must be a finite number');
     if (!(await this.call(value))) throw new LeaseLostError(this.jobId);
+  };
+
+  readonly step = async (name: string, _fn?: () => unknown): Promise<never> => {
+    throw new ValidationError(`ctx.step("${String(name)}"): durable steps are not available in a job with isolation 'thread'; run it on the main thread`);
+  };
+
+  readonly sleep = async (name: string, _duration?: unknown): Promise<never> => {
+    throw new ValidationError(`ctx.sleep("${String(name)}"): durable steps are not available in a job with isolation 'thread'; run it on the main thread`);
   };
 
   abort(reason: unknown): void {

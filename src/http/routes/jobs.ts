@@ -1,4 +1,4 @@
-/** `/v1/jobs…`: enqueue (one or a batch), read, list, retry and cancel jobs (one, a selection, or the dead a filter matches). */
+/** `/v1/jobs…`: enqueue (one or a batch), read (with history or steps), list, retry and cancel jobs (one, a selection, or the dead a filter matches). */
 import type { FastifyInstance } from 'fastify';
 import type { EnqueueOptions } from '../../engine/options.js';
 import type { UniqueWhile } from '../../engine/unique.js';
@@ -64,9 +64,12 @@ export function jobRoutes(app: FastifyInstance, queue: Queue, batchBodyLimit: nu
 
   app.get<{ Params: { id: number } }>('/v1/jobs/:id', { schema: schemas.jobById }, async (request) => {
     const { id } = request.params;
-    const [job, history] = await Promise.all([queue.getJob(id), queue.history(id)]);
-    return { job, history };
+    const [job, history, steps] = await Promise.all([queue.getJob(id), queue.history(id), queue.steps(id)]);
+    return { job, history, steps };
   });
+
+  // The job's completed durable steps (ctx.step, ctx.sleep): 404 for an unknown job.
+  app.get<{ Params: { id: number } }>('/v1/jobs/:id/steps', { schema: schemas.jobById }, async (request) => ({ steps: await queue.steps(request.params.id) }));
 
   app.get<{ Querystring: { state?: string; name?: string; limit?: number; after?: number } }>('/v1/jobs', { schema: schemas.list }, async (request) => {
     const limit = request.query.limit ?? 100;

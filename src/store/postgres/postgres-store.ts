@@ -36,6 +36,7 @@ import { listJobs } from './list.js';
 import type { Queryable } from './driver.js';
 import { createListener } from './notify.js';
 import { createPostgresSchedules } from './schedules.js';
+import { createPostgresSteps } from './steps.js';
 import { checkSchema } from './sql.js';
 import { statements } from './statements.js';
 import { distinctJobs, transitionBatch, transitionEach, transitionStatements, wakesOthers, type FreedSlotWake } from './transition.js';
@@ -181,6 +182,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     paused: async () => (await db.rows<{ name: string }>(s.paused)).map((r) => r.name),
     ...createPostgresLimits(db, schema),
     ...createPostgresSchedules(db, schema),
+    ...createPostgresSteps(db, schema),
     changes: dashboard.changes,
     countByStateAndName: dashboard.countByStateAndName,
     leases: dashboard.leases,

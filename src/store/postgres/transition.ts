@@ -3,7 +3,7 @@
  * request changes its job only while the job is still in `from` under
  * `token`, so a worker that lost its lease cannot settle. A move into
  * processing keeps the lease (a custom edge); any other clears it. A purge
- * (retention 0) deletes the job, and its history, under the same condition,
+ * (retention 0) deletes the job, its steps and its history, under the same condition,
  * and counts the deletion (queue_meta `deleted`).
  *
  * Two forms with one outcome. A batch whose jobs are all distinct runs as one
@@ -21,6 +21,7 @@ export interface TransitionStatements {
   purge: string;
   history: string;
   purgeHistory: string;
+  purgeSteps: string;
   countDeleted: string;
   batch: string;
 }
@@ -70,6 +71,7 @@ export function transitionStatements(schema: string, history: boolean): Transiti
       schema,
     ),
     purgeHistory: render('DELETE FROM {{schema}}.job_history WHERE job_id = ANY($1::bigint[])', schema),
+    purgeSteps: render('DELETE FROM {{schema}}.job_steps WHERE job_id = ANY($1::bigint[])', schema),
     countDeleted: render(`UPDATE {{schema}}.queue_meta SET value = value + $1 WHERE key = 'deleted'`, schema),
     batch: render(
       `WITH r AS (SELECT * FROM ${unnest}),
@@ -83,6 +85,7 @@ export function transitionStatements(schema: string, history: boolean): Transiti
          RETURNING r.ord, j.id, r.from_state, r.to_state, j.name, j.group_key
        ),
        purged_history AS (DELETE FROM {{schema}}.job_history WHERE job_id IN (SELECT id FROM purged)),
+       purged_steps AS (DELETE FROM {{schema}}.job_steps WHERE job_id IN (SELECT id FROM purged)),
        counted AS (
          UPDATE {{schema}}.queue_meta SET value = value + (SELECT count(*) FROM purged)
          WHERE key = 'deleted' AND EXISTS (SELECT 1 FROM purged)
@@ -130,6 +133,7 @@ export async function transitionEach(client: Queryable, s: TransitionStatements,
   }
   if (purged.length > 0) {
     await client.query(s.purgeHistory, [purged]);
+    await client.query(s.purgeSteps, [purged]);
     await client.query(s.countDeleted, [purged.length]);
   }
   return out;

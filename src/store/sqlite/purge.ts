@@ -1,5 +1,5 @@
 /**
- * Deleting jobs (retention): the job rows, their history, and two marks the
+ * Deleting jobs (retention): the job rows, their steps and history, and two marks the
  * readers of the history rely on. Every delete is counted in `queue_meta`
  * (`deleted`), so the dashboard's counts, kept from the history, know when
  * rows went without a transition. And when the newest history rows go, a
@@ -31,6 +31,7 @@ export function createPurge(db: Database.Database, recordHistory: boolean): Purg
   const s = {
     purgeJob: db.prepare(sql('purge-job')),
     deleteJob: db.prepare(sql('delete-job')),
+    purgeSteps: db.prepare(sql('purge-steps')),
     purgeHistory: db.prepare(sql('purge-history')),
     countDeleted: db.prepare(sql('count-deleted')),
     historyTop: db.prepare(sql('history-top')).pluck(),
@@ -55,6 +56,8 @@ export function createPurge(db: Database.Database, recordHistory: boolean): Purg
         job(id, from, token, at) {
           if (s.purgeJob.run({ id, from, token }).changes !== 1) return false;
           deleted++;
+          // One probe of job_steps' primary key: a job that took no steps costs no more.
+          s.purgeSteps.run({ id });
           // A process that keeps no history skips it here (the hot path); purges by age clear any other process's.
           if (recordHistory) history(id, at);
           return true;
@@ -62,6 +65,7 @@ export function createPurge(db: Database.Database, recordHistory: boolean): Purg
         jobs(ids, at) {
           for (const id of ids) {
             s.deleteJob.run({ id });
+            s.purgeSteps.run({ id });
             history(id, at);
           }
           deleted += ids.length;

@@ -10,6 +10,7 @@ import type { NewFlowNode, QueueStats, Store, TransitionRequest } from '../store
 import { createSqliteAdmin } from './admin.js';
 import { createSqliteLimits } from './limits.js';
 import { createSqliteSchedules } from './schedules.js';
+import { createSqliteSteps } from './steps.js';
 import { browseJobs } from './browse-jobs.js';
 import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
@@ -202,6 +203,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const store: Store = {
     insert: async (jobs, at) => insert(jobs, at),
     insertSync: createSyncInsert(db, appDb, options.busyTimeoutMs, Math.min(SQLITE_BUSY_WAIT_MS, options.busyTimeoutMs)),
+    ...createSqliteSteps(db),
     claim: async (req) => claimTx.immediate(req, `${tokenPrefix}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => transitionTx.immediate(reqs),
     insertFlow: async (root, waiting, at) => insertFlowTx.immediate(root, waiting, at),

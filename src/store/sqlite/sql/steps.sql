@@ -1,0 +1,1 @@
+SELECT name, seq, result, wake_at, attempt, at FROM job_steps WHERE job_id = @id ORDER BY seq

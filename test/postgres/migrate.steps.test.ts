@@ -1,0 +1,54 @@
+/**
+ * `litejobs migrate` carries each job's durable steps from a SQLite file to
+ * PostgreSQL, batch by batch with their jobs: a job copied mid-way replays
+ * the same steps there.
+ */
+import { expect, it } from 'vitest';
+import { copyJobs } from '../../src/migrate/copy.js';
+import { openSource } from '../../src/migrate/source.js';
+import { openTarget } from '../../src/migrate/target.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { CLAIM_RULE } from '../helpers/claim-rule.js';
+import { pgUrl } from '../helpers/postgres.js';
+import { tempDbPath } from '../helpers/temp-db.js';
+import { job, NOW, usePgStores } from './fixture.js';
+
+const pg = usePgStores();
+
+it('copies every job’s steps, in batches that split the jobs', async () => {
+  const file = tempDbPath();
+  const schema = pg.schema();
+  try {
+    const sqlite = createSqliteStore({ path: file.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 1000, history: true });
+    await sqlite.insert([job(), job(), job()], NOW);
+    const claimed = await sqlite.claim({ names: ['a'], limit: 3, owner: 'w', leaseMs: 1000, now: NOW, rule: CLAIM_RULE });
+    expect(claimed).toHaveLength(3);
+    const [first, , third] = claimed;
+    const step = (name: string, result: string | null, wakeAt: number | null = null) => ({ name, result, wakeAt, attempt: 1, at: NOW + 1 });
+    expect(await sqlite.saveStep(first!.id, first!.leaseToken, step('fetch', '{"rows":3}'))).toBe(true);
+    expect(await sqlite.saveStep(first!.id, first!.leaseToken, step('nap', null, NOW + 60_000))).toBe(true);
+    expect(await sqlite.saveStep(third!.id, third!.leaseToken, step('only', '"x"'))).toBe(true);
+    const before = await Promise.all(claimed.map((j) => sqlite.steps(j.id)));
+    await sqlite.close();
+
+    const source = openSource(file.path);
+    const target = openTarget({ connection: pgUrl(), schema, identity: source.identity });
+    try {
+      const summary = await copyJobs(source, target, { batch: 2, reserve: 0, allowRunning: true, now: () => NOW });
+      expect(summary).toMatchObject({ copied: 3, verified: true });
+    } finally {
+      source.close();
+      await target.close();
+    }
+
+    const store = pg.open({ schema });
+    const after = await Promise.all(claimed.map((j) => store.steps(j.id)));
+    expect(after).toEqual(before);
+    expect(after.map((s) => s.length)).toEqual([2, 0, 1]);
+    // Still leased under the copied token: the next step takes the next seq.
+    expect(await store.saveStep(first!.id, first!.leaseToken, step('ship', null))).toBe(true);
+    expect((await store.steps(first!.id)).map((s) => [s.name, s.seq])).toEqual([['fetch', 1], ['nap', 2], ['ship', 3]]);
+  } finally {
+    file.cleanup();
+  }
+});
