@@ -94,9 +94,12 @@ function describePaused(paused: StatsView['paused']): string {
   return names || 'nothing';
 }
 
-/** The machine's own states in lifecycle order, then any other state a custom machine uses. */
+/** States shown only when some job is in them: most queues never sleep or wait for children. */
+const OCCASIONAL: readonly string[] = [JobState.sleeping, JobState.waitingChildren];
+
+/** The machine's own states in lifecycle order (the occasional ones when held), then any other state a custom machine uses. */
 function stateColumns(stats: StatsView): string[] {
   const known: string[] = Object.values(JobState);
   const seen = new Set([...Object.keys(stats.byState), ...Object.values(stats.byName).flatMap((c) => Object.keys(c))]);
-  return [...known, ...[...seen].filter((s) => !known.includes(s)).sort()];
+  return [...known.filter((s) => !OCCASIONAL.includes(s) || seen.has(s)), ...[...seen].filter((s) => !known.includes(s)).sort()];
 }
