@@ -7,12 +7,19 @@
  * the parent's row: its UPDATE waits for the other's commit and then counts
  * from the committed row, so exactly one of them sees the last child go.
  */
-import { childDelta, parentMove, policyOf, type ParentAfter } from '../flow-settle.js';
-import type { FlowInsertResult, FlowLink, FlowRule, JobRecord, NewFlowNode, ParentMove, TransitionRequest } from '../store.js';
+import { childDelta, parentMove, policyOf, type ChildDelta, type ParentAfter } from '../flow-settle.js';
+import type { FlowInsertResult, FlowRule, JobRecord, NewFlowNode, ParentMove, TransitionRequest } from '../store.js';
 import { toJobRecord, type JobRow } from '../sqlite/rows.js';
 import type { Queryable } from './driver.js';
 import { insertJobs, type InsertStatements } from './insert.js';
 import { render } from './sql.js';
+
+/** The child a parent's move names (a failure's error says which child failed). */
+interface ChildSeen {
+  id: number;
+  name: string;
+  state: string;
+}
 
 interface ParentRow {
   id: number;
@@ -82,39 +89,52 @@ export function postgresFlows(schema: string, insertSql: InsertStatements, histo
     return out;
   };
 
-  const settle = async (client: Queryable, link: FlowLink, child: { id: number; from: string; to: string }, at: number, moves: ParentMove[]) => {
-    let current: { rule: FlowRule; parentId: number; child: { id: number; name: string; from: string; to: string } } | null = {
-      rule: link.rule,
-      parentId: link.parentId,
-      child: { ...child, name: link.name },
-    };
+  /**
+   * Settles one parent for the children of one batch at once (their deltas
+   * summed: one UPDATE however many of its children the batch finished), then
+   * its ancestors in turn when it moved to a finished state.
+   */
+  const settle = async (client: Queryable, rule: FlowRule, parentId: number, delta: ChildDelta, child: ChildSeen, at: number, moves: ParentMove[]) => {
+    let current: { parentId: number; delta: ChildDelta; child: ChildSeen } | null = { parentId, delta, child };
     while (current) {
-      const rule: FlowRule = current.rule;
-      const parentId: number = current.parentId;
-      const delta = childDelta(rule, current.child.from, current.child.to);
-      if (!delta) return;
-      const [row]: Array<ParentRow | undefined> = (await client.query<ParentRow>(s.bump, [parentId, delta.left, delta.failed])).rows;
+      const [row]: Array<ParentRow | undefined> = (await client.query<ParentRow>(s.bump, [current.parentId, current.delta.left, current.delta.failed])).rows;
       if (!row) return; // the parent is gone (deleted by retention)
       const parent: ParentAfter = { id: Number(row.id), name: row.name, state: row.state, attempts: row.attempts, left: row.children_left, failed: row.children_failed, onChildFailure: policyOf(row.on_child_failure), parentId: row.parent_id === null ? null : Number(row.parent_id) };
-      const move = parentMove(rule, parent, delta, { id: current.child.id, name: current.child.name, state: current.child.to });
+      const move = parentMove(rule, parent, current.delta, current.child);
       if (!move) return;
       const error = move.error ? JSON.stringify(move.error) : null;
       if ((await client.query(s.move, [parent.id, rule.from, move.to, error, at])).rowCount !== 1) return;
       if (history) await client.query(s.history, [parent.id, rule.from, move.to, rule.event, at, error]);
       moves.push({ id: parent.id, name: parent.name, from: rule.from, to: move.to, event: rule.event, at, attempts: parent.attempts, error: move.error });
-      current = parent.parentId === null ? null : { rule, parentId: parent.parentId, child: { id: parent.id, name: parent.name, from: rule.from, to: move.to } };
+      const up = parent.parentId === null ? null : childDelta(rule, rule.from, move.to);
+      current = up && parent.parentId !== null ? { parentId: parent.parentId, delta: up, child: { id: parent.id, name: parent.name, state: move.to } } : null;
     }
   };
 
   return {
     insertFlow,
     settleAll: async (client, reqs, moved) => {
+      // The batch's children summed per parent; the child a failure is told of is the first failed one.
+      const byParent = new Map<number, { rule: FlowRule; delta: ChildDelta; child: ChildSeen; at: number; moves: ParentMove[] }>();
+      reqs.forEach((t, i) => {
+        if (!moved[i] || !t.flow) return;
+        const delta = childDelta(t.flow.rule, t.from, t.to);
+        if (!delta) return;
+        const seen = byParent.get(t.flow.parentId);
+        const child = { id: t.id, name: t.flow.name, state: t.to };
+        if (!seen) {
+          t.parentMoves = [];
+          byParent.set(t.flow.parentId, { rule: t.flow.rule, delta: { ...delta }, child, at: t.at, moves: t.parentMoves });
+          return;
+        }
+        if (delta.failed > 0 && seen.delta.failed <= 0) seen.child = child;
+        seen.delta.left += delta.left;
+        seen.delta.failed += delta.failed;
+        seen.at = Math.max(seen.at, t.at);
+      });
       // Parents in id order: two batches settling the same parents lock them in the same order.
-      const settling = reqs.map((t, i) => ({ t, i })).filter(({ t, i }) => moved[i] && t.flow);
-      settling.sort((a, b) => a.t.flow!.parentId - b.t.flow!.parentId);
-      for (const { t } of settling) {
-        t.parentMoves = [];
-        await settle(client, t.flow!, { id: t.id, from: t.from, to: t.to }, t.at, t.parentMoves);
+      for (const [parentId, p] of [...byParent].sort((a, b) => a[0] - b[0])) {
+        if (p.delta.left !== 0 || p.delta.failed !== 0) await settle(client, p.rule, parentId, p.delta, p.child, p.at, p.moves);
       }
     },
     children: async (db, parentId, after, limit) => (await db.query<JobRow>(s.children, [parentId, after, limit])).rows.map(toJobRecord),
