@@ -3,7 +3,9 @@
  * report with progress, a job that fails twice before it succeeds, one that
  * goes dead until someone retries it, and
  * webhook deliveries to the demo's flaky receiver. Reports run one per
- * customer at a time (a concurrency group per customer). Idempotency keys make a
+ * customer at a time (a concurrency group per customer). Now and then a
+ * catalog is published as a flow: its pages render in durable steps, and the
+ * catalog job waits in `waiting-children` until they have. Idempotency keys make a
  * second run find the same jobs instead of adding new ones.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -52,6 +54,26 @@ export const demoJobs: AnyJobDefinition[] = [
     },
   }),
   defineJob({
+    name: 'render-page',
+    retry,
+    handler: async ({ page }: { page: number }, { signal, step }) => {
+      const layout = await step('layout', async () => {
+        await sleep(80, undefined, { signal });
+        return { columns: 2 + (page % 2) };
+      });
+      await step('rasterise', () => sleep(120, undefined, { signal }));
+      return { page, ...layout };
+    },
+  }),
+  defineJob({
+    name: 'publish-catalog',
+    retry,
+    handler: async ({ edition }: { edition: number }, { children }) => {
+      const pages = await children();
+      return { edition, pages: pages.filter((p) => p.state === 'completed').length };
+    },
+  }),
+  defineJob({
     name: 'fail-me',
     retry,
     handler: async (_payload: unknown, { attempt }) => {
@@ -76,6 +98,15 @@ export function demoEnqueues(sinkUrl: string) {
       options: { key: `demo:delivery:${sinkUrl}:${i}` },
     })),
   ];
+}
+
+/** A catalog published as a flow: the catalog waits for its pages. */
+export function sampleFlow(i: number) {
+  return {
+    name: 'publish-catalog',
+    payload: { edition: i },
+    children: Array.from({ length: 4 }, (_, page) => ({ name: 'render-page', payload: { page: page + 1 } })),
+  };
 }
 
 /** A stream of sample jobs (the dashboard's charts have something to show): the i-th one. */

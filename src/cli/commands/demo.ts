@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import { parsePort, parseRate, parseSeed } from '../args.js';
 import { document } from '../command-docs.js';
-import { demoEnqueues, demoJobs, sampleJob } from '../demo-jobs.js';
+import { demoEnqueues, demoJobs, sampleFlow, sampleJob } from '../demo-jobs.js';
 import { seededRandom, startDemoSink } from '../demo-sink.js';
 import type { CliIO } from '../io.js';
 import { databaseOf } from '../open-queue.js';
@@ -59,7 +59,9 @@ export function registerDemo(program: Command, io: CliIO): void {
           flags.rate > 0
             ? setInterval(() => {
                 const job = sampleJob(++sent, random);
-                service.queue.enqueue(job.name, job.payload, job.options).catch(() => clearInterval(trickle));
+                // One in 20 is a flow: the dashboard shows a parent waiting for its children.
+                const enqueued = sent % 20 === 0 ? service.queue.enqueueFlow(sampleFlow(sent)) : service.queue.enqueue(job.name, job.payload, job.options);
+                enqueued.catch(() => clearInterval(trickle));
               }, 1000 / flags.rate)
             : undefined;
         await service.closed;
