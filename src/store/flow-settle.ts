@@ -32,6 +32,31 @@ export interface ParentAfter {
   parentId: number | null;
 }
 
+/** A parent's row as both stores' bump statements return it (flow-bump.sql). */
+export interface ParentRow {
+  id: number;
+  name: string;
+  state: string;
+  attempts: number;
+  children_left: number;
+  children_failed: number;
+  on_child_failure: string | null;
+  parent_id: number | null;
+}
+
+export function parentAfter(row: ParentRow): ParentAfter {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    state: row.state,
+    attempts: Number(row.attempts),
+    left: Number(row.children_left),
+    failed: Number(row.children_failed),
+    onChildFailure: policyOf(row.on_child_failure),
+    parentId: row.parent_id === null ? null : Number(row.parent_id),
+  };
+}
+
 /** Null when the move neither finishes the child nor takes it back from finished. */
 export function childDelta(rule: FlowRule, from: string, to: string): ChildDelta | null {
   const was = rule.finished.includes(from);

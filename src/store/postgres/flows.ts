@@ -7,7 +7,7 @@
  * the parent's row: its UPDATE waits for the other's commit and then counts
  * from the committed row, so exactly one of them sees the last child go.
  */
-import { childDelta, parentMove, policyOf, type ChildDelta, type ParentAfter } from '../flow-settle.js';
+import { childDelta, parentAfter, parentMove, type ChildDelta, type ParentRow } from '../flow-settle.js';
 import type { FlowInsertResult, FlowRule, JobRecord, NewFlowNode, ParentMove, TransitionRequest } from '../store.js';
 import { toJobRecord, type JobRow } from '../sqlite/rows.js';
 import type { Queryable } from './driver.js';
@@ -21,16 +21,6 @@ interface ChildSeen {
   state: string;
 }
 
-interface ParentRow {
-  id: number;
-  name: string;
-  state: string;
-  attempts: number;
-  children_left: number;
-  children_failed: number;
-  on_child_failure: string | null;
-  parent_id: number | null;
-}
 
 export interface PostgresFlows {
   insertFlow(client: Queryable, root: NewFlowNode, waiting: string, at: number): Promise<FlowInsertResult>;
@@ -99,7 +89,7 @@ export function postgresFlows(schema: string, insertSql: InsertStatements, histo
     while (current) {
       const [row]: Array<ParentRow | undefined> = (await client.query<ParentRow>(s.bump, [current.parentId, current.delta.left, current.delta.failed])).rows;
       if (!row) return; // the parent is gone (deleted by retention)
-      const parent: ParentAfter = { id: Number(row.id), name: row.name, state: row.state, attempts: row.attempts, left: row.children_left, failed: row.children_failed, onChildFailure: policyOf(row.on_child_failure), parentId: row.parent_id === null ? null : Number(row.parent_id) };
+      const parent = parentAfter(row);
       const move = parentMove(rule, parent, current.delta, current.child);
       if (!move) return;
       const error = move.error ? JSON.stringify(move.error) : null;

@@ -4,21 +4,11 @@
  * transaction that moves one of its children (flow-settle.ts decides).
  */
 import type Database from 'better-sqlite3';
-import { childDelta, parentMove, policyOf } from '../flow-settle.js';
+import { childDelta, parentAfter, parentMove, type ParentRow } from '../flow-settle.js';
 import type { FlowInsertResult, FlowLink, FlowRule, InsertResult, JobRecord, NewFlowNode, NewJob, ParentMove } from '../store.js';
 import { toJobRecord, type JobRow } from './rows.js';
 import { sql } from './sql.js';
 
-interface ParentRow {
-  id: number;
-  name: string;
-  state: string;
-  attempts: number;
-  children_left: number;
-  children_failed: number;
-  on_child_failure: string | null;
-  parent_id: number | null;
-}
 
 export interface SqliteFlows {
   /** Inside the caller's transaction. */
@@ -76,7 +66,7 @@ export function createSqliteFlows(db: Database.Database, recordHistory: boolean,
       if (!delta) return;
       const row = s.bump.get({ id: parentId, left: delta.left, failed: delta.failed }) as ParentRow | undefined;
       if (!row) return; // the parent is gone (deleted by retention)
-      const parent = { id: row.id, name: row.name, state: row.state, attempts: row.attempts, left: row.children_left, failed: row.children_failed, onChildFailure: policyOf(row.on_child_failure), parentId: row.parent_id };
+      const parent = parentAfter(row);
       const move = parentMove(rule, parent, delta, { id: current.child.id, name: current.child.name, state: current.child.to });
       if (!move) return;
       const error = move.error ? JSON.stringify(move.error) : null;
