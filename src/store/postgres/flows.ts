@@ -13,6 +13,7 @@ import { toJobRecord, type JobRow } from '../sqlite/rows.js';
 import type { Queryable } from './driver.js';
 import { insertJobs, type InsertStatements } from './insert.js';
 import { render } from './sql.js';
+import { firstLevel, levelJobs, nextLevel } from '../flow-levels.js';
 
 /** The child a parent's move names (a failure's error says which child failed). */
 interface ChildSeen {
@@ -49,31 +50,10 @@ export function postgresFlows(schema: string, insertSql: InsertStatements, histo
   };
 
   const insertFlow: PostgresFlows['insertFlow'] = async (client, root, waiting, at) => {
-    const out: FlowInsertResult = { id: 0, state: '', children: [] };
-    let level: Array<{ node: NewFlowNode; parent: number | null; result: FlowInsertResult }> = [{ node: root, parent: null, result: out }];
+    let { level, out } = firstLevel(root);
     while (level.length > 0) {
-      const jobs = level.map(({ node }) => (node.children.length > 0 ? { ...node.job, state: waiting } : node.job));
-      const inserted = await insertJobs(client, insertSql, jobs, at);
-      const links: [number[], Array<number | null>, Array<number | null>, Array<string | null>] = [[], [], [], []];
-      const next: typeof level = [];
-      level.forEach(({ node, parent, result }, i) => {
-        const { id, state } = inserted[i]!;
-        result.id = id;
-        result.state = state;
-        const left = node.children.length > 0 ? node.children.length : null;
-        if (parent !== null || left !== null) {
-          links[0].push(id);
-          links[1].push(parent);
-          links[2].push(left);
-          links[3].push(left === null ? null : node.onChildFailure);
-        }
-        for (const child of node.children) {
-          const childResult: FlowInsertResult = { id: 0, state: '', children: [] };
-          result.children.push(childResult);
-          next.push({ node: child, parent: id, result: childResult });
-        }
-      });
-      if (links[0].length > 0) await client.query(s.link, links);
+      const { next, links } = nextLevel(level, await insertJobs(client, insertSql, levelJobs(level, waiting), at));
+      if (links.length > 0) await client.query(s.link, [links.map((l) => l.id), links.map((l) => l.parent), links.map((l) => l.left), links.map((l) => l.policy)]);
       level = next;
     }
     return out;

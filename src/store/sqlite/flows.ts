@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import { childDelta, parentAfter, parentMove, type ParentRow } from '../flow-settle.js';
 import type { FlowInsertResult, FlowLink, FlowRule, InsertResult, JobRecord, NewFlowNode, NewJob, ParentMove } from '../store.js';
 import { toJobRecord, type JobRow } from './rows.js';
+import { firstLevel, levelJobs, nextLevel } from '../flow-levels.js';
 import { sql } from './sql.js';
 
 
@@ -30,25 +31,10 @@ export function createSqliteFlows(db: Database.Database, recordHistory: boolean,
   };
 
   const insertFlow = (root: NewFlowNode, waiting: string, at: number): FlowInsertResult => {
-    const out: FlowInsertResult = { id: 0, state: '', children: [] };
-    // Level by level: one insert per level, then each row tied to its parent.
-    let level: Array<{ node: NewFlowNode; parent: number | null; result: FlowInsertResult }> = [{ node: root, parent: null, result: out }];
+    let { level, out } = firstLevel(root);
     while (level.length > 0) {
-      const jobs = level.map(({ node }) => (node.children.length > 0 ? { ...node.job, state: waiting } : node.job));
-      const inserted = insert(jobs, at);
-      const next: typeof level = [];
-      level.forEach(({ node, parent, result }, i) => {
-        const { id, state } = inserted[i]!;
-        result.id = id;
-        result.state = state;
-        const left = node.children.length > 0 ? node.children.length : null;
-        if (parent !== null || left !== null) s.link.run({ id, parent, left, policy: left === null ? null : node.onChildFailure });
-        for (const child of node.children) {
-          const childResult: FlowInsertResult = { id: 0, state: '', children: [] };
-          result.children.push(childResult);
-          next.push({ node: child, parent: id, result: childResult });
-        }
-      });
+      const { next, links } = nextLevel(level, insert(levelJobs(level, waiting), at));
+      for (const link of links) s.link.run(link);
       level = next;
     }
     return out;
