@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import type { NewFlowNode, QueueStats, Store, TransitionRequest } from '../store.js';
+import type { NewFlowNode, QueueStats, Store } from '../store.js';
 import { createSqliteAdmin } from './admin.js';
 import { createSqliteLimits } from './limits.js';
 import { createSqliteSchedules } from './schedules.js';
@@ -18,6 +18,7 @@ import { createClaim } from './claim.js';
 import { sqliteInsertOn } from './insert.js';
 import { createSyncInsert } from './insert-sync.js';
 import { createSqliteFlows } from './flows.js';
+import { createTransition } from './transition.js';
 import { createDashboardReads } from './dashboard-reads.js';
 import { createFullDiskRecovery } from './disk-full.js';
 import { listJobs } from './list-jobs.js';
@@ -25,7 +26,6 @@ import { namesStatement } from './names-statement.js';
 import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
 import { attachAppDatabase, type SqliteDatabase } from './app-database.js';
 import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from './rows.js';
-import { positional } from './positional.js';
 import { createPurge } from './purge.js';
 import { sql } from './sql.js';
 import { watchWal } from './wal-watch.js';
@@ -67,11 +67,6 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     indexNew: db.prepare(sql('index-new')),
     indexMark: db.prepare(sql('index-mark')),
 
-    // The hot statements bind positionally from their names (positional.ts).
-    transition: positional(db, sql('transition')),
-    transitionHeld: positional(db, sql('transition-held')),
-    history: positional(db, sql('insert-history')),
-
     heartbeat: db.prepare(sql('heartbeat')),
     progress: db.prepare(sql('progress')),
     expired: namesStatement(db, sql('expired-leases')),
@@ -109,52 +104,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const limits = createSqliteLimits(db);
   const claimTx = createClaim(db, indexNewJobs, recordHistory, admin.paused);
 
-  const transitionTx = db.transaction((reqs: readonly TransitionRequest[]): boolean[] => {
-    const purging = reqs.some((t) => t.purge) ? purge.begin() : undefined;
-    if (purging) indexNewJobs();
-    const out = reqs.map((t) => {
-      if (t.flow) t.parentMoves = [];
-      const changed = move(t);
-      // A flow child's parent hears of it in this same transaction.
-      if (changed && t.flow) flows.settle(t.flow, { id: t.id, from: t.from, to: t.to }, t.at, t.parentMoves!);
-      return changed;
-    });
-    purging?.finish();
-    return out;
-
-    function move(t: TransitionRequest): boolean {
-      if (t.purge) return purging!.job(t.id, t.from, t.token, t.at);
-      const statement = t.to === JobState.processing ? s.transitionHeld : s.transition;
-      const changed =
-        statement.run({
-          id: t.id,
-          from: t.from,
-          token: t.token,
-          to: t.to,
-          attempts: t.attempts,
-          lastError: t.lastError ? JSON.stringify(t.lastError) : null,
-          ctx: t.ctx ? JSON.stringify(t.ctx) : null,
-          runAt: t.runAt ?? null,
-          result: t.result ?? null,
-          uniqueNeed: t.uniqueNeed ?? 0,
-          at: t.at,
-        }).changes === 1;
-      if (changed && recordHistory) {
-        s.history.run({
-          id: t.id,
-          from: t.from,
-          to: t.to,
-          event: t.event,
-          candidate: t.candidate ?? null,
-          at: t.at,
-          workerId: t.workerId ?? null,
-          token: t.token,
-          error: t.error ? JSON.stringify(t.error) : null,
-        });
-      }
-      return changed;
-    }
-  });
+  const transitionTx = createTransition(db, { purge, flows, recordHistory, indexNewJobs });
 
   // The retention index exists only once some queue asked for time-based retention.
   let finishedBefore: Database.Statement | undefined;

@@ -1,0 +1,79 @@
+/**
+ * transition(): compare-and-set moves, all in one transaction. A request
+ * changes its job only while the job is still in `from` under `token`, so a
+ * worker that lost its lease cannot settle. A purge (retention 0) deletes the
+ * job instead. A flow child's parent is settled in the same transaction.
+ */
+import type Database from 'better-sqlite3';
+import { JobState } from '../../../machines/job.machine.js';
+import type { TransitionRequest } from '../store.js';
+import type { SqliteFlows } from './flows.js';
+import { positional } from './positional.js';
+import type { Purge } from './purge.js';
+import { sql } from './sql.js';
+
+export interface TransitionDeps {
+  purge: Purge;
+  flows: SqliteFlows;
+  /** Record each transition in `job_history`. */
+  recordHistory: boolean;
+  /** Every delete runs it first (sqlite-store.ts). */
+  indexNewJobs(): void;
+}
+
+export function createTransition(db: Database.Database, deps: TransitionDeps): Database.Transaction<(reqs: readonly TransitionRequest[]) => boolean[]> {
+  const { purge, flows, recordHistory, indexNewJobs } = deps;
+  const s = {
+    // The hot statements bind positionally from their names (positional.ts).
+    transition: positional(db, sql('transition')),
+    transitionHeld: positional(db, sql('transition-held')),
+    history: positional(db, sql('insert-history')),
+  };
+
+  return db.transaction((reqs: readonly TransitionRequest[]): boolean[] => {
+    const purging = reqs.some((t) => t.purge) ? purge.begin() : undefined;
+    if (purging) indexNewJobs();
+    const out = reqs.map((t) => {
+      if (t.flow) t.parentMoves = [];
+      const changed = move(t);
+      // A flow child's parent hears of it in this same transaction.
+      if (changed && t.flow) flows.settle(t.flow, { id: t.id, from: t.from, to: t.to }, t.at, t.parentMoves!);
+      return changed;
+    });
+    purging?.finish();
+    return out;
+
+    function move(t: TransitionRequest): boolean {
+      if (t.purge) return purging!.job(t.id, t.from, t.token, t.at);
+      const statement = t.to === JobState.processing ? s.transitionHeld : s.transition;
+      const changed =
+        statement.run({
+          id: t.id,
+          from: t.from,
+          token: t.token,
+          to: t.to,
+          attempts: t.attempts,
+          lastError: t.lastError ? JSON.stringify(t.lastError) : null,
+          ctx: t.ctx ? JSON.stringify(t.ctx) : null,
+          runAt: t.runAt ?? null,
+          result: t.result ?? null,
+          uniqueNeed: t.uniqueNeed ?? 0,
+          at: t.at,
+        }).changes === 1;
+      if (changed && recordHistory) {
+        s.history.run({
+          id: t.id,
+          from: t.from,
+          to: t.to,
+          event: t.event,
+          candidate: t.candidate ?? null,
+          at: t.at,
+          workerId: t.workerId ?? null,
+          token: t.token,
+          error: t.error ? JSON.stringify(t.error) : null,
+        });
+      }
+      return changed;
+    }
+  });
+}
