@@ -29,7 +29,7 @@ describe('litejobs schedules', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect(text.code).toBe(0);
     const lines = text.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^NAME\s+CRON\s+TZ\s+MISSED\s+NEXT RUN\s+LAST RUN$/);
-    expect(lines[1]).toMatch(/^heartbeat\s+\*\/15 \* \* \* \* \*\s+local\s+skip\s+\d{4}-\d\d-\d\d \d\d:\d\d:(00|15|30|45)\.000Z \(in .+\)\s+-$/);
+    expect(lines[1]).toMatch(/^heartbeat\s+\*\/15 \* \* \* \* \*\s+local\s+skip\s+\d{4}-\d\d-\d\d \d\d:\d\d:(00|15|30|45)\.000Z \((in .+|now)\)\s+-$/);
     expect(lines[2]).toMatch(/^nightly\s+30 2 \* \* \*\s+Europe\/Berlin\s+one\s+\d{4}-\d\d-\d\d (00|01):30:00\.000Z \(in .+\)\s+-$/);
 
     const listed = json<Array<Record<string, unknown>>>(await runCli(['--db', db, 'schedules', '--json']));
