@@ -13,7 +13,8 @@ import type { ErrorInfo } from '../../machines/policy.js';
 import { TimeoutError, ValidationError } from '../errors.js';
 import { Abortable } from '../lib/abortable.js';
 import type { TimerHandle } from '../lib/clock.js';
-import type { LeasedJob } from '../store/store.js';
+import type { LeasedJob, StepSave } from '../store/store.js';
+import { createBatcher } from '../lib/batcher.js';
 import type { Engine } from './engine.js';
 import { JobContext, type ContextHost } from './handler-context.js';
 import type { SleepSignal } from './durable-steps.js';
@@ -94,12 +95,14 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     else if (!ok) abortable.abort('lease' satisfies AbortReason);
     return ok;
   };
+  const stepSaves = createBatcher<StepSave, boolean>((items) => engine.store.saveSteps(items));
   const host: ContextHost = {
     extend,
     progress: (job, value) => engine.store.progress(job.id, job.leaseToken, value),
     steps: {
       steps: (job) => engine.store.steps(job.id),
-      saveStep: (job, step) => engine.store.saveStep(job.id, job.leaseToken, step),
+      // Steps finished at the same time share one write (a commit per step bounded the drain at a few hundred jobs a second on PostgreSQL).
+      saveStep: (job, step) => stepSaves.push({ id: job.id, token: job.leaseToken, step }),
       now: () => clock.now(),
       canSleep: (job) =>
         engine.registry.forJob(job.name, job.retry).next(job.state, toContext(job.attempts, job.lastError, job.ctx), { type: JobEventType.sleep, delay: 0 } as { type: string }) !== undefined,

@@ -81,3 +81,9 @@ export interface StepRecord {
   at: number;
 }
 
+/** One step to record: the job, the lease token its run holds, the step. */
+export interface StepSave {
+  id: number;
+  token: string;
+  step: Omit<StepRecord, 'seq'>;
+}

@@ -8,7 +8,7 @@
  * (id, state, lease token), so a worker that lost its lease cannot settle.
  */
 import type { ClaimResult, GroupCount, LimitRecord, NameLimits } from './limit-types.js';
-import type { FlowInsertResult, FlowLink, FlowState, NewFlowNode, ParentMove, StepRecord } from './flow-types.js';
+import type { FlowInsertResult, FlowLink, FlowState, NewFlowNode, ParentMove, StepRecord, StepSave } from './flow-types.js';
 import type { BrowseFilter, BrowsePage, ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, StateNameCount } from './reads.js';
 import type { ErrorInfo } from '../../machines/policy.js';
 
@@ -289,11 +289,13 @@ export interface Store {
   /** A parent's children counted by state. */
   childCounts(parentId: number): Promise<Record<string, number>>;
   /**
-   * Records a completed step (or sleep) of a job, while the job is still
-   * leased under `token`; false when the lease is gone (nothing written).
-   * The step's `seq` is given by the store.
+   * Records completed steps (or sleeps) of jobs, each while its job is still
+   * leased under its token, in one transaction: one answer per item, false
+   * when the lease is gone (nothing written for it). A step already recorded
+   * under its name keeps its first row (true while the lease holds). A step's
+   * `seq` is given by the store.
    */
-  saveStep(id: number, token: string, step: Omit<StepRecord, 'seq'>): Promise<boolean>;
+  saveSteps(items: readonly StepSave[]): Promise<boolean[]>;
   /** The job's completed steps, in the order they completed. */
   steps(id: number): Promise<StepRecord[]>;
   /**

@@ -4,9 +4,15 @@
  * and deleted with their job by every kind of retention purge.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { NewJob, Store } from '../../src/store/store.js';
+import type { NewJob, StepRecord, Store } from '../../src/store/store.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { useQueues } from '../helpers/queue-fixture.js';
+
+/** One step saved on its own: the store's batch of one. */
+async function saveOne(store: Pick<Store, 'saveSteps'>, id: number, token: string, step: Omit<StepRecord, 'seq'>): Promise<boolean> {
+  const [saved] = await store.saveSteps([{ id, token, step }]);
+  return saved!;
+}
 
 const fx = useQueues();
 let store: Store | undefined;
@@ -30,11 +36,11 @@ describe('store.saveStep and store.steps', () => {
   it('records steps under the lease, in order, keeping the first save of a name', async () => {
     store = fx.store();
     const { id, token } = await leased(store);
-    expect(await store.saveStep(id, token, step('a', '1'))).toBe(true);
-    expect(await store.saveStep(id, token, step('nap', null, now + 500))).toBe(true);
-    expect(await store.saveStep(id, token, step('b', null))).toBe(true);
+    expect(await saveOne(store, id, token, step('a', '1'))).toBe(true);
+    expect(await saveOne(store, id, token, step('nap', null, now + 500))).toBe(true);
+    expect(await saveOne(store, id, token, step('b', null))).toBe(true);
     // Saved again (a retried write whose reply was lost): still true, the first row stays.
-    expect(await store.saveStep(id, token, step('a', '2'))).toBe(true);
+    expect(await saveOne(store, id, token, step('a', '2'))).toBe(true);
     expect(await store.steps(id)).toEqual([
       { name: 'a', seq: 1, result: '1', wakeAt: null, attempt: 1, at: now + 1 },
       { name: 'nap', seq: 2, result: null, wakeAt: now + 500, attempt: 1, at: now + 1 },
@@ -43,15 +49,33 @@ describe('store.saveStep and store.steps', () => {
     expect(await store.steps(id + 1)).toEqual([]);
   });
 
+  it('saves a batch of several jobs\' steps in one call: each numbered after its job\'s own, each answered on its own', async () => {
+    store = fx.store();
+    const one = await leased(store, 'one');
+    const two = await leased(store, 'two');
+    expect(await saveOne(store, one.id, one.token, step('first', '1'))).toBe(true);
+    const answers = await store.saveSteps([
+      { id: one.id, token: one.token, step: step('second', '2') },
+      { id: two.id, token: two.token, step: step('x', '"a"') },
+      { id: two.id, token: `${two.token}x`, step: step('stale', '0') },
+      { id: one.id, token: one.token, step: step('third', '3') },
+      { id: two.id, token: two.token, step: step('y', '"b"') },
+    ]);
+    expect(answers).toEqual([true, true, false, true, true]);
+    expect((await store.steps(one.id)).map((r) => [r.name, r.seq])).toEqual([['first', 1], ['second', 2], ['third', 3]]);
+    expect((await store.steps(two.id)).map((r) => [r.name, r.seq])).toEqual([['x', 1], ['y', 2]]);
+    expect(await store.saveSteps([])).toEqual([]);
+  });
+
   it('refuses a save once the lease is lost (another token, or the job left processing), writing nothing', async () => {
     store = fx.store();
     const { id, token } = await leased(store);
-    expect(await store.saveStep(id, `${token}x`, step('a', '1'))).toBe(false);
+    expect(await saveOne(store, id, `${token}x`, step('a', '1'))).toBe(false);
     const [expired] = await store.transition([
       { id, from: 'processing', token, to: 'pending', event: 'job.expire', at: now, attempts: 1, lastError: null, ctx: null, runAt: now },
     ]);
     expect(expired).toBe(true);
-    expect(await store.saveStep(id, token, step('b', '1'))).toBe(false);
+    expect(await saveOne(store, id, token, step('b', '1'))).toBe(false);
     expect(await store.steps(id)).toEqual([]);
   });
 
@@ -60,8 +84,8 @@ describe('store.saveStep and store.steps', () => {
     const first = await leased(store, 'now');
     const second = await leased(store, 'later');
     for (const j of [first, second]) {
-      expect(await store.saveStep(j.id, j.token, step('a', '1'))).toBe(true);
-      expect(await store.saveStep(j.id, j.token, step('b', '2'))).toBe(true);
+      expect(await saveOne(store, j.id, j.token, step('a', '1'))).toBe(true);
+      expect(await saveOne(store, j.id, j.token, step('b', '2'))).toBe(true);
     }
     const done = (j: { id: number; token: string }, purge: boolean) => ({
       id: j.id, from: 'processing', token: j.token, to: 'completed', event: 'job.complete', at: now + 2, attempts: 1, lastError: null, ctx: null, purge,
@@ -78,7 +102,7 @@ describe('store.saveStep and store.steps', () => {
   it('deletes the steps when a batch names a job twice (request by request)', async () => {
     store = fx.store();
     const j = await leased(store);
-    expect(await store.saveStep(j.id, j.token, step('a', '1'))).toBe(true);
+    expect(await saveOne(store, j.id, j.token, step('a', '1'))).toBe(true);
     const complete = { id: j.id, from: 'processing', token: j.token, to: 'completed', event: 'job.complete', at: now + 2, attempts: 1, lastError: null, ctx: null, purge: true };
     // The second request misses (the job is gone): the batch runs request by request.
     expect(await store.transition([complete, complete])).toEqual([true, false]);

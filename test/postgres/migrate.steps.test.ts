@@ -8,10 +8,17 @@ import { copyJobs } from '../../src/migrate/copy.js';
 import { openSource } from '../../src/migrate/source.js';
 import { openTarget } from '../../src/migrate/target.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { StepRecord, Store } from '../../src/store/store.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { pgUrl } from '../helpers/postgres.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { job, NOW, usePgStores } from './fixture.js';
+
+/** One step saved on its own: the store's batch of one. */
+async function saveOne(store: Pick<Store, 'saveSteps'>, id: number, token: string, step: Omit<StepRecord, 'seq'>): Promise<boolean> {
+  const [saved] = await store.saveSteps([{ id, token, step }]);
+  return saved!;
+}
 
 const pg = usePgStores();
 
@@ -25,9 +32,9 @@ it('copies every job’s steps, in batches that split the jobs', async () => {
     expect(claimed).toHaveLength(3);
     const [first, , third] = claimed;
     const step = (name: string, result: string | null, wakeAt: number | null = null) => ({ name, result, wakeAt, attempt: 1, at: NOW + 1 });
-    expect(await sqlite.saveStep(first!.id, first!.leaseToken, step('fetch', '{"rows":3}'))).toBe(true);
-    expect(await sqlite.saveStep(first!.id, first!.leaseToken, step('nap', null, NOW + 60_000))).toBe(true);
-    expect(await sqlite.saveStep(third!.id, third!.leaseToken, step('only', '"x"'))).toBe(true);
+    expect(await saveOne(sqlite, first!.id, first!.leaseToken, step('fetch', '{"rows":3}'))).toBe(true);
+    expect(await saveOne(sqlite, first!.id, first!.leaseToken, step('nap', null, NOW + 60_000))).toBe(true);
+    expect(await saveOne(sqlite, third!.id, third!.leaseToken, step('only', '"x"'))).toBe(true);
     const before = await Promise.all(claimed.map((j) => sqlite.steps(j.id)));
     await sqlite.close();
 
@@ -46,7 +53,7 @@ it('copies every job’s steps, in batches that split the jobs', async () => {
     expect(after).toEqual(before);
     expect(after.map((s) => s.length)).toEqual([2, 0, 1]);
     // Still leased under the copied token: the next step takes the next seq.
-    expect(await store.saveStep(first!.id, first!.leaseToken, step('ship', null))).toBe(true);
+    expect(await saveOne(store, first!.id, first!.leaseToken, step('ship', null))).toBe(true);
     expect((await store.steps(first!.id)).map((s) => [s.name, s.seq])).toEqual([['fetch', 1], ['nap', 2], ['ship', 3]]);
   } finally {
     file.cleanup();
