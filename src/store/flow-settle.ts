@@ -11,7 +11,7 @@
  * Pure: the stores run the reads and writes.
  */
 import type { ErrorInfo } from '../../machines/policy.js';
-import type { FlowRule, OnChildFailure } from './store.js';
+import type { FlowRule, OnChildFailure, ParentMove, TransitionRequest } from './store.js';
 import type { ErrorCode } from '../errors.js';
 
 /** How a child's move changes its parent's counts: children left, children failed. */
@@ -90,4 +90,59 @@ export function parentMove(
 /** A policy as stored (`on_child_failure`). */
 export function policyOf(text: string | null | undefined): OnChildFailure {
   return text === 'continue' ? 'continue' : 'fail';
+}
+
+/** The child a parent's move names (a failure's error says which child failed). */
+export interface ChildSeen {
+  id: number;
+  name: string;
+  state: string;
+}
+
+/** What a batch of moves does to one parent: its children's deltas summed, the child to name, and where its moves are reported. */
+export interface ParentSettle {
+  parentId: number;
+  rule: FlowRule;
+  delta: ChildDelta;
+  child: ChildSeen;
+  at: number;
+  moves: ParentMove[];
+}
+
+/**
+ * The parents a batch of transitions settles, in id order (two batches
+ * settling the same parents lock them in the same order): each request that
+ * moved (`moved[i]`) a flow child is summed into its parent's delta, so a
+ * parent is updated once however many of its children the batch finished.
+ * The child named is the first that failed, else the first. A parent's moves
+ * are reported on the first of its children's requests (`parentMoves`).
+ */
+export function settlesByParent(reqs: readonly TransitionRequest[], moved: readonly boolean[]): ParentSettle[] {
+  const byParent = new Map<number, ParentSettle>();
+  // A request tried again (a transaction that failed) starts with no moves.
+  for (const t of reqs) if (t.flow) t.parentMoves = undefined;
+  reqs.forEach((t, i) => {
+    if (!moved[i] || !t.flow) return;
+    const delta = childDelta(t.flow.rule, t.from, t.to);
+    if (!delta) return;
+    const child = { id: t.id, name: t.flow.name, state: t.to };
+    const seen = byParent.get(t.flow.parentId);
+    if (!seen) {
+      t.parentMoves = [];
+      byParent.set(t.flow.parentId, { parentId: t.flow.parentId, rule: t.flow.rule, delta: { ...delta }, child, at: t.at, moves: t.parentMoves });
+      return;
+    }
+    if (delta.failed > 0 && seen.delta.failed <= 0) seen.child = child;
+    seen.delta.left += delta.left;
+    seen.delta.failed += delta.failed;
+    seen.at = Math.max(seen.at, t.at);
+  });
+  return [...byParent.values()].filter((p) => p.delta.left !== 0 || p.delta.failed !== 0).sort((a, b) => a.parentId - b.parentId);
+}
+
+/** After a parent moved: its own parent's settle, when the move finished it (a parent failed with a child), else null. */
+export function nextUp(rule: FlowRule, parent: ParentAfter, to: string): { parentId: number; delta: ChildDelta; child: ChildSeen } | null {
+  if (parent.parentId === null) return null;
+  const delta = childDelta(rule, rule.from, to);
+  return delta ? { parentId: parent.parentId, delta, child: { id: parent.id, name: parent.name, state: to } } : null;
 }

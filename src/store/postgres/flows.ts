@@ -7,7 +7,7 @@
  * the parent's row: its UPDATE waits for the other's commit and then counts
  * from the committed row, so exactly one of them sees the last child go.
  */
-import { childDelta, parentAfter, parentMove, type ChildDelta, type ParentRow } from '../flow-settle.js';
+import { nextUp, parentAfter, parentMove, settlesByParent, type ChildDelta, type ChildSeen, type ParentRow } from '../flow-settle.js';
 import type { FlowInsertResult, FlowRule, JobRecord, NewFlowNode, ParentMove, TransitionRequest } from '../store.js';
 import { toJobRecord, type JobRow } from '../sqlite/rows.js';
 import type { Queryable } from './driver.js';
@@ -15,12 +15,6 @@ import { insertJobs, type InsertStatements } from './insert.js';
 import { render } from './sql.js';
 import { firstLevel, levelJobs, nextLevel } from '../flow-levels.js';
 
-/** The child a parent's move names (a failure's error says which child failed). */
-interface ChildSeen {
-  id: number;
-  name: string;
-  state: string;
-}
 
 
 export interface PostgresFlows {
@@ -76,36 +70,14 @@ export function postgresFlows(schema: string, insertSql: InsertStatements, histo
       if ((await client.query(s.move, [parent.id, rule.from, move.to, error, at])).rowCount !== 1) return;
       if (history) await client.query(s.history, [parent.id, rule.from, move.to, rule.event, at, error]);
       moves.push({ id: parent.id, name: parent.name, from: rule.from, to: move.to, event: rule.event, at, attempts: parent.attempts, error: move.error });
-      const up = parent.parentId === null ? null : childDelta(rule, rule.from, move.to);
-      current = up && parent.parentId !== null ? { parentId: parent.parentId, delta: up, child: { id: parent.id, name: parent.name, state: move.to } } : null;
+      current = nextUp(rule, parent, move.to);
     }
   };
 
   return {
     insertFlow,
     settleAll: async (client, reqs, moved) => {
-      // The batch's children summed per parent; the child a failure is told of is the first failed one.
-      const byParent = new Map<number, { rule: FlowRule; delta: ChildDelta; child: ChildSeen; at: number; moves: ParentMove[] }>();
-      reqs.forEach((t, i) => {
-        if (!moved[i] || !t.flow) return;
-        const delta = childDelta(t.flow.rule, t.from, t.to);
-        if (!delta) return;
-        const seen = byParent.get(t.flow.parentId);
-        const child = { id: t.id, name: t.flow.name, state: t.to };
-        if (!seen) {
-          t.parentMoves = [];
-          byParent.set(t.flow.parentId, { rule: t.flow.rule, delta: { ...delta }, child, at: t.at, moves: t.parentMoves });
-          return;
-        }
-        if (delta.failed > 0 && seen.delta.failed <= 0) seen.child = child;
-        seen.delta.left += delta.left;
-        seen.delta.failed += delta.failed;
-        seen.at = Math.max(seen.at, t.at);
-      });
-      // Parents in id order: two batches settling the same parents lock them in the same order.
-      for (const [parentId, p] of [...byParent].sort((a, b) => a[0] - b[0])) {
-        if (p.delta.left !== 0 || p.delta.failed !== 0) await settle(client, p.rule, parentId, p.delta, p.child, p.at, p.moves);
-      }
+      for (const p of settlesByParent(reqs, moved)) await settle(client, p.rule, p.parentId, p.delta, p.child, p.at, p.moves);
     },
     children: async (db, parentId, after, limit) => (await db.query<JobRow>(s.children, [parentId, after, limit])).rows.map(toJobRecord),
     childCounts: async (db, parentId) => {

@@ -4,8 +4,8 @@
  * transaction that moves one of its children (flow-settle.ts decides).
  */
 import type Database from 'better-sqlite3';
-import { childDelta, parentAfter, parentMove, type ParentRow } from '../flow-settle.js';
-import type { FlowInsertResult, FlowLink, FlowRule, InsertResult, JobRecord, NewFlowNode, NewJob, ParentMove } from '../store.js';
+import { nextUp, parentAfter, parentMove, settlesByParent, type ChildDelta, type ChildSeen, type ParentRow } from '../flow-settle.js';
+import type { FlowInsertResult, FlowRule, TransitionRequest, InsertResult, JobRecord, NewFlowNode, NewJob, ParentMove } from '../store.js';
 import { toJobRecord, type JobRow } from './rows.js';
 import { firstLevel, levelJobs, nextLevel } from '../flow-levels.js';
 import { sql } from './sql.js';
@@ -14,8 +14,8 @@ import { sql } from './sql.js';
 export interface SqliteFlows {
   /** Inside the caller's transaction. */
   insertFlow(root: NewFlowNode, waiting: string, at: number): FlowInsertResult;
-  /** Inside the transaction that moved the child: settles its parent, and their ancestors in turn; appends the moves. */
-  settle(link: FlowLink, child: { id: number; from: string; to: string }, at: number, moves: ParentMove[]): void;
+  /** Inside the transaction that moved the children: settles the parents of the requests that moved (`moved[i]`); fills each request's `parentMoves`. */
+  settleAll(reqs: readonly TransitionRequest[], moved: readonly boolean[]): void;
   children(parentId: number, after: number, limit: number): JobRecord[];
   childCounts(parentId: number): Record<string, number>;
 }
@@ -40,20 +40,14 @@ export function createSqliteFlows(db: Database.Database, recordHistory: boolean,
     return out;
   };
 
-  const settle: SqliteFlows['settle'] = (link, child, at, moves) => {
-    let current: { link: FlowLink; child: { id: number; name: string; from: string; to: string } } | null = {
-      link,
-      child: { id: child.id, name: link.name, from: child.from, to: child.to },
-    };
+  /** One parent, for the children of one batch at once; then its ancestors in turn when it moved to a finished state. */
+  const settle = (rule: FlowRule, parentId: number, delta: ChildDelta, child: ChildSeen, at: number, moves: ParentMove[]) => {
+    let current: { parentId: number; delta: ChildDelta; child: ChildSeen } | null = { parentId, delta, child };
     while (current) {
-      const rule: FlowRule = current.link.rule;
-      const parentId: number = current.link.parentId;
-      const delta = childDelta(rule, current.child.from, current.child.to);
-      if (!delta) return;
-      const row = s.bump.get({ id: parentId, left: delta.left, failed: delta.failed }) as ParentRow | undefined;
+      const row = s.bump.get({ id: current.parentId, left: current.delta.left, failed: current.delta.failed }) as ParentRow | undefined;
       if (!row) return; // the parent is gone (deleted by retention)
       const parent = parentAfter(row);
-      const move = parentMove(rule, parent, delta, { id: current.child.id, name: current.child.name, state: current.child.to });
+      const move = parentMove(rule, parent, current.delta, current.child);
       if (!move) return;
       const error = move.error ? JSON.stringify(move.error) : null;
       if (s.move.run({ id: parent.id, from: rule.from, to: move.to, error, at }).changes !== 1) return;
@@ -61,14 +55,15 @@ export function createSqliteFlows(db: Database.Database, recordHistory: boolean,
         s.history.run({ id: parent.id, from: rule.from, to: move.to, event: rule.event, candidate: null, at, workerId: null, token: null, error });
       }
       moves.push({ id: parent.id, name: parent.name, from: rule.from, to: move.to, event: rule.event, at, attempts: parent.attempts, error: move.error });
-      // A parent that failed has finished in turn: its own parent hears of it.
-      current = parent.parentId === null ? null : { link: { rule, parentId: parent.parentId, name: parent.name }, child: { id: parent.id, name: parent.name, from: rule.from, to: move.to } };
+      current = nextUp(rule, parent, move.to);
     }
   };
 
   return {
     insertFlow,
-    settle,
+    settleAll: (reqs, moved) => {
+      for (const p of settlesByParent(reqs, moved)) settle(p.rule, p.parentId, p.delta, p.child, p.at, p.moves);
+    },
     children: (parentId, after, limit) => (s.children.all({ id: parentId, after, limit }) as JobRow[]).map(toJobRecord),
     childCounts: (parentId) => {
       const out: Record<string, number> = {};

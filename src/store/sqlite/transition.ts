@@ -33,13 +33,9 @@ export function createTransition(db: Database.Database, deps: TransitionDeps): D
   return db.transaction((reqs: readonly TransitionRequest[]): boolean[] => {
     const purging = reqs.some((t) => t.purge) ? purge.begin() : undefined;
     if (purging) indexNewJobs();
-    const out = reqs.map((t) => {
-      if (t.flow) t.parentMoves = [];
-      const changed = move(t);
-      // A flow child's parent hears of it in this same transaction.
-      if (changed && t.flow) flows.settle(t.flow, { id: t.id, from: t.from, to: t.to }, t.at, t.parentMoves!);
-      return changed;
-    });
+    const out = reqs.map(move);
+    // A flow child's parent hears of it in this same transaction.
+    if (reqs.some((t) => t.flow)) flows.settleAll(reqs, out);
     purging?.finish();
     return out;
 
