@@ -95,9 +95,19 @@ export async function litejobsDrain(
     if (++handled === n) reached();
   });
   beforeStart?.(queue);
+  const ms = await timedDrain(queue, done, timeoutMs, () => `litejobs drain: ${handled}/${n} handled after ${timeoutMs} ms`);
+  return { ms, handled, queue, ...(note ? { note } : {}) };
+}
+
+/**
+ * Starts the queue and times it until `done`, then stops it (its last
+ * outcomes committed): ms. Past `timeoutMs` the queue is closed and the run
+ * fails with `why()`.
+ */
+export async function timedDrain(queue: Queue, done: Promise<unknown>, timeoutMs: number, why: () => string): Promise<number> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`litejobs drain: ${handled}/${n} handled after ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(() => reject(new Error(why())), timeoutMs);
   });
   const t0 = performance.now();
   try {
@@ -110,6 +120,5 @@ export async function litejobsDrain(
   } finally {
     clearTimeout(timer);
   }
-  const ms = performance.now() - t0;
-  return { ms, handled, queue, ...(note ? { note } : {}) };
+  return performance.now() - t0;
 }

@@ -8,7 +8,7 @@
 import { pino } from 'pino';
 import { createQueue, defineJob, type AnyJob, type Queue } from '../../src/index.js';
 import type { Payload } from '../lib/producer.js';
-import { enqueueInChunks, JOB, type Target } from '../peers/litejobs.js';
+import { enqueueInChunks, JOB, timedDrain, type Target } from '../peers/litejobs.js';
 
 export type DrainShape = 'plain' | 'batch' | 'flow' | 'steps';
 
@@ -92,22 +92,7 @@ export async function shapedDrain(target: Target, o: ShapedDrainOptions): Promis
     }),
   ];
   const queue = createQueue({ ...base, concurrency: o.concurrency, jobs });
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${o.shape} drain: ${handled}/${o.n} handled after ${o.timeoutMs} ms`)), o.timeoutMs);
-  });
-  const t0 = performance.now();
-  try {
-    await queue.start();
-    await Promise.race([done, timeout]);
-    await queue.stop();
-  } catch (err) {
-    await queue.close({ timeout: 1000 }).catch(() => {});
-    throw err;
-  } finally {
-    clearTimeout(timer);
-  }
-  const ms = performance.now() - t0;
+  const ms = await timedDrain(queue, done, o.timeoutMs, () => `${o.shape} drain: ${handled}/${o.n} handled after ${o.timeoutMs} ms`);
   try {
     const stats = await queue.stats();
     const left = Object.entries(stats.byState).filter(([state, count]) => state !== 'completed' && (count ?? 0) > 0);
