@@ -4,7 +4,7 @@
  * and keeps.
  */
 import type { ErrorInfo } from '../../machines/policy.js';
-import type { NewJob } from './store.js';
+import type { NewJob } from './records.js';
 
 export interface FlowState {
   left: number;

@@ -8,116 +8,15 @@
  * (id, state, lease token), so a worker that lost its lease cannot settle.
  */
 import type { ClaimResult, GroupCount, LimitRecord, NameLimits } from './limit-types.js';
-import type { FlowInsertResult, FlowLink, FlowState, NewFlowNode, ParentMove, StepRecord, StepSave } from './flow-types.js';
+import type { FlowInsertResult, FlowLink, NewFlowNode, ParentMove, StepRecord, StepSave } from './flow-types.js';
 import type { BrowseFilter, BrowsePage, ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, StateNameCount } from './reads.js';
 import type { ErrorInfo } from '../../machines/policy.js';
+import type { HistoryEntry, InsertResult, JobRecord, NewJob, NewSchedule, ScheduleRecord } from './records.js';
 
 export type * from './reads.js';
 export type * from './limit-types.js';
 export type * from './flow-types.js';
-
-/**
- * A job as it lies in the store: the one shape every store method returns.
- * Payload and result stay JSON text here; the worker parses the payload it
- * runs, and the public view (engine/job-view.ts) parses both for readers.
- */
-export interface JobRecord {
-  id: number;
-  name: string;
-  state: string;
-  /** JSON text. */
-  payload: string;
-  key: string | null;
-  priority: number;
-  /** When the job is (or was) due, ms since the epoch. */
-  runAt: number;
-  attempts: number;
-  lastError: ErrorInfo | null;
-  /** JSON text of the handler's result. */
-  result: string | null;
-  progress: number | null;
-  /** Retry-policy override given at enqueue, if any. */
-  retry: Record<string, unknown> | null;
-  timeout: number | null;
-  /** Machine context beyond `attempts` and `lastError`. */
-  ctx: Record<string, unknown> | null;
-  leaseOwner: string | null;
-  leaseToken: string | null;
-  lockedUntil: number | null;
-  createdAt: number;
-  updatedAt: number;
-  /** The unique, debounce or throttle key the job holds now, when the row was read with it (get, list). */
-  heldKey?: { kind: UniqueGuard['kind']; key: string } | null;
-  /** The concurrency group the job was enqueued in (`group`), when the row was read with it. */
-  group?: string | null;
-  /** The flow parent waiting on this job (enqueueFlow, enqueueBatch), when the row was read with it. */
-  parentId?: number | null;
-  /** A flow parent's children: not finished yet, ended dead or cancelled, and its policy; null when not a parent. */
-  flow?: FlowState | null;
-}
-
-/** A job held under a lease: a claim's result. */
-export type LeasedJob = JobRecord & { leaseToken: string; lockedUntil: number };
-
-export interface NewJob {
-  name: string;
-  state: string;
-  /** JSON text. */
-  payload: string;
-  key: string | null;
-  priority: number;
-  runAt: number;
-  /** JSON text of a retry-policy override. */
-  retry: string | null;
-  timeout: number | null;
-  /** A unique, debounce or throttle key (engine/unique.ts); absent or null: none. */
-  unique?: UniqueGuard | null;
-  /** Concurrency group (`group` at enqueue); absent or null: none. */
-  group?: string | null;
-}
-
-/**
- * A key that makes a job unique while the job is in some states. A store
- * keeps at most one job holding each (kind, key) at a time. On insert, a
- * held key hands back its holder (`created: false`), except that a debounce
- * key updates its holder's payload and run time first, and a throttle key
- * whose window (`until`) has passed is given back and taken by the new job.
- */
-export interface UniqueGuard {
-  /** Each kind is its own namespace of keys. */
-  kind: 'unique' | 'debounce' | 'throttle';
-  key: string;
-  /** How long the key is held: see TransitionRequest `uniqueNeed` (engine/unique.ts `UniqueSpan`). */
-  span: number;
-  /** Throttle: when the window ends, ms since the epoch. */
-  until: number | null;
-}
-
-/** A cron schedule as the store holds it (queue.schedule, defineJob's `schedule`). */
-export interface ScheduleRecord {
-  /** The job name it enqueues; one schedule per name. */
-  name: string;
-  cron: string;
-  /** IANA time zone, or null for the process's local zone. */
-  tz: string | null;
-  /** JSON text of the payload each job gets. */
-  payload: string;
-  /** 'skip' | 'one' | 'all' (engine/cron.ts). */
-  missed: string;
-  /** The last slot fired (or skipped) by any process, ms; null until the first. */
-  lastSlot: number | null;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export type NewSchedule = Pick<ScheduleRecord, 'name' | 'cron' | 'tz' | 'payload' | 'missed'>;
-
-export interface InsertResult {
-  id: number;
-  created: boolean;
-  /** The job's state as the insert left it: its initial state, or, for an existing key, the first job's state then. */
-  state: string;
-}
+export type * from './records.js';
 
 /**
  * What a claim writes, read off the job machine's claim edge at start-up
@@ -194,18 +93,6 @@ export interface TransitionRequest {
    * Absent: keys stay as they are.
    */
   uniqueNeed?: number;
-}
-
-export interface HistoryEntry {
-  from: string | null;
-  to: string;
-  event: string;
-  /** The guarded candidate taken, when not the first with this event and target (see TransitionRequest). */
-  candidate?: number;
-  at: number;
-  workerId?: string;
-  leaseToken?: string;
-  error?: ErrorInfo;
 }
 
 export interface ListFilter {
