@@ -12,6 +12,7 @@
 import type Database from 'better-sqlite3';
 import type { InsertResult, NewJob } from '../store.js';
 import { insertUnique, uniqueStatements } from './insert-unique.js';
+import { newJobIndexer } from './index-new.js';
 import { positional } from './positional.js';
 import { sql } from './sql.js';
 
@@ -34,10 +35,8 @@ export function sqliteInsertOn(db: Database.Database): SqliteInsert {
 }
 
 function createSqliteInsert(db: Database.Database): SqliteInsert {
+  const indexNewJobs = newJobIndexer(db);
   const s = {
-    // index-new.sql and index-mark.sql, as the store's claims run them (sqlite-store.ts: indexNewJobs).
-    indexNew: db.prepare(sql('index-new')),
-    indexMark: db.prepare(sql('index-mark')),
     // The hot statements bind positionally from their names (positional.ts).
     insert: positional(db, sql('insert')),
     insertKeyless: positional(db, sql('insert-keyless')),
@@ -85,8 +84,7 @@ function createSqliteInsert(db: Database.Database): SqliteInsert {
     }
     // This batch went into the index as it was written: move the mark past it,
     // so the next claim does not walk over these rows looking for new ones.
-    s.indexNew.run();
-    s.indexMark.run();
+    indexNewJobs();
     return out;
   });
 

@@ -16,6 +16,7 @@ import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
 import { createClaim } from './claim.js';
 import { sqliteInsertOn } from './insert.js';
+import { newJobIndexer } from './index-new.js';
 import { createSyncInsert } from './insert-sync.js';
 import { createSqliteFlows } from './flows.js';
 import { createTransition } from './transition.js';
@@ -64,8 +65,6 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const tokenPrefix = `${process.pid.toString(36)}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}`;
 
   const s = {
-    indexNew: db.prepare(sql('index-new')),
-    indexMark: db.prepare(sql('index-mark')),
 
     heartbeat: db.prepare(sql('heartbeat')),
     progress: db.prepare(sql('progress')),
@@ -81,15 +80,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   };
   const purge = createPurge(db, recordHistory);
 
-  /**
-   * Puts jobs committed on their own into the claim index and moves the mark
-   * past every job (index-new.sql). Every delete runs it first: the mark then
-   * stays above every id ever handed out, and no insert reuses one.
-   */
-  const indexNewJobs = (): void => {
-    s.indexNew.run();
-    s.indexMark.run();
-  };
+  const indexNewJobs = newJobIndexer(db);
 
   const insert = sqliteInsertOn(db);
   const flows = createSqliteFlows(db, recordHistory, insert);
