@@ -114,7 +114,7 @@ export class StepRun {
 }
 
 /** JSON text of a step's result (null for undefined); a value JSON cannot hold fails the step before anything is stored. */
-export function serializeStep(name: string, value: unknown): string | null {
+function serializeStep(name: string, value: unknown): string | null {
   if (value === undefined) return null;
   let text: string | undefined;
   try {

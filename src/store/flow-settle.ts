@@ -68,7 +68,7 @@ export function childDelta(rule: FlowRule, from: string, to: string): ChildDelta
 }
 
 /** The error a parent records when a child's failure fails it. */
-export function childFailedError(child: { id: number; name: string; state: string }): ErrorInfo {
+function childFailedError(child: { id: number; name: string; state: string }): ErrorInfo {
   return { name: 'ChildFailedError', code: 'LJ_ERR_CHILD_FAILED' satisfies ErrorCode, message: `child job ${child.id} (${child.name}) ended ${child.state}` };
 }
 
@@ -88,7 +88,7 @@ export function parentMove(
 }
 
 /** A policy as stored (`on_child_failure`). */
-export function policyOf(text: string | null | undefined): OnChildFailure {
+function policyOf(text: string | null | undefined): OnChildFailure {
   return text === 'continue' ? 'continue' : 'fail';
 }
 
