@@ -81,7 +81,8 @@ function createUntypedQueue(options: QueueOptions): Queue {
   const engine = createEngine({ store, clock, logger, jobs: o.jobs.filter((job) => !isDeclaration(job)) as AnyJobDefinition[], retention: o.retention, maxPayloadBytes: o.maxPayloadBytes });
   // Declared jobs' schemas too: a producer validates what it enqueues.
   const schemas = payloadSchemasOf(o.jobs);
-  const scheduling = createScheduleApi(engine, o.maxPayloadBytes, schemas);
+  // Schedules fire in queues that know their job: the defined and the declared ones.
+  const scheduling = createScheduleApi(engine, o.maxPayloadBytes, schemas, new Set(o.jobs.map((job) => job.name)));
   const flows = createFlowApi(engine, schemas);
   const ownerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   let consumer: Consumer | undefined;
@@ -110,11 +111,11 @@ function createUntypedQueue(options: QueueOptions): Queue {
     }
     if (RUNTIME_EVENTS.includes(event.type)) throw new ValidationError(`send: "${event.type}" is sent by the queue itself, never by a caller`);
     const job = await load(id);
-    const r = await engine.apply(job, event);
-    if (!r.accepted) throw new InvalidTransitionError(id, job.state, event.type);
-    if (!r.committed) throw new InvalidTransitionError(id, (await load(id)).state, event.type); // changed under us
+    // A job that moved on meanwhile is read again and the machine decides on it as it is now.
+    const r = await engine.apply(job, event, { again: () => true });
+    if (!r.accepted || !r.committed) throw new InvalidTransitionError(id, (await load(id)).state, event.type);
     // The job left processing under a running handler of this process: tell it to stop.
-    if (job.state === JobState.processing && r.to !== JobState.processing) consumer?.abort(id, 'cancel');
+    if (r.from === JobState.processing && r.to !== JobState.processing) consumer?.abort(id, 'cancel');
     return toJob((await store.get(id))!);
   };
 
@@ -242,7 +243,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
           after = page[page.length - 1]?.id ?? after;
         }
         // Concurrent applies share commits (the engine's transition batcher).
-        const results = await Promise.all(page.map((job) => engine.apply(job, { type: JobEventType.retry })));
+        const results = await Promise.all(page.map((job) => engine.apply(job, { type: JobEventType.retry }, { again: () => true })));
         retried += results.filter((r) => r.accepted && r.committed).length;
         if (!more) return retried;
       }

@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import type { AnyJob } from '../engine/job-definition.js';
 import type { Queue } from '../queue.js';
+import { splitSchemaParam, type ConnectionTarget } from '../store/connection-url.js';
 import { CliFailure } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { prettyLines } from './pretty-lines.js';
@@ -26,18 +27,11 @@ export const isPostgres = (db: string): boolean => /^postgres(ql)?:\/\//i.test(d
  * `{ connection }`, and `{ schema }` from its `?schema=` parameter (the driver
  * does not know that parameter, so it is taken off the URL).
  */
-export function queueTarget(db: string): { path: string } | { connection: string; schema?: string } {
+export function queueTarget(db: string): { path: string } | ConnectionTarget {
   if (!isPostgres(db)) return { path: db };
-  let url: URL;
-  try {
-    url = new URL(db);
-  } catch {
-    throw new CliFailure(`--db ${db} is not a valid postgres:// URL`);
-  }
-  const schema = url.searchParams.get('schema');
-  if (schema === null) return { connection: db };
-  url.searchParams.delete('schema');
-  return { connection: url.toString(), schema };
+  const target = splitSchemaParam(db);
+  if (target === null) throw new CliFailure(`--db ${db} is not a valid postgres:// URL`);
+  return target;
 }
 
 /**

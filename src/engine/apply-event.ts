@@ -2,7 +2,15 @@
  * The one path by which a job changes state after it was created (the claim
  * aside, which is one SQL statement checked against the machine at start-up):
  * the job's machine decides the next state and context, and the store writes
- * exactly that with a compare-and-set. Then the change is announced.
+ * exactly that with a compare-and-set on the version the decision was made
+ * on. Then the change is announced.
+ *
+ * A compare-and-set that misses means the job moved on after it was read
+ * (another process, or another path of this one). The decision is then
+ * dropped: it was made on facts that no longer hold. A caller whose intent
+ * survives the move (a user's cancel, a worker's outcome while its lease
+ * still holds) asks for `again`: the job is read afresh and the machine
+ * decides anew on what it finds, a few times at most.
  */
 import { JobState } from '../../machines/job.machine.js';
 import type { ErrorInfo } from '../../machines/policy.js';
@@ -12,12 +20,15 @@ import { fromContext, toContext, type MachineRegistry } from './machine-registry
 import type { JobRecord, TransitionRequest } from '../store/store.js';
 import { uniqueNeed } from './unique.js';
 
-/** What the machine needs to know of a job to move it (the lease token, when the job is held). */
-export type ApplyTarget = Pick<JobRecord, 'id' | 'name' | 'state' | 'attempts' | 'lastError' | 'ctx' | 'retry' | 'leaseToken' | 'parentId'>;
+/** What the machine needs to know of a job to move it (its version, and the lease token when the job is held). */
+export type ApplyTarget = Pick<JobRecord, 'id' | 'name' | 'state' | 'version' | 'attempts' | 'lastError' | 'ctx' | 'retry' | 'leaseToken' | 'parentId'>;
+
+/** Fresh reads (and decisions on them) after missed compare-and-sets, at most: each miss follows another writer's commit. */
+const AGAIN_AT_MOST = 8;
 
 export type ApplyResult =
   | { accepted: false }
-  | { accepted: true; committed: boolean; to: string; attempts: number; runAt: number | undefined };
+  | { accepted: true; committed: boolean; to: string; attempts: number; runAt: number | undefined; from: string };
 
 export interface TransitionNotice {
   job: { id: number; name: string };
@@ -36,6 +47,8 @@ export interface ApplyDeps {
   /** Retention per finished state, ms: 0 deletes the job in the transaction that finishes it. */
   retention?: Readonly<Record<string, number | undefined>>;
   commit: Commit;
+  /** Reads a job afresh (after a missed compare-and-set, for a caller that asked `again`). */
+  read(id: number): Promise<JobRecord | undefined>;
   clock: Clock;
   /** Called after a transition committed. */
   onTransition(notice: TransitionNotice): void;
@@ -44,12 +57,28 @@ export interface ApplyDeps {
 export type ApplyEvent = (
   job: ApplyTarget,
   event: { type: string } & Record<string, unknown>,
-  /** `retryUnavailable`: keep trying, backing off, while the database is out of reach (commit.ts). */
-  extra?: { workerId?: string; result?: string; retryUnavailable?: boolean; runAt?: number },
+  extra?: ApplyExtra,
 ) => Promise<ApplyResult>;
 
+export interface ApplyExtra {
+  workerId?: string;
+  result?: string;
+  /** Keep trying, backing off, while the database is out of reach (commit.ts). */
+  retryUnavailable?: boolean;
+  /** A job released for later (a RateLimitedError): due then. */
+  runAt?: number;
+  /** A lease expiry: lands only while the lease has still run out at this time (TransitionRequest `expiredBy`). */
+  expiredBy?: number;
+  /**
+   * After a missed compare-and-set: whether the event still stands for the
+   * job as it is now (read afresh); if so, the machine decides again on that
+   * row. Absent: a miss is the answer (`committed: false`).
+   */
+  again?: (fresh: JobRecord) => boolean;
+}
+
 export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
-  return async (job, event, extra) => {
+  const applyOnce = async (job: ApplyTarget, event: { type: string } & Record<string, unknown>, extra: ApplyExtra | undefined): Promise<ApplyResult> => {
     const machine = deps.registry.forJob(job.name, job.retry);
     const step = machine.next(job.state, toContext(job.attempts, job.lastError, job.ctx), event);
     if (!step) return { accepted: false };
@@ -61,6 +90,7 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
     const error = (event as { error?: ErrorInfo }).error ?? null;
     const request: TransitionRequest = {
       id: job.id,
+      version: job.version,
       from: job.state,
       token: job.leaseToken,
       to: step.state,
@@ -75,6 +105,7 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
       uniqueNeed: uniqueNeed({ initial: machine.initial.state, claimed: deps.registry.claimRule.to, finalStates: machine.finalStates }, step.state),
     };
     if (runAt !== undefined) request.runAt = runAt;
+    if (extra?.expiredBy !== undefined) request.expiredBy = extra.expiredBy;
     if (step.candidate !== undefined) request.candidate = step.candidate;
     if (extra?.result !== undefined) request.result = extra.result;
     if (deps.retention?.[step.state] === 0) request.purge = true;
@@ -95,6 +126,16 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
         deps.onTransition(moved);
       }
     }
-    return { accepted: true, committed, to: step.state, attempts: cols.attempts, runAt };
+    return { accepted: true, committed, to: step.state, attempts: cols.attempts, runAt, from: job.state };
+  };
+
+  return async (job, event, extra) => {
+    let r = await applyOnce(job, event, extra);
+    for (let tries = 1; r.accepted && !r.committed && extra?.again && tries < AGAIN_AT_MOST; tries++) {
+      const fresh = await deps.read(job.id);
+      if (!fresh || !extra.again(fresh)) return r;
+      r = await applyOnce(fresh, event, extra);
+    }
+    return r;
   };
 }

@@ -6,15 +6,15 @@
  * A run's outcome asks: its handler has done the work, and if the outcome
  * were dropped because the database restarted, the lease would run out and
  * the job would run a second time. Trying again is safe because the write is
- * a compare-and-set on the job's state and lease token: it lands at most
- * once, and never once the lease has gone to another run.
+ * a compare-and-set on the job's version (and lease token): it lands at most
+ * once, and never once the job has moved on.
  *
  * A try that failed with the connection may still have committed, its answer
  * lost on the way back; the next try then finds the job moved already and
  * says "not committed". So after a failed try, a "no" is checked against the
- * row: the job in the target state, stamped with this request's time and
- * attempt count, is this request's own write (a later run of the job would
- * have counted another attempt; a request to delete finds the job gone).
+ * row: the job one version past the request's, in the target state, stamped
+ * with this request's time and attempt count, is this request's own write
+ * (a request to delete finds the job gone).
  */
 import { isDatabaseLocked, isDatabaseUnavailable } from '../errors.js';
 import type { Batcher } from '../lib/batcher.js';
@@ -50,7 +50,7 @@ export function createCommit(deps: CommitDeps): Commit {
   const landed = async (request: TransitionRequest): Promise<boolean> => {
     const job = await deps.store.get(request.id);
     if (!job) return request.purge === true;
-    return job.state === request.to && job.updatedAt === request.at && job.attempts === request.attempts;
+    return job.version === request.version + 1 && job.state === request.to && job.updatedAt === request.at && job.attempts === request.attempts;
   };
 
   return async (request, retry) => {

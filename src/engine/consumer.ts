@@ -9,7 +9,7 @@ import { merge, Observable, Subject, type Subscription } from 'rxjs';
 import { JobEventType, JobState } from '../../machines/job.machine.js';
 import { every } from '../lib/clock.js';
 import { withoutPaused } from '../store/paused.js';
-import type { LeasedJob } from '../store/store.js';
+import type { JobRecord, LeasedJob } from '../store/store.js';
 import type { Engine } from './engine.js';
 import { createExecutor, extendLease } from './executor.js';
 import type { AbortReason } from './job-runner.js';
@@ -18,6 +18,7 @@ import { deletesByAge } from './options.js';
 import { createPool, type WorkerInfo } from './pool.js';
 import { createScheduler } from './scheduler.js';
 import { createThreadPool } from './threads/thread-pool.js';
+import { createRatePauses, RATE_PAUSES_REFRESH_MS, takePaused } from './rate-pauses.js';
 
 export interface ConsumerOptions {
   ownerId: string;
@@ -60,15 +61,27 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
   let heldBack: { until: number | null } | undefined;
   const needsThreads = [...engine.definitions.values()].some((def) => def.isolation === 'thread');
   const threads = needsThreads ? createThreadPool({ size: o.threads }) : undefined;
+  // Claimed jobs waiting for a worker, in claim order. Bounded: the scheduler
+  // claims at most `capacity` minus what is running or waiting.
+  const waiting: LeasedJob[] = [];
+  const stillOurs = (job: LeasedJob) => (fresh: JobRecord) => fresh.leaseToken === job.leaseToken;
+  /** Hands back the waiting jobs of paused names and groups: due when their pause ends, no attempt spent. */
+  const pauses = createRatePauses();
+  const handBackPaused = () => {
+    for (const { job, until } of takePaused(waiting, pauses, clock.now())) {
+      engine.apply(job, { type: JobEventType.release }, { runAt: until, again: stillOurs(job) }).catch((err: unknown) => void outage.failed('handing back paused jobs', err));
+    }
+  };
   const executor = createExecutor(engine, {
     leaseMs: o.leaseMs,
     stuckAfterMs: o.stuckAfterMs,
     maxBacklog: 4 * (o.concurrency + o.prefetch),
+    onRateLimited: (pause) => {
+      pauses.note(pause);
+      handBackPaused();
+    },
     ...(threads ? { threads } : {}),
   });
-  // Claimed jobs waiting for a worker, in claim order. Bounded: the scheduler
-  // claims at most `capacity` minus what is running or waiting.
-  const waiting: LeasedJob[] = [];
   const capacity = o.concurrency + o.prefetch;
   // Refill when a quarter of the prefetch is left: each claim then takes about
   // three quarters of it in one transaction (a claim costs a commit, so small
@@ -133,7 +146,8 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
 
   /** Turns expired leases (crashed or stuck workers) into failed attempts, through the machine. */
   const sweep = async () => {
-    const expired = await store.expiredLeases(names, clock.now(), SWEEP_BATCH);
+    const now = clock.now();
+    const expired = await store.expiredLeases(names, now, SWEEP_BATCH);
     for (const job of expired) {
       // A run of this process that is still alive keeps its job: its lease ran
       // out only because renewal came late (a busy event loop). Renew it.
@@ -143,7 +157,8 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       }
       abort(job.id, 'lease');
       const error = { name: 'LeaseExpiredError', code: 'LJ_ERR_LEASE_LOST', message: `lease held by ${job.leaseOwner ?? 'nobody'} expired` };
-      const r = await engine.apply(job, { type: JobEventType.expire, error, random: Math.random() });
+      // Lands only while the lease has still run out: a renewal since this read keeps the job with its run.
+      const r = await engine.apply(job, { type: JobEventType.expire, error, random: Math.random() }, { expiredBy: now });
       if (r.accepted && r.committed) logger.warn({ jobId: job.id, job: job.name, owner: job.leaseOwner, to: r.to }, 'lease expired');
     }
   };
@@ -246,6 +261,13 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
           for (const r of [running, waitingJobs]) if (r.status === 'rejected') throw r.reason;
         }),
       );
+      stops.push(
+        loop('reading rate-limit pauses', RATE_PAUSES_REFRESH_MS, async () => {
+          if (waiting.length === 0) return;
+          pauses.refresh(await store.pauses(clock.now()), clock.now());
+          handBackPaused();
+        }),
+      );
       stops.push(loop('sweeping expired leases', Math.min(5000, Math.max(50, Math.floor(o.leaseMs / 4))), sweep));
       if (deletesByAge(engine.retention)) {
         stops.push(loop('deleting old jobs', RETENTION_EVERY_MS, purgeOld));
@@ -258,7 +280,7 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       // Claimed but never started: straight back to pending, no attempt spent.
       const unstarted = waiting.splice(0);
       // Not retried: a job that could not go back waits for its lease to expire (it never ran).
-      await Promise.all(unstarted.map((job) => engine.apply(job, { type: JobEventType.release }).catch((err: unknown) => void outage.failed('releasing unstarted jobs', err))));
+      await Promise.all(unstarted.map((job) => engine.apply(job, { type: JobEventType.release }, { again: stillOurs(job) }).catch((err: unknown) => void outage.failed('releasing unstarted jobs', err))));
       if (!(await idleWithin(timeoutMs))) {
         logger.warn({ running: executor.running() }, 'stop timeout: telling running jobs to stop; they go back to pending');
         executor.abortAll('shutdown');

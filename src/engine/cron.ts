@@ -131,3 +131,15 @@ export function planFiring(spec: CronSpec, input: FiringInput): Firing {
 export function slotKey(name: string, slot: number): string {
   return `cron:${name}:${slot}`;
 }
+
+/**
+ * The slot a schedule's job was made for, read back from its key (slotKey),
+ * or null for any other job. It stays the same on every attempt, while the
+ * job's `runAt` moves with each retry.
+ */
+export function slotOf(name: string, key: string | null): number | null {
+  const prefix = `cron:${name}:`;
+  if (key === null || !key.startsWith(prefix)) return null;
+  const slot = Number(key.slice(prefix.length));
+  return Number.isSafeInteger(slot) && slot >= 0 && String(slot) === key.slice(prefix.length) ? slot : null;
+}

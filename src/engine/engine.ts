@@ -13,7 +13,7 @@ import { JobState } from '../../machines/job.machine.js';
 import { createBatcher } from '../lib/batcher.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import type { CallerClient, FlowInsertResult, InsertResult, LeasedJob, NameLimits, NewFlowNode, NewJob, Store, TransitionRequest } from '../store/store.js';
+import type { CallerClient, FlowInsertResult, InsertResult, LeasedJob, NameLimits, NewFlowNode, NewJob, ScheduleRecord, Store, TransitionRequest } from '../store/store.js';
 import { createApplyEvent, type ApplyEvent, type TransitionNotice } from './apply-event.js';
 import { transitionEvent, type ClaimBatchEvent, type QueueEvent, type RunStuckEvent } from './events.js';
 import type { AnyJobDefinition } from './job-definition.js';
@@ -61,6 +61,12 @@ export interface Engine {
   enqueue(job: NewJob): Promise<InsertResult>;
   /** Inserts all or nothing, in one transaction. */
   enqueueMany(jobs: readonly NewJob[]): Promise<InsertResult[]>;
+  /**
+   * Fires a schedule: inserts its slots' jobs and records its last handled
+   * slot in one transaction, while the schedule is still as it was read
+   * (Store.fireSchedule); null when it changed meanwhile.
+   */
+  fireSchedule(read: ScheduleRecord, jobs: readonly NewJob[], slot: number): Promise<InsertResult[] | null>;
   /** Inserts a flow (parents and their children) in one transaction. */
   enqueueFlow(root: NewFlowNode): Promise<FlowInsertResult>;
   /** Inserts through the caller's connection, inside its transaction (a store with `insertVia` only). */
@@ -146,7 +152,7 @@ export function createEngine(deps: EngineDeps): Engine {
     onRetry: (err, delayMs) => outage.failed('recording job outcomes', err, delayMs),
     onRecovered: () => outage.recovered('recording job outcomes'),
   });
-  const apply = createApplyEvent({ registry, commit, clock, onTransition, retention: deps.retention });
+  const apply = createApplyEvent({ registry, commit, read: (id) => store.get(id), clock, onTransition, retention: deps.retention });
 
   /** `announceCreated`: emit each created job's `job.enqueue` event (false while its commit is not known). */
   const afterInsert = (jobs: readonly NewJob[], results: readonly InsertResult[], at: number, announceCreated = true): void => {
@@ -199,6 +205,12 @@ export function createEngine(deps: EngineDeps): Engine {
     newJob,
     enqueue: (job) => inserts.push(job),
     enqueueMany: (jobs) => (jobs.length === 0 ? Promise.resolve([]) : insertBatch(jobs)),
+    async fireSchedule(read, jobs, slot) {
+      const at = clock.now();
+      const results = await store.fireSchedule(read, jobs, slot, at);
+      if (results) afterInsert(jobs, results, at);
+      return results;
+    },
     async enqueueFlow(root) {
       const at = clock.now();
       const result = await store.insertFlow(root, registry.flowRule.from, at);

@@ -13,7 +13,7 @@ import type { ErrorInfo } from '../../machines/policy.js';
 import { TimeoutError, ValidationError } from '../errors.js';
 import { Abortable } from '../lib/abortable.js';
 import type { TimerHandle } from '../lib/clock.js';
-import type { LeasedJob, StepSave } from '../store/store.js';
+import type { JobRecord, LeasedJob, LimitPause, StepSave } from '../store/store.js';
 import { createBatcher } from '../lib/batcher.js';
 import type { Engine } from './engine.js';
 import { JobContext, type ContextHost } from './handler-context.js';
@@ -22,6 +22,16 @@ import { afterAbort, runHandler, toErrorInfo, type AbortReason, type Outcome } f
 import { toContext } from './machine-registry.js';
 import type { ThreadOutcome, ThreadPool } from './threads/thread-pool.js';
 import { toJob, type Job } from './job-view.js';
+import { slotOf } from './cron.js';
+
+/** A schedule's job's slot, for the thread that runs it (HandlerContext `slot`). */
+const slotSpec = (job: LeasedJob): { slot?: number } => {
+  const slot = slotOf(job.name, job.key);
+  return slot === null ? {} : { slot };
+};
+
+/** What a run's outcome is written with (apply-event.ts ApplyExtra). */
+type SettleExtra = { workerId: string; result?: string; retryUnavailable: true; again: (fresh: JobRecord) => boolean };
 
 /** Children read per query by ctx.children(). */
 const CHILDREN_PAGE = 1000;
@@ -62,6 +72,8 @@ export interface ExecutorOptions {
   stuckAfterMs: number;
   /** Outcomes waiting for their commit; past this a worker waits for its own. */
   maxBacklog: number;
+  /** A handler's RateLimitedError paused a name or group: called before the pause is written. */
+  onRateLimited?(pause: LimitPause): void;
 }
 
 /** Extends a claimed job's lease; false when the lease was lost (expired and taken, cancelled). */
@@ -145,7 +157,7 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     const { job, workerId, abortable } = run;
     let log: typeof logger | undefined;
     const out: ThreadOutcome = await o.threads!.run(
-      { module, payload: job.payload, jobId: job.id, name: job.name, attempt: job.attempts, workerId },
+      { module, payload: job.payload, jobId: job.id, name: job.name, attempt: job.attempts, workerId, ...slotSpec(job) },
       {
         heartbeat: () => extend(job, abortable),
         progress: (value) => engine.store.progress(job.id, job.leaseToken, value),
@@ -168,7 +180,9 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
    */
   const settle = async (run: Run, outcome: Outcome, sleep: SleepSignal | undefined): Promise<void> => {
     const { job, workerId } = run;
-    const extra: { workerId: string; result?: string; retryUnavailable: true } = { workerId, retryUnavailable: true };
+    // While this run's lease holds, its outcome stands even if something else moved the job meanwhile
+    // (a custom event that kept it processing): the machine then decides again on the job as it is now.
+    const extra: SettleExtra = { workerId, retryUnavailable: true, again: (fresh) => fresh.leaseToken === job.leaseToken };
     try {
       // ctx.sleep parked the job: whatever the handler then did with the signal, the job sleeps
       // (unless the run was stopped: cancel, lost lease, shutdown and timeout decide as usual).
@@ -201,10 +215,12 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
    * first, so no claim takes its siblings meanwhile, then put the job back,
    * due after the pause, without spending an attempt (the machine's release).
    */
-  const rateLimited = async (job: LeasedJob, error: ErrorInfo, extra: { workerId: string; retryUnavailable: true }) => {
+  const rateLimited = async (job: LeasedJob, error: ErrorInfo, extra: SettleExtra) => {
     const { delay, scope } = error.rateLimited!;
     const at = clock.now();
     const [kind, key] = scope === 'group' && job.group ? (['group', job.group] as const) : (['name', job.name] as const);
+    // This process's jobs of the name or group claimed ahead of time must not start either (rate-pauses.ts).
+    o.onRateLimited?.({ kind, key, until: at + delay });
     try {
       await engine.store.pauseLimit(kind, key, at + delay, at);
       logger.info({ jobId: job.id, job: job.name, [kind]: key, delayMs: delay }, `rate limited: ${kind} paused`);
@@ -244,8 +260,10 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
           outcome = await runHandler(def.handler!, job.payload, ctx, run.abortable);
         }
       } catch (err) {
-        outcome = { kind: 'aborted', reason: 'shutdown' };
-        logger.error({ err, jobId: job.id, workerId }, 'could not run a job');
+        // A throw from the runner itself (not the handler: runHandler turns those into outcomes) is a
+        // failed attempt, never a free release: a bug here must not loop a job forever without spending attempts.
+        outcome = { kind: 'failed', error: toErrorInfo(err) };
+        logger.error({ err, jobId: job.id, workerId }, 'could not run a job; the attempt counts as failed');
       } finally {
         if (timer !== undefined) clock.clearTimeout(timer);
       }

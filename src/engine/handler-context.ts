@@ -5,6 +5,7 @@
  * are getters that hand out functions bound on first read, so that
  * destructuring (`async (p, { heartbeat }) => …`) still works.
  */
+import { slotOf } from './cron.js';
 import type { HandlerContext } from './job-definition.js';
 import type { Abortable } from '../lib/abortable.js';
 import { LeaseLostError, ValidationError } from '../errors.js';
@@ -32,6 +33,7 @@ export class JobContext implements HandlerContext {
   readonly jobId: number;
   readonly name: string;
   readonly attempt: number;
+  readonly slot: Date | undefined;
   private boundHeartbeat: (() => Promise<void>) | undefined;
   private boundProgress: ((value: number) => Promise<void>) | undefined;
   private childLog: Logger | undefined;
@@ -51,6 +53,8 @@ export class JobContext implements HandlerContext {
     this.jobId = job.id;
     this.name = job.name;
     this.attempt = job.attempts;
+    const slot = job.key === null ? null : slotOf(job.name, job.key);
+    this.slot = slot === null ? undefined : new Date(slot);
   }
 
   get signal(): AbortSignal {

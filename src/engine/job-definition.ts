@@ -20,6 +20,12 @@ export interface HandlerContext {
   name: string;
   /** 1 for the first run, 2 for the first retry, … */
   attempt: number;
+  /**
+   * A schedule's job: the cron slot it was made for, the same on every
+   * attempt (tell a late or retried run from an on-time one by it). Undefined
+   * for any other job.
+   */
+  slot: Date | undefined;
   /** Aborted on timeout, cancel, lost lease or shutdown: pass it to fetch() and friends. */
   signal: AbortSignal;
   /** Extends the lease now (the pool also renews it on its own while the handler runs). Throws LeaseLostError if lost. */

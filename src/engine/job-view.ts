@@ -1,6 +1,7 @@
 /** The public shape of a job, its history and its steps, as `getJob`, `listJobs`, `history` and `steps` return them. */
 import type { ErrorInfo } from '../../machines/policy.js';
 import type { HistoryEntry, JobRecord, StepRecord } from '../store/store.js';
+import { slotOf } from './cron.js';
 
 export interface Job<P = unknown, R = unknown> {
   id: number;
@@ -12,6 +13,8 @@ export interface Job<P = unknown, R = unknown> {
   key: string | null;
   /** When the job is due (for `failed`: when it is retried). */
   runAt: Date;
+  /** A schedule's job: the cron slot it was made for. Unlike `runAt`, it stays the same on every attempt. */
+  slot?: Date;
   result?: R;
   lastError?: ErrorInfo;
   progress?: number;
@@ -59,6 +62,8 @@ export function toJob(r: JobRecord): Job {
     createdAt: new Date(r.createdAt),
     updatedAt: new Date(r.updatedAt),
   };
+  const slot = slotOf(r.name, r.key);
+  if (slot !== null) job.slot = new Date(slot);
   if (r.result !== null) job.result = JSON.parse(r.result) as unknown;
   if (r.lastError) job.lastError = r.lastError;
   if (r.progress !== null) job.progress = r.progress;

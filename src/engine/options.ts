@@ -8,6 +8,7 @@ import type { Logger } from '../lib/logger.js';
 import { checkInteger, checkNumber, checkPath, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
 import type { CallerClient, Store, UniqueGuard } from '../store/store.js';
 import { checkAppDatabase, type SqliteDatabase } from '../store/sqlite/app-database.js';
+import { splitSchemaParam } from '../store/connection-url.js';
 import { checkGroup } from './limits.js';
 import { checkUniqueOptions, type DebounceOptions, type ThrottleOptions, type UniqueOptions } from './unique.js';
 import { parseDuration, type Duration } from '../lib/duration.js';
@@ -30,7 +31,11 @@ export interface QueueOptions {
    * the same queue, for processes on several hosts. Needs the `pg` package.
    */
   connection?: string;
-  /** With `connection`: the schema that holds litejobs' tables (created if missing). Default `'litejobs'`. */
+  /**
+   * With `connection`: the schema that holds litejobs' tables (created if
+   * missing). The URL's `?schema=` says the same (as the CLI's `--db` reads
+   * it); naming two different schemas is refused. Default `'litejobs'`.
+   */
   schema?: string;
   /** A name for logs (`queue` field). Default `'default'`. */
   name?: string;
@@ -137,6 +142,16 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     if (o.path !== undefined || o.store !== undefined) throw new ValidationError('createQueue takes a connection (PostgreSQL) or a path (SQLite) or a store, not two');
     if (typeof o.connection !== 'string' || !/^postgres(ql)?:\/\//i.test(o.connection)) {
       throw new ValidationError('createQueue connection must be a postgres:// URL');
+    }
+    // `?schema=` on the URL names the schema, as the CLI's --db reads it (store/connection-url.ts).
+    const target = splitSchemaParam(o.connection);
+    if (target === null) throw new ValidationError('createQueue connection is not a valid postgres:// URL');
+    if (target.schema !== undefined) {
+      if (o.schema !== undefined && o.schema !== target.schema) {
+        throw new ValidationError(`createQueue names two schemas: "${o.schema}" (schema) and "${target.schema}" (the connection URL's ?schema=)`);
+      }
+      o.connection = target.connection;
+      o.schema = target.schema;
     }
     if (o.schema !== undefined) checkString('createQueue schema', o.schema, 63);
   } else {

@@ -20,10 +20,19 @@ export interface ScheduleApi {
   stop(): Promise<void>;
 }
 
-/** `schemas`: the jobs' payload schemas, by name; a schedule's payload is validated once, when it is saved. */
-export function createScheduleApi(engine: Engine, maxPayloadBytes: number, schemas: ReadonlyMap<string, PayloadSchema> = new Map()): ScheduleApi {
+/**
+ * `schemas`: the jobs' payload schemas, by name; a schedule's payload is
+ * validated once, when it is saved. `jobNames`: the jobs this queue defines
+ * or declares, the schedules it fires (the defined ones when absent).
+ */
+export function createScheduleApi(
+  engine: Engine,
+  maxPayloadBytes: number,
+  schemas: ReadonlyMap<string, PayloadSchema> = new Map(),
+  jobNames: ReadonlySet<string> = new Set(engine.definitions.keys()),
+): ScheduleApi {
   const { store, clock } = engine;
-  const runner = createScheduleRunner(engine);
+  const runner = createScheduleRunner(engine, jobNames);
 
   /**
    * The row with its payload replaced by the schema's output. The slots'

@@ -1,9 +1,10 @@
 /**
- * Fires the cron schedules stored in the database, in every started queue.
- * One timer on the queue's clock waits for the earliest next slot across all
- * schedules (or a refresh, to pick up schedules other processes added); each
- * pass reads the schedules, enqueues a job per slot to fire and records the
- * last slot handled.
+ * Fires the cron schedules stored in the database whose job the queue
+ * defines or declares, in every started queue. One timer on the queue's clock waits for
+ * the earliest next slot across them (or a refresh, to pick up schedules
+ * other processes added); each pass reads the schedules, and per schedule
+ * enqueues a job per slot to fire and records the last slot handled, in one
+ * transaction that lands only while the schedule is still as the pass read it.
  *
  * Exactly one job per slot however many processes fire: a slot's job has
  * `runAt` = the slot and the idempotency key `cron:<name>:<slot>`, so a
@@ -31,7 +32,8 @@ export interface ScheduleRunner {
   stop(): Promise<void>;
 }
 
-export function createScheduleRunner(engine: Engine): ScheduleRunner {
+/** `jobNames`: the jobs the queue defines or declares; only their schedules fire here. */
+export function createScheduleRunner(engine: Engine, jobNames: ReadonlySet<string>): ScheduleRunner {
   const { store, clock, logger } = engine;
   let stopped = true;
   let runningSince = 0;
@@ -60,16 +62,19 @@ export function createScheduleRunner(engine: Engine): ScheduleRunner {
     // Before its first pass, this process has run the schedule since it started.
     const own = Math.max(handled.get(s.name) ?? runningSince - 1, s.createdAt);
     const plan = planFiring(spec, { after: Math.min(stored, own), now, runningSince, missed });
-    if (plan.fire.length > 0) {
-      const payload: unknown = JSON.parse(s.payload);
-      const jobs = plan.fire.map((slot) => engine.newJob({ name: s.name, payload, options: { key: slotKey(s.name, slot), runAt: slot } }, now));
-      const results = await engine.enqueueMany(jobs);
-      const created = results.filter((r) => r.created).length;
-      if (created > 0) logger.debug({ job: s.name, created, slots: plan.fire.length }, 'schedule fired');
-    }
     if (plan.handled === null) return nextSlot(spec, now);
+    const payload: unknown = plan.fire.length > 0 ? JSON.parse(s.payload) : undefined;
+    const jobs = plan.fire.map((slot) => engine.newJob({ name: s.name, payload, options: { key: slotKey(s.name, slot), runAt: slot } }, now));
+    // The jobs and the mark land together, and only while the schedule is still as read here.
+    const results = await engine.fireSchedule(s, jobs, plan.handled);
+    if (results === null) {
+      logger.debug({ job: s.name }, 'schedule changed while it fired; read again');
+      again = true;
+      return null;
+    }
+    const created = results.filter((r) => r.created).length;
+    if (created > 0) logger.debug({ job: s.name, created, slots: plan.fire.length }, 'schedule fired');
     handled.set(s.name, plan.handled);
-    await store.markScheduleFired(s.name, plan.handled, now);
     return nextSlot(spec, now);
   };
 
@@ -77,7 +82,10 @@ export function createScheduleRunner(engine: Engine): ScheduleRunner {
   const firePass = async (): Promise<number> => {
     const now = clock.now();
     let next = now + SCHEDULE_REFRESH_MS;
-    const schedules = await store.schedules();
+    // Only schedules of jobs this queue knows (defines, or declares to enqueue them): a queue
+    // that has never heard of a job would pile up its jobs after every process running it
+    // has gone. Its slots count as missed until a queue that knows it starts.
+    const schedules = (await store.schedules()).filter((s) => jobNames.has(s.name));
     handled = new Map([...handled].filter(([name]) => schedules.some((s) => s.name === name)));
     for (const s of schedules) {
       try {

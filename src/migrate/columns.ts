@@ -34,6 +34,7 @@ export const JOB_COLUMNS = {
   children_left: 'int',
   children_failed: 'int',
   on_child_failure: 'text',
+  version: 'int',
 } as const;
 
 export const HISTORY_COLUMNS = {

@@ -46,3 +46,10 @@ export interface GroupCount {
   pending: number;
   running: number;
 }
+
+/** A name or group no claim may take before `until` (a handler's RateLimitedError). */
+export interface LimitPause {
+  kind: 'name' | 'group';
+  key: string;
+  until: number;
+}

@@ -36,6 +36,12 @@ export interface JobRecord {
   lockedUntil: number | null;
   createdAt: number;
   updatedAt: number;
+  /**
+   * Moves on (+1) with every claim and every change of state: a transition
+   * names the version its decision was made on, and lands only while the job
+   * is still at it (TransitionRequest `version`).
+   */
+  version: number;
   /** The unique, debounce or throttle key the job holds now, when the row was read with it (get, list). */
   heldKey?: { kind: UniqueGuard['kind']; key: string } | null;
   /** The concurrency group the job was enqueued in (`group`), when the row was read with it. */

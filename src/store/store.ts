@@ -5,9 +5,11 @@
  *
  * The store never decides a state: the queue runs the job machine and hands
  * the store the target it produced. Every change is a compare-and-set on
- * (id, state, lease token), so a worker that lost its lease cannot settle.
+ * (id, version, state, lease token): the version moves on with every claim
+ * and transition, so nothing decided on an old read of a job lands once the
+ * job has moved on, and a worker that lost its lease cannot settle.
  */
-import type { ClaimResult, GroupCount, LimitRecord, NameLimits } from './limit-types.js';
+import type { ClaimResult, GroupCount, LimitPause, LimitRecord, NameLimits } from './limit-types.js';
 import type { FlowInsertResult, FlowLink, NewFlowNode, ParentMove, StepRecord, StepSave } from './flow-types.js';
 import type { BrowseFilter, BrowsePage, ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, StateNameCount } from './reads.js';
 import type { ErrorInfo } from '../../machines/policy.js';
@@ -57,6 +59,8 @@ export interface ClaimRequest {
 
 export interface TransitionRequest {
   id: number;
+  /** The job's version the decision was made on (JobRecord `version`): the move lands only while the job is still at it. */
+  version: number;
   from: string;
   /** The lease token the caller holds; `null` for a job that is not leased. */
   token: string | null;
@@ -76,6 +80,11 @@ export interface TransitionRequest {
   workerId?: string | null;
   /** Set on the history row (the error that caused this transition). */
   error?: ErrorInfo | null;
+  /**
+   * A lease expiry: lands only while the lease has still run out at this
+   * time (a renewal that came after the sweeper's read keeps the job).
+   */
+  expiredBy?: number;
   /** Delete the job (and its history) instead of writing `to`: retention 0. */
   purge?: boolean;
   /**
@@ -227,6 +236,8 @@ export interface Store {
   paused(): Promise<string[]>;
   /** No claim of this name or group (`kind`) before `until` (a later pause already in force stays). */
   pauseLimit(kind: 'name' | 'group', key: string, until: number, at: number): Promise<void>;
+  /** The name and group pauses in force at `now` (pauseLimit). */
+  pauses(now: number): Promise<LimitPause[]>;
   /** Sets (or with null, removes) the concurrency of one group, overriding the definitions' `groupConcurrency`. */
   setGroupConcurrency(group: string, concurrency: number | null, at: number): Promise<void>;
   /** Every limit row: buckets, pauses, group concurrency. */
@@ -241,8 +252,15 @@ export interface Store {
   deleteSchedule(name: string): Promise<boolean>;
   /** Every schedule, by name. */
   schedules(): Promise<ScheduleRecord[]>;
-  /** Records `slot` as the schedule's last handled slot, unless a later one already is (processes race here). */
-  markScheduleFired(name: string, slot: number, at: number): Promise<void>;
+  /**
+   * One firing of a schedule, in one transaction: while the schedule still
+   * holds the definition it was read with (`read`: expression, zone, payload,
+   * missed policy), inserts the slots' `jobs` and records `slot` as its last
+   * handled slot, unless a later one already is (processes race here).
+   * Null, with nothing written, when the schedule changed or went since it
+   * was read: the next pass reads it afresh.
+   */
+  fireSchedule(read: ScheduleRecord, jobs: readonly NewJob[], slot: number, at: number): Promise<InsertResult[] | null>;
   /** Resolves while the database answers a read; throws a DatabaseError otherwise. */
   ping(): Promise<void>;
   diagnose(options: { integrity: boolean; now: number }): Promise<StoreDiagnostics>;

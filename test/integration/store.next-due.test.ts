@@ -36,9 +36,10 @@ describe('store.nextDueAt', () => {
     const { id } = (await store.insert([job('a', now)], now))[0]!;
     const [claimed] = await store.claim({ names: ['a'], limit: 1, owner: 'o', leaseMs: 1000, now, rule: CLAIM_RULE });
     expect(await store.nextDueAt(['a'], ['pending', 'failed'])).toBeNull();
-    const [ok] = await store.transition([
-      { id, from: 'processing', token: claimed!.leaseToken, to: 'failed', event: 'job.fail', at: now, attempts: 1, lastError: null, ctx: null, runAt: now + 750 },
-    ]);
+    const fail = { id, from: 'processing', token: claimed!.leaseToken, to: 'failed', event: 'job.fail', at: now, attempts: 1, lastError: null, ctx: null, runAt: now + 750 };
+    // Named at the version before the claim (an old read of the job), the move misses; at the claimed version it lands.
+    expect(await store.transition([{ ...fail, version: claimed!.version - 1 }])).toEqual([false]);
+    const [ok] = await store.transition([{ ...fail, version: claimed!.version }]);
     expect(ok).toBe(true);
     expect(await store.nextDueAt(['a'], ['pending', 'failed'])).toBe(now + 750);
     expect((await store.dueJobs(['a'], ['failed'], now + 749, 10)).map((j) => j.id)).toEqual([]);

@@ -29,7 +29,7 @@ const step = (name: string, result: string | null, wakeAt: number | null = null)
 async function leased(s: Store, name = 'j') {
   const { id } = (await s.insert([job(name)], now))[0]!;
   const [claimed] = await s.claim({ names: [name], limit: 1, owner: 'o', leaseMs: 60_000, now, rule: CLAIM_RULE });
-  return { id, token: claimed!.leaseToken };
+  return { id, token: claimed!.leaseToken, version: claimed!.version };
 }
 
 describe('store.saveStep and store.steps', () => {
@@ -69,10 +69,10 @@ describe('store.saveStep and store.steps', () => {
 
   it('refuses a save once the lease is lost (another token, or the job left processing), writing nothing', async () => {
     store = fx.store();
-    const { id, token } = await leased(store);
+    const { id, token, version } = await leased(store);
     expect(await saveOne(store, id, `${token}x`, step('a', '1'))).toBe(false);
     const [expired] = await store.transition([
-      { id, from: 'processing', token, to: 'pending', event: 'job.expire', at: now, attempts: 1, lastError: null, ctx: null, runAt: now },
+      { id, version, from: 'processing', token, to: 'pending', event: 'job.expire', at: now, attempts: 1, lastError: null, ctx: null, runAt: now },
     ]);
     expect(expired).toBe(true);
     expect(await saveOne(store, id, token, step('b', '1'))).toBe(false);
@@ -87,8 +87,8 @@ describe('store.saveStep and store.steps', () => {
       expect(await saveOne(store, j.id, j.token, step('a', '1'))).toBe(true);
       expect(await saveOne(store, j.id, j.token, step('b', '2'))).toBe(true);
     }
-    const done = (j: { id: number; token: string }, purge: boolean) => ({
-      id: j.id, from: 'processing', token: j.token, to: 'completed', event: 'job.complete', at: now + 2, attempts: 1, lastError: null, ctx: null, purge,
+    const done = (j: { id: number; token: string; version: number }, purge: boolean) => ({
+      id: j.id, version: j.version, from: 'processing', token: j.token, to: 'completed', event: 'job.complete', at: now + 2, attempts: 1, lastError: null, ctx: null, purge,
     });
     expect(await store.transition([done(first, true), done(second, false)])).toEqual([true, true]);
     expect(await store.get(first.id)).toBeUndefined();
@@ -103,7 +103,7 @@ describe('store.saveStep and store.steps', () => {
     store = fx.store();
     const j = await leased(store);
     expect(await saveOne(store, j.id, j.token, step('a', '1'))).toBe(true);
-    const complete = { id: j.id, from: 'processing', token: j.token, to: 'completed', event: 'job.complete', at: now + 2, attempts: 1, lastError: null, ctx: null, purge: true };
+    const complete = { id: j.id, version: j.version, from: 'processing', token: j.token, to: 'completed', event: 'job.complete', at: now + 2, attempts: 1, lastError: null, ctx: null, purge: true };
     // The second request misses (the job is gone): the batch runs request by request.
     expect(await store.transition([complete, complete])).toEqual([true, false]);
     expect(await store.steps(j.id)).toEqual([]);

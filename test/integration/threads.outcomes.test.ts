@@ -14,6 +14,7 @@ const mainThreadCtx: HandlerContext = {
   jobId: 1,
   name: 'outcomes',
   attempt: 1,
+  slot: undefined,
   signal: never(),
   heartbeat: async () => undefined,
   progress: async () => undefined,

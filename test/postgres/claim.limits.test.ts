@@ -25,7 +25,7 @@ const claim = (store: Store, o: { limits?: ReadonlyMap<string, NameLimits>; limi
     ...(o.startNow === undefined ? {} : { startNow: o.startNow }),
   });
 
-const complete = (store: Store, j: { id: number; leaseToken: string }) => store.transition([move({ id: j.id, from: 'processing', token: j.leaseToken, to: 'completed' })]);
+const complete = (store: Store, j: { id: number; version: number; leaseToken: string }) => store.transition([move({ id: j.id, version: j.version, from: 'processing', token: j.leaseToken, to: 'completed' })]);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -29,7 +29,7 @@ export const job = (o: Partial<NewJob> = {}): NewJob => ({ name: 'a', state: 'pe
 export const claimOf = (store: Store, o: { names?: string[]; limit?: number; owner?: string; now?: number } = {}) =>
   store.claim({ names: o.names ?? ['a'], limit: o.limit ?? 10, owner: o.owner ?? 'w1', leaseMs: 1000, now: o.now ?? NOW, rule: CLAIM_RULE });
 
-export const move = (o: Pick<TransitionRequest, 'id' | 'from' | 'token' | 'to'> & Partial<TransitionRequest>): TransitionRequest => ({
+export const move = (o: Pick<TransitionRequest, 'id' | 'version' | 'from' | 'token' | 'to'> & Partial<TransitionRequest>): TransitionRequest => ({
   event: 'job.complete',
   at: NOW + 10,
   attempts: 1,

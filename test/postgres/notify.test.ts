@@ -62,14 +62,14 @@ it("another instance's commit reaches watchChanges and externalChange, once; the
   expect(a.externalChange()).toBe(false);
   // A move into a finished state and a pause give nobody work; lifting the pause does.
   const [claimed] = await claimOf(b, { names: ['b'] });
-  await b.transition([move({ id: claimed!.id, from: 'processing', token: claimed!.leaseToken, to: 'completed' })]);
+  await b.transition([move({ id: claimed!.id, version: claimed!.version, from: 'processing', token: claimed!.leaseToken, to: 'completed' })]);
   await b.setPaused('b', true, NOW);
   await b.setPaused('b', false, NOW);
   await watch.reached(3);
   await settle();
   expect(watch.count()).toBe(3);
   // A job back in pending (a retry) does too.
-  await b.transition([move({ id: claimed!.id, from: 'completed', token: null, to: 'pending', event: 'job.retry' })]);
+  await b.transition([move({ id: claimed!.id, version: claimed!.version + 1, from: 'completed', token: null, to: 'pending', event: 'job.retry' })]);
   await watch.reached(4);
   expect(a.externalChange()).toBe(true);
   watch.stop();

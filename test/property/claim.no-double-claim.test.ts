@@ -59,8 +59,8 @@ const planArb = fc.record({
 function racyClaim(s: fc.Scheduler, db: Database.Database): Claim {
   let seq = 0;
   const select = db.prepare<[number, number], { id: number }>(`SELECT id FROM jobs WHERE state = 'pending' AND run_at <= ? ORDER BY priority DESC, run_at, id LIMIT ?`);
-  const update = db.prepare<[string, string, number, number], { id: number; name: string; payload: string; attempts: number; timeout_ms: number | null }>(
-    `UPDATE jobs SET state = 'processing', attempts = attempts + 1, lease_owner = ?, lease_token = ?, locked_until = ? WHERE id = ? RETURNING id, name, payload, attempts, timeout_ms`,
+  const update = db.prepare<[string, string, number, number], { id: number; name: string; payload: string; attempts: number; timeout_ms: number | null; version: number }>(
+    `UPDATE jobs SET state = 'processing', attempts = attempts + 1, version = version + 1, lease_owner = ?, lease_token = ?, locked_until = ? WHERE id = ? RETURNING id, name, payload, attempts, timeout_ms, version`,
   );
   return async (req) => {
     const ids = select.all(req.now, req.limit).map((r) => r.id);
@@ -72,6 +72,7 @@ function racyClaim(s: fc.Scheduler, db: Database.Database): Claim {
       return {
         id: r.id, name: r.name, state: 'processing', payload: r.payload, key: null, priority: 0, runAt: req.now, attempts: r.attempts, lastError: null,
         result: null, progress: null, retry: null, timeout: r.timeout_ms, ctx: null, leaseOwner: req.owner, leaseToken: token, lockedUntil, createdAt: req.now, updatedAt: req.now,
+        version: r.version,
       };
     });
   };

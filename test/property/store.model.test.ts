@@ -147,7 +147,7 @@ const complete = fc.nat().map((n) =>
   cmd(`complete(#${n})`, hasProcessing, async (m, r) => {
     const { j, lease } = heldLease(m, r, n);
     const res = await r.apply(lease, { type: 'job.complete' }, { workerId: 'w', result: '"ok"' });
-    expect(res).toEqual({ accepted: true, committed: true, to: 'completed', attempts: j.attempts, runAt: undefined });
+    expect(res).toEqual({ accepted: true, committed: true, to: 'completed', attempts: j.attempts, runAt: undefined, from: 'processing' });
     move(m, j, { state: 'completed', attempts: j.attempts, runAt: j.runAt }, true);
   }),
 );

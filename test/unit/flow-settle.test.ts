@@ -55,7 +55,7 @@ describe('parentMove', () => {
 
 describe('settlesByParent', () => {
   const req = (id: number, parentId: number, to: string, from = 'processing'): TransitionRequest => ({
-    id, from, token: 't', to, event: 'e', at: 100 + id, attempts: 1, lastError: null, ctx: null, flow: { rule, parentId, name: `c${id}` },
+    id, version: 1, from, token: 't', to, event: 'e', at: 100 + id, attempts: 1, lastError: null, ctx: null, flow: { rule, parentId, name: `c${id}` },
   });
 
   it('sums a batch per parent, in parent id order, names the first failed child, and skips what did not move', () => {

@@ -18,6 +18,8 @@ export interface JobSpec {
   jobId: number;
   name: string;
   attempt: number;
+  /** A schedule's job: its cron slot, ms since the epoch (HandlerContext `slot`). */
+  slot?: number;
   workerId: string;
 }
 

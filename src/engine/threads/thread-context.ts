@@ -32,6 +32,7 @@ export class ThreadContext {
   readonly jobId: number;
   readonly name: string;
   readonly attempt: number;
+  readonly slot: Date | undefined;
   readonly signal: AbortSignal;
   readonly log: ThreadLogger;
   private readonly controller = new AbortController();
@@ -47,6 +48,7 @@ export class ThreadContext {
     this.jobId = job.jobId;
     this.name = job.name;
     this.attempt = job.attempt;
+    this.slot = job.slot === undefined ? undefined : new Date(job.slot);
     this.signal = this.controller.signal;
     this.log = makeLogger((level, obj, msg) => {
       if (!this.over) this.send({ type: 'log', seq, level, obj: obj && jsonSafe(obj), msg });

@@ -11,7 +11,7 @@ import type { ClaimRule } from '../store.js';
 import { literal, render } from './sql.js';
 
 /** What a claim reads of a pending job: the columns it can hold (the rest are NULL before a claim, or written by it). */
-export const READY_COLUMNS = 'id, name, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, created_at, group_key, parent_id';
+export const READY_COLUMNS = 'id, name, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, created_at, group_key, parent_id, version';
 
 const ints = (values: readonly number[]) => `ARRAY[${values.map((v) => literal(v)).join(', ')}]::int[]`;
 const ids = (values: readonly number[]) => `ARRAY[${values.map((v) => literal(v)).join(', ')}]::bigint[]`;
@@ -127,7 +127,7 @@ export function limitedStatements(t: ClaimTerms) {
       return q(`WITH leased AS (
           UPDATE {{schema}}.jobs j
           SET state = ${literal(t.rule.to)}, attempts = j.attempts + ${literal(t.rule.attempts)}, lease_owner = ${owner}, lease_token = ${token},
-            locked_until = ${literal(o.lockedUntil)}, updated_at = ${now},
+            locked_until = ${literal(o.lockedUntil)}, updated_at = ${now}, version = j.version + 1,
             unique_key = CASE WHEN j.unique_span >= 2 THEN j.unique_key END
           WHERE j.id = ANY (ARRAY(SELECT unnest(${ids(chosen)}))) AND j.state = ${from}
           RETURNING j.id

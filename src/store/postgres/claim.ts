@@ -78,7 +78,7 @@ export function claimStatement(schema: string, history: boolean): string {
        FOR UPDATE SKIP LOCKED
      ), leased AS (
        UPDATE {{schema}}.jobs j
-       SET state = $2, attempts = j.attempts + $3::int, lease_owner = $7, lease_token = $8, locked_until = $9, updated_at = $4,
+       SET state = $2, attempts = j.attempts + $3::int, lease_owner = $7, lease_token = $8, locked_until = $9, updated_at = $4, version = j.version + 1,
          -- The claimed state holds unique keys of span 'active' (2) or longer (engine/unique.ts).
          unique_key = CASE WHEN j.unique_span >= 2 THEN j.unique_key END
        WHERE j.id = ANY (ARRAY(SELECT id FROM ready))
@@ -118,8 +118,8 @@ export function heldStatement(schema: string): string {
   return render(`SELECT ${READY_COLUMNS}, lease_token FROM {{schema}}.jobs WHERE lease_token = ANY($1::text[]) AND state = $2 ORDER BY priority DESC, run_at, id`, schema);
 }
 
-/** RETURNING (and a later look) gives the attempts after the claim; the record is built from the row as it was read. */
-const leased = (r: ReadyRow, claim: Sent): LeasedJob => toLeasedRecord({ ...r, attempts: r.attempts - claim.attempts }, claim);
+/** RETURNING (and a later look) gives the attempts and version after the claim; the record is built from the row as it was read. */
+const leased = (r: ReadyRow, claim: Sent): LeasedJob => toLeasedRecord({ ...r, attempts: r.attempts - claim.attempts, version: Number(r.version) - 1 }, claim);
 
 export type Claimer = (req: ClaimRequest) => Promise<ClaimResult>;
 

@@ -32,7 +32,7 @@ export function postgresFlows(schema: string, insertSql: InsertStatements, histo
       WHERE id = $1 AND children_left IS NOT NULL
       RETURNING id, name, state, attempts, children_left, children_failed, on_child_failure, parent_id`),
     move: q(`UPDATE {{schema}}.jobs SET state = $3, last_error = coalesce($4, last_error),
-        run_at = CASE WHEN $3 = {{pending}} THEN $5 ELSE run_at END, updated_at = $5
+        run_at = CASE WHEN $3 = {{pending}} THEN $5 ELSE run_at END, updated_at = $5, version = version + 1
       WHERE id = $1 AND state = $2`),
     history: q(`INSERT INTO {{schema}}.job_history (job_id, from_state, to_state, event, at, error) VALUES ($1, $2, $3, $4, $5, $6)`),
     link: q(`UPDATE {{schema}}.jobs j SET parent_id = u.parent, children_left = u.left_n,

@@ -5,7 +5,8 @@
  * settles who holds a key, and each step below is a single statement that
  * waits for a concurrent writer of the same row or key and then sees its
  * commit (READ COMMITTED):
- * - throttle: a holder whose window passed gives the key back;
+ * - throttle: a holder whose window passed gives the key back (also one whose
+ *   insert committed while this one waited for it: found, then retried);
  * - debounce: a holder (still unclaimed: a claim gives the key back under the
  *   row's lock) takes this payload and run time;
  * - insert, or, when the key is held, hand back its holder. A holder that
@@ -33,8 +34,8 @@ export function uniqueStatements(schema: string): UniqueStatements {
        RETURNING id`,
       schema,
     ),
-    find: render(`SELECT id, state FROM {{schema}}.jobs WHERE ${HELD}`, schema),
-    debounce: render(`UPDATE {{schema}}.jobs SET payload = $3, run_at = $4, updated_at = $5 WHERE ${HELD} RETURNING id, state`, schema),
+    find: render(`SELECT id, state, unique_until FROM {{schema}}.jobs WHERE ${HELD}`, schema),
+    debounce: render(`UPDATE {{schema}}.jobs SET payload = $3, run_at = $4, updated_at = $5, version = version + 1 WHERE ${HELD} RETURNING id, state`, schema),
     throttleExpired: render(`UPDATE {{schema}}.jobs SET unique_key = NULL WHERE ${HELD} AND unique_until <= $3`, schema),
   };
 }
@@ -55,8 +56,13 @@ export async function insertUnique(client: Queryable, s: UniqueStatements, job: 
     if (inserted.rows[0]) return { id: Number(inserted.rows[0].id), created: true, state: job.state };
     // Another process took the debounce key meanwhile: its job takes this payload, next round.
     if (guard.kind === 'debounce') continue;
-    const { rows } = await client.query<{ id: number | string; state: string }>(s.find, held);
-    if (rows[0]) return { id: Number(rows[0].id), created: false, state: rows[0].state };
+    const { rows } = await client.query<{ id: number | string; state: string; unique_until: number | string | null }>(s.find, held);
+    const holder = rows[0];
+    // A throttle holder whose insert committed only after this one began (the insert above waited
+    // for it) may already be past its window: the first enqueue after the window makes a new job.
+    // Next round gives its key back, now that its row is visible.
+    if (holder && guard.kind === 'throttle' && holder.unique_until !== null && Number(holder.unique_until) <= at) continue;
+    if (holder) return { id: Number(holder.id), created: false, state: holder.state };
   }
   // The caller's transaction retries on this code.
   throw Object.assign(new Error(`${guard.kind} key "${guard.key}" kept changing hands while it was inserted`), { code: '40001' });

@@ -4,7 +4,7 @@
  * group-counts.sql, with the same semantics.
  */
 import { toLimitRecord, type LimitRow } from '../limit-rows.js';
-import type { GroupCount, LimitRecord } from '../store.js';
+import type { GroupCount, LimitPause, LimitRecord } from '../store.js';
 import type { Database } from './connect.js';
 import { render } from './sql.js';
 
@@ -14,6 +14,8 @@ export function createPostgresLimits(db: Database, schema: string) {
     // limits-pause.sql: a later pause already set stays.
     pause: q(`INSERT INTO {{schema}}.job_limits AS l (kind, key, paused_until, updated_at) VALUES ($1, $2, $3, $4)
       ON CONFLICT (kind, key) DO UPDATE SET paused_until = greatest(coalesce(l.paused_until, 0), excluded.paused_until), updated_at = excluded.updated_at`),
+    // limits-paused.sql
+    pauses: q(`SELECT kind, key, paused_until AS "until" FROM {{schema}}.job_limits WHERE kind IN ('name', 'group') AND paused_until > $1`),
     // limits-concurrency.sql
     concurrency: q(`INSERT INTO {{schema}}.job_limits (kind, key, concurrency, updated_at) VALUES ('group', $1, $2, $3)
       ON CONFLICT (kind, key) DO UPDATE SET concurrency = excluded.concurrency, updated_at = excluded.updated_at`),
@@ -35,6 +37,8 @@ export function createPostgresLimits(db: Database, schema: string) {
     pauseLimit: async (kind: 'name' | 'group', key: string, until: number, at: number): Promise<void> => {
       await db.query(s.pause, [kind, key, until, at]);
     },
+    pauses: async (now: number): Promise<LimitPause[]> =>
+      (await db.rows<{ kind: 'name' | 'group'; key: string; until: number | string }>(s.pauses, [now])).map((r) => ({ ...r, until: Number(r.until) })),
     setGroupConcurrency: async (group: string, concurrency: number | null, at: number): Promise<void> => {
       await db.query(s.concurrency, [group, concurrency, at]);
     },

@@ -181,7 +181,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     },
     paused: async () => (await db.rows<{ name: string }>(s.paused)).map((r) => r.name),
     ...createPostgresLimits(db, schema),
-    ...createPostgresSchedules(db, schema),
+    ...createPostgresSchedules(db, schema, insertSql, (client) => client.query(s.notify, [channel, instanceId])),
     ...createPostgresSteps(db, schema),
     changes: dashboard.changes,
     countByStateAndName: dashboard.countByStateAndName,

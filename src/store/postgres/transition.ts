@@ -1,7 +1,8 @@
 /**
  * transition(): compare-and-set moves, all in the caller's transaction. A
- * request changes its job only while the job is still in `from` under
- * `token`, so a worker that lost its lease cannot settle. A move into
+ * request changes its job only while the job is still at the `version` the
+ * request was decided on (in `from` under `token`), so a worker that lost
+ * its lease cannot settle and a decision made on an old read never lands. A move into
  * processing keeps the lease (a custom edge); any other clears it. A purge
  * (retention 0) deletes the job, its steps and its history, under the same condition,
  * and counts the deletion (queue_meta `deleted`).
@@ -39,13 +40,23 @@ const set = (v: Values, self: string) => `state = ${v.to},
     lease_token = CASE WHEN ${v.to} = {{processing}} THEN ${self}lease_token END,
     locked_until = CASE WHEN ${v.to} = {{processing}} THEN ${self}locked_until END,
     unique_key = CASE WHEN ${self}unique_span >= ${v.uniqueNeed} THEN ${self}unique_key END,
-    updated_at = ${v.at}`;
+    updated_at = ${v.at},
+    version = ${self}version + 1`;
+
+/**
+ * The compare-and-set (transition.sql of the SQLite store): the job is still
+ * at the version the request was decided on, in its `from` state under its
+ * lease token, and, for a lease expiry, its lease has still run out.
+ */
+const match = (v: Record<'version' | 'from' | 'token' | 'expiredBy', string>, self: string) =>
+  `${self}version = ${v.version} AND ${self}state = ${v.from} AND ${self}lease_token IS NOT DISTINCT FROM ${v.token}
+    AND (${v.expiredBy} IS NULL OR ${self}locked_until IS NULL OR ${self}locked_until < ${v.expiredBy})`;
 
 /** The arrays a batch binds, in order: the request's fields, one array each. */
 const BATCH_COLUMNS = [
   ['id', 'bigint'], ['from_state', 'text'], ['token', 'text'], ['to_state', 'text'], ['event', 'text'], ['candidate', 'int'],
   ['at', 'bigint'], ['attempts', 'int'], ['last_error', 'text'], ['ctx', 'text'], ['run_at', 'bigint'], ['result', 'text'],
-  ['worker_id', 'text'], ['error', 'text'], ['purge', 'boolean'], ['unique_need', 'int'],
+  ['worker_id', 'text'], ['error', 'text'], ['purge', 'boolean'], ['unique_need', 'int'], ['version', 'int'], ['expired_by', 'bigint'],
 ] as const;
 
 /** The batch's parameter after its columns: the wake-up's channel, then its payload and names (FreedSlotWake). */
@@ -60,11 +71,12 @@ export function transitionStatements(schema: string, history: boolean): Transiti
   // Joined on `r` alone (or on the bound array, whose 400 ids it counts), it read the whole table
   // into a hash for every batch when it took the table for small (no statistics yet after a burst,
   // random_page_cost 4): 26 ms, then 6 ms, for 400 completions among 50k jobs, against ~2 ms.
-  const cas = 'j.id = ANY (ARRAY(SELECT id FROM r)) AND j.id = r.id AND j.state = r.from_state AND j.lease_token IS NOT DISTINCT FROM r.token';
+  const cas = `j.id = ANY (ARRAY(SELECT id FROM r)) AND j.id = r.id AND ${match({ version: 'r.version', from: 'r.from_state', token: 'r.token', expiredBy: 'r.expired_by' }, 'j.')}`;
+  const one = match({ version: '$12::int', from: '$2', token: '$3', expiredBy: '$13::bigint' }, '');
 
   return {
-    move: render(`UPDATE {{schema}}.jobs SET ${set(param, '')} WHERE id = $1 AND state = $2 AND lease_token IS NOT DISTINCT FROM $3`, schema),
-    purge: render('DELETE FROM {{schema}}.jobs WHERE id = $1 AND state = $2 AND lease_token IS NOT DISTINCT FROM $3', schema),
+    move: render(`UPDATE {{schema}}.jobs SET ${set(param, '')} WHERE id = $1 AND ${one}`, schema),
+    purge: render(`DELETE FROM {{schema}}.jobs WHERE id = $1 AND ${match({ version: '$4::int', from: '$2', token: '$3', expiredBy: '$5::bigint' }, '')}`, schema),
     history: render(
       `INSERT INTO {{schema}}.job_history (job_id, from_state, to_state, event, candidate, at, worker_id, lease_token, error)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -118,13 +130,14 @@ export async function transitionEach(client: Queryable, s: TransitionStatements,
   const out: boolean[] = [];
   const purged: number[] = [];
   for (const t of reqs) {
+    const cas = [t.version, t.expiredBy ?? null];
     if (t.purge) {
-      const gone = (await client.query(s.purge, [t.id, t.from, t.token])).rowCount === 1;
+      const gone = (await client.query(s.purge, [t.id, t.from, t.token, ...cas])).rowCount === 1;
       if (gone) purged.push(t.id);
       out.push(gone);
       continue;
     }
-    const values = [t.id, t.from, t.token, t.to, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.at, t.uniqueNeed ?? 0];
+    const values = [t.id, t.from, t.token, t.to, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.at, t.uniqueNeed ?? 0, ...cas];
     const changed = (await client.query(s.move, values)).rowCount === 1;
     if (changed && history) {
       await client.query(s.history, [t.id, t.from, t.to, t.event, t.candidate ?? null, t.at, t.workerId ?? null, t.token, json(t.error)]);
@@ -165,7 +178,7 @@ export async function transitionBatch(client: Queryable, s: TransitionStatements
 export function batchValues(reqs: readonly TransitionRequest[], wake?: FreedSlotWake): unknown[] {
   const columns: unknown[][] = BATCH_COLUMNS.map(() => new Array(reqs.length));
   reqs.forEach((t, i) => {
-    const row = [t.id, t.from, t.token, t.to, t.event, t.candidate ?? null, t.at, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.workerId ?? null, json(t.error), t.purge === true, t.uniqueNeed ?? 0];
+    const row = [t.id, t.from, t.token, t.to, t.event, t.candidate ?? null, t.at, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.workerId ?? null, json(t.error), t.purge === true, t.uniqueNeed ?? 0, t.version, t.expiredBy ?? null];
     row.forEach((value, c) => {
       columns[c]![i] = value;
     });

@@ -1,12 +1,13 @@
 /** The SQLite store's limits table and group counts (see sql/migrations/008_groups_and_limits.sql). */
 import type Database from 'better-sqlite3';
 import { toLimitRecord, type LimitRow } from '../limit-rows.js';
-import type { GroupCount, LimitRecord } from '../store.js';
+import type { GroupCount, LimitPause, LimitRecord } from '../store.js';
 import { namesStatement } from './names-statement.js';
 import { sql } from './sql.js';
 
 export interface SqliteLimits {
   pause(kind: 'name' | 'group', key: string, until: number, at: number): void;
+  pauses(now: number): LimitPause[];
   setGroupConcurrency(group: string, concurrency: number | null, at: number): void;
   all(): LimitRecord[];
   groupCounts(limit: number): GroupCount[];
@@ -16,6 +17,7 @@ export interface SqliteLimits {
 export function createSqliteLimits(db: Database.Database): SqliteLimits {
   const s = {
     pause: db.prepare(sql('limits-pause')),
+    pauses: db.prepare(sql('limits-paused')),
     concurrency: db.prepare(sql('limits-concurrency')),
     all: db.prepare(sql('limits')),
     groupCounts: db.prepare(sql('group-counts')),
@@ -25,6 +27,7 @@ export function createSqliteLimits(db: Database.Database): SqliteLimits {
     pause: (kind, key, until, at) => {
       s.pause.run({ kind, key, until, now: at });
     },
+    pauses: (now) => s.pauses.all({ now }) as LimitPause[],
     setGroupConcurrency: (group, concurrency, at) => {
       s.concurrency.run({ key: group, concurrency, now: at });
     },

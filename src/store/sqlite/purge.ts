@@ -7,12 +7,13 @@
  * has already read past (history-tombstone.sql).
  */
 import type Database from 'better-sqlite3';
+import type { TransitionRequest } from '../store.js';
 import { sql } from './sql.js';
 
 export interface Purge {
   /**
    * Deletes jobs inside the caller's transaction: `job` for retention 0 (the
-   * job goes only if it is still `from` under `token`), `jobs` for jobs
+   * job goes only if it is still at the version, state and lease the request names), `jobs` for jobs
    * finished long ago. The deletions are counted once, when the
    * transaction's deletes are done: `finish`.
    */
@@ -20,8 +21,8 @@ export interface Purge {
 }
 
 export interface PurgeRun {
-  /** True when the job went. */
-  job(id: number, from: string, token: string | null, at: number): boolean;
+  /** True when the job went (a compare-and-set, as transition.sql's). */
+  job(t: Pick<TransitionRequest, 'id' | 'version' | 'from' | 'token' | 'at'>): boolean;
   jobs(ids: readonly number[], at: number): void;
   /** Counts the transaction's deletions: one write, however many went. */
   finish(): void;
@@ -53,8 +54,8 @@ export function createPurge(db: Database.Database, recordHistory: boolean): Purg
     begin() {
       let deleted = 0;
       return {
-        job(id, from, token, at) {
-          if (s.purgeJob.run({ id, from, token }).changes !== 1) return false;
+        job({ id, version, from, token, at }) {
+          if (s.purgeJob.run({ id, version, from, token }).changes !== 1) return false;
           deleted++;
           // One probe of job_steps' primary key: a job that took no steps costs no more.
           s.purgeSteps.run({ id });

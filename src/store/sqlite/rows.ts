@@ -27,6 +27,8 @@ export interface JobRow {
   locked_until: number | null;
   created_at: number;
   updated_at: number;
+  /** +1 on every claim and transition: what each compare-and-set compares (migration 010). */
+  version: number;
   /** Read by `litejobs migrate` only (engine/unique.ts). */
   unique_kind?: string | null;
   unique_key?: string | null;
@@ -60,6 +62,7 @@ export function toJobRecord(r: JobRow): JobRecord {
     lockedUntil: r.locked_until,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    version: Number(r.version),
     heldKey: r.unique_key ? { kind: r.unique_kind as 'unique' | 'debounce' | 'throttle', key: r.unique_key } : null,
     group: r.group_key ?? null,
     parentId: r.parent_id ?? null,
@@ -74,7 +77,7 @@ export function flowOf(r: Pick<JobRow, 'children_left' | 'children_failed' | 'on
 }
 
 /** The columns claim-ready.sql reads: those a pending job can hold. */
-export type ReadyRow = Pick<JobRow, 'id' | 'name' | 'payload' | 'key' | 'priority' | 'run_at' | 'attempts' | 'last_error' | 'ctx' | 'retry' | 'timeout_ms' | 'created_at' | 'unique_span' | 'group_key' | 'parent_id'>;
+export type ReadyRow = Pick<JobRow, 'id' | 'name' | 'payload' | 'key' | 'priority' | 'run_at' | 'attempts' | 'last_error' | 'ctx' | 'retry' | 'timeout_ms' | 'created_at' | 'unique_span' | 'group_key' | 'parent_id' | 'version'>;
 
 /** A claimed job's record: the ready row, plus what the claim writes (claim-lease.sql). */
 export function toLeasedRecord(r: ReadyRow, claim: { state: string; attempts: number; owner: string; token: string; lockedUntil: number; now: number }): LeasedJob {
@@ -98,6 +101,8 @@ export function toLeasedRecord(r: ReadyRow, claim: { state: string; attempts: nu
     lockedUntil: claim.lockedUntil,
     createdAt: r.created_at,
     updatedAt: claim.now,
+    // claim-lease.sql moved it on by one.
+    version: Number(r.version) + 1,
     group: r.group_key ?? null,
     parentId: r.parent_id ?? null,
   };

@@ -91,7 +91,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   });
 
   const admin = createSqliteAdmin(db, options.path);
-  const schedules = createSqliteSchedules(db);
+  const schedules = createSqliteSchedules(db, insert);
   const limits = createSqliteLimits(db);
   const claimTx = createClaim(db, indexNewJobs, recordHistory, admin.paused);
 
@@ -205,6 +205,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     setPaused: async (name, paused, at) => admin.setPaused(name, paused, at),
     paused: async () => admin.paused(),
     pauseLimit: async (kind, key, until, at) => limits.pause(kind, key, until, at),
+    pauses: async (now) => limits.pauses(now),
     setGroupConcurrency: async (group, concurrency, at) => limits.setGroupConcurrency(group, concurrency, at),
     limits: async () => limits.all(),
     groupCounts: async (limit) => limits.groupCounts(limit),
@@ -212,7 +213,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     saveSchedule: async (schedule, at) => schedules.save(schedule, at),
     deleteSchedule: async (name) => schedules.delete(name),
     schedules: async () => schedules.all(),
-    markScheduleFired: async (name, slot, at) => schedules.markFired(name, slot, at),
+    fireSchedule: async (read, jobs, slot, at) => schedules.fire(read, jobs, slot, at),
     ping: async () => admin.ping(),
     diagnose: async (o) => admin.diagnose(o),
     // A store opened without `retentionIndex` builds the index on its first purge, before the purge's transaction.

@@ -1,7 +1,8 @@
 /**
  * transition(): compare-and-set moves, all in one transaction. A request
- * changes its job only while the job is still in `from` under `token`, so a
- * worker that lost its lease cannot settle. A purge (retention 0) deletes the
+ * changes its job only while the job is still at the `version` the request
+ * was decided on (in `from` under `token`), so a worker that lost its lease
+ * cannot settle and a decision made on an old read never lands. A purge (retention 0) deletes the
  * job instead. A flow child's parent is settled in the same transaction.
  */
 import type Database from 'better-sqlite3';
@@ -40,13 +41,15 @@ export function createTransition(db: Database.Database, deps: TransitionDeps): D
     return out;
 
     function move(t: TransitionRequest): boolean {
-      if (t.purge) return purging!.job(t.id, t.from, t.token, t.at);
+      if (t.purge) return purging!.job(t);
       const statement = t.to === JobState.processing ? s.transitionHeld : s.transition;
       const changed =
         statement.run({
           id: t.id,
+          version: t.version,
           from: t.from,
           token: t.token,
+          expiredBy: t.expiredBy ?? null,
           to: t.to,
           attempts: t.attempts,
           lastError: t.lastError ? JSON.stringify(t.lastError) : null,

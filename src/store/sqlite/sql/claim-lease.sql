@@ -13,5 +13,6 @@ SET state = {{claim.to}},
     lease_owner = @owner,
     lease_token = @token,
     locked_until = @lockedUntil,
-    updated_at = @now
+    updated_at = @now,
+    version = version + 1
 WHERE id IN (SELECT value FROM json_each(@ids)) AND state = {{claim.from}}

@@ -5,5 +5,6 @@ SET state = @to,
     last_error = coalesce(@error, last_error),
     run_at = CASE WHEN @to = {{pending}} THEN @at ELSE run_at END,
     updated_at = @at,
+    version = version + 1,
     indexed = 1
 WHERE id = @id AND state = @from

@@ -1,4 +1,5 @@
 -- transition.sql for a move into processing (a custom edge): the lease stays.
+-- The same compare-and-set on @version (see transition.sql).
 UPDATE jobs
 SET state = @to,
     attempts = @attempts,
@@ -9,5 +10,7 @@ SET state = @to,
     -- A unique key is given back when the job leaves the states its span guards (engine/unique.ts).
     unique_key = CASE WHEN unique_span >= @uniqueNeed THEN unique_key END,
     updated_at = @at,
+    version = version + 1,
     indexed = 1
-WHERE id = @id AND state = @from AND lease_token IS @token
+WHERE id = @id AND version = @version AND state = @from AND lease_token IS @token
+  AND (@expiredBy IS NULL OR locked_until IS NULL OR locked_until < @expiredBy)

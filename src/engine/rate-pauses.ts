@@ -1,0 +1,64 @@
+/**
+ * RateLimitedError pauses, as one claim loop sees them, and the claimed jobs
+ * it must not start meanwhile.
+ *
+ * A pause is written to the store (pauseLimit), and every later claim skips
+ * the paused name or group. Jobs claimed before it, waiting in the prefetch
+ * buffer, were not: they are handed back (released to pending, due when the
+ * pause ends, no attempt spent) instead of being started inside the pause.
+ *
+ * - A pause raised by a handler of this process is noted here before its
+ *   write, synchronously: no buffered job of the name or group starts after
+ *   the handler's error.
+ * - Pauses raised elsewhere are read from the store every REFRESH_MS while
+ *   the buffer holds jobs (a small read of the limits table, and none while
+ *   the buffer is empty): another process's jobs wait at most that long to
+ *   hear of a pause.
+ */
+import type { JobRecord, LeasedJob, LimitPause } from '../store/store.js';
+
+/** How often the pauses are read from the store while claimed jobs wait to start, ms. */
+export const RATE_PAUSES_REFRESH_MS = 50;
+
+export interface RatePauses {
+  /** Notes a pause (this process's, before its write, or one read from the store). */
+  note(pause: LimitPause): void;
+  /** Replaces the view with what the store holds now (pauses of this process not yet written stay). */
+  refresh(pauses: readonly LimitPause[], now: number): void;
+  /** When the job's name or group is paused at `now`, the end of that pause; else null. */
+  pausedUntil(job: Pick<JobRecord, 'name' | 'group'>, now: number): number | null;
+}
+
+const keyOf = (kind: LimitPause['kind'], key: string) => `${kind}\u0000${key}`;
+
+export function createRatePauses(): RatePauses {
+  const until = new Map<string, number>();
+  return {
+    note({ kind, key, until: end }) {
+      const k = keyOf(kind, key);
+      if ((until.get(k) ?? 0) < end) until.set(k, end);
+    },
+    refresh(pauses, now) {
+      for (const [k, end] of until) if (end <= now) until.delete(k);
+      for (const p of pauses) this.note(p);
+    },
+    pausedUntil(job, now) {
+      const byName = until.get(keyOf('name', job.name)) ?? 0;
+      const byGroup = job.group ? (until.get(keyOf('group', job.group)) ?? 0) : 0;
+      const end = Math.max(byName, byGroup);
+      return end > now ? end : null;
+    },
+  };
+}
+
+/** The buffered jobs of paused names or groups, taken out of `waiting` (in place), each with its pause's end. */
+export function takePaused(waiting: LeasedJob[], pauses: RatePauses, now: number): Array<{ job: LeasedJob; until: number }> {
+  const out: Array<{ job: LeasedJob; until: number }> = [];
+  for (let i = waiting.length - 1; i >= 0; i--) {
+    const until = pauses.pausedUntil(waiting[i]!, now);
+    if (until === null) continue;
+    out.unshift({ job: waiting[i]!, until });
+    waiting.splice(i, 1);
+  }
+  return out;
+}
