@@ -6,6 +6,8 @@
 import { systemClock } from '../../src/lib/clock.js';
 import { describe, expect, it } from 'vitest';
 import { createQuarantineMachine, QUARANTINE_EXPIRY_MS } from '../../machines/examples/quarantine.machine.js';
+import { assign } from 'xstate';
+import { createJobMachine } from '../../machines/job.machine.js';
 import { defineJob, InvalidTransitionError, ValidationError } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { nextEvent } from '../helpers/wait.js';
@@ -67,3 +69,43 @@ describe('a custom job machine with an extra state', () => {
     expect((await dead).event).toBe('xstate.after.quarantineExpiry.job.quarantined');
   });
 });
+
+describe('an event that keeps a running job in processing', () => {
+  it("does not get lost when the worker's outcome lands after it: the outcome is decided again on the job as it is now", async () => {
+    // A custom event on processing that writes the context and keeps the lease.
+    const noting = (policy: Parameters<typeof createJobMachine>[0]) =>
+      createJobMachine(policy, {
+        on: { processing: { 'job.note': { actions: 'note' } } },
+        actions: { note: assign(({ event }: { event: { type: string; text?: unknown } }) => ({ note: event.text })) },
+      });
+    let noted!: () => void;
+    const gate = new Promise<void>((resolve) => (noted = resolve));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const q = fx.open({
+      jobs: [
+        defineJob({
+          name: 'long',
+          machine: noting,
+          handler: async () => {
+            started();
+            await gate;
+            return 'done';
+          },
+        }),
+      ],
+    });
+    const { id } = await q.enqueue('long', {});
+    const done = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'completed');
+    await q.start();
+    await running;
+    expect(await q.send(id, { type: 'job.note', text: 'checked by ops' })).toMatchObject({ state: 'processing' });
+    noted();
+    await done;
+    const ctx = await fx.value<string>('SELECT ctx FROM jobs WHERE id = ?', [id]);
+    expect(JSON.parse(ctx)).toMatchObject({ note: 'checked by ops' });
+    expect(await q.getJob(id)).toMatchObject({ state: 'completed', result: 'done', attempts: 1 });
+    expect((await q.history(id)).map((h) => h.event)).toEqual(['job.enqueue', 'job.claim', 'job.note', 'job.complete']);
+  });
+});
+

@@ -251,4 +251,86 @@ describe('rate limits', () => {
     const history = await queues[0]!.history(first.id);
     expect(history.find((h) => h.to === 'pending' && h.from === 'processing')).toMatchObject({ event: 'job.release', error: { code: 'LJ_ERR_RATE_LIMITED', message: 'rate limited for 5000 ms' } });
   });
+  it('RateLimitedError: the jobs of the group this process claimed ahead of time are handed back, and none starts inside the pause', async () => {
+    const START = Date.parse('2026-06-01T00:00:00Z');
+    const clock = createVirtualClock(START);
+    const starts: Array<[string, number]> = [];
+    let thrown = false;
+    const job = defineJob({
+      name: 'api',
+      retry: { attempts: 1 },
+      handler: (p: { tag: string }) => {
+        starts.push([p.tag, clock.now() - START]);
+        if (p.tag === 'p1' && !thrown) {
+          thrown = true;
+          throw new RateLimitedError(2000);
+        }
+      },
+    });
+    // Concurrency 1 and the default prefetch: p2…p5 are claimed with p1, before its error.
+    const queue = fx.open({ clock, concurrency: 1, jobs: [job] });
+    const ids: number[] = [];
+    for (let i = 1; i <= 5; i++) ids.push((await queue.enqueue('api', { tag: `p${i}` }, { group: 'P' })).id);
+    const handedBack = new Set<number>();
+    const sub = queue.events$.subscribe((e) => {
+      if (e.type === 'job:pending' && e.from === 'processing') handedBack.add(e.job.id);
+    });
+    await queue.start();
+    await until(clock, () => handedBack.size === 5, 'p1 released and p2…p5 handed back');
+    sub.unsubscribe();
+    expect(starts).toEqual([['p1', 0]]);
+    for (const id of ids) expect(await queue.getJob(id)).toMatchObject({ state: 'pending', attempts: 0, runAt: new Date(START + 2000) });
+    await clock.advance(2000);
+    await until(clock, async () => (await completed(queue)) === 5, 'all five after the pause');
+    expect(starts.slice(1)).toEqual(['p1', 'p2', 'p3', 'p4', 'p5'].map((t) => [t, 2000]));
+  });
+
+  it('RateLimitedError in one queue: another queue hands back the jobs of the group it claimed ahead of time', async () => {
+    const START = Date.parse('2026-06-01T00:00:00Z');
+    const clock = createVirtualClock(START);
+    const starts: Array<[string, number]> = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let thrown = false;
+    const job = defineJob({
+      name: 'api',
+      retry: { attempts: 1 },
+      handler: async (p: { tag: string }) => {
+        starts.push([p.tag, clock.now() - START]);
+        if (p.tag === 'hold') await held;
+        if (p.tag === 'throw' && !thrown) {
+          thrown = true;
+          throw new RateLimitedError(2000);
+        }
+      },
+    });
+    const holder = fx.open({ clock, concurrency: 1, prefetch: 4, jobs: [job] });
+    const ids: number[] = [];
+    for (const tag of ['hold', 'q2', 'q3', 'q4', 'q5']) ids.push((await holder.enqueue('api', { tag }, { group: 'Q' })).id);
+    const handedBack = new Set<number>();
+    const sub = holder.events$.subscribe((e) => {
+      if (e.type === 'job:pending' && e.from === 'processing') handedBack.add(e.job.id);
+    });
+    await holder.start();
+    await until(clock, async () => starts.length === 1 && (await holder.listJobs({ state: 'processing' })).length === 5, 'hold running, q2…q5 claimed ahead');
+
+    const thrower = fx.open({ clock, concurrency: 1, prefetch: 0, jobs: [job] });
+    const throwId = (await thrower.enqueue('api', { tag: 'throw' }, { group: 'Q' })).id;
+    const paused = nextEvent(thrower.events$, (e) => e.job.id === throwId && e.to === 'pending');
+    await thrower.start();
+    await paused;
+    // The holder looks at the pauses on its own clock while jobs wait in its buffer.
+    await until(clock, async () => {
+      await clock.advance(10);
+      return handedBack.size === 4;
+    }, 'q2…q5 handed back');
+    sub.unsubscribe();
+    release();
+    await until(clock, async () => (await holder.getJob(ids[0]!)).state === 'completed', 'hold completed');
+    expect(starts.map(([t]) => t)).toEqual(['hold', 'throw']);
+    for (const id of ids.slice(1)) expect(await holder.getJob(id)).toMatchObject({ state: 'pending', attempts: 0 });
+    await clock.advance(2000);
+    await until(clock, async () => (await completed(holder)) === 6, 'everything after the pause');
+    expect(starts.slice(2).every(([, at]) => at >= 2000)).toBe(true);
+  });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defineJob } from '../../src/index.js';
+import { defineJob, type JobRecord, type TransitionRequest } from '../../src/index.js';
+import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { nextEvent, waitFor } from '../helpers/wait.js';
 
@@ -63,3 +64,49 @@ describe('leases', () => {
     expect(history.filter((h) => h.event === 'job.complete')).toEqual([]);
   });
 });
+
+describe('compare-and-set on the version a decision was made on', () => {
+  const request = (job: JobRecord, o: Partial<TransitionRequest> & Pick<TransitionRequest, 'to' | 'event'>): TransitionRequest => ({
+    id: job.id, version: job.version, from: job.state, token: job.leaseToken, at: 2_000_000, attempts: job.attempts, lastError: null, ctx: null, ...o,
+  });
+
+  it('a lease expiry read before the holder renewed the lease does not land; one read after it ran out again does', async () => {
+    const store = fx.store();
+    try {
+      const [{ id }] = await store.insert([{ name: 'j', state: 'pending', payload: '{}', key: null, priority: 0, runAt: 1_000_000, retry: null, timeout: null }], 1_000_000);
+      const [claimed] = await store.claim({ names: ['j'], limit: 1, owner: 'w', leaseMs: 1000, now: 1_000_000, rule: CLAIM_RULE });
+      // The sweeper reads the lease as run out …
+      const [seen] = await store.expiredLeases(['j'], 1_001_500, 10);
+      expect(seen?.id).toBe(id);
+      // … then its holder renews it, and the sweeper's write comes after.
+      expect(await store.heartbeat(id, claimed!.leaseToken, 1_010_000)).toBe(true);
+      expect(await store.transition([request(seen!, { to: 'failed', event: 'job.expire', expiredBy: 1_001_500 })])).toEqual([false]);
+      expect(await store.get(id)).toMatchObject({ state: 'processing', leaseToken: claimed!.leaseToken });
+      // Run out again: the expiry lands.
+      expect(await store.transition([request(seen!, { to: 'failed', event: 'job.expire', expiredBy: 1_010_001 })])).toEqual([true]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a move decided on a job that has since gone round to the same state (no lease to tell them apart) does not land', async () => {
+    const store = fx.store();
+    try {
+      const [{ id }] = await store.insert([{ name: 'j', state: 'pending', payload: '{}', key: null, priority: 0, runAt: 1_000_000, retry: null, timeout: null }], 1_000_000);
+      const claim = (now: number) => store.claim({ names: ['j'], limit: 1, owner: 'w', leaseMs: 1000, now, rule: CLAIM_RULE });
+      const [first] = await claim(1_000_000);
+      expect(await store.transition([request(first!, { to: 'failed', event: 'job.fail', runAt: 1_000_300 })])).toEqual([true]);
+      const stale = (await store.get(id))!; // a due sweep reads the failed job …
+      // … while another process promotes it, runs it, and it fails again.
+      expect(await store.transition([request(stale, { to: 'pending', event: 'xstate.after.retryDelay.job.failed', token: null })])).toEqual([true]);
+      const [second] = await claim(1_000_400);
+      expect(await store.transition([request(second!, { to: 'failed', event: 'job.fail', attempts: 2, runAt: 1_000_700 })])).toEqual([true]);
+      // The first sweep's promotion, decided on the first failure, matches state and (absent) lease, but not the version.
+      expect(await store.transition([request(stale, { to: 'pending', event: 'xstate.after.retryDelay.job.failed', token: null })])).toEqual([false]);
+      expect(await store.get(id)).toMatchObject({ state: 'failed', attempts: 2, runAt: 1_000_700, version: stale.version + 3 });
+    } finally {
+      await store.close();
+    }
+  });
+});
+

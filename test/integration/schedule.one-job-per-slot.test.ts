@@ -150,3 +150,76 @@ describe('bad schedules', () => {
     expect(await fx.value('SELECT count(*) FROM schedules')).toBe(0);
   });
 });
+
+describe('what a slot job knows of its slot', () => {
+  it('a retried slot job keeps its slot (job.slot, ctx.slot) while runAt moves with the retry', async () => {
+    const clock = createVirtualClock(START);
+    const seen: Array<{ attempt: number; slot: number | undefined }> = [];
+    const job = defineJob({
+      name: 'hourly',
+      schedule: { cron: '0 * * * *', tz: 'UTC' },
+      retry: { attempts: 2, backoff: { type: 'fixed', delay: 60_000 } },
+      handler: (_p: unknown, ctx) => {
+        seen.push({ attempt: ctx.attempt, slot: ctx.slot?.getTime() });
+        if (ctx.attempt === 1) throw new Error('first run fails');
+      },
+    });
+    const q = fx.open({ clock, jobs: [job] });
+    await q.start();
+    const slot = Date.parse('2026-06-01T01:00:00Z');
+    await clock.advance(slot - START);
+    await until(clock, async () => (await q.listJobs({ state: 'failed' })).length === 1, 'the first run failed');
+    const [failed] = await q.listJobs({ state: 'failed' });
+    expect(failed).toMatchObject({ slot: new Date(slot), runAt: new Date(slot + 60_000), key: `cron:hourly:${slot}` });
+    await clock.advance(60_000);
+    await until(clock, async () => (await q.listJobs({ state: 'completed' })).length === 1, 'the retry');
+    expect(seen).toEqual([{ attempt: 1, slot }, { attempt: 2, slot }]);
+    expect((await q.getJob(failed!.id)).slot).toEqual(new Date(slot));
+    // A job that no schedule made has no slot, even with a key of that shape for another name.
+    const other = await q.enqueue('hourly', {}, { key: `cron:other:${slot}` });
+    expect((await q.getJob(other.id)).slot).toBeUndefined();
+  });
+});
+
+describe('which queues fire a schedule', () => {
+  it('a queue that neither defines nor declares the job does not fire its schedule; one that declares it does', async () => {
+    const clock = createVirtualClock(START);
+    const writer = fx.open({ clock });
+    await writer.schedule('tick', '0 * * * *', { tz: 'UTC', missed: 'skip' });
+    // A worker of other jobs only, running through three slots of 'tick'.
+    const other = fx.open({ clock, jobs: [defineJob({ name: 'other', handler: () => 'ok' })] });
+    await other.start();
+    const done = await other.enqueue('other', {});
+    await clock.advance(3 * HOUR);
+    await until(clock, async () => (await other.getJob(done.id)).state === 'completed', 'the other job');
+    expect(await jobsOf('tick')).toEqual([]);
+    const knower = fx.open({ clock, jobs: [declareJob('tick')] });
+    await knower.start();
+    await clock.advance(HOUR);
+    await until(clock, async () => (await jobsOf('tick')).length === 1, "a slot once a queue knows 'tick'");
+    expect(new Date((await jobsOf('tick'))[0]!.run_at).toISOString()).toBe('2026-06-01T04:00:00.000Z');
+  });
+
+  it('a firing decided on a schedule that changed or went since it was read writes nothing', async () => {
+    const store = fx.store();
+    try {
+      await store.saveSchedule({ name: 'tick', cron: '0 * * * *', tz: null, payload: '{}', missed: 'one' }, START);
+      const [read] = await store.schedules();
+      const job = { name: 'tick', state: 'pending', payload: '{}', key: `cron:tick:${START}`, priority: 0, runAt: START, retry: null, timeout: null };
+      await store.saveSchedule({ name: 'tick', cron: '*/5 * * * *', tz: null, payload: '{}', missed: 'one' }, START + 1);
+      expect(await store.fireSchedule(read!, [job], START, START + 2)).toBeNull();
+      await store.deleteSchedule('tick');
+      expect(await store.fireSchedule({ ...read!, cron: '*/5 * * * *' }, [job], START, START + 3)).toBeNull();
+      expect(await jobsOf('tick')).toEqual([]);
+      // As read: the job and the mark land together.
+      await store.saveSchedule({ name: 'tick', cron: '0 * * * *', tz: null, payload: '{}', missed: 'one' }, START + 4);
+      const [fresh] = await store.schedules();
+      expect(await store.fireSchedule(fresh!, [job], START, START + 5)).toEqual([expect.objectContaining({ created: true })]);
+      expect((await store.schedules())[0]!.lastSlot).toBe(START);
+      expect(await jobsOf('tick')).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
