@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { afterEach, expect, it } from 'vitest';
-import { createQueue, defineJob, type Queue } from '../../src/index.js';
+import { createQueue, createVirtualClock, defineJob, type Queue } from '../../src/index.js';
 import type { Client } from '../../src/store/postgres/driver.js';
 import { pgClient, pgUrl, usePgSchema } from '../helpers/postgres.js';
 import { silentLogger } from '../helpers/silent-logger.js';
@@ -209,4 +209,48 @@ it('has no synchronous enqueue: enqueueSync, enqueueManySync and a database opti
   expect((await q.stats()).total).toBe(0);
   await q.close();
   expect(() => q.enqueueSync('email', {})).toThrow(expect.objectContaining({ code: 'LJ_ERR_QUEUE_CLOSED' }));
+});
+
+it('a throttle holder whose insert commits after its window ends does not swallow the enqueue that waited for it', async () => {
+  const s = schema();
+  const START = Date.parse('2026-06-01T00:00:00Z');
+  const holderClock = createVirtualClock(START);
+  const holderQueue = queueOn(s, { clock: holderClock });
+  const lateClock = createVirtualClock(START + 1200);
+  const lateQueue = queueOn(s, { clock: lateClock });
+  await lateQueue.stats(); // the schema exists before the caller's transaction takes locks in it
+  const app = await appClient();
+  await app.query('BEGIN');
+  // The holder's window is START … START + 500; its insert stays uncommitted past that.
+  const holder = await holderQueue.enqueue('sync', { n: 1 }, { client: app, throttle: { key: 'acct-1', ms: 500 } });
+  expect(holder.created).toBe(true);
+  // 1.2 s later (on its own clock) another enqueue with the key waits on the holder's uncommitted row …
+  const late = lateQueue.enqueue('sync', { n: 2 }, { throttle: { key: 'acct-1', ms: 500 } });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await app.query('COMMIT');
+  // … and, the window being over when it was made, makes a job of its own.
+  const r = await late;
+  expect(r.created).toBe(true);
+  expect(r.id).not.toBe(holder.id);
+  // An enqueue inside the window still gets the holder back.
+  const insideClock = createVirtualClock(START + 1300);
+  const inside = await queueOn(s, { clock: insideClock }).enqueue('sync', { n: 3 }, { throttle: { key: 'acct-1', ms: 500 } });
+  expect(inside).toMatchObject({ id: r.id, created: false });
+});
+
+it('createQueue({ connection }) takes the schema from the URL\'s ?schema=, as the CLI\'s --db does', async () => {
+  const s = schema();
+  const url = new URL(pgUrl());
+  url.searchParams.set('schema', s);
+  const q = createQueue({ connection: url.toString(), logger: silentLogger });
+  open.push(q);
+  const { id } = await q.enqueue('in-url-schema', {});
+  const app = await appClient();
+  const { rows } = await app.query<{ n: string }>(`SELECT count(*) AS n FROM "${s}".jobs WHERE id = $1`, [id]);
+  expect(Number(rows[0]!.n)).toBe(1);
+  expect(() => createQueue({ connection: url.toString(), schema: 'elsewhere', logger: silentLogger })).toThrow(/two schemas/);
+  // The same schema named twice is no conflict.
+  const same = createQueue({ connection: url.toString(), schema: s, logger: silentLogger });
+  open.push(same);
+  expect((await same.getJob(id)).name).toBe('in-url-schema');
 });
