@@ -12,6 +12,7 @@ import { toContext } from '../../src/engine/machine-registry.js';
 import type { ThreadPool } from '../../src/engine/threads/thread-pool.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { InsertResult } from '../../src/store/store.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 
@@ -32,7 +33,7 @@ describe('a throw inside the runner', () => {
     const engine = createEngine({ store, clock: systemClock, logger, jobs: [job], retention: {}, maxPayloadBytes: 1024 });
     try {
       const executor = createExecutor(engine, { leaseMs: 30_000, stuckAfterMs: 1000, maxBacklog: 10, threads: brokenPool });
-      const [{ id }] = await store.insert([{ name: 't', state: 'pending', payload: '{}', key: null, priority: 0, runAt: 0, retry: null, timeout: null }], Date.now());
+      const [{ id }] = (await store.insert([{ name: 't', state: 'pending', payload: '{}', key: null, priority: 0, runAt: 0, retry: null, timeout: null }], Date.now())) as [InsertResult];
       for (const attempt of [1, 2]) {
         const [claimed] = await store.claim({ names: ['t'], limit: 1, owner: 'w', leaseMs: 30_000, now: Date.now(), rule: CLAIM_RULE });
         expect(claimed).toMatchObject({ id, attempts: attempt });

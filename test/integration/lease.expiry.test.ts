@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineJob, type JobRecord, type TransitionRequest } from '../../src/index.js';
+import { defineJob, type InsertResult, type JobRecord, type TransitionRequest } from '../../src/index.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { nextEvent, waitFor } from '../helpers/wait.js';
@@ -73,7 +73,7 @@ describe('compare-and-set on the version a decision was made on', () => {
   it('a lease expiry read before the holder renewed the lease does not land; one read after it ran out again does', async () => {
     const store = fx.store();
     try {
-      const [{ id }] = await store.insert([{ name: 'j', state: 'pending', payload: '{}', key: null, priority: 0, runAt: 1_000_000, retry: null, timeout: null }], 1_000_000);
+      const [{ id }] = (await store.insert([{ name: 'j', state: 'pending', payload: '{}', key: null, priority: 0, runAt: 1_000_000, retry: null, timeout: null }], 1_000_000)) as [InsertResult];
       const [claimed] = await store.claim({ names: ['j'], limit: 1, owner: 'w', leaseMs: 1000, now: 1_000_000, rule: CLAIM_RULE });
       // The sweeper reads the lease as run out …
       const [seen] = await store.expiredLeases(['j'], 1_001_500, 10);
@@ -92,7 +92,7 @@ describe('compare-and-set on the version a decision was made on', () => {
   it('a move decided on a job that has since gone round to the same state (no lease to tell them apart) does not land', async () => {
     const store = fx.store();
     try {
-      const [{ id }] = await store.insert([{ name: 'j', state: 'pending', payload: '{}', key: null, priority: 0, runAt: 1_000_000, retry: null, timeout: null }], 1_000_000);
+      const [{ id }] = (await store.insert([{ name: 'j', state: 'pending', payload: '{}', key: null, priority: 0, runAt: 1_000_000, retry: null, timeout: null }], 1_000_000)) as [InsertResult];
       const claim = (now: number) => store.claim({ names: ['j'], limit: 1, owner: 'w', leaseMs: 1000, now, rule: CLAIM_RULE });
       const [first] = await claim(1_000_000);
       expect(await store.transition([request(first!, { to: 'failed', event: 'job.fail', runAt: 1_000_300 })])).toEqual([true]);
