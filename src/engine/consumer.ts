@@ -13,11 +13,11 @@ import type { JobRecord, LeasedJob } from '../store/store.js';
 import type { Engine } from './engine.js';
 import { createExecutor, extendLease } from './executor.js';
 import type { AbortReason } from './job-runner.js';
-import { toContext } from './machine-registry.js';
 import { deletesByAge } from './options.js';
 import { createPool, type WorkerInfo } from './pool.js';
 import { createScheduler } from './scheduler.js';
 import { createThreadPool } from './threads/thread-pool.js';
+import { expireLeases, promoteDue } from './sweeps.js';
 import { createRatePauses, RATE_PAUSES_REFRESH_MS, takePaused } from './rate-pauses.js';
 
 export interface ConsumerOptions {
@@ -45,7 +45,6 @@ export interface Consumer {
   stuck(): number;
 }
 
-const SWEEP_BATCH = 100;
 /** Rows deleted per retention transaction: small, so the claim loop is never held up long. */
 const PURGE_BATCH = 500;
 const RETENTION_EVERY_MS = 5000;
@@ -132,35 +131,15 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       (err) => void outage.failed(what, err),
     );
 
-  /** Delivers each due job's delayed event (failed → pending when its retry is due). */
-  const promoteDue = async (now: number) => {
-    for (;;) {
-      const due = await store.dueJobs(names, delayedStates, now, SWEEP_BATCH);
-      for (const job of due) {
-        const next = registry.forJob(job.name, job.retry).due(job.state, toContext(job.attempts, job.lastError, job.ctx));
-        if (next) await engine.apply(job, { type: next.eventType });
-      }
-      if (due.length < SWEEP_BATCH) return;
-    }
-  };
-
   /** Turns expired leases (crashed or stuck workers) into failed attempts, through the machine. */
   const sweep = async () => {
-    const now = clock.now();
-    const expired = await store.expiredLeases(names, now, SWEEP_BATCH);
-    for (const job of expired) {
+    await expireLeases(engine, names, clock.now(), {
       // A run of this process that is still alive keeps its job: its lease ran
       // out only because renewal came late (a busy event loop). Renew it.
-      if (job.leaseToken !== null && executor.holds(job.id, job.leaseToken)) {
-        await executor.renewLeases();
-        continue;
-      }
-      abort(job.id, 'lease');
-      const error = { name: 'LeaseExpiredError', code: 'LJ_ERR_LEASE_LOST', message: `lease held by ${job.leaseOwner ?? 'nobody'} expired` };
-      // Lands only while the lease has still run out: a renewal since this read keeps the job with its run.
-      const r = await engine.apply(job, { type: JobEventType.expire, error, random: Math.random() }, { expiredBy: now });
-      if (r.accepted && r.committed) logger.warn({ jobId: job.id, job: job.name, owner: job.leaseOwner, to: r.to }, 'lease expired');
-    }
+      holds: (job) => job.leaseToken !== null && executor.holds(job.id, job.leaseToken),
+      renew: () => executor.renewLeases(),
+      abort: (id) => void abort(id, 'lease'),
+    });
   };
 
   /** Deletes finished jobs older than their retention, in small transactions, yielding between them. */
@@ -203,7 +182,7 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       pool.kick();
       return jobs.length;
     },
-    promoteDue,
+    promoteDue: async (now) => void (await promoteDue(engine, names, now)),
     nextDueAt: async () => {
       // A paused name's pending jobs are not due here: arming a timer for jobs
       // no claim may take would spin the loop. Its delayed states still come due.

@@ -23,7 +23,7 @@ export function leaseViolations(rows: readonly HistoryRow[]): string[] {
   const problems: string[] = [];
   const held = new Map<number, string | null>(); // job → token held now (null: none)
   const tokensSeen = new Map<number, Set<string>>();
-  const EXITS = new Set(['job.complete', 'job.fail', 'job.expire', 'job.release', 'job.cancel']);
+  const EXITS = new Set(['job.complete', 'job.fail', 'job.expire', 'job.release', 'job.sleep', 'job.cancel']);
   for (const r of rows) {
     const current = held.get(r.job_id) ?? null;
     if (r.event === 'job.claim') {

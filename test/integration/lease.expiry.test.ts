@@ -104,6 +104,9 @@ describe('compare-and-set on the version a decision was made on', () => {
       // The first sweep's promotion, decided on the first failure, matches state and (absent) lease, but not the version.
       expect(await store.transition([request(stale, { to: 'pending', event: 'xstate.after.retryDelay.job.failed', token: null })])).toEqual([false]);
       expect(await store.get(id)).toMatchObject({ state: 'failed', attempts: 2, runAt: 1_000_700, version: stale.version + 3 });
+      // Nor does a delete decided on it (retention 0).
+      expect(await store.transition([request(stale, { to: 'cancelled', event: 'job.cancel', token: null, purge: true })])).toEqual([false]);
+      expect(await store.get(id)).toMatchObject({ state: 'failed', version: stale.version + 3 });
     } finally {
       await store.close();
     }

@@ -1,0 +1,66 @@
+/**
+ * The consumer's two sweeps over jobs no worker holds a run of, as functions
+ * of the engine alone (the claim loop calls them; so do the model checks in
+ * test/property/, on several connections at once):
+ *
+ * - promoteDue: a delayed state whose time has come (failed → pending when
+ *   the retry is due, sleeping → pending) gets its due event;
+ * - expireLeases: a processing job whose lease ran out (a crashed or stuck
+ *   worker) gets `job.expire`, a failed attempt.
+ *
+ * Each reads a batch, then moves each job through the machine. Another
+ * process may move the same job between the read and the write: each write
+ * is a compare-and-set on the version read (apply-event.ts), and a miss is
+ * the answer (the job moved on; nothing decided on the old read lands).
+ */
+import { JobEventType } from '../../machines/job.machine.js';
+import type { JobRecord } from '../store/store.js';
+import type { Engine } from './engine.js';
+import { toContext } from './machine-registry.js';
+
+export const SWEEP_BATCH = 100;
+
+/** Delivers each due job's delayed event; returns how many moved. */
+export async function promoteDue(engine: Engine, names: readonly string[], now: number): Promise<number> {
+  const { store, registry } = engine;
+  let moved = 0;
+  for (;;) {
+    const due = await store.dueJobs(names, registry.delayedStates, now, SWEEP_BATCH);
+    for (const job of due) {
+      const next = registry.forJob(job.name, job.retry).due(job.state, toContext(job.attempts, job.lastError, job.ctx));
+      if (!next) continue;
+      const r = await engine.apply(job, { type: next.eventType });
+      if (r.accepted && r.committed) moved++;
+    }
+    if (due.length < SWEEP_BATCH) return moved;
+  }
+}
+
+export interface ExpiryHooks {
+  /** This process still runs the job under that lease (its renewal came late): it keeps the job. */
+  holds(job: JobRecord): boolean;
+  /** Renews the leases of this process's runs. */
+  renew(): Promise<void>;
+  /** Stops this process's run or buffered copy of the job, if any. */
+  abort(jobId: number): void;
+}
+
+/** Turns expired leases into failed attempts, through the machine; returns the jobs expired. */
+export async function expireLeases(engine: Engine, names: readonly string[], now: number, hooks: ExpiryHooks): Promise<JobRecord[]> {
+  const expired: JobRecord[] = [];
+  for (const job of await engine.store.expiredLeases(names, now, SWEEP_BATCH)) {
+    if (hooks.holds(job)) {
+      await hooks.renew();
+      continue;
+    }
+    hooks.abort(job.id);
+    const error = { name: 'LeaseExpiredError', code: 'LJ_ERR_LEASE_LOST', message: `lease held by ${job.leaseOwner ?? 'nobody'} expired` };
+    // Lands only while the lease has still run out: a renewal since this read keeps the job with its run.
+    const r = await engine.apply(job, { type: JobEventType.expire, error, random: Math.random() }, { expiredBy: now });
+    if (r.accepted && r.committed) {
+      engine.logger.warn({ jobId: job.id, job: job.name, owner: job.leaseOwner, to: r.to }, 'lease expired');
+      expired.push(job);
+    }
+  }
+  return expired;
+}
