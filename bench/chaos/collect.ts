@@ -7,7 +7,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAcked, parseRunLog } from './run-log.js';
 import type { ChaosTarget } from './target.js';
-import type { HandlerRun, ProcessLifetime, VerdictInput } from './verdict.js';
+import { FAIL_ATTEMPTS, FAIL_BACKOFF_MS, FAIL_JOB_NAME, JOB_BACKOFF_MS, JOB_NAME } from './options.js';
+import type { HandlerRun, JobPolicy, ProcessLifetime, VerdictInput } from './verdict.js';
+
+/** What the workers' definitions promise (worker.ts). */
+const CHAOS_POLICIES: Record<string, JobPolicy> = {
+  [JOB_NAME]: { attempts: 1000, backoffMs: JOB_BACKOFF_MS, finalState: 'completed' },
+  [FAIL_JOB_NAME]: { attempts: FAIL_ATTEMPTS, backoffMs: FAIL_BACKOFF_MS, finalState: 'dead' },
+};
 
 /** Where each child writes, inside the run's folder. */
 export const ackedFile = (dir: string, label: string) => join(dir, `acked-${label}.log`);
@@ -23,5 +30,5 @@ export async function collect(target: ChaosTarget, processes: readonly ProcessLi
     if (ran) runs.push(...parseRunLog(readFileSync(join(target.dir, name), 'utf8'), ran[1]!));
   }
   const { jobs, history, integrity } = await target.read();
-  return { acknowledged, jobs, history, runs, processes, integrity, leaseMs };
+  return { acknowledged, jobs, history, runs, processes, integrity, leaseMs, policies: CHAOS_POLICIES };
 }

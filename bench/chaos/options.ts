@@ -7,8 +7,20 @@
 import { randomInt } from 'node:crypto';
 import { isPostgres } from '../../src/cli/open-queue.js';
 
-/** The one job name every process uses: workers run it, the producer enqueues it. */
+/** The job name every process uses: workers run it, the producer enqueues it. */
 export const JOB_NAME = 'chaos';
+/**
+ * Jobs whose handler always fails, retried with a fixed backoff, then dead:
+ * the verdict holds them to exactly FAIL_ATTEMPTS claims, each retry no
+ * earlier than FAIL_BACKOFF_MS after the failure before it, kills or not.
+ */
+export const FAIL_JOB_NAME = 'chaos-fail';
+export const FAIL_ATTEMPTS = 3;
+export const FAIL_BACKOFF_MS = 300;
+/** The chaos jobs' own backoff (a kill costs each job it held an attempt, and they have 1000). */
+export const JOB_BACKOFF_MS = 20;
+/** One job in this many is a failing one. */
+export const FAIL_EVERY = 10;
 /** Short, so that a killed worker's jobs come back quickly; long enough that a busy event loop still renews in time. */
 export const LEASE_MS = 1500;
 /** Concurrent handlers per worker process. */

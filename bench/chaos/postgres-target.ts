@@ -40,12 +40,12 @@ export function openPostgresTarget(url: string, dir: string): ChaosTarget {
     prepare: fresh,
     async counts() {
       try {
-        const { rows } = await pool.query<{ jobs: number; completed: number }>(
-          `SELECT count(*)::int AS jobs, (count(*) FILTER (WHERE state = 'completed'))::int AS completed FROM ${q}.jobs`,
+        const { rows } = await pool.query<{ jobs: number; finished: number }>(
+          `SELECT count(*)::int AS jobs, (count(*) FILTER (WHERE state IN ('completed', 'dead')))::int AS finished FROM ${q}.jobs`,
         );
         return rows[0]!;
       } catch (err) {
-        if ((err as { code?: string }).code === UNDEFINED_TABLE) return { jobs: 0, completed: 0 };
+        if ((err as { code?: string }).code === UNDEFINED_TABLE) return { jobs: 0, finished: 0 };
         throw err;
       }
     },

@@ -1,5 +1,6 @@
 /**
- * The chaos producer process: enqueues chaos jobs at a steady rate, and
+ * The chaos producer process: enqueues chaos jobs (one in FAIL_EVERY an
+ * always-failing one) at a steady rate, and
  * records each id only after its `enqueue` (or `enqueueMany`) promise has
  * resolved. An id in the file is therefore a job litejobs acknowledged, and
  * the verdict holds litejobs to every one of them, whenever this process is
@@ -13,11 +14,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { queueTarget } from '../../src/cli/open-queue.js';
 import { createQueue } from '../../src/index.js';
-import { JOB_NAME, type ProducerConfig } from './options.js';
+import { FAIL_EVERY, FAIL_JOB_NAME, JOB_NAME, type ProducerConfig } from './options.js';
 import { exitWithParent } from './parent-watch.js';
 
 /** Jobs per round: one round is either this many concurrent `enqueue` calls or one `enqueueMany`. */
 const ROUND = 10;
+/** One job in FAIL_EVERY always fails (then dies after its attempts). */
+const nameOf = (round: number, i: number) => ((round * ROUND + i) % FAIL_EVERY === 0 ? FAIL_JOB_NAME : JOB_NAME);
 
 exitWithParent();
 const config = JSON.parse(process.argv[2] ?? '') as ProducerConfig;
@@ -43,10 +46,10 @@ for (let round = 0; !stopping; round++) {
   if (round % 2 === 0) {
     // Each id is recorded as soon as its own promise resolves, not when the whole round has.
     await Promise.all(
-      Array.from({ length: ROUND }, (_, i) => queue.enqueue(JOB_NAME, { round, i }).then((r) => record([r.id]))),
+      Array.from({ length: ROUND }, (_, i) => queue.enqueue(nameOf(round, i), { round, i }).then((r) => record([r.id]))),
     );
   } else {
-    const results = await queue.enqueueMany(Array.from({ length: ROUND }, (_, i) => ({ name: JOB_NAME, payload: { round, i } })));
+    const results = await queue.enqueueMany(Array.from({ length: ROUND }, (_, i) => ({ name: nameOf(round, i), payload: { round, i } })));
     record(results.map((r) => r.id));
   }
   // Batched fsync: once per round is enough, an id is never written before its acknowledgement.

@@ -19,7 +19,8 @@ export function figuresLine(v: Verdict, x: LineExtras): string {
   const pass = v.pass && x.abort === undefined;
   return (
     `chaos: seed=${x.seed} kills=${v.kills} producerKills=${v.producerKills} acknowledged=${v.acknowledged} ` +
-    `completed=${v.completed} lost=${v.lost.length} stuck=${v.stuck.length} doubled=${v.doubled.length} ` +
+    `completed=${v.completed} dead=${v.dead} lost=${v.lost.length} stuck=${v.stuck.length} doubled=${v.doubled.length} ` +
+    `overAttempts=${v.overAttempts.length} earlyRetries=${v.earlyRetries.length} ` +
     `overlaps=${v.overlaps.length} reruns=${v.reruns.length} liveReruns=${v.liveReruns.length} unrun=${v.unrun.length} ` +
     `crashes=${v.crashes.length} cutShort=${v.cutShort} expired=${v.expired} integrity=${v.integrityChecked ? (v.integrityOk ? 'ok' : 'FAILED') : 'n/a'} elapsed=${Math.round(x.elapsedMs / 1000)}s ` +
     `verdict=${pass ? 'PASS' : 'FAIL'}`
@@ -32,7 +33,7 @@ function ids(list: readonly number[]): string {
 }
 
 function run(r: HandlerRun): string {
-  return `${r.proc} (pid ${r.pid}) attempt ${r.attempt} ${r.start}→${r.end ?? 'cut short'}`;
+  return `${r.proc} (pid ${r.pid}) attempt ${r.attempt} ${r.start}→${r.end ?? 'cut short'}${r.failed ? ' (threw)' : ''}`;
 }
 
 function historyOf(jobId: number, history: readonly HistoryRow[]): string[] {
@@ -44,9 +45,11 @@ function historyOf(jobId: number, history: readonly HistoryRow[]): string[] {
 /** The details behind a failing (or noteworthy) verdict, as lines for stderr. */
 export function failureDetails(v: Verdict, history: readonly HistoryRow[], integrity: string | null, stderrOf: (proc: string) => string): string[] {
   const out: string[] = [];
-  if (v.lost.length) out.push(`lost (acknowledged, not completed): ${ids(v.lost)}`);
-  if (v.stuck.length) out.push(`stuck (in the file, never acknowledged, not completed): ${ids(v.stuck)}`);
-  if (v.doubled.length) out.push(`completed twice: ${ids(v.doubled)}`);
+  if (v.lost.length) out.push(`lost (acknowledged, not finished as its policy says): ${ids(v.lost)}`);
+  if (v.stuck.length) out.push(`stuck (in the file, never acknowledged, not finished): ${ids(v.stuck)}`);
+  if (v.doubled.length) out.push(`finished twice: ${ids(v.doubled)}`);
+  if (v.overAttempts.length) out.push(`claimed more often than its attempts: ${ids(v.overAttempts)}`);
+  for (const e of v.earlyRetries.slice(0, MAX_IDS)) out.push(`retry of job ${e.jobId} claimed ${e.gapMs} ms after its failure (backoff ${e.backoffMs} ms)`);
   if (v.unrun.length) out.push(`completed with no successful run logged at its final attempt: ${ids(v.unrun)}`);
   for (const o of v.overlaps.slice(0, MAX_IDS)) out.push(`overlap on job ${o.jobId}: ${run(o.a)} and ${run(o.b)}`);
   if (v.overlaps.length > MAX_IDS) out.push(`… ${v.overlaps.length} overlaps in all`);
@@ -58,7 +61,7 @@ export function failureDetails(v: Verdict, history: readonly HistoryRow[], integ
     if (err) out.push(...err.split('\n').slice(-10).map((l) => `    ${l}`));
   }
   if (!v.integrityOk) out.push(`integrity_check: ${(integrity ?? '').slice(0, 2000)}`);
-  const offending = [...new Set([...v.lost, ...v.stuck, ...v.doubled, ...v.unrun, ...v.overlaps.map((o) => o.jobId), ...v.liveReruns.map((r) => r.jobId)])];
+  const offending = [...new Set([...v.lost, ...v.stuck, ...v.doubled, ...v.overAttempts, ...v.earlyRetries.map((e) => e.jobId), ...v.unrun, ...v.overlaps.map((o) => o.jobId), ...v.liveReruns.map((r) => r.jobId)])];
   for (const id of offending.slice(0, MAX_HISTORIES)) out.push(`  history of job ${id}:`, ...historyOf(id, history));
   return out;
 }

@@ -56,12 +56,12 @@ let finishing = false;
 const hardLimit = hardTimeoutMs(options);
 const hardTimer = setTimeout(() => void finish(`hard timeout: the run was still going after ${hardLimit / 1000}s`), hardLimit);
 
-/** Waits until every job in the store is completed; returns how many are not (0 unless the drain timed out). */
+/** Waits until every job in the store has finished (completed, or dead for the failing ones); returns how many have not (0 unless the drain timed out). */
 async function drain(): Promise<number> {
   const deadline = Date.now() + options.drainTimeoutMs;
   for (;;) {
-    const { jobs, completed } = await target.counts();
-    if (jobs === completed || Date.now() > deadline) return jobs - completed;
+    const { jobs, finished } = await target.counts();
+    if (jobs === finished || Date.now() > deadline) return jobs - finished;
     fleet.refill(false);
     await sleep(100);
   }
@@ -116,7 +116,7 @@ try {
     say,
     progress: async () => {
       const c = await target.counts();
-      return `jobs ${c.jobs}, completed ${c.completed}`;
+      return `jobs ${c.jobs}, finished ${c.finished}`;
     },
   });
   say('stopping the producer, draining');
@@ -125,7 +125,7 @@ try {
   const left = await drain();
   say(`${left ? 'drain gave up' : 'drained'} after ${((Date.now() - drainStarted) / 1000).toFixed(1)}s; stopping the workers`);
   await stop(fleet.workers);
-  await finish(left > 0 ? `drain stuck: ${left} jobs still not completed after ${options.drainTimeoutMs / 1000}s` : undefined);
+  await finish(left > 0 ? `drain stuck: ${left} jobs still not finished after ${options.drainTimeoutMs / 1000}s` : undefined);
 } catch (err) {
   await finish(`run aborted: ${(err as Error).stack ?? String(err)}`);
 }

@@ -29,8 +29,8 @@ export interface ChaosTarget {
   readonly label: string;
   /** Checks, before any child starts, that the target is this run's own (a schema that does not exist yet). */
   prepare(): Promise<void>;
-  /** Jobs so far and how many are completed (while the children write). */
-  counts(): Promise<{ jobs: number; completed: number }>;
+  /** Jobs so far and how many have finished, completed or dead (while the children write). */
+  counts(): Promise<{ jobs: number; finished: number }>;
   /** Every job and history row, once the children have exited. */
   read(): Promise<StoreContents>;
   /** After a PASS removes what was made for the run (a temp folder, the schema); after a FAIL keeps it. Returns what was kept, for the report. */
@@ -70,7 +70,7 @@ function openSqliteTarget(db: string | null): ChaosTarget {
     prepare: async () => {}, // checked above: the file does not exist yet
     async counts() {
       reader ??= new Database(path, { readonly: true, fileMustExist: true });
-      return reader.prepare<[], { jobs: number; completed: number }>("SELECT count(*) AS jobs, count(*) FILTER (WHERE state = 'completed') AS completed FROM jobs").get()!;
+      return reader.prepare<[], { jobs: number; finished: number }>("SELECT count(*) AS jobs, count(*) FILTER (WHERE state IN ('completed', 'dead')) AS finished FROM jobs").get()!;
     },
     async read() {
       closeReader();

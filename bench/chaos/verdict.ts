@@ -24,7 +24,7 @@ export interface HistoryRow {
   error: string | null;
 }
 
-/** One handler run as its process logged it; `end` is null when the process died before the handler returned. */
+/** One handler run as its process logged it; `end` is null when the process died before the handler returned or threw. */
 export interface HandlerRun {
   proc: string;
   pid: number;
@@ -32,6 +32,15 @@ export interface HandlerRun {
   attempt: number;
   start: number;
   end: number | null;
+  /** The handler threw (an always-failing job's run). */
+  failed: boolean;
+}
+
+/** What a job name's retry policy promises: at most `attempts` claims, each retry at least `backoffMs` after the failure before it; the state it ends in. */
+export interface JobPolicy {
+  attempts: number;
+  backoffMs: number;
+  finalState: 'completed' | 'dead';
 }
 
 /** The controller's record of one child process. */
@@ -58,6 +67,15 @@ export interface VerdictInput {
   /** `PRAGMA integrity_check`, its rows joined; null where the store has no such check (PostgreSQL). */
   integrity: string | null;
   leaseMs: number;
+  /** By job name. */
+  policies: Readonly<Record<string, JobPolicy>>;
+}
+
+/** A retry claimed before its backoff had passed since the failure before it. */
+export interface EarlyRetry {
+  jobId: number;
+  gapMs: number;
+  backoffMs: number;
 }
 
 export interface Overlap {
@@ -72,12 +90,18 @@ export interface Verdict {
   producerKills: number;
   acknowledged: number;
   completed: number;
-  /** Acknowledged, but missing, not completed, or without a completion in its history. */
+  /** Jobs that ended dead (the always-failing ones). */
+  dead: number;
+  /** Acknowledged, but missing, not in its final state, or without a move into it in its history. */
   lost: number[];
-  /** In the file but never acknowledged (its producer died before recording it) and not completed. */
+  /** In the file but never acknowledged (its producer died before recording it) and not finished. */
   stuck: number[];
-  /** More than one history row into `completed`. */
+  /** More than one history row into its final state. */
   doubled: number[];
+  /** Claimed more times than its policy's attempts. */
+  overAttempts: number[];
+  /** Retries claimed before their backoff. */
+  earlyRetries: EarlyRetry[];
   /** Two runs of one job overlapping in time while both their processes were alive. */
   overlaps: Overlap[];
   /** Extra successful runs whose process was killed after the handler returned and before the commit could follow. */
@@ -127,16 +151,40 @@ function findOverlaps(runsByJob: Map<number, HandlerRun[]>, lives: Map<string, P
   return overlaps;
 }
 
+/** Claims beyond the policy's attempts, and retries claimed before their backoff, from each job's history. */
+function attemptsAndBackoffs(input: VerdictInput, jobs: Map<number, JobRow>): { overAttempts: number[]; earlyRetries: EarlyRetry[] } {
+  const overAttempts: number[] = [];
+  const earlyRetries: EarlyRetry[] = [];
+  for (const [jobId, rows] of groupBy(input.history, (h) => h.job_id)) {
+    const policy = input.policies[jobs.get(jobId)?.name ?? ''];
+    if (!policy) continue;
+    let claims = 0;
+    let failedAt: number | null = null;
+    for (const h of [...rows].sort((a, b) => a.id - b.id)) {
+      if (h.event === 'job.claim') {
+        claims++;
+        if (failedAt !== null && Number(h.at) - failedAt < policy.backoffMs) earlyRetries.push({ jobId, gapMs: Number(h.at) - failedAt, backoffMs: policy.backoffMs });
+        failedAt = null;
+      }
+      if (h.to_state === 'failed') failedAt = Number(h.at);
+    }
+    if (claims > policy.attempts) overAttempts.push(jobId);
+  }
+  return { overAttempts: overAttempts.sort((a, b) => a - b), earlyRetries };
+}
+
 export function verdict(input: VerdictInput): Verdict {
   const lives = new Map(input.processes.map((p) => [p.proc, p]));
   const jobs = new Map(input.jobs.map((j) => [j.id, j]));
-  const completions = new Map<number, number>();
-  for (const h of input.history) if (h.to_state === 'completed') completions.set(h.job_id, (completions.get(h.job_id) ?? 0) + 1);
+  const finalOf = (id: number) => input.policies[jobs.get(id)?.name ?? '']?.finalState ?? 'completed';
+  const endings = new Map<number, number>();
+  for (const h of input.history) if (h.to_state === finalOf(h.job_id)) endings.set(h.job_id, (endings.get(h.job_id) ?? 0) + 1);
   const acknowledged = new Set(input.acknowledged);
 
-  const lost = [...acknowledged].filter((id) => jobs.get(id)?.state !== 'completed' || !completions.has(id)).sort((a, b) => a - b);
-  const stuck = input.jobs.filter((j) => !acknowledged.has(j.id) && j.state !== 'completed').map((j) => j.id);
-  const doubled = [...completions].filter(([, n]) => n > 1).map(([id]) => id).sort((a, b) => a - b);
+  const lost = [...acknowledged].filter((id) => jobs.get(id)?.state !== finalOf(id) || !endings.has(id)).sort((a, b) => a - b);
+  const stuck = input.jobs.filter((j) => !acknowledged.has(j.id) && j.state !== finalOf(j.id)).map((j) => j.id);
+  const doubled = [...endings].filter(([, n]) => n > 1).map(([id]) => id).sort((a, b) => a - b);
+  const { overAttempts, earlyRetries } = attemptsAndBackoffs(input, jobs);
 
   const runsByJob = groupBy(input.runs, (r) => r.jobId);
   const overlaps = findOverlaps(runsByJob, lives);
@@ -148,7 +196,7 @@ export function verdict(input: VerdictInput): Verdict {
   const unrun: number[] = [];
   for (const job of input.jobs) {
     if (job.state !== 'completed') continue;
-    const succeeded = (runsByJob.get(job.id) ?? []).filter((r) => r.end !== null);
+    const succeeded = (runsByJob.get(job.id) ?? []).filter((r) => r.end !== null && !r.failed);
     const committed = succeeded.findIndex((r) => r.attempt === job.attempts);
     if (committed < 0) unrun.push(job.id);
     succeeded.forEach((r, i) => {
@@ -165,14 +213,17 @@ export function verdict(input: VerdictInput): Verdict {
   const integrityOk = !integrityChecked || input.integrity === 'ok';
   const completed = input.jobs.filter((j) => j.state === 'completed').length;
   return {
-    pass: lost.length + stuck.length + doubled.length + overlaps.length + unrun.length + crashes.length === 0 && integrityOk,
+    pass: lost.length + stuck.length + doubled.length + overAttempts.length + earlyRetries.length + overlaps.length + unrun.length + crashes.length === 0 && integrityOk,
     kills: input.processes.filter((p) => p.role === 'worker' && p.killedAt !== null).length,
     producerKills: input.processes.filter((p) => p.role === 'producer' && p.killedAt !== null).length,
     acknowledged: acknowledged.size,
     completed,
+    dead: input.jobs.filter((j) => j.state === 'dead').length,
     lost,
     stuck,
     doubled,
+    overAttempts,
+    earlyRetries,
     overlaps,
     reruns,
     liveReruns,

@@ -1,5 +1,5 @@
 /**
- * A chaos worker process: runs the chaos job with a few concurrent workers
+ * A chaos worker process: runs the chaos jobs (and the always-failing ones) with a few concurrent workers
  * and a short lease, and logs each handler run to its own file so that the
  * verdict can see runs the database never heard of (those cut short by a
  * SIGKILL, and those whose completion never committed).
@@ -12,9 +12,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { queueTarget } from '../../src/cli/open-queue.js';
 import { createQueue, defineJob } from '../../src/index.js';
-import { CONCURRENCY, JOB_NAME, LEASE_MS, seededRandom, type WorkerConfig } from './options.js';
+import { CONCURRENCY, FAIL_ATTEMPTS, FAIL_BACKOFF_MS, FAIL_JOB_NAME, JOB_BACKOFF_MS, JOB_NAME, LEASE_MS, seededRandom, type WorkerConfig } from './options.js';
 import { exitWithParent } from './parent-watch.js';
-import { endLine, startLine } from './run-log.js';
+import { endLine, failLine, startLine } from './run-log.js';
 
 exitWithParent();
 const config = JSON.parse(process.argv[2] ?? '') as WorkerConfig;
@@ -32,7 +32,7 @@ const queue = createQueue({
     defineJob({
       name: JOB_NAME,
       // A kill costs each job it held one attempt; never let kills alone send a job to `dead`.
-      retry: { attempts: 1000, backoff: { type: 'fixed', delay: 20 } },
+      retry: { attempts: 1000, backoff: { type: 'fixed', delay: JOB_BACKOFF_MS } },
       handler: async (_payload: unknown, ctx) => {
         const start = Date.now();
         // writeSync: the line is in the kernel before the handler goes on, so a kill cannot take it back.
@@ -41,6 +41,17 @@ const queue = createQueue({
         await sleep(1 + Math.floor(random() * 5));
         writeSync(log, endLine(ctx.jobId, ctx.attempt, process.pid, start, Date.now()));
         return process.pid;
+      },
+    }),
+    defineJob({
+      name: FAIL_JOB_NAME,
+      retry: { attempts: FAIL_ATTEMPTS, backoff: { type: 'fixed', delay: FAIL_BACKOFF_MS } },
+      handler: async (_payload: unknown, ctx) => {
+        const start = Date.now();
+        writeSync(log, startLine(ctx.jobId, ctx.attempt, process.pid, start));
+        await sleep(1 + Math.floor(random() * 5));
+        writeSync(log, failLine(ctx.jobId, ctx.attempt, process.pid, start, Date.now()));
+        throw new Error('chaos-fail always fails');
       },
     }),
   ],

@@ -21,8 +21,25 @@ function life(proc: string, spawnedAt: number, killedAt: number | null, role: 'w
   };
 }
 
-function run(proc: string, jobId: number, attempt: number, start: number, end: number | null): HandlerRun {
-  return { proc, pid: 1000 + Number(proc.slice(1)), jobId, attempt, start, end };
+function run(proc: string, jobId: number, attempt: number, start: number, end: number | null, failed = false): HandlerRun {
+  return { proc, pid: 1000 + Number(proc.slice(1)), jobId, attempt, start, end, failed };
+}
+
+const POLICIES = {
+  chaos: { attempts: 1000, backoffMs: 20, finalState: 'completed' as const },
+  'chaos-fail': { attempts: 3, backoffMs: 300, finalState: 'dead' as const },
+};
+
+/** An always-failing job: three claims, each failure followed by its backoff, then dead. */
+function failedThrice(jobId: number, at: number): HistoryRow[] {
+  const rows: HistoryRow[] = [];
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const t = at + (attempt - 1) * 400;
+    rows.push(step(jobId, 'pending', 'processing', 'job.claim', t));
+    rows.push(step(jobId, 'processing', attempt < 3 ? 'failed' : 'dead', 'job.fail', t + 5));
+    if (attempt < 3) rows.push(step(jobId, 'failed', 'pending', 'xstate.after.retryDelay.job.failed', t + 305));
+  }
+  return rows;
 }
 
 let historyId = 0;
@@ -39,29 +56,33 @@ function ran(jobId: number, at: number): HistoryRow[] {
  * Three acknowledged jobs, all completed once. Worker w2 is killed at 5000
  * while running job 2 (cut short: no end line) and just after finishing job 3
  * (its completion never committed); both come back through lease expiry and
- * run again on w3. w1 and w3 live to the end; p1 is the producer.
+ * run again on w3. Job 5 always fails: three runs on w1, 400 ms apart
+ * (its backoff is 300 ms), then dead. w1 and w3 live to the end; p1 is the
+ * producer.
  */
 function cleanRun(): VerdictInput {
   const jobs: JobRow[] = [
     { id: 1, name: 'chaos', state: 'completed', attempts: 1 },
     { id: 2, name: 'chaos', state: 'completed', attempts: 2 },
     { id: 3, name: 'chaos', state: 'completed', attempts: 2 },
+    { id: 5, name: 'chaos-fail', state: 'dead', attempts: 3 },
   ];
   const expire = (jobId: number) => [
     step(jobId, 'pending', 'processing', 'job.claim', 4900),
     step(jobId, 'processing', 'failed', 'job.expire', 6600),
     step(jobId, 'failed', 'pending', 'xstate.after.retryDelay.job.failed', 6620),
   ];
-  const history = [...ran(1, 1000), ...expire(2), ...ran(2, 6700), ...expire(3), ...ran(3, 6700)];
+  const history = [...ran(1, 1000), ...expire(2), ...ran(2, 6700), ...expire(3), ...ran(3, 6700), ...failedThrice(5, 2000)];
   const runs = [
     run('w1', 1, 1, 1001, 1004),
     run('w2', 2, 1, 4990, null), // cut short by the kill at 5000
     run('w2', 3, 1, 4991, 4996), // returned, killed before its completion committed
     run('w3', 2, 2, 6701, 6705),
     run('w3', 3, 2, 6702, 6706),
+    ...[1, 2, 3].map((attempt) => run('w1', 5, attempt, 2000 + (attempt - 1) * 400, 2004 + (attempt - 1) * 400, true)),
   ];
   const processes = [life('p1', 0, null, 'producer'), life('w1', 0, null), life('w2', 0, 5000), life('w3', 5100, null)];
-  return { acknowledged: [1, 2, 3], jobs, history, runs, processes, integrity: 'ok', leaseMs: LEASE };
+  return { acknowledged: [1, 2, 3, 5], jobs, history, runs, processes, integrity: 'ok', leaseMs: LEASE, policies: POLICIES };
 }
 
 describe('the chaos verdict', () => {
@@ -71,11 +92,14 @@ describe('the chaos verdict', () => {
       pass: true,
       kills: 1,
       producerKills: 0,
-      acknowledged: 3,
+      acknowledged: 4,
       completed: 3,
+      dead: 1,
       lost: [],
       stuck: [],
       doubled: [],
+      overAttempts: [],
+      earlyRetries: [],
       overlaps: [],
       liveReruns: [],
       unrun: [],
@@ -149,6 +173,21 @@ describe('the chaos verdict', () => {
     const hung = cleanRun();
     hung.processes = hung.processes.map((p) => (p.proc === 'w1' ? { ...p, exitCode: null, signal: 'SIGKILL' } : p));
     expect(verdict(hung)).toMatchObject({ pass: false, crashes: [expect.objectContaining({ proc: 'w1' })] });
+  });
+
+  it('holds an always-failing job to dead, to its attempts, and to its backoff', () => {
+    const completed = cleanRun();
+    completed.jobs = completed.jobs.map((j) => (j.id === 5 ? { ...j, state: 'completed' } : j));
+    expect(verdict(completed)).toMatchObject({ pass: false, lost: [5] });
+
+    const fourth = cleanRun();
+    fourth.history = [...fourth.history, step(5, 'dead', 'pending', 'job.retry', 4000), ...ran(5, 4100)];
+    expect(verdict(fourth)).toMatchObject({ pass: false, overAttempts: [5] });
+
+    const early = cleanRun();
+    // The second claim 120 ms after the first failure: a promotion written before it was due.
+    early.history = early.history.map((h) => (h.job_id === 5 && h.event === 'job.claim' && h.at === 2400 ? { ...h, at: 2125 } : h));
+    expect(verdict(early)).toMatchObject({ pass: false, earlyRetries: [{ jobId: 5, gapMs: 120, backoffMs: 300 }] });
   });
 
   it('fails when integrity_check is not ok', () => {
