@@ -17,7 +17,7 @@ export type { MissedPolicy } from './engine/cron.js';
 export type { JobTypes, JobTypeMap, JobMapOf, JobOf, UntypedJobs } from './engine/job-types.js';
 export type { Job, StepView, Transition } from './engine/job-view.js';
 export { isTransition } from './engine/events.js';
-export type { QueueEvent, JobTransitionEvent, ClaimBatchEvent, RunStuckEvent } from './engine/events.js';
+export type { QueueEvent, JobTransitionEvent, ClaimBatchEvent, ClaimPassEvent, RunStuckEvent } from './engine/events.js';
 export type { QueueStats, BackupProgress, StoreDiagnostics, InsertResult, ListFilter, Store, JobRecord, LeasedJob, NewJob, ClaimRequest, ClaimRule, TransitionRequest, HistoryEntry, CallerClient, ScheduleRecord, NewSchedule } from './store/store.js';
 export { systemClock } from './lib/clock.js';
 export type { Clock, TimerHandle } from './lib/clock.js';

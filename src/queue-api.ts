@@ -3,7 +3,7 @@
  * it): producing, inspecting and controlling jobs, typed by the job map `M`.
  */
 import type { Observable } from 'rxjs';
-import type { ClaimBatchEvent, QueueEvent } from './engine/events.js';
+import type { ClaimBatchEvent, ClaimPassEvent, QueueEvent } from './engine/events.js';
 import type { EnqueueItem, FlowJobOf, JobOf, JobTypeMap, UntypedJobs } from './engine/job-types.js';
 import type { BatchResult, FlowResult } from './engine/flow-api.js';
 import type { StepView, Transition } from './engine/job-view.js';
@@ -124,6 +124,13 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
   readonly events$: Observable<QueueEvent>;
   /** One event per claim by this process: how many jobs it leased in one transaction. */
   readonly claims$: Observable<ClaimBatchEvent>;
+  /**
+   * One event per pass of this process's claim loop, as it ends: how many
+   * jobs it claimed, and when it looks next unless woken. For tests and
+   * diagnostics: wait for a pass instead of sleeping to show that the loop
+   * looked and left a job alone.
+   */
+  readonly passes$: Observable<ClaimPassEvent>;
   /** The worker actors' states (empty until started). */
   workers(): WorkerInfo[];
 }

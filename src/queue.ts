@@ -298,6 +298,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     },
     events$: engine.events$,
     claims$: engine.claims$,
+    passes$: engine.passes$,
     workers: () => consumer?.workers() ?? [],
   };
   registerInternals(queue, { store, clock, logger, definitions: engine.definitions, ownerId, closed: () => closed });

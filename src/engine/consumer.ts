@@ -199,6 +199,7 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
     freed$: merge(pool.freed$, hungry$),
     onError: (err, retryInMs) => void outage.failed('claiming jobs', err, retryInMs),
     onRecovered: () => outage.recovered('claiming jobs'),
+    onPassEnd: ({ claimed, free, nextLookAt, failed }) => engine.passed({ claimed, free, nextLookAt: nextLookAt === null ? null : new Date(nextLookAt), failed }),
     pollMs: o.pollMs,
     idleMinMs: 250,
     idleMaxMs: 5000,

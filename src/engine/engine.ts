@@ -15,7 +15,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { CallerClient, FlowInsertResult, InsertResult, LeasedJob, NameLimits, NewFlowNode, NewJob, ScheduleRecord, Store, TransitionRequest } from '../store/store.js';
 import { createApplyEvent, type ApplyEvent, type TransitionNotice } from './apply-event.js';
-import { transitionEvent, type ClaimBatchEvent, type QueueEvent, type RunStuckEvent } from './events.js';
+import { transitionEvent, type ClaimBatchEvent, type ClaimPassEvent, type QueueEvent, type RunStuckEvent } from './events.js';
 import type { AnyJobDefinition } from './job-definition.js';
 import { limitsByName } from './limits.js';
 import { createCommit } from './commit.js';
@@ -50,6 +50,10 @@ export interface Engine {
   readonly events$: Observable<QueueEvent>;
   /** Each claim by this process (how many jobs it leased). */
   readonly claims$: Observable<ClaimBatchEvent>;
+  /** Each pass of this process's claim loop, as it ends. */
+  readonly passes$: Observable<ClaimPassEvent>;
+  /** Announces the end of a claim-loop pass. */
+  passed(pass: Omit<ClaimPassEvent, 'type' | 'at'>): void;
   /**
    * A job this process runs became ready: its due time (now or earlier: ready now), and whether
    * it needs a promotion then (a delayed state's event), or only a claim (a pending job).
@@ -114,6 +118,7 @@ export function createEngine(deps: EngineDeps): Engine {
   const events = new Subject<QueueEvent>();
   const ready = new Subject<Ready>();
   const claims = new Subject<ClaimBatchEvent>();
+  const passes = new Subject<ClaimPassEvent>();
   const debug = logger.isLevelEnabled('debug');
   const wantsEvents = () => debug || events.observed;
 
@@ -201,6 +206,10 @@ export function createEngine(deps: EngineDeps): Engine {
     outage,
     events$: events.asObservable(),
     claims$: claims.asObservable(),
+    passes$: passes.asObservable(),
+    passed(pass) {
+      if (passes.observed) passes.next({ type: 'pass:ended', at: new Date(clock.now()), ...pass });
+    },
     ready$: ready.asObservable(),
     newJob,
     enqueue: (job) => inserts.push(job),
@@ -269,6 +278,7 @@ export function createEngine(deps: EngineDeps): Engine {
       closed = true;
       events.complete();
       claims.complete();
+      passes.complete();
       ready.complete();
       await store.close();
     },

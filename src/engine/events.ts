@@ -31,6 +31,24 @@ export interface ClaimBatchEvent {
 }
 
 /**
+ * One pass of this process's claim loop has ended (queue.passes$): what it
+ * found. A test waits on these instead of sleeping: "the loop looked after
+ * the pause and took nothing" is a pass that ended with `claimed: 0`.
+ */
+export interface ClaimPassEvent {
+  type: 'pass:ended';
+  at: Date;
+  /** Jobs the pass claimed, over all its claims. */
+  claimed: number;
+  /** Free slots (idle workers and room in the prefetch buffer) at its last look; 0: it claimed nothing because none were free. */
+  free: number;
+  /** When the loop looks next without being woken (the next due job, clamped), or null when no job is due later. */
+  nextLookAt: Date | null;
+  /** The pass failed (the database out of reach): the loop tries again after a back-off. */
+  failed: boolean;
+}
+
+/**
  * A handler was told to stop (timeout, cancel, shutdown, lost lease) and has
  * not returned after the grace period. Its run keeps its worker slot and its
  * lease until it returns, so the job cannot start again meanwhile.

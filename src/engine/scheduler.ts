@@ -77,6 +77,8 @@ export interface SchedulerDeps {
   onError(err: unknown, retryInMs: number): void;
   /** A pass succeeded after failed ones. */
   onRecovered?(): void;
+  /** A pass ended: jobs claimed, the free slots at its last look, the due timer it left armed (a test signal). */
+  onPassEnd?(pass: { claimed: number; free: number; nextLookAt: number | null; failed: boolean }): void;
   /** How often to look for other processes' commits, ms. */
   pollMs: number;
   idleMinMs: number;
@@ -132,7 +134,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   };
 
   const runPass = async (): Promise<void> => {
-    let claimedAny = false;
+    let claimed = 0;
+    let free = 0;
     try {
       // Go round while triggers keep arriving: exhaustMap drops them during a pass.
       while (dirty && !stopped) {
@@ -144,10 +147,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
             promoteAt = Number.POSITIVE_INFINITY;
             await deps.promoteDue(now);
           }
-          const free = deps.freeSlots();
+          free = deps.freeSlots();
           if (free === 0) break; // freed$ starts the next pass
           const n = await deps.claim(free);
-          if (n > 0) claimedAny = true;
+          claimed += n;
           if (n === free) {
             dirty = true;
             outOfJobs$.next(false);
@@ -163,11 +166,12 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
           outOfJobs$.next(true);
         }
       }
-      setIdleDelay(claimedAny ? deps.idleMinMs : Math.min(deps.idleMaxMs, idleDelay$.value * 2));
+      setIdleDelay(claimed > 0 ? deps.idleMinMs : Math.min(deps.idleMaxMs, idleDelay$.value * 2));
       if (failures > 0) {
         failures = 0;
         deps.onRecovered?.();
       }
+      deps.onPassEnd?.({ claimed, free, nextLookAt: armedAt, failed: false });
     } catch (err) {
       // Back off: a server that is down fails every pass at once, and the
       // other triggers fall silent while nothing commits, so the idle poll
@@ -177,6 +181,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       deps.onError(err, retryInMs);
       promoteAt = 0;
       setIdleDelay(retryInMs);
+      deps.onPassEnd?.({ claimed, free, nextLookAt: null, failed: true });
     }
   };
 

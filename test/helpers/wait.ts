@@ -1,6 +1,6 @@
 /** Waiting on events$ instead of sleeping. */
 import { filter, firstValueFrom, take, toArray, timeout, type Observable } from 'rxjs';
-import { isTransition, type JobTransitionEvent, type QueueEvent } from '../../src/index.js';
+import { isTransition, type ClaimPassEvent, type JobTransitionEvent, type QueueEvent } from '../../src/index.js';
 
 /** Resolves with the first event matching `pred` (fails after `ms`). */
 export function nextEvent(events$: Observable<QueueEvent>, pred: (e: JobTransitionEvent) => boolean, ms = 10_000): Promise<JobTransitionEvent> {
@@ -24,4 +24,13 @@ export async function waitFor(condition: () => boolean, ms = 10_000): Promise<vo
     if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * Resolves with the first claim-loop pass (queue.passes$) to end from now on
+ * that matches `pred` (fails after `ms`): subscribe before the action, await
+ * after it. "The loop looked and took nothing" is a pass with `claimed: 0`.
+ */
+export function nextPass(passes$: Observable<ClaimPassEvent>, pred: (p: ClaimPassEvent) => boolean = () => true, ms = 10_000): Promise<ClaimPassEvent> {
+  return firstValueFrom(passes$.pipe(filter(pred), timeout(ms)));
 }

@@ -1,11 +1,10 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { defineJob, type Store } from '../../src/index.js';
+import { createVirtualClock, defineJob } from '../../src/index.js';
 import { TEST_STORE, useQueues } from '../helpers/queue-fixture.js';
 import { tempDir } from '../helpers/temp-db.js';
-import { events, nextEvent } from '../helpers/wait.js';
+import { events, nextEvent, nextPass } from '../helpers/wait.js';
 
 const fx = useQueues();
 
@@ -37,7 +36,8 @@ describe('pause and resume', () => {
     const bDone = nextEvent(worker.events$, (e) => e.job.id === b.id && e.to === 'completed');
     await worker.start();
     await bDone;
-    await sleep(150); // several claim passes and polls
+    // The worker went idle: its loop looks again, and leaves the paused job alone.
+    await nextPass(worker.passes$, (p) => p.free > 0);
     expect((await worker.getJob(a.id)).state).toBe('pending');
     expect(runs.seen.get('a')).toBeUndefined();
 
@@ -65,9 +65,10 @@ describe('pause and resume', () => {
     expect((await q.stats()).paused).toEqual({ all: true, names: [] });
     const quick = await q.enqueue('quick', {});
     const slowDone = nextEvent(q.events$, (e) => e.job.id === slow.id && e.to === 'completed');
+    const looked = nextPass(q.passes$, (p) => p.free === q.workers().length + 16); // every slot free: after the slow job
     release();
     await slowDone; // the running job was not stopped by the pause
-    await sleep(100);
+    expect(await looked).toMatchObject({ claimed: 0 });
     expect((await q.getJob(quick.id)).state).toBe('pending');
     const quickDone = nextEvent(q.events$, (e) => e.job.id === quick.id && e.to === 'completed');
     await q.resume();
@@ -82,37 +83,31 @@ describe('pause and resume', () => {
     await first.close();
     const runs = counting(['a']);
     const later = fx.open({ jobs: runs.jobs() });
+    const looked = nextPass(later.passes$);
     await later.start();
-    await sleep(150);
+    expect(await looked).toMatchObject({ claimed: 0 });
     expect((await later.getJob(id)).state).toBe('pending');
     expect((await later.stats()).paused.names).toEqual(['a']);
   });
 
   it('a paused name with jobs already due does not spin the claim loop', async () => {
-    let claims = 0;
-    let dueLookups = 0;
-    const inner = fx.store();
-    const store: Store = {
-      ...inner,
-      claim: (req) => {
-        claims++;
-        return inner.claim(req);
-      },
-      nextDueAt: (names, states) => {
-        dueLookups++;
-        return inner.nextDueAt(names, states);
-      },
-    };
-    const q = fx.open({ store, jobs: [defineJob({ name: 'a', handler: () => {} })] });
+    // Virtual time: a loop that re-arms its due timer for jobs it may not claim passes once
+    // per virtual millisecond; one that does not passes only on its idle poll.
+    const clock = createVirtualClock(Date.now());
+    const q = fx.open({ clock, jobs: [defineJob({ name: 'a', handler: () => {} })] });
     await q.pause('a');
     // Delayed jobs whose time has come: the due-time lookup would hand back a time in the past.
     await q.enqueueMany([1, 2, 3].map((n) => ({ name: 'a', payload: n, options: { delay: 1 } })));
-    await sleep(5);
+    await clock.advance(5);
+    let passes = 0;
+    const sub = q.passes$.subscribe(() => passes++);
+    const first = nextPass(q.passes$);
     await q.start();
-    await sleep(400);
-    // A loop spinning on them would pass hundreds of times in 400 ms; polling passes a handful.
-    expect(claims).toBeLessThan(40);
-    expect(dueLookups).toBeLessThan(40);
+    await first;
+    for (let i = 0; i < 40; i++) await clock.advance(10); // 400 virtual ms, each step's passes run to their end
+    sub.unsubscribe();
+    expect(passes).toBeGreaterThan(0);
+    expect(passes).toBeLessThan(10);
     const done = events(q.events$, (e) => e.to === 'completed', 3);
     await q.resume('a');
     expect(await done).toHaveLength(3);
