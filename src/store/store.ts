@@ -226,8 +226,10 @@ export interface Store {
    * WAL; a networked store: e.g. LISTEN/NOTIFY). A hint: the claim loop still
    * confirms it with `externalChange()` and keeps polling for what it misses.
    * Returns a function that stops the calls. Must not keep the process alive.
+   * `from`: the committing instance, where the store can tell (PostgreSQL:
+   * the notification's payload).
    */
-  watchChanges?(onChange: () => void): () => void;
+  watchChanges?(onChange: (from?: string) => void): () => void;
   /** An online copy of the whole database; `onProgress` is called as pages are copied. */
   backup(destination: string, onProgress?: (progress: BackupProgress) => void): Promise<void>;
   /** Pauses (`paused: true`) or resumes a job name, or the whole queue (`WHOLE_QUEUE`). Claims skip paused names. */

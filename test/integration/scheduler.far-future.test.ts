@@ -4,8 +4,9 @@
  * queue stays idle and no TimeoutOverflowWarning is raised.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineJob, type Store } from '../../src/index.js';
+import { createVirtualClock, defineJob } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
+import { nextPass } from '../helpers/wait.js';
 
 const fx = useQueues();
 const warnings: Error[] = [];
@@ -13,33 +14,37 @@ const onWarning = (w: Error) => warnings.push(w);
 afterEach(() => {
   process.off('warning', onWarning);
 });
-
-/** The test's store, counting how often the claim loop asks for the next due time. */
-function countingStore(inner: Store): { store: Store; lookups: () => number } {
-  let n = 0;
-  const store: Store = {
-    ...inner,
-    nextDueAt: (names, states) => {
-      n++;
-      return inner.nextDueAt(names, states);
-    },
-  };
-  return { store, lookups: () => n };
-}
+const DAY = 24 * 3600 * 1000;
+const monthly = defineJob({ name: 'monthly', handler: () => 'ok' });
 
 describe('a job due months ahead', () => {
-  it('leaves an idle queue idle: no spinning claim loop, no timer overflow warning', async () => {
+  it('arms a clamped timer: no TimeoutOverflowWarning once the loop has looked', async () => {
     process.on('warning', onWarning);
-    const { store, lookups } = countingStore(fx.store());
-    const q = fx.open({ store, pollInterval: 50, jobs: [defineJob({ name: 'monthly', handler: () => 'ok' })] });
+    const q = fx.open({ pollInterval: 50, jobs: [monthly] });
     // The end of a month some 60 days ahead.
-    await q.enqueue('monthly', {}, { runAt: Date.now() + 60 * 24 * 3600 * 1000 });
+    const dueAt = Date.now() + 60 * DAY;
+    await q.enqueue('monthly', {}, { runAt: dueAt });
+    const looked = nextPass(q.passes$);
     await q.start();
-    const before = lookups();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    // A clamped timer sleeps; an overflowing one fires at once and the loop asks again and again (thousands a second).
-    expect(lookups() - before).toBeLessThan(10);
+    // The pass read the due time and armed its timer (a warning would have been raised synchronously then).
+    expect(await looked).toMatchObject({ claimed: 0, nextLookAt: new Date(dueAt) });
+    await new Promise((resolve) => setImmediate(resolve)); // 'warning' is emitted on the next tick
     expect(warnings.filter((w) => w.name === 'TimeoutOverflowWarning')).toEqual([]);
+  });
+
+  it('leaves an idle queue idle: a clamped timer fires rarely, never in a loop', async () => {
+    // Virtual time: a timer that overflowed would fire at once, pass after pass.
+    const clock = createVirtualClock(Date.parse('2026-06-01T00:00:00Z'));
+    const q = fx.open({ clock, pollInterval: 50, jobs: [monthly] });
+    await q.enqueue('monthly', {}, { runAt: clock.now() + 60 * DAY });
+    let passes = 0;
+    const sub = q.passes$.subscribe(() => passes++);
+    const first = nextPass(q.passes$);
+    await q.start();
+    await first;
+    for (let i = 0; i < 50; i++) await clock.advance(10); // half a virtual second, each step's passes run to their end
+    sub.unsubscribe();
+    expect(passes).toBeLessThan(10);
     expect((await q.listJobs({ state: 'pending' })).length).toBe(1);
   });
 });

@@ -10,24 +10,26 @@ import { claimOf, job, move, NOW, usePgStores } from './fixture.js';
 
 const pg = usePgStores();
 
-/** Counts a watch's calls; `reached(n)` resolves once it has been called n times. */
-function counting(store: Store): { count: () => number; reached: (n: number) => Promise<void>; stop: () => void } {
-  let n = 0;
-  const waiting: Array<{ n: number; resolve: () => void }> = [];
-  const stop = store.watchChanges!(() => {
-    n++;
-    for (const w of waiting.filter((w) => w.n <= n)) w.resolve();
+/** Records a watch's calls, with the sender each named; `seen(from)` resolves once a call from `from` came. */
+function recording(store: Store): { from: Array<string | undefined>; seen: (from: string) => Promise<void>; reached: (n: number) => Promise<void>; stop: () => void } {
+  const from: Array<string | undefined> = [];
+  const waiting = new Set<() => void>();
+  const stop = store.watchChanges!((sender) => {
+    from.push(sender);
+    for (const w of [...waiting]) w();
   });
-  const reached = (target: number) => (n >= target ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ n: target, resolve })));
-  return { count: () => n, reached, stop };
+  const until = (done: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!done()) return;
+        waiting.delete(check);
+        resolve();
+      };
+      waiting.add(check);
+      check();
+    });
+  return { from, seen: (sender) => until(() => from.includes(sender)), reached: (n) => until(() => from.length >= n), stop };
 }
-
-/**
- * A pause after the expected notices: a notice that should not have counted
- * was sent before them and arrives before them, so it would show by now. It
- * can only let a bug through (on a very slow machine), never fail a sound store.
- */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
 
 /** Waits until the store's listener is connected: LISTEN shows in pg_stat_activity. */
 async function listening(schema: string, count = 1): Promise<number[]> {
@@ -43,43 +45,93 @@ async function listening(schema: string, count = 1): Promise<number[]> {
   }
 }
 
-// Notices arrive in commit order on one connection: once the watch has seen
-// a later commit's, it has seen (or dropped) every earlier one.
+/**
+ * Every notice sent on the schema's channel, in commit order, as a plain
+ * connection of the test's own hears them; `mark()` sends one of its own and
+ * resolves once it came back: every notice committed before it has come too.
+ */
+async function channel(schema: string): Promise<{ sent: string[]; mark: () => Promise<void>; end: () => Promise<void> }> {
+  const client = await pgClient();
+  const sent: string[] = [];
+  const waiting = new Set<() => void>();
+  client.on('notification', (m: { payload?: string }) => {
+    sent.push(m.payload ?? '');
+    for (const w of [...waiting]) w();
+  });
+  await client.query(`LISTEN "${schema}"`);
+  let marks = 0;
+  return {
+    sent,
+    async mark() {
+      const payload = `mark-${++marks}`;
+      const back = new Promise<void>((resolve) => {
+        const check = () => {
+          if (!sent.includes(payload)) return;
+          waiting.delete(check);
+          resolve();
+        };
+        waiting.add(check);
+      });
+      await client.query('SELECT pg_notify($1, $2)', [schema, payload]);
+      await back;
+      sent.splice(sent.indexOf(payload), 1);
+    },
+    end: () => client.end(),
+  };
+}
+
+// Notices arrive in commit order on each connection: once a connection has
+// heard a later commit's, it has heard every earlier one. A mark (a notice of
+// the test's own, sent after the actions) is that later commit: no sleep.
 it("another instance's commit reaches watchChanges and externalChange, once; the instance's own does not", async () => {
   const schema = pg.schema();
   const [a, b] = [pg.open({ schema }), pg.open({ schema })];
   await Promise.all([a.ping(), b.ping()]);
   expect(a.externalChange()).toBe(false); // starts the listener
-  const watch = counting(a);
+  const watch = recording(a);
   await listening(schema);
-  await a.insert([job()], NOW); // its own: no notice
-  await b.insert([job({ name: 'b' })], NOW);
-  await b.insert([job({ name: 'b', runAt: NOW + 60_000 })], NOW); // due later: other instances re-arm their timers
-  await watch.reached(2);
-  await settle();
-  expect(watch.count()).toBe(2);
-  expect(a.externalChange()).toBe(true);
-  expect(a.externalChange()).toBe(false);
-  // A move into a finished state and a pause give nobody work; lifting the pause does.
-  const [claimed] = await claimOf(b, { names: ['b'] });
-  await b.transition([move({ id: claimed!.id, version: claimed!.version, from: 'processing', token: claimed!.leaseToken, to: 'completed' })]);
-  await b.setPaused('b', true, NOW);
-  await b.setPaused('b', false, NOW);
-  await watch.reached(3);
-  await settle();
-  expect(watch.count()).toBe(3);
-  // A job back in pending (a retry) does too.
-  await b.transition([move({ id: claimed!.id, version: claimed!.version + 1, from: 'completed', token: null, to: 'pending', event: 'job.retry' })]);
-  await watch.reached(4);
-  expect(a.externalChange()).toBe(true);
-  watch.stop();
+  const wire = await channel(schema);
+  try {
+    await a.insert([job()], NOW); // sent, but its own: a's watch leaves it out
+    await wire.mark();
+    const [ownId] = wire.sent.splice(0);
+    await b.insert([job({ name: 'b' })], NOW);
+    await b.insert([job({ name: 'b', runAt: NOW + 60_000 })], NOW); // due later: other instances re-arm their timers
+    await wire.mark();
+    const [bId] = wire.sent;
+    expect(wire.sent).toEqual([bId, bId]);
+    expect(bId).not.toBe(ownId);
+    // a's watch: the marks and b's two, in commit order; never its own.
+    await watch.seen('mark-2');
+    expect(watch.from).toEqual(['mark-1', bId, bId, 'mark-2']);
+    expect(a.externalChange()).toBe(true);
+    expect(a.externalChange()).toBe(false);
+    // A move into a finished state and a pause give nobody work: nothing is sent. Lifting the pause does.
+    wire.sent.splice(0);
+    const [claimed] = await claimOf(b, { names: ['b'] });
+    await b.transition([move({ id: claimed!.id, version: claimed!.version, from: 'processing', token: claimed!.leaseToken, to: 'completed' })]);
+    await b.setPaused('b', true, NOW);
+    await wire.mark();
+    expect(wire.sent).toEqual([]);
+    await b.setPaused('b', false, NOW);
+    // A job back in pending (a retry) does too.
+    await b.transition([move({ id: claimed!.id, version: claimed!.version + 1, from: 'completed', token: null, to: 'pending', event: 'job.retry' })]);
+    await wire.mark();
+    expect(wire.sent).toEqual([bId, bId]);
+    await watch.seen('mark-4');
+    expect(watch.from.slice(4)).toEqual(['mark-3', bId, bId, 'mark-4']);
+    expect(a.externalChange()).toBe(true);
+  } finally {
+    watch.stop();
+    await wire.end();
+  }
 });
 
 it('a broken listener reconnects, then reports a change since notices may have been lost', async () => {
   const schema = pg.schema();
   const store = pg.open({ schema });
   await store.ping();
-  const watch = counting(store);
+  const watch = recording(store);
   const [pid] = await listening(schema);
   const admin = await pgClient();
   await admin.query('SELECT pg_terminate_backend($1)', [pid]);

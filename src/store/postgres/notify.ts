@@ -20,8 +20,8 @@ const MAX_BACKOFF_MS = 10_000;
 export interface Listener {
   /** True once after a notification from another instance (or a reconnect) since the last call. */
   externalChange(): boolean;
-  /** Calls `onChange` on each such notification; returns the function that stops it. */
-  watch(onChange: () => void): () => void;
+  /** Calls `onChange` on each such notification (with its sender's id; none after a reconnect); returns the function that stops it. */
+  watch(onChange: (from?: string) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -36,7 +36,7 @@ export interface ListenerOptions {
 }
 
 export function createListener(o: ListenerOptions): Listener {
-  const watchers = new Set<() => void>();
+  const watchers = new Set<(from?: string) => void>();
   let changed = false;
   let client: Client | undefined;
   let started = false;
@@ -46,9 +46,9 @@ export function createListener(o: ListenerOptions): Listener {
   /** Set once the connection broke: the next successful LISTEN reports a change. */
   let missed = false;
 
-  const signal = () => {
+  const signal = (from?: string) => {
     changed = true;
-    for (const onChange of [...watchers]) onChange();
+    for (const onChange of [...watchers]) onChange(from);
   };
 
   const scheduleReconnect = (reason: string) => {
@@ -79,7 +79,7 @@ export function createListener(o: ListenerOptions): Listener {
     c.on('error', (err) => fail(err.message));
     c.on('end', () => fail('connection ended'));
     c.on('notification', (message) => {
-      if (message.channel === o.channel && message.payload !== o.instanceId) signal();
+      if (message.channel === o.channel && message.payload !== o.instanceId) signal(message.payload);
     });
     try {
       await c.connect();
