@@ -26,12 +26,15 @@ export async function promoteDue(engine: Engine, names: readonly string[], now: 
   let moved = 0;
   for (;;) {
     const due = await store.dueJobs(names, registry.delayedStates, now, SWEEP_BATCH);
-    for (const job of due) {
-      const next = registry.forJob(job.name, job.retry).due(job.state, toContext(job.attempts, job.lastError, job.ctx));
-      if (!next) continue;
-      const r = await engine.apply(job, { type: next.eventType });
-      if (r.accepted && r.committed) moved++;
-    }
+    // All at once: the engine's batcher makes them one commit (one by one, a burst of
+    // retries held the claim loop's pass for a round trip per job).
+    const results = await Promise.all(
+      due.map((job) => {
+        const next = registry.forJob(job.name, job.retry).due(job.state, toContext(job.attempts, job.lastError, job.ctx));
+        return next ? engine.apply(job, { type: next.eventType }) : null;
+      }),
+    );
+    for (const r of results) if (r?.accepted && r.committed) moved++;
     if (due.length < SWEEP_BATCH) return moved;
   }
 }
