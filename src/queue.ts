@@ -111,8 +111,10 @@ function createUntypedQueue(options: QueueOptions): Queue {
     }
     if (RUNTIME_EVENTS.includes(event.type)) throw new ValidationError(`send: "${event.type}" is sent by the queue itself, never by a caller`);
     const job = await load(id);
-    // A job that moved on meanwhile is read again and the machine decides on it as it is now.
-    const r = await engine.apply(job, event, { again: () => true });
+    // A cancel still stands for a job that moved on meanwhile: it is read again and the machine
+    // decides on it as it is now. Any other event was meant for the state it was read in (a retry
+    // applied twice would run a dead job's attempts twice over): it is refused instead.
+    const r = await engine.apply(job, event, event.type === JobEventType.cancel ? { again: () => true } : undefined);
     if (!r.accepted || !r.committed) throw new InvalidTransitionError(id, (await load(id)).state, event.type);
     // The job left processing under a running handler of this process: tell it to stop.
     if (r.from === JobState.processing && r.to !== JobState.processing) consumer?.abort(id, 'cancel');
@@ -243,7 +245,8 @@ function createUntypedQueue(options: QueueOptions): Queue {
           after = page[page.length - 1]?.id ?? after;
         }
         // Concurrent applies share commits (the engine's transition batcher).
-        const results = await Promise.all(page.map((job) => engine.apply(job, { type: JobEventType.retry }, { again: () => true })));
+        // A job that moved on since the read (another retry) is left alone.
+        const results = await Promise.all(page.map((job) => engine.apply(job, { type: JobEventType.retry })));
         retried += results.filter((r) => r.accepted && r.committed).length;
         if (!more) return retried;
       }

@@ -68,7 +68,8 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
   const pauses = createRatePauses();
   const handBackPaused = () => {
     for (const { job, until } of takePaused(waiting, pauses, clock.now())) {
-      engine.apply(job, { type: JobEventType.release }, { runAt: until, again: stillOurs(job) }).catch((err: unknown) => void outage.failed('handing back paused jobs', err));
+      // Kept trying through an outage: out of the buffer, its lease is no longer renewed.
+      engine.apply(job, { type: JobEventType.release }, { runAt: until, again: stillOurs(job), retryUnavailable: true }).catch((err: unknown) => void outage.failed('handing back paused jobs', err));
     }
   };
   const executor = createExecutor(engine, {
@@ -179,6 +180,7 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       heldBack = jobs.heldBack;
       engine.claimed(jobs, o.ownerId);
       for (const job of jobs) waiting.push(job);
+      handBackPaused(); // a claim that committed before a pause of this process was written
       pool.kick();
       return jobs.length;
     },

@@ -9,7 +9,8 @@
  *
  * - A pause raised by a handler of this process is noted here before its
  *   write, synchronously: no buffered job of the name or group starts after
- *   the handler's error.
+ *   the handler's error. Jobs a claim brings in are checked as they arrive
+ *   (a claim may commit before the pause's write does).
  * - Pauses raised elsewhere are read from the store every REFRESH_MS while
  *   the buffer holds jobs (a small read of the limits table, and none while
  *   the buffer is empty): another process's jobs wait at most that long to
@@ -25,6 +26,8 @@ export interface RatePauses {
   note(pause: LimitPause): void;
   /** Replaces the view with what the store holds now (pauses of this process not yet written stay). */
   refresh(pauses: readonly LimitPause[], now: number): void;
+  /** Whether any pause is in force at `now` (a cheap look before walking the buffer). */
+  any(now: number): boolean;
   /** When the job's name or group is paused at `now`, the end of that pause; else null. */
   pausedUntil(job: Pick<JobRecord, 'name' | 'group'>, now: number): number | null;
 }
@@ -42,6 +45,10 @@ export function createRatePauses(): RatePauses {
       for (const [k, end] of until) if (end <= now) until.delete(k);
       for (const p of pauses) this.note(p);
     },
+    any(now) {
+      for (const end of until.values()) if (end > now) return true;
+      return false;
+    },
     pausedUntil(job, now) {
       const byName = until.get(keyOf('name', job.name)) ?? 0;
       const byGroup = job.group ? (until.get(keyOf('group', job.group)) ?? 0) : 0;
@@ -54,6 +61,7 @@ export function createRatePauses(): RatePauses {
 /** The buffered jobs of paused names or groups, taken out of `waiting` (in place), each with its pause's end. */
 export function takePaused(waiting: LeasedJob[], pauses: RatePauses, now: number): Array<{ job: LeasedJob; until: number }> {
   const out: Array<{ job: LeasedJob; until: number }> = [];
+  if (!pauses.any(now)) return out;
   for (let i = waiting.length - 1; i >= 0; i--) {
     const until = pauses.pausedUntil(waiting[i]!, now);
     if (until === null) continue;

@@ -44,7 +44,7 @@ export interface ExpiryHooks {
   holds(job: JobRecord): boolean;
   /** Renews the leases of this process's runs. */
   renew(): Promise<void>;
-  /** Stops this process's run or buffered copy of the job, if any. */
+  /** Stops this process's run or buffered copy of the job, if any (once its expiry has committed). */
   abort(jobId: number): void;
 }
 
@@ -56,11 +56,12 @@ export async function expireLeases(engine: Engine, names: readonly string[], now
       await hooks.renew();
       continue;
     }
-    hooks.abort(job.id);
     const error = { name: 'LeaseExpiredError', code: 'LJ_ERR_LEASE_LOST', message: `lease held by ${job.leaseOwner ?? 'nobody'} expired` };
     // Lands only while the lease has still run out: a renewal since this read keeps the job with its run.
     const r = await engine.apply(job, { type: JobEventType.expire, error, random: Math.random() }, { expiredBy: now });
     if (r.accepted && r.committed) {
+      // Only now: a copy this process still buffered, renewed since the read, keeps its place otherwise.
+      hooks.abort(job.id);
       engine.logger.warn({ jobId: job.id, job: job.name, owner: job.leaseOwner, to: r.to }, 'lease expired');
       expired.push(job);
     }

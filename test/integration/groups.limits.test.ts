@@ -333,4 +333,51 @@ describe('rate limits', () => {
     await until(clock, async () => (await completed(holder)) === 6, 'everything after the pause');
     expect(starts.slice(2).every(([, at]) => at >= 2000)).toBe(true);
   });
+  it('RateLimitedError: jobs of the group that a claim brings in before the pause is written are handed back too', async () => {
+    const START = Date.parse('2026-06-01T00:00:00Z');
+    const clock = createVirtualClock(START);
+    const starts: Array<[string, number]> = [];
+    let thrown = false;
+    const job = defineJob({
+      name: 'api',
+      retry: { attempts: 1 },
+      handler: (p: { tag: string }) => {
+        starts.push([p.tag, clock.now() - START]);
+        if (p.tag === 'p1' && !thrown) {
+          thrown = true;
+          throw new RateLimitedError(2000);
+        }
+      },
+    });
+    // The pause's write waits until a claim has brought in more of the group: that claim committed first.
+    const inner = fx.store();
+    let claimedMore!: () => void;
+    const more = new Promise<void>((resolve) => (claimedMore = resolve));
+    const store = {
+      ...inner,
+      claim: async (req: Parameters<typeof inner.claim>[0]) => {
+        const jobs = await inner.claim(req);
+        if (thrown && jobs.length > 0) claimedMore();
+        return jobs;
+      },
+      pauseLimit: async (...args: Parameters<typeof inner.pauseLimit>) => {
+        await more;
+        return inner.pauseLimit(...args);
+      },
+    };
+    const queue = fx.open({ clock, store, concurrency: 1, prefetch: 0, jobs: [job] });
+    for (let i = 1; i <= 3; i++) await queue.enqueue('api', { tag: `p${i}` }, { group: 'P' });
+    let released = 0;
+    const sub = queue.events$.subscribe((e) => {
+      if (e.type === 'job:pending' && e.from === 'processing') released++;
+    });
+    await queue.start();
+    await more;
+    await until(clock, async () => released >= 2 && (await queue.listJobs({ state: 'pending' })).length === 3, 'p1 released, the claimed one handed back');
+    sub.unsubscribe();
+    expect(starts).toEqual([['p1', 0]]);
+    await clock.advance(2000);
+    await until(clock, async () => (await completed(queue)) === 3, 'all three after the pause');
+    expect(starts.slice(1).every(([, at]) => at === 2000)).toBe(true);
+  });
 });

@@ -81,6 +81,8 @@ describe('compare-and-set on the version a decision was made on', () => {
       // … then its holder renews it, and the sweeper's write comes after.
       expect(await store.heartbeat(id, claimed!.leaseToken, 1_010_000)).toBe(true);
       expect(await store.transition([request(seen!, { to: 'failed', event: 'job.expire', expiredBy: 1_001_500 })])).toEqual([false]);
+      // Nor does the delete an expiry into a state kept 0 ms would be.
+      expect(await store.transition([request(seen!, { to: 'dead', event: 'job.expire', expiredBy: 1_001_500, purge: true })])).toEqual([false]);
       expect(await store.get(id)).toMatchObject({ state: 'processing', leaseToken: claimed!.leaseToken });
       // Run out again: the expiry lands.
       expect(await store.transition([request(seen!, { to: 'failed', event: 'job.expire', expiredBy: 1_010_001 })])).toEqual([true]);

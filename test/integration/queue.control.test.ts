@@ -29,6 +29,40 @@ describe('retry, cancel and inspection', () => {
     expect(err).toMatchObject({ code: 'LJ_ERR_INVALID_TRANSITION', state: 'completed', event: 'job.retry' });
   });
 
+  it('a retry decided on a death the job has since gone past is refused: one user retry never runs the attempts twice', async () => {
+    const a = fx.open();
+    // b's write waits until a has retried the job and the job has run its attempt and died again.
+    const inner = fx.store();
+    let before: (() => Promise<void>) | undefined;
+    const b = fx.open({
+      store: {
+        ...inner,
+        transition: async (reqs) => {
+          const hook = before;
+          before = undefined;
+          await hook?.();
+          return inner.transition(reqs);
+        },
+      },
+    });
+    const { id } = await a.enqueue('j', {}, { retry: { attempts: 1 } });
+    const dead = "UPDATE jobs SET state = 'dead', attempts = 1, version = version + 2 WHERE id = ?";
+    await fx.sql(dead, [id]);
+    before = async () => {
+      await a.retry(id);
+      await fx.sql(dead, [id]); // claimed, failed: dead again, two moves later
+    };
+    // b decided on the first death; the job it finds is dead again, but not the death it read.
+    await expect(b.retry(id)).rejects.toBeInstanceOf(InvalidTransitionError);
+    expect((await a.history(id)).filter((h) => h.event === 'job.retry')).toHaveLength(1);
+    expect(await a.getJob(id)).toMatchObject({ state: 'dead', attempts: 1 });
+    // A cancel still stands after the job moved on: it is decided again on the job as it is.
+    await fx.sql("UPDATE jobs SET state = 'failed', version = version + 1 WHERE id = ?", [id]);
+    const stale = await a.getJob(id);
+    expect(stale.state).toBe('failed');
+    expect(await b.cancel(id)).toMatchObject({ state: 'cancelled' });
+  });
+
   it('cancel stops a pending job from ever running', async () => {
     let runs = 0;
     const q = fx.open({ jobs: [defineJob({ name: 'j', handler: () => { runs++; } })] });

@@ -22,7 +22,7 @@ export interface Purge {
 
 export interface PurgeRun {
   /** True when the job went (a compare-and-set, as transition.sql's). */
-  job(t: Pick<TransitionRequest, 'id' | 'version' | 'from' | 'token' | 'at'>): boolean;
+  job(t: Pick<TransitionRequest, 'id' | 'version' | 'from' | 'token' | 'at' | 'expiredBy'>): boolean;
   jobs(ids: readonly number[], at: number): void;
   /** Counts the transaction's deletions: one write, however many went. */
   finish(): void;
@@ -54,8 +54,8 @@ export function createPurge(db: Database.Database, recordHistory: boolean): Purg
     begin() {
       let deleted = 0;
       return {
-        job({ id, version, from, token, at }) {
-          if (s.purgeJob.run({ id, version, from, token }).changes !== 1) return false;
+        job({ id, version, from, token, at, expiredBy }) {
+          if (s.purgeJob.run({ id, version, from, token, expiredBy: expiredBy ?? null }).changes !== 1) return false;
           deleted++;
           // One probe of job_steps' primary key: a job that took no steps costs no more.
           s.purgeSteps.run({ id });
