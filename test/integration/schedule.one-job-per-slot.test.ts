@@ -164,7 +164,7 @@ describe('what a slot job knows of its slot', () => {
         if (ctx.attempt === 1) throw new Error('first run fails');
       },
     });
-    const q = fx.open({ clock, jobs: [job] });
+    const q = fx.open({ clock, pollInterval: 60_000, jobs: [job] });
     await q.start();
     const slot = Date.parse('2026-06-01T01:00:00Z');
     await clock.advance(slot - START);
@@ -187,13 +187,14 @@ describe('which queues fire a schedule', () => {
     const writer = fx.open({ clock });
     await writer.schedule('tick', '0 * * * *', { tz: 'UTC', missed: 'skip' });
     // A worker of other jobs only, running through three slots of 'tick'.
-    const other = fx.open({ clock, jobs: [defineJob({ name: 'other', handler: () => 'ok' })] });
+    // A slow poll: the clock runs through hours here, and a 5 ms poll would fire hundreds of thousands of times.
+    const other = fx.open({ clock, pollInterval: 60_000, jobs: [defineJob({ name: 'other', handler: () => 'ok' })] });
     await other.start();
     const done = await other.enqueue('other', {});
     await clock.advance(3 * HOUR);
     await until(clock, async () => (await other.getJob(done.id)).state === 'completed', 'the other job');
     expect(await jobsOf('tick')).toEqual([]);
-    const knower = fx.open({ clock, jobs: [declareJob('tick')] });
+    const knower = fx.open({ clock, pollInterval: 60_000, jobs: [declareJob('tick')] });
     await knower.start();
     await clock.advance(HOUR);
     await until(clock, async () => (await jobsOf('tick')).length === 1, "a slot once a queue knows 'tick'");
