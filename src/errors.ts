@@ -31,6 +31,8 @@ export const ERROR_CODES = {
   LJ_ERR_BAD_SIGNATURE: 'The webhook signature is missing or does not match the body',
   LJ_ERR_NOT_FOUND: 'No such route or hook',
   LJ_ERR_UNSUPPORTED_MEDIA_TYPE: 'The request body is not JSON',
+  LJ_ERR_CROSS_SITE: 'A request that changes something came from another site (its Origin or Sec-Fetch-Site says so)',
+  LJ_ERR_HOST_NOT_ALLOWED: 'The Host header names a host this server does not answer to',
   LJ_ERR_UNSAFE_BIND: 'Refusing to listen beyond loopback without a token',
   LJ_ERR_INTERNAL: 'An unexpected server error (logged by the server)',
   LJ_ERR_WEBHOOK_DELIVERY: 'The webhook receiver failed or could not be reached',

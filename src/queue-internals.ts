@@ -14,6 +14,8 @@ export interface QueueInternals {
   readonly logger: Logger;
   /** The jobs this process defined (runs), by name. */
   readonly definitions: ReadonlyMap<string, AnyJobDefinition>;
+  /** The names of the jobs it defines or declares. */
+  readonly jobNames: ReadonlySet<string>;
   /** This process's lease owner id (`host:pid:random`). */
   readonly ownerId: string;
   /** True once `close()` was called. */

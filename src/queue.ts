@@ -82,7 +82,8 @@ function createUntypedQueue(options: QueueOptions): Queue {
   // Declared jobs' schemas too: a producer validates what it enqueues.
   const schemas = payloadSchemasOf(o.jobs);
   // Schedules fire in queues that know their job: the defined and the declared ones.
-  const scheduling = createScheduleApi(engine, o.maxPayloadBytes, schemas, new Set(o.jobs.map((job) => job.name)));
+  const jobNames: ReadonlySet<string> = new Set(o.jobs.map((job) => job.name));
+  const scheduling = createScheduleApi(engine, o.maxPayloadBytes, schemas, jobNames);
   const flows = createFlowApi(engine, schemas);
   const ownerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   let consumer: Consumer | undefined;
@@ -304,6 +305,6 @@ function createUntypedQueue(options: QueueOptions): Queue {
     passes$: engine.passes$,
     workers: () => consumer?.workers() ?? [],
   };
-  registerInternals(queue, { store, clock, logger, definitions: engine.definitions, ownerId, closed: () => closed });
+  registerInternals(queue, { store, clock, logger, definitions: engine.definitions, jobNames, ownerId, closed: () => closed });
   return queue;
 }

@@ -45,6 +45,8 @@ export function apiUrl(path: string, query: Record<string, string | number | und
 
 async function request<T>(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...authHeaders() };
+  // The server takes actions as JSON only (a cross-site form or text/plain POST cannot pass for one).
+  if (method !== 'GET' && body === undefined) body = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
   const init: RequestInit = { method, headers };
   if (body !== undefined) init.body = JSON.stringify(body);

@@ -25,6 +25,10 @@ export interface ServiceOptions {
   /** Jobs run besides the built-in `webhook` job (a job named `webhook` here replaces it). */
   jobs: readonly AnyJobDefinition[];
   hooks?: Record<string, HookOptions>;
+  /** Host header values answered besides the bound address (ServerOptions `allowedHosts`). */
+  allowedHosts?: readonly string[];
+  /** With `hooks`, also accept unlisted hooks named after a job this service runs. */
+  openHooks?: boolean;
   logger: Logger;
   /** How long running jobs may take to finish at shutdown. */
   drainMs: number;
@@ -42,7 +46,7 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   const queue = createQueue({ ...queueTarget(o.path), concurrency: o.concurrency, durability: o.durability, logger: o.logger, jobs });
   let server: RunningServer;
   try {
-    server = await startServer({ queue, host: o.host, port: o.port, logger: o.logger, metrics: { processMetrics: true }, readOnly: o.readOnly === true, ...(o.token ? { token: o.token } : {}), ...(o.hooks ? { hooks: o.hooks } : {}) });
+    server = await startServer({ queue, host: o.host, port: o.port, logger: o.logger, metrics: { processMetrics: true }, readOnly: o.readOnly === true, allowedHosts: o.allowedHosts ?? [], ...(o.openHooks ? { onlyListedHooks: false } : {}), ...(o.token ? { token: o.token } : {}), ...(o.hooks ? { hooks: o.hooks } : {}) });
   } catch (err) {
     await queue.close();
     throw err;

@@ -8,10 +8,11 @@
  * routes only, not to the application's own.
  */
 import { Ajv } from 'ajv';
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Queue } from '../queue.js';
 import { bearerCheck } from './auth.js';
 import { HttpError, toErrorReply } from './errors.js';
+import { guardRequests } from './request-guard.js';
 import { createQueueMetrics } from './metrics.js';
 import { controlRoutes } from './routes/control.js';
 import { scheduleRoutes } from './routes/schedules.js';
@@ -20,7 +21,8 @@ import { createDashboardLive } from '../dashboard/live.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { dashboardLiveRoutes } from './routes/dashboard-live.js';
 import { dashboardPage } from './routes/dashboard-page.js';
-import { checkHooks, hookRoutes, type HookOptions } from './routes/hooks.js';
+import { checkHooks, hookRoutes, type HookNames, type HookOptions } from './routes/hooks.js';
+import { internalsOf } from '../queue-internals.js';
 import { jobRoutes } from './routes/jobs.js';
 import { flowRoutes } from './routes/flows.js';
 
@@ -33,7 +35,11 @@ export interface LitejobsHttpOptions {
   prefix?: string;
   /** Per-hook settings for `POST /v1/hooks/:name` (signatures, idempotency header, forwarding). */
   hooks?: Record<string, HookOptions>;
-  /** Refuse hooks not listed in `hooks` (404). Default: any valid name is accepted. */
+  /**
+   * Refuse hooks not listed in `hooks` (404). Default: true when `hooks`
+   * lists any. Otherwise an unlisted name is accepted only when it is a job
+   * the queue defines or declares (not the built-in `webhook` job).
+   */
   onlyListedHooks?: boolean;
   /** Largest request body, bytes (413 above). Default 1 MiB, the engine's payload limit. */
   bodyLimit?: number;
@@ -45,9 +51,16 @@ export interface LitejobsHttpOptions {
   dashboard?: boolean;
   /** Refuse operator actions (retry, cancel, pause, resume, schedule and group concurrency changes) with 403 `LJ_ERR_READ_ONLY`; reads and enqueueing still work. */
   readOnly?: boolean;
+  /**
+   * The `Host` header values answered (`host:port`, as browsers send it);
+   * any other is refused with 421 `LJ_ERR_HOST_NOT_ALLOWED` (DNS
+   * rebinding). Absent: any Host (the application in front decides).
+   * `litejobs serve` sets it to its bound address.
+   */
+  allowedHosts?: readonly string[] | (() => readonly string[] | undefined);
 }
 
-const OPTION_KEYS = ['queue', 'token', 'prefix', 'hooks', 'onlyListedHooks', 'bodyLimit', 'batchBodyLimit', 'metrics', 'dashboard', 'readOnly'];
+const OPTION_KEYS = ['queue', 'token', 'prefix', 'hooks', 'onlyListedHooks', 'bodyLimit', 'batchBodyLimit', 'metrics', 'dashboard', 'readOnly', 'allowedHosts'];
 const MiB = 1024 * 1024;
 
 /** Validators of this plugin: bodies as sent; params and query strings coerced from text. */
@@ -69,13 +82,28 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
   }
   const hooks = options.hooks ?? {};
   checkHooks(hooks);
+  // Own entries only, in a Map: `constructor` or `toString` must not find an object's inherited members.
+  const listed = new Map(Object.entries(hooks));
+  const hookNames: HookNames = {
+    listed,
+    onlyListed: options.onlyListedHooks ?? listed.size > 0,
+    jobs: internalsOf(queue).jobNames,
+  };
   const bodyLimit = options.bodyLimit ?? MiB;
 
+  const allowedHosts = options.allowedHosts;
+  if (allowedHosts !== undefined && typeof allowedHosts !== 'function' && (!Array.isArray(allowedHosts) || allowedHosts.some((h) => typeof h !== 'string' || h.length === 0))) {
+    throw new TypeError('litejobsHttp: `allowedHosts` must be an array of host[:port] strings');
+  }
+  const hostList = typeof allowedHosts === 'function' ? allowedHosts : allowedHosts === undefined ? undefined : () => allowedHosts.map((h) => h.toLowerCase());
+  // JSON actions only, nothing cross-site, the Host checked; security headers on every answer.
+  guardRequests(app, hostList ? { allowedHosts: hostList } : {});
+
   app.setValidatorCompiler(validators());
-  // An empty body is no body (a bare `POST …/retry` from a client that still sets the JSON content type).
+  // An empty JSON body means {} (a bare `POST …/retry` from a client that sets the JSON content type).
   const parseJson = app.getDefaultJsonParser('error', 'ignore');
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (request, body, done) => {
-    if (body === '') done(null, undefined);
+    if (body === '') done(null, {});
     else parseJson(request, body as string, done);
   });
   app.setErrorHandler((err, request, reply) => {
@@ -102,6 +130,8 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
     if (options.token !== undefined) {
       const allowed = bearerCheck(options.token);
       authed.addHook('onRequest', async (request) => {
+        // A hook with a secret is authenticated by its signature (a provider cannot send the token); any other needs the token.
+        if (signedHook(request, hookNames)) return;
         if (!allowed(request.headers.authorization)) throw new HttpError(401, 'LJ_ERR_UNAUTHORIZED', 'send Authorization: Bearer <token>');
       });
     }
@@ -122,7 +152,7 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
       dashboardLiveRoutes(authed, live);
     }
     // In a context of its own: its body parser keeps the raw body, for these routes only.
-    await authed.register(async (hookApp) => hookRoutes(hookApp, queue, hooks, options.onlyListedHooks === true, bodyLimit));
+    await authed.register(async (hookApp) => hookRoutes(hookApp, queue, hookNames, bodyLimit));
     if (options.metrics !== false) {
       const metrics = createQueueMetrics(queue, typeof options.metrics === 'object' ? options.metrics : {});
       authed.addHook('onClose', async () => metrics.stop());
@@ -138,3 +168,10 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
 Object.defineProperty(plugin, 'name', { value: 'litejobs-http' });
 
 export const litejobsHttp = plugin;
+
+/** A request to a listed hook that has a secret: its route checks the signature instead of the token. */
+function signedHook(request: FastifyRequest, names: HookNames): boolean {
+  if (request.method !== 'POST' || !request.routeOptions.url?.endsWith('/v1/hooks/:name')) return false;
+  const name = (request.params as { name?: unknown }).name;
+  return typeof name === 'string' && names.listed.get(name)?.secret !== undefined;
+}

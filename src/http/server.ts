@@ -11,9 +11,17 @@ import { litejobsHttp, type LitejobsHttpOptions } from './plugin.js';
 /** Longest path parameter as sent (percent-encoded): a 200-character group of 3-byte UTF-8 characters. */
 export const MAX_PARAM_LENGTH = 200 * 9;
 
-export interface ServerOptions extends Omit<LitejobsHttpOptions, 'prefix'> {
+export interface ServerOptions extends Omit<LitejobsHttpOptions, 'prefix' | 'allowedHosts'> {
   /** Default `127.0.0.1`. Any other address needs a `token`. */
   host?: string;
+  /**
+   * `Host` header values answered besides the bound address (`jobs.example.com`,
+   * `jobs.example.com:8443`). Bound to loopback or to one address, that
+   * address (and `localhost` on loopback) is answered too and any other Host
+   * refused (DNS rebinding); bound to every interface (`0.0.0.0`, `::`) with
+   * none given, any Host is answered.
+   */
+  allowedHosts?: readonly string[];
   /** Default 3000; 0 picks a free port. */
   port?: number;
   /** Request errors are logged here; requests themselves are not (one line per webhook would swamp it). */
@@ -32,7 +40,7 @@ export interface RunningServer {
 const FAVICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#2f6f4f"/><path d="M4 4v8h7" stroke="#fff" stroke-width="2" fill="none"/></svg>';
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const { host = '127.0.0.1', port = 3000, logger, ...plugin } = options;
+  const { host = '127.0.0.1', port = 3000, logger, allowedHosts = [], ...plugin } = options;
   if (!isLoopback(host) && !plugin.token) {
     throw new LitejobsError('LJ_ERR_UNSAFE_BIND', `refusing to listen on ${host} without a token: set --token or LITEJOBS_TOKEN, or bind 127.0.0.1`);
   }
@@ -45,11 +53,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // A group in a URL (`/v1/groups/:group/…`) may be 200 characters, each up to 9 when percent-encoded; fastify's default is 100.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
-  await app.register(litejobsHttp, plugin);
+  let hosts: readonly string[] | undefined;
+  await app.register(litejobsHttp, { ...plugin, allowedHosts: () => hosts });
   app.get('/favicon.ico', async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'max-age=86400').send(FAVICON));
   await app.listen({ host, port });
   const address = app.server.address();
   const bound = typeof address === 'object' && address ? address.port : port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
+  hosts = hostsAnswered(shownHost, bound, allowedHosts);
   return { url: `http://${shownHost}:${bound}`, app, close: () => app.close() };
+}
+
+const WILDCARDS = new Set(['0.0.0.0', '[::]', '[::0]', '::']);
+
+/** The Host values a server bound to `host:port` answers to: see ServerOptions `allowedHosts`. */
+export function hostsAnswered(host: string, port: number, extra: readonly string[]): readonly string[] | undefined {
+  const named = extra.map((h) => h.toLowerCase());
+  if (WILDCARDS.has(host)) return named.length > 0 ? named : undefined;
+  const own = isLoopback(host) ? [host, 'localhost', '127.0.0.1', '[::1]'] : [host];
+  // A browser leaves the port out of Host for the scheme's default one.
+  const withPorts = own.flatMap((h) => (port === 80 || port === 443 ? [h, `${h}:${port}`] : [`${h}:${port}`]));
+  return [...new Set([...withPorts.map((h) => h.toLowerCase()), ...named])];
 }

@@ -1,5 +1,6 @@
 /** `litejobs serve` and `litejobs diagram`, run as users run them: child processes, real sockets, real files. */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -45,6 +46,41 @@ describe('litejobs serve', { timeout: CLI_TEST_TIMEOUT }, () => {
     const end = await cli.done;
     expect(end.code, end.stderr).toBe(0);
     expect(end.stdout).toMatch(/shutting down/);
+  });
+
+  it('with --hooks accepts only its hooks (--open-hooks adds the jobs it runs), and answers the Host values --allowed-host names', async () => {
+    const d = dir();
+    const hooks = join(d, 'hooks.json');
+    writeFileSync(hooks, JSON.stringify({ listed: {} }));
+    const hook = async (url: string, name: string, host?: string) => {
+      const u = new URL(url);
+      return new Promise<number>((resolve, reject) => {
+        const req = httpRequest({ host: u.hostname, port: u.port, method: 'POST', path: `/v1/hooks/${name}`, headers: { host: host ?? u.host, 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end('{}');
+      });
+    };
+    const start = async (extra: string[]) => {
+      const cli = startCli(['serve', '--port', '0', '--handlers', HANDLERS, '--hooks', hooks, '--db', join(d, 'q.db'), ...extra]);
+      await cli.waitForOutput(/litejobs serving on/);
+      return { cli, url: /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(cli.stdout())![1]! };
+    };
+    const closed = await start([]);
+    expect(await hook(closed.url, 'listed')).toBe(201);
+    expect(await hook(closed.url, 'greet')).toBe(404); // a job it runs, but not a listed hook
+    expect(await hook(closed.url, 'listed', 'jobs.example.com')).toBe(421);
+    closed.cli.proc.kill('SIGTERM');
+    expect((await closed.cli.done).code).toBe(0);
+    const open = await start(['--open-hooks', '--allowed-host', 'jobs.example.com']);
+    expect(await hook(open.url, 'greet')).toBe(201);
+    expect(await hook(open.url, 'never-defined')).toBe(404);
+    expect(await hook(open.url, 'listed', 'jobs.example.com')).toBe(201);
+    expect(await hook(open.url, 'listed', 'attacker.example')).toBe(421);
+    open.cli.proc.kill('SIGTERM');
+    expect((await open.cli.done).code).toBe(0);
   });
 
   it('refuses a public address without a token, a bad port and a handlers module that defines no job', async () => {

@@ -122,7 +122,7 @@ describe('dashboard in Chromium', () => {
         await viewer.page.locator('[data-state="completed"]').first().click();
         await viewer.page.locator('[data-testid=job-list] tr[data-job-id]').first().waitFor();
         expect(await viewer.page.locator('[data-action]').count()).toBe(0);
-        const refused = await fetch(`${viewerUrl}/v1/jobs/${deadId}/retry`, { method: 'POST' });
+        const refused = await fetch(`${viewerUrl}/v1/jobs/${deadId}/retry`, { method: 'POST', headers: { 'content-type': 'application/json' } });
         expect(refused.status).toBe(403);
         // A job enqueued through the demo's process reaches `completed` on the read-only process's page.
         const enqueued = await fetch(`${url}v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'fail-me', payload: {} }) });
@@ -133,7 +133,7 @@ describe('dashboard in Chromium', () => {
         expect((await rateOn('processing:job.fail:failed#2'))?.trim()).toMatch(/\d/);
         expect((await rateOn('processing:job.fail:failed'))?.trim()).toBe('');
         // A pause made through the other process shows here within a tick.
-        expect((await fetch(`${url}v1/names/generate-monthly-report/pause`, { method: 'POST' })).status).toBe(200);
+        expect((await fetch(`${url}v1/names/generate-monthly-report/pause`, { method: 'POST', headers: { 'content-type': 'application/json' } })).status).toBe(200);
         await viewer.page.locator('option', { hasText: 'generate-monthly-report (paused)' }).waitFor({ state: 'attached' });
         await viewer.page.screenshot({ path: join(ARTIFACTS, 'dashboard-read-only.png') });
         expect(viewer.problems).toEqual([]);

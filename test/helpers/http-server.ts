@@ -19,7 +19,7 @@ export interface Served {
   server: RunningServer;
   /** The SQLite file (a test that reads it is SQLite-only: this throws on PostgreSQL). */
   readonly path: string;
-  /** JSON in and out; `body` a string is sent as is. The answer's body is parsed JSON of any shape. */
+  /** JSON in and out (a POST without `body` is an empty JSON body); `body` a string is sent as is. The answer's body is parsed JSON of any shape. */
   // biome-ignore lint/suspicious/noExplicitAny: tests read whatever shape each route answers
   call(method: string, route: string, init?: { body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any }>;
   /** One statement on the server's database over a connection of its own (`?` placeholders; see raw-sql.ts). */
@@ -62,6 +62,9 @@ export function useServers(): (options?: { queue?: Partial<QueueOptions>; server
         let body: string | undefined;
         if (init.body !== undefined) {
           body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+          headers['content-type'] ??= 'application/json';
+        } else if (method === 'POST') {
+          // A JSON client's bare POST: the server takes an empty JSON body as {} (and refuses a POST that is not JSON).
           headers['content-type'] ??= 'application/json';
         }
         const res = await fetch(server.url + route, { method, headers, ...(body === undefined ? {} : { body }) });

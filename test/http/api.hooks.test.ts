@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { declareJob } from '../../src/index.js';
 import { signatureMatches } from '../../src/http/auth.js';
 import { useServers } from '../helpers/http-server.js';
 
@@ -8,7 +9,7 @@ const sign = (secret: string, body: string) => createHmac('sha256', secret).upda
 
 describe('POST /v1/hooks/:name', () => {
   it('stores the raw JSON body as the payload with the content type and the hook\'s listed headers', async () => {
-    const s = await serve({ server: { hooks: { stripe: { headers: ['X-Stripe-Event', 'user-agent'] } } } });
+    const s = await serve({ queue: { jobs: [declareJob('github.push')] }, server: { onlyListedHooks: false, hooks: { stripe: { headers: ['X-Stripe-Event', 'user-agent'] } } } });
     const body = '{"type":"invoice.paid","data":{"amount":4200,"nested":[1,{"a":null}]}}';
     const r = await s.call('POST', '/v1/hooks/stripe', {
       body,
@@ -21,14 +22,14 @@ describe('POST /v1/hooks/:name', () => {
       body: JSON.parse(body),
       headers: { 'content-type': 'application/json; charset=utf-8', 'x-stripe-event': 'evt_1', 'user-agent': 'Stripe/1.0' },
     });
-    // Any other valid name is a hook too, and +json media types are JSON.
+    // With onlyListedHooks off, a job the queue knows is a hook too, and +json media types are JSON.
     const other = await s.call('POST', '/v1/hooks/github.push', { body: '{"ref":"main"}', headers: { 'content-type': 'application/vnd.github+json' } });
     expect(other.status).toBe(201);
     expect((await s.queue.getJob(other.body.id)).payload).toEqual({ body: { ref: 'main' }, headers: { 'content-type': 'application/vnd.github+json' } });
   });
 
   it('takes the idempotency key from Idempotency-Key, or from the hook\'s delivery header; per hook', async () => {
-    const s = await serve({ server: { hooks: { gh: { keyHeader: 'X-GitHub-Delivery' } } } });
+    const s = await serve({ server: { hooks: { gh: { keyHeader: 'X-GitHub-Delivery' }, other: {} } } });
     const a = await s.call('POST', '/v1/hooks/gh', { body: '{"n":1}', headers: { 'x-github-delivery': 'd-1' } });
     const b = await s.call('POST', '/v1/hooks/gh', { body: '{"n":2}', headers: { 'x-github-delivery': 'd-1' } });
     expect([a.status, b.status]).toEqual([201, 200]);
@@ -119,5 +120,52 @@ describe('signatureMatches', () => {
     expect(signatureMatches('k', body, hex.slice(0, 63))).toBe(false);
     expect(signatureMatches('other', body, hex)).toBe(false);
     expect(signatureMatches('k', Buffer.from('{"x":2}'), hex)).toBe(false);
+  });
+
+  it('with a hooks list, only its hooks exist: an unlisted name (the job of a signed hook, an object member) is 404 and stores nothing', async () => {
+    const s = await serve({ queue: { jobs: [declareJob('payments')] }, server: { hooks: { stripe: { secret: 'whsec_x', job: 'payments' } } } });
+    for (const name of ['payments', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'anything']) {
+      const r = await s.call('POST', `/v1/hooks/${name}`, { body: '{"forged":true}' });
+      expect([name, r.status, r.body.error?.code]).toEqual([name, 404, 'LJ_ERR_NOT_FOUND']);
+    }
+    expect((await s.call('POST', '/v1/hooks/stripe', { body: '{}' })).status).toBe(401);
+    expect((await s.snapshot()).jobs).toBe(0);
+  });
+
+  it('without a list, an unlisted name is accepted only as a job the queue defines or declares: callers cannot make up job names', async () => {
+    const s = await serve({ queue: { jobs: [declareJob('orders')] } });
+    expect((await s.call('POST', '/v1/hooks/orders', { body: '{}' })).status).toBe(201);
+    for (const name of ['spam-1', 'spam-2', 'webhook', 'constructor']) expect((await s.call('POST', `/v1/hooks/${name}`, { body: '{}' })).status).toBe(404);
+    expect((await s.snapshot()).jobs).toBe(1);
+  });
+
+  it('with a token, a hook with a secret is let in by its signature alone; an unsigned hook still needs the token', async () => {
+    const token = 'server-token-1234';
+    const secret = 'whsec_provider';
+    const s = await serve({ server: { token, hooks: { pay: { secret }, plain: {} } } });
+    const body = '{"amount":1}';
+    const signed = await s.call('POST', '/v1/hooks/pay', { body, headers: { 'x-signature': sign(secret, body) } });
+    expect(signed.status).toBe(201);
+    expect((await s.call('POST', '/v1/hooks/pay', { body, headers: { 'x-signature': sign('wrong', body) } })).status).toBe(401);
+    expect((await s.call('POST', '/v1/hooks/plain', { body })).status).toBe(401);
+    expect((await s.call('POST', '/v1/hooks/plain', { body, headers: { authorization: `Bearer ${token}` } })).status).toBe(201);
+    // The signature lets in its own hook only: every other route still asks for the token.
+    expect((await s.call('GET', '/v1/stats', { headers: { 'x-signature': sign(secret, '') } })).status).toBe(401);
+  });
+
+  it("one hook's deliveries cannot squat another's idempotency keys, nor can the jobs API", async () => {
+    const s = await serve({ server: { hooks: { signed: { keyHeader: 'x-delivery' }, 'signed:evt': {} } } });
+    // A hook named `signed:evt` with key 42 used to make the key of `signed`'s delivery `evt:42`.
+    const squat = await s.call('POST', '/v1/hooks/signed:evt', { body: '{"fake":1}', headers: { 'idempotency-key': '42' } });
+    expect(squat.status).toBe(201);
+    const genuine = await s.call('POST', '/v1/hooks/signed', { body: '{"real":1}', headers: { 'x-delivery': 'evt:42' } });
+    expect(genuine.body).toMatchObject({ created: true });
+    expect(genuine.body.id).not.toBe(squat.body.id);
+    for (const key of ['hook:signed:evt_7', 'hook:signed:evt:42', 'cron:nightly:1780000000000']) {
+      const r = await s.call('POST', '/v1/jobs', { body: { name: 'a', key } });
+      expect([key, r.status, r.body.error?.code]).toEqual([key, 400, 'LJ_ERR_VALIDATION']);
+      const batch = await s.call('POST', '/v1/jobs/batch', { body: { jobs: [{ name: 'a', key }] } });
+      expect(batch.status).toBe(400);
+    }
   });
 });

@@ -38,6 +38,8 @@ interface ServeFlags {
   hooks?: string;
   durability: 'normal' | 'full';
   readOnly?: boolean;
+  allowedHost?: string[];
+  openHooks?: boolean;
 }
 
 export function registerServe(program: Command, io: CliIO): void {
@@ -49,7 +51,9 @@ export function registerServe(program: Command, io: CliIO): void {
     .addOption(new Option('--concurrency <n>', 'worker actors running jobs at once').argParser(parseConcurrency).default(8))
     .option('--handlers <module>', 'a module exporting defineJob objects to run besides the built-in webhook delivery job')
     .addOption(new Option('--token <token>', 'require Authorization: Bearer <token> on every route but /healthz').env(TOKEN_ENV))
-    .option('--hooks <file>', 'a JSON file of per-hook settings: { "<hook>": { secret, signatureHeader, keyHeader, headers, deliverTo, job } }')
+    .option('--hooks <file>', 'a JSON file of per-hook settings: { "<hook>": { secret, signatureHeader, keyHeader, headers, deliverTo, job } }; only its hooks are accepted')
+    .option('--open-hooks', 'with --hooks, also accept a hook named after a job this server runs (--handlers) that the file does not list')
+    .option('--allowed-host <host...>', 'Host header values answered besides the bound address, e.g. jobs.example.com (behind a proxy, or bound to 0.0.0.0)')
     .option('--read-only', 'refuse retry, cancel, pause, resume and schedule and group concurrency changes over HTTP (the dashboard says so); enqueueing still works')
     .addOption(new Option('--durability <mode>', 'normal: a commit survives a crash of the process; full: also of the machine').choices(['normal', 'full']).default('normal'))
     .action(async (flags: ServeFlags, self: Command) => {
@@ -68,6 +72,8 @@ export function registerServe(program: Command, io: CliIO): void {
         logger,
         drainMs: 10_000,
         readOnly: flags.readOnly === true,
+        allowedHosts: flags.allowedHost ?? [],
+        openHooks: flags.openHooks === true,
         ...(flags.token ? { token: flags.token } : {}),
         ...(flags.hooks ? { hooks: readHooks(flags.hooks) } : {}),
       });

@@ -44,7 +44,38 @@ export function checkHooks(hooks: Record<string, HookOptions>): void {
 
 type RawRequest = FastifyRequest<{ Params: { name: string } }> & { rawBody?: string };
 
-export function hookRoutes(app: FastifyInstance, queue: Queue, hooks: Record<string, HookOptions>, onlyListed: boolean, bodyLimit: number): void {
+/**
+ * Which hook names exist. `listed`: the hooks configured (a Map: a name such
+ * as `constructor` must not find an object's inherited members). Unless only
+ * those are accepted, a name that is not listed must be a job the queue
+ * defines or declares (`jobs`, the built-in `webhook` delivery job aside):
+ * an unauthenticated caller cannot make up job names, nor jobs that nothing
+ * runs.
+ */
+export interface HookNames {
+  listed: ReadonlyMap<string, HookOptions>;
+  onlyListed: boolean;
+  jobs: ReadonlySet<string>;
+}
+
+/** The hook's settings, `{}` for an accepted unlisted name, or undefined: no such hook (404). */
+export function hookNamed(names: HookNames, name: string): HookOptions | undefined {
+  const hook = names.listed.get(name);
+  if (hook) return hook;
+  return !names.onlyListed && name !== 'webhook' && names.jobs.has(name) ? {} : undefined;
+}
+
+/**
+ * The idempotency key of a hook's delivery: namespaced by hook, with the
+ * hook's name percent-encoded so that it holds no `:`. `hook:a:b` + `c` and
+ * `hook:a` + `b:c` would otherwise meet, and one hook could squat another's
+ * deliveries. The jobs API refuses keys with this prefix.
+ */
+export function hookKey(name: string, delivery: string): string {
+  return `hook:${encodeURIComponent(name)}:${delivery}`;
+}
+
+export function hookRoutes(app: FastifyInstance, queue: Queue, names: HookNames, bodyLimit: number): void {
   // JSON bodies are kept as received next to the parsed value: signatures are over
   // the body's UTF-8 bytes (JSON is UTF-8). Read as a string, not a Buffer:
   // measured ~5% of a request's CPU time less (bench/analysis.md, http).
@@ -62,27 +93,27 @@ export function hookRoutes(app: FastifyInstance, queue: Queue, hooks: Record<str
 
   app.post<{ Params: { name: string } }>('/v1/hooks/:name', { schema: schemas.hook, bodyLimit }, async (request, reply) => {
     const { name } = request.params;
-    const hook = hooks[name];
-    if (!hook && onlyListed) throw new HttpError(404, 'LJ_ERR_NOT_FOUND', `no hook named "${name}"`);
+    const hook = hookNamed(names, name);
+    if (!hook) throw new HttpError(404, 'LJ_ERR_NOT_FOUND', `no hook named "${name}"`);
     const raw = (request as RawRequest).rawBody;
     if (raw === undefined) throw new HttpError(415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE', 'send the hook body as application/json');
-    if (hook?.secret !== undefined) {
+    if (hook.secret !== undefined) {
       const header = request.headers[hook.signatureHeader?.toLowerCase() ?? 'x-signature'];
       if (!signatureMatches(hook.secret, raw, typeof header === 'string' ? header : undefined)) {
         throw new HttpError(401, 'LJ_ERR_BAD_SIGNATURE', `signature in ${hook.signatureHeader ?? 'x-signature'} does not match the body`);
       }
     }
     const headers: Record<string, string> = { 'content-type': String(request.headers['content-type']) };
-    for (const h of hook?.headers ?? []) {
+    for (const h of hook.headers ?? []) {
       const value = request.headers[h.toLowerCase()];
       if (typeof value === 'string') headers[h.toLowerCase()] = value;
     }
-    const delivery = hook?.keyHeader ? request.headers[hook.keyHeader.toLowerCase()] : undefined;
+    const delivery = hook.keyHeader ? request.headers[hook.keyHeader.toLowerCase()] : undefined;
     const idempotency = request.headers['idempotency-key'] ?? delivery;
     // Namespaced by hook: two providers may number their deliveries alike.
-    const key = typeof idempotency === 'string' && idempotency.length > 0 ? `hook:${name}:${idempotency}` : undefined;
-    const job = hook?.job ?? (hook?.deliverTo ? 'webhook' : name);
-    const payload = hook?.deliverTo
+    const key = typeof idempotency === 'string' && idempotency.length > 0 ? hookKey(name, idempotency) : undefined;
+    const job = hook.job ?? (hook.deliverTo ? 'webhook' : name);
+    const payload = hook.deliverTo
       ? { url: hook.deliverTo, method: 'POST', headers, body: raw }
       : { body: request.body, headers };
     const r = await queue.enqueue(job, payload, key === undefined ? undefined : { key });

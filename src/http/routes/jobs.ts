@@ -20,10 +20,16 @@ export interface JobInput {
   group?: string;
 }
 
+/** Key prefixes litejobs keeps for itself: a hook's deliveries (hooks.ts hookKey) and a schedule's slots (engine/cron.ts). */
+const RESERVED_KEY = /^(?:hook|cron):/;
+
 /** The enqueue options a request carries (only those it set). */
 export function enqueueOptions(input: JobInput): EnqueueOptions {
   const o: EnqueueOptions = {};
-  if (input.key !== undefined) o.key = input.key;
+  if (input.key !== undefined) {
+    if (RESERVED_KEY.test(input.key)) throw new ValidationError(`key "${input.key}": keys starting with hook: or cron: are litejobs' own (hook deliveries, schedule slots)`);
+    o.key = input.key;
+  }
   if (input.delay !== undefined) o.delay = input.delay;
   if (input.priority !== undefined) o.priority = input.priority;
   if (input.unique !== undefined) o.unique = input.unique;

@@ -1,0 +1,85 @@
+/**
+ * What every request to the plugin's routes must be, before any route runs,
+ * and what every answer carries:
+ *
+ * - A request that changes something (any method but GET, HEAD, OPTIONS) is
+ *   not cross-site, and a POST is JSON (`application/json` or
+ *   `application/…+json`). A browser sends a form or a `text/plain` POST to
+ *   any origin without asking first; it sends JSON, or a PUT or DELETE, to
+ *   another origin only after a CORS preflight, which this API never
+ *   grants. And a browser says where a
+ *   request comes from: `Sec-Fetch-Site` other than `same-origin` (or
+ *   `none`, typed by the user), or an `Origin` whose host is not the
+ *   request's own, is refused (403 `LJ_ERR_CROSS_SITE`). Servers sending
+ *   webhooks send neither header.
+ * - With `allowedHosts`, the `Host` header must be one of them (421
+ *   `LJ_ERR_HOST_NOT_ALLOWED`): a page on a domain the attacker points at
+ *   127.0.0.1 (DNS rebinding) then reaches nothing. `/healthz` is exempt: a
+ *   load balancer asks by address.
+ * - Every answer carries a Content-Security-Policy (scripts from this origin
+ *   only, no framing: `frame-ancestors 'none'`), `X-Content-Type-Options:
+ *   nosniff` and `Referrer-Policy: no-referrer`.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { HttpError } from './errors.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
+
+export const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+} as const;
+
+export interface RequestGuardOptions {
+  /** `Host` header values answered (`host:port` as a browser sends it, lower case); absent: any. */
+  allowedHosts?: () => readonly string[] | undefined;
+}
+
+/** Refuses a request that changes something and that a browser sent from another site, or a POST that is not JSON. */
+function checkAction(request: FastifyRequest): void {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    throw new HttpError(403, 'LJ_ERR_CROSS_SITE', `refused: a ${String(site)} request (Sec-Fetch-Site); actions come from this server's own pages or from clients that are not browsers`);
+  }
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    let host: string | null;
+    try {
+      host = origin === 'null' ? null : new URL(origin).host;
+    } catch {
+      host = null;
+    }
+    if (host === null || host !== request.headers.host?.toLowerCase()) {
+      throw new HttpError(403, 'LJ_ERR_CROSS_SITE', `refused: Origin ${origin} is not this server (${request.headers.host ?? 'no Host'})`);
+    }
+  }
+  const type = request.headers['content-type'];
+  if (request.method === 'POST' && (typeof type !== 'string' || !JSON_TYPE.test(type))) {
+    throw new HttpError(415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE', `send the request as application/json${type ? ` (got ${type})` : ''}; an empty JSON body means {}`);
+  }
+}
+
+export function guardRequests(app: FastifyInstance, o: RequestGuardOptions = {}): void {
+  app.addHook('onRequest', async (request) => {
+    const allowed = o.allowedHosts?.();
+    if (allowed && !request.routeOptions.url?.endsWith('/healthz')) {
+      const host = request.headers.host?.toLowerCase();
+      if (host === undefined || !allowed.includes(host)) {
+        throw new HttpError(421, 'LJ_ERR_HOST_NOT_ALLOWED', `this server answers to ${allowed.join(', ')}, not to Host ${host ?? '(none)'}`);
+      }
+    }
+  });
+  // After every onRequest hook (the token's among them: a request without it is a 401 first), before the body is read.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (!SAFE_METHODS.has(request.method)) checkAction(request);
+    return payload;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.headers(SECURITY_HEADERS);
+    return payload;
+  });
+}
