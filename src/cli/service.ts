@@ -29,6 +29,10 @@ export interface ServiceOptions {
   allowedHosts?: readonly string[];
   /** With `hooks`, also accept unlisted hooks named after a job this service runs. */
   openHooks?: boolean;
+  /** URL prefixes the `webhook` job may send to besides the hooks' `deliverTo`; none given and no `deliverTo`: nowhere. */
+  deliverTo?: readonly string[];
+  /** Let the `webhook` job send to loopback and private addresses. */
+  allowPrivateTargets?: boolean;
   logger: Logger;
   /** How long running jobs may take to finish at shutdown. */
   drainMs: number;
@@ -42,7 +46,10 @@ export interface Service {
 }
 
 export async function startService(o: ServiceOptions): Promise<Service> {
-  const jobs = o.jobs.some((job) => job.name === 'webhook') ? [...o.jobs] : [defineWebhookJob(), ...o.jobs];
+  // The webhook job sends where the operator said (the hooks' deliverTo, --deliver-to), never where a request body says.
+  const targets = [...Object.values(o.hooks ?? {}).flatMap((h) => (h.deliverTo ? [h.deliverTo] : [])), ...(o.deliverTo ?? [])];
+  const webhook = defineWebhookJob({ allowTargets: targets, allowPrivate: o.allowPrivateTargets === true });
+  const jobs = o.jobs.some((job) => job.name === 'webhook') ? [...o.jobs] : [webhook, ...o.jobs];
   const queue = createQueue({ ...queueTarget(o.path), concurrency: o.concurrency, durability: o.durability, logger: o.logger, jobs });
   let server: RunningServer;
   try {

@@ -49,7 +49,7 @@ export interface LitejobsHttpOptions {
   metrics?: boolean | { processMetrics?: boolean };
   /** Serve the dashboard at `/` (and its API under `/v1/dashboard`). Default true. */
   dashboard?: boolean;
-  /** Refuse operator actions (retry, cancel, pause, resume, schedule and group concurrency changes) with 403 `LJ_ERR_READ_ONLY`; reads and enqueueing still work. */
+  /** Write nothing: every request that would change something (actions, enqueueing, hooks) is refused with 403 `LJ_ERR_READ_ONLY`; reads and the dashboard work. */
   readOnly?: boolean;
   /**
    * The `Host` header values answered (`host:port`, as browsers send it);
@@ -136,8 +136,11 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
       });
     }
     if (options.readOnly === true) {
+      // Read-only writes nothing: no action, and no enqueue either (a debounced enqueue rewrites a pending job).
       authed.addHook('onRequest', async (request) => {
-        if ((request.routeOptions.config as { action?: boolean }).action) throw new HttpError(403, 'LJ_ERR_READ_ONLY', 'this server is read-only: actions on jobs are refused');
+        if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') {
+          throw new HttpError(403, 'LJ_ERR_READ_ONLY', 'this server is read-only: it changes nothing (no actions, no enqueueing, no hooks)');
+        }
       });
     }
     jobRoutes(authed, queue, options.batchBodyLimit ?? 16 * MiB, bodyLimit);

@@ -62,9 +62,6 @@ export const MAX_BATCH = 1000;
 /** Jobs one `POST /v1/jobs/cancel` may name. */
 export const MAX_CANCEL = 1000;
 
-/** Route config of an operator action: refused with 403 `LJ_ERR_READ_ONLY` when the plugin is read-only. */
-export const ACTION = { action: true } as const;
-
 const idParams = {
   type: 'object',
   additionalProperties: false,

@@ -11,6 +11,7 @@ import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } fro
 import { ValidationError } from '../errors.js';
 import { deliver, type WebhookResult } from './deliver.js';
 import { prepareWebhookRequest, type WebhookPayload } from './payload.js';
+import { checkTarget, checkTargets, publicLookup } from './targets.js';
 
 export interface WebhookJobOptions<N extends string = 'webhook'> {
   /** The job name to enqueue under. Default `'webhook'`. */
@@ -21,8 +22,23 @@ export interface WebhookJobOptions<N extends string = 'webhook'> {
   maxBodyExcerpt?: number;
   /** Layered key by key over `DEFAULT_WEBHOOK_RETRY`. */
   retry?: RetryPolicy;
-  /** The undici dispatcher to send with (a proxy agent, a mock pool). Default: an Agent of this job's own, with keep-alive. */
+  /**
+   * The undici dispatcher to send with (a proxy agent, a mock pool). Default:
+   * an Agent of this job's own, with keep-alive, that refuses private
+   * addresses unless `allowPrivate`. A dispatcher of your own makes that
+   * check yours (the URL's own host is still checked).
+   */
   dispatcher?: Dispatcher;
+  /**
+   * URL prefixes the job may send to (`https://client.example.com/hooks/`):
+   * a payload's URL must have the origin of one and a path under it; any
+   * other is refused (`UnrecoverableError`, straight to `dead`). Absent: any
+   * public URL. `litejobs serve` sets it to its hooks' `deliverTo` URLs and
+   * `--deliver-to`.
+   */
+  allowTargets?: readonly string[];
+  /** Send to loopback, private and link-local addresses too. Default false: a payload cannot make the server fetch its own network. */
+  allowPrivate?: boolean;
 }
 
 /** Ten attempts, 1 s doubling up to 1 h, each delay drawn between half and all of the curve. */
@@ -33,7 +49,7 @@ export const DEFAULT_WEBHOOK_RETRY: Readonly<RetryPolicy> = Object.freeze<RetryP
   maxDelay: 60 * 60 * 1000,
 });
 
-const OPTION_KEYS = ['name', 'timeout', 'maxBodyExcerpt', 'retry', 'dispatcher'] as const;
+const OPTION_KEYS = ['name', 'timeout', 'maxBodyExcerpt', 'retry', 'dispatcher', 'allowTargets', 'allowPrivate'] as const;
 
 /**
  * Defines the job that delivers webhooks. Enqueue `{ url, method?, headers?, body? }`;
@@ -59,6 +75,9 @@ export function defineWebhookJob<N extends string>(options: WebhookJobOptions<N>
   if (options.dispatcher !== undefined && typeof (options.dispatcher as { dispatch?: unknown }).dispatch !== 'function') {
     throw new ValidationError('defineWebhookJob dispatcher must be an undici Dispatcher (Agent, Pool, ProxyAgent…)');
   }
+  const allowed = options.allowTargets === undefined ? undefined : checkTargets('defineWebhookJob allowTargets', options.allowTargets);
+  if (options.allowPrivate !== undefined && typeof options.allowPrivate !== 'boolean') throw new ValidationError('defineWebhookJob allowPrivate must be a boolean');
+  const allowPrivate = options.allowPrivate === true;
   const retry: RetryPolicy = { ...DEFAULT_WEBHOOK_RETRY, ...withoutUndefined(options.retry) };
   const maxDelay = resolveRetryPolicy(retry).maxDelay;
   // Made on first use, so a process that only enqueues opens nothing. Its idle
@@ -71,7 +90,9 @@ export function defineWebhookJob<N extends string>(options: WebhookJobOptions<N>
     timeout,
     handler: (payload, ctx) => {
       const req = prepareWebhookRequest(payload);
-      agent ??= new Agent();
+      checkTarget(req.url, allowed, allowPrivate);
+      // Each connection resolves the name afresh and refuses private answers (a name may point elsewhere by then).
+      agent ??= new Agent(allowPrivate ? {} : { connect: { lookup: publicLookup } });
       return deliver(req, { dispatcher: agent, maxBodyExcerpt, maxDelay, signal: ctx.signal });
     },
   });

@@ -20,7 +20,7 @@ const dir = () => {
 };
 
 describe('litejobs serve', { timeout: CLI_TEST_TIMEOUT }, () => {
-  it('serves the API with a token, runs the handlers module and the webhook job, and exits 0 on SIGTERM', async () => {
+  it('serves the API with a token, runs the handlers module, refuses a webhook job to a target the operator did not name, and exits 0 on SIGTERM', async () => {
     const db = join(dir(), 'q.db');
     const cli = startCli(['serve', '--port', '0', '--handlers', HANDLERS, '--db', db], { env: { LITEJOBS_TOKEN: TOKEN } });
     await cli.waitForOutput(/litejobs serving on/);
@@ -36,12 +36,18 @@ describe('litejobs serve', { timeout: CLI_TEST_TIMEOUT }, () => {
     };
     const greet = await post('greet', { who: 'ada' });
     const shout = await post('shout', { text: 'hi' });
-    const deliver = await post('webhook', { url: `${url}/healthz`, method: 'GET' }); // a receiver that answers 200
-    const job = async (id: number) => ((await (await fetch(`${url}/v1/jobs/${id}`, { headers: auth })).json()) as { job: { state: string; result?: unknown } }).job;
-    for (let i = 0; i < 300 && (await Promise.all([greet, shout, deliver].map(job))).some((j) => j.state !== 'completed'); i++) await new Promise((r) => setTimeout(r, 100));
+    // A delivery to a URL the request chose, on this machine: the server must not fetch it (no --deliver-to, no --allow-private-targets).
+    const deliver = await post('webhook', { url: `${url}/healthz`, method: 'GET' });
+    const job = async (id: number) =>
+      ((await (await fetch(`${url}/v1/jobs/${id}`, { headers: auth })).json()) as { job: { state: string; result?: unknown; lastError?: { message: string } } }).job;
+    const finished = (j: { state: string }) => j.state === 'completed' || j.state === 'dead';
+    for (let i = 0; i < 300 && !(await Promise.all([greet, shout, deliver].map(job))).every(finished); i++) await new Promise((r) => setTimeout(r, 100));
     expect(await job(greet)).toMatchObject({ state: 'completed', result: { greeting: 'hello ada' } });
     expect(await job(shout)).toMatchObject({ state: 'completed', result: 'HI' });
-    expect(await job(deliver)).toMatchObject({ state: 'completed', result: { status: 200 } });
+    const refused = await job(deliver);
+    expect(refused).toMatchObject({ state: 'dead' });
+    expect(refused.result).toBeUndefined();
+    expect(refused.lastError?.message).toMatch(/not one this job may send to/);
     cli.proc.kill('SIGTERM');
     const end = await cli.done;
     expect(end.code, end.stderr).toBe(0);

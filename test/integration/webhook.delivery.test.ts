@@ -3,11 +3,12 @@
  * SQLite file: what each answer (or the lack of one) does to the job, and
  * what the receiver gets.
  */
+import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { defineWebhookJob, type RetryPolicy, type WebhookJobOptions } from '../../src/index.js';
 import { useReceivers } from '../helpers/http-receiver.js';
 import { useQueues } from '../helpers/queue-fixture.js';
-import { nextEvent } from '../helpers/wait.js';
+import { events, nextEvent } from '../helpers/wait.js';
 
 const fx = useQueues();
 const http = useReceivers();
@@ -25,7 +26,8 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 
 /** Starts a queue with one webhook job, enqueues `payload`, and resolves once the job reaches `state`. */
 async function run(options: WebhookJobOptions<string>, payload: unknown, state: string) {
-  const q = fx.open({ jobs: [defineWebhookJob(options)] });
+  // The receivers of these tests run on this machine: a private address the job must be allowed to reach.
+  const q = fx.open({ jobs: [defineWebhookJob({ allowPrivate: true, ...options })] });
   const { id } = await q.enqueue(options.name ?? 'webhook', payload);
   const reached = nextEvent(q.events$, (e) => e.job.id === id && e.to === state, 15_000);
   await q.start();
@@ -103,7 +105,7 @@ describe('webhook delivery', () => {
 
   it('aborts the request in flight when the job is cancelled', async () => {
     const rx = await http.start(() => {});
-    const q = fx.open({ jobs: [defineWebhookJob({ retry: fast })] });
+    const q = fx.open({ jobs: [defineWebhookJob({ retry: fast, allowPrivate: true })] });
     const { id } = await q.enqueue('webhook', { url: rx.origin });
     const running = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'processing');
     await q.start();
@@ -155,5 +157,44 @@ describe('webhook delivery', () => {
     const { job } = await run({ retry: fast }, payload, 'dead');
     expect(job).toMatchObject({ attempts: 1, lastError: { code: 'LJ_ERR_UNRECOVERABLE', unrecoverable: true } });
     expect(job.lastError!.message).toContain(message);
+  });
+});
+
+describe('where the webhook job may send', () => {
+  it('refuses loopback, private and link-local targets by default, by literal address or by what a name resolves to: dead, nothing sent', async () => {
+    const rx = await http.start((_n, _req, res) => res.writeHead(200).end('internal page'));
+    const port = new URL(rx.origin).port;
+    const q = fx.open({ jobs: [defineWebhookJob({ retry: fast })] });
+    // This machine's own name resolves to a loopback address (/etc/hosts): the connection's lookup refuses it.
+    const urls = [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`, `http://[::1]:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`, 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/', `http://${hostname()}:${port}/`];
+    const ids = (await q.enqueueMany(urls.map((url) => ({ name: 'webhook', payload: { url, method: 'GET' } })))).map((r) => r.id);
+    const dead = events(q.events$, (e) => e.to === 'dead', urls.length, 15_000);
+    await q.start();
+    await dead;
+    for (const id of ids) {
+      const job = await q.getJob(id);
+      expect(job).toMatchObject({ state: 'dead', attempts: 1, lastError: { unrecoverable: true } });
+      expect(job.result).toBeUndefined();
+      expect(job.lastError!.message).toMatch(/private or loopback/);
+    }
+    expect(rx.received).toEqual([]);
+  });
+
+  it('with allowTargets, sends only under those prefixes (same origin, path under the prefix)', async () => {
+    const rx = await http.start((_n, _req, res) => res.writeHead(200).end('ok'));
+    const q = fx.open({ jobs: [defineWebhookJob({ retry: fast, allowPrivate: true, allowTargets: [`${rx.origin}/hooks/`] })] });
+    const [inside, beside, other] = await q.enqueueMany([
+      { name: 'webhook', payload: { url: `${rx.origin}/hooks/a` } },
+      { name: 'webhook', payload: { url: `${rx.origin}/hooksevil` } },
+      { name: 'webhook', payload: { url: `http://127.0.0.2:${new URL(rx.origin).port}/hooks/a` } },
+    ]);
+    const done = events(q.events$, (e) => e.to === 'completed' || e.to === 'dead', 3, 15_000);
+    await q.start();
+    await done;
+    expect(await q.getJob(inside!.id)).toMatchObject({ state: 'completed', result: { status: 200 } });
+    for (const r of [beside!, other!]) expect((await q.getJob(r.id)).lastError!.message).toMatch(/not one this job may send to/);
+    expect(rx.received.map((r) => r.url)).toEqual(['/hooks/a']);
+    expect(() => defineWebhookJob({ allowTargets: ['ftp://x/'] })).toThrow(/http\(s\) URL prefix/);
+    expect(() => defineWebhookJob({ allowTargets: ['https://x.example/?q=1'] })).toThrow(/without credentials, query or fragment/);
   });
 });

@@ -15,7 +15,7 @@ export function registerDemo(program: Command, io: CliIO): void {
     .addOption(new Option('--port <port>', 'the API port (the receiver takes the next one; 0: any free ports)').argParser(parsePort).default(3000))
     .addOption(new Option('--seed <n>', "seed the receiver's failures: the same seed fails the same requests").argParser(parseSeed))
     .addOption(new Option('--rate <n>', 'sample jobs enqueued per second after the first ones (0: none)').argParser(parseRate).default(2))
-    .option('--read-only', 'refuse retry, cancel, pause and resume over HTTP (the dashboard says so)')
+    .option('--read-only', 'change nothing over HTTP: no actions, no enqueueing, no hooks (the dashboard says so)')
     .action(async (flags: { port: number; seed?: number; rate: number; readOnly?: boolean }, self: Command) => {
       const path = databaseOf(self);
       const logger = serviceLogger(io);
@@ -35,6 +35,9 @@ export function registerDemo(program: Command, io: CliIO): void {
           drainMs: 10_000,
           readOnly: flags.readOnly === true,
           hooks: { demo: { deliverTo: `${sink.url}/hooks` } },
+          // The demo's receiver runs on this machine: the webhook job may send to it, and only to it.
+          deliverTo: [`${sink.url}/`],
+          allowPrivateTargets: true,
         });
         const results = await service.queue.enqueueMany(demoEnqueues(sink.url));
         const api = service.server.url;

@@ -40,6 +40,8 @@ interface ServeFlags {
   readOnly?: boolean;
   allowedHost?: string[];
   openHooks?: boolean;
+  deliverTo?: string[];
+  allowPrivateTargets?: boolean;
 }
 
 export function registerServe(program: Command, io: CliIO): void {
@@ -54,7 +56,9 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--hooks <file>', 'a JSON file of per-hook settings: { "<hook>": { secret, signatureHeader, keyHeader, headers, deliverTo, job } }; only its hooks are accepted')
     .option('--open-hooks', 'with --hooks, also accept a hook named after a job this server runs (--handlers) that the file does not list')
     .option('--allowed-host <host...>', 'Host header values answered besides the bound address, e.g. jobs.example.com (behind a proxy, or bound to 0.0.0.0)')
-    .option('--read-only', 'refuse retry, cancel, pause, resume and schedule and group concurrency changes over HTTP (the dashboard says so); enqueueing still works')
+    .option('--deliver-to <url...>', 'URL prefixes the webhook job may send to besides the hooks\' deliverTo (a job\'s URL must be under one)')
+    .option('--allow-private-targets', 'let the webhook job send to loopback and private addresses (refused by default)')
+    .option('--read-only', 'change nothing over HTTP: no actions, no enqueueing, no hooks (the dashboard says so); reads and the dashboard work')
     .addOption(new Option('--durability <mode>', 'normal: a commit survives a crash of the process; full: also of the machine').choices(['normal', 'full']).default('normal'))
     .action(async (flags: ServeFlags, self: Command) => {
       const path = databaseOf(self);
@@ -74,6 +78,8 @@ export function registerServe(program: Command, io: CliIO): void {
         readOnly: flags.readOnly === true,
         allowedHosts: flags.allowedHost ?? [],
         openHooks: flags.openHooks === true,
+        deliverTo: flags.deliverTo ?? [],
+        allowPrivateTargets: flags.allowPrivateTargets === true,
         ...(flags.token ? { token: flags.token } : {}),
         ...(flags.hooks ? { hooks: readHooks(flags.hooks) } : {}),
       });

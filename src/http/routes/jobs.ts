@@ -5,7 +5,7 @@ import type { UniqueWhile } from '../../engine/unique.js';
 import type { Queue } from '../../queue.js';
 import { ValidationError } from '../../errors.js';
 import { cancelJobs } from '../../dashboard/bulk-actions.js';
-import { ACTION, schemas } from '../schemas.js';
+import { schemas } from '../schemas.js';
 
 export interface JobInput {
   name: string;
@@ -61,12 +61,12 @@ export function jobRoutes(app: FastifyInstance, queue: Queue, batchBodyLimit: nu
   const noBodyIsEmpty = async (request: { body: unknown }) => {
     request.body ??= {}; // before validation: a bare POST means "every name"
   };
-  app.post<{ Body: { name?: string; where?: string } }>('/v1/jobs/retry', { schema: schemas.retryDead, preValidation: noBodyIsEmpty, config: ACTION }, async (request) => {
+  app.post<{ Body: { name?: string; where?: string } }>('/v1/jobs/retry', { schema: schemas.retryDead, preValidation: noBodyIsEmpty }, async (request) => {
     const { name, where } = request.body;
     return { retried: await queue.retryDead({ ...(name === undefined ? {} : { name }), ...(where === undefined ? {} : { where }) }) };
   });
 
-  app.post<{ Body: { ids: number[] } }>('/v1/jobs/cancel', { schema: schemas.cancelMany, config: ACTION }, async (request) => cancelJobs(queue, request.body.ids));
+  app.post<{ Body: { ids: number[] } }>('/v1/jobs/cancel', { schema: schemas.cancelMany }, async (request) => cancelJobs(queue, request.body.ids));
 
   app.get<{ Params: { id: number } }>('/v1/jobs/:id', { schema: schemas.jobById }, async (request) => {
     const { id } = request.params;
@@ -84,6 +84,6 @@ export function jobRoutes(app: FastifyInstance, queue: Queue, batchBodyLimit: nu
     return { jobs, next: jobs.length === limit ? jobs[jobs.length - 1]!.id : null };
   });
 
-  app.post<{ Params: { id: number } }>('/v1/jobs/:id/retry', { schema: schemas.jobById, config: ACTION }, async (request) => ({ job: await queue.retry(request.params.id) }));
-  app.post<{ Params: { id: number } }>('/v1/jobs/:id/cancel', { schema: schemas.jobById, config: ACTION }, async (request) => ({ job: await queue.cancel(request.params.id) }));
+  app.post<{ Params: { id: number } }>('/v1/jobs/:id/retry', { schema: schemas.jobById }, async (request) => ({ job: await queue.retry(request.params.id) }));
+  app.post<{ Params: { id: number } }>('/v1/jobs/:id/cancel', { schema: schemas.jobById }, async (request) => ({ job: await queue.cancel(request.params.id) }));
 }

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queue } from '../../queue.js';
 import type { ScheduleView } from '../../engine/schedules.js';
-import { ACTION, schemas } from '../schemas.js';
+import { schemas } from '../schemas.js';
 import { HttpError } from '../errors.js';
 
 interface ScheduleBody {
@@ -15,13 +15,13 @@ interface ScheduleBody {
 
 export function scheduleRoutes(app: FastifyInstance, queue: Queue): void {
   app.get('/v1/schedules', async (): Promise<{ schedules: ScheduleView[] }> => ({ schedules: await queue.schedules() }));
-  app.post<{ Body: ScheduleBody }>('/v1/schedules', { schema: schemas.schedule, config: ACTION }, async (request, reply) => {
+  app.post<{ Body: ScheduleBody }>('/v1/schedules', { schema: schemas.schedule }, async (request, reply) => {
     const { name, cron, ...options } = request.body;
     await queue.schedule(name, cron, options);
     const saved = (await queue.schedules()).find((s) => s.name === name);
     return reply.code(201).send(saved);
   });
-  app.delete<{ Params: { name: string } }>('/v1/schedules/:name', { schema: schemas.byName, config: ACTION }, async (request) => {
+  app.delete<{ Params: { name: string } }>('/v1/schedules/:name', { schema: schemas.byName }, async (request) => {
     if (!(await queue.unschedule(request.params.name))) throw new HttpError(404, 'LJ_ERR_NOT_FOUND', `no schedule named "${request.params.name}"`);
     return { name: request.params.name, removed: true };
   });

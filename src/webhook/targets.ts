@@ -1,0 +1,94 @@
+/**
+ * Where the webhook job may send: the operator decides, never the payload.
+ *
+ * - `allowTargets`: URL prefixes (`https://client.example.com/hooks/`). A
+ *   payload's URL must have the same origin as one of them and a path that
+ *   starts with its path. Absent: any URL passes this check.
+ * - Addresses only the operator's own network reaches (loopback, private,
+ *   link-local, unique-local, carrier-grade NAT, multicast, unspecified) are
+ *   refused unless `allowPrivate`: otherwise anyone who can enqueue a
+ *   webhook job could make the server fetch its internal pages and read the
+ *   answer back in the job's result. The address is checked where the
+ *   connection is made (the resolver's answer for a name, the literal for
+ *   an IP), so a name that resolves to 127.0.0.1 later than it was checked
+ *   is caught too.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import { UnrecoverableError, ValidationError } from '../errors.js';
+
+export interface TargetPolicy {
+  /** URL prefixes the job may send to; absent: any. */
+  allowTargets?: readonly string[];
+  /** Send to loopback and private addresses too. Default false. */
+  allowPrivate?: boolean;
+}
+
+const PRIVATE = new BlockList();
+for (const [net, bits] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) {
+  PRIVATE.addSubnet(net, bits, 'ipv4');
+}
+for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) PRIVATE.addSubnet(net, bits, 'ipv6');
+
+/** True for an address only the operator's own network (or this machine) reaches. */
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (family === 6) {
+    // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is that IPv4 address.
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+    if (mapped) return PRIVATE.check(mapped[1]!, 'ipv4');
+    return PRIVATE.check(address, 'ipv6');
+  }
+  return PRIVATE.check(address, 'ipv4');
+}
+
+/** The prefixes, checked once at definition: each an http(s) URL with no credentials, query or fragment. */
+export function checkTargets(what: string, targets: readonly string[]): URL[] {
+  // Empty: the job may send nowhere (a server whose operator named no target).
+  if (!Array.isArray(targets)) throw new ValidationError(`${what} must be an array of URL prefixes`);
+  return targets.map((t) => {
+    let url: URL;
+    try {
+      url = new URL(t);
+    } catch {
+      throw new ValidationError(`${what}: ${JSON.stringify(String(t).slice(0, 200))} is not a URL`);
+    }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.search || url.hash) {
+      throw new ValidationError(`${what}: ${t} must be an http(s) URL prefix without credentials, query or fragment`);
+    }
+    return url;
+  });
+}
+
+/** Refuses (UnrecoverableError) a URL outside the prefixes, or a literal private address when those are not allowed. */
+export function checkTarget(url: URL, allowed: readonly URL[] | undefined, allowPrivate: boolean): void {
+  if (allowed && !allowed.some((prefix) => prefix.origin === url.origin && url.pathname.startsWith(prefix.pathname))) {
+    throw new UnrecoverableError(`webhook target ${url.origin}${url.pathname} is not one this job may send to (allowTargets)`);
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!allowPrivate && (isPrivateAddress(host) || host === 'localhost' || host.endsWith('.localhost'))) {
+    throw new UnrecoverableError(`webhook target ${url.origin} is a private or loopback address: allowPrivate lets the job send there`);
+  }
+}
+
+/** The error a connection to a private address fails with (the resolver answered one). */
+export class PrivateAddressError extends Error {
+  readonly code = 'LJ_PRIVATE_ADDRESS';
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** A `lookup` for the connection: resolves the name and refuses every answer that is a private address. */
+export function publicLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, []);
+    const usable = addresses.filter((a) => !isPrivateAddress(a.address));
+    if (usable.length === 0) return callback(new PrivateAddressError(`${hostname} resolves to a private or loopback address (${addresses.map((a) => a.address).join(', ')})`), []);
+    if (options.all) return callback(null, usable);
+    return callback(null, usable[0]!.address, usable[0]!.family);
+  });
+}
