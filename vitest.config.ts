@@ -9,6 +9,7 @@ import { defineConfig } from 'vitest/config';
  */
 const POSTGRES_CONFORMANCE = [
   'test/http/api.auth.test.ts',
+  'test/http/api.bad-input.test.ts',
   'test/http/api.hooks.test.ts',
   'test/http/api.jobs.test.ts',
   'test/http/api.limits.test.ts',

@@ -45,6 +45,25 @@ export interface BatchResult {
 const FLOW_KEYS = ['name', 'payload', 'options', 'onChildFailure', 'children'] as const;
 /** Jobs in one flow at most: it commits in one transaction. */
 export const MAX_FLOW_JOBS = 100_000;
+/**
+ * Levels of a flow at most (the root is level 1). Far more than any real
+ * dependency chain; a deeper one is refused before anything is written, so
+ * that nothing downstream (the reply, a result walked by a caller) meets an
+ * unbounded nesting.
+ */
+export const MAX_FLOW_DEPTH = 64;
+
+/** Refuses a flow deeper than MAX_FLOW_DEPTH, walking it without recursion. */
+function checkDepth(flow: FlowJob): void {
+  const stack: Array<{ job: unknown; depth: number }> = [{ job: flow, depth: 1 }];
+  while (stack.length > 0) {
+    const { job, depth } = stack.pop()!;
+    const children = (job as { children?: unknown } | null)?.children;
+    if (!Array.isArray(children) || children.length === 0) continue;
+    if (depth >= MAX_FLOW_DEPTH) throw new ValidationError(`enqueueFlow: a flow is ${MAX_FLOW_DEPTH} levels deep at most`);
+    for (const child of children) stack.push({ job: child, depth: depth + 1 });
+  }
+}
 
 export interface FlowApi {
   enqueueFlow(flow: FlowJob): Promise<FlowResult>;
@@ -92,7 +111,10 @@ export function createFlowApi(engine: Engine, schemas: ReadonlyMap<string, Paylo
     return root.node;
   };
 
-  const enqueueFlow = async (flow: FlowJob): Promise<FlowResult> => engine.enqueueFlow(toNodes(await validated(flow), engine.clock.now()));
+  const enqueueFlow = async (flow: FlowJob): Promise<FlowResult> => {
+    checkDepth(flow); // first: validating the payloads walks the tree level by level
+    return engine.enqueueFlow(toNodes(await validated(flow), engine.clock.now()));
+  };
 
   return {
     enqueueFlow,

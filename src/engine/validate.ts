@@ -34,6 +34,8 @@ export function checkString(what: string, value: unknown, maxLength: number): st
   if (typeof value !== 'string' || value.length === 0 || value.length > maxLength) {
     throw new ValidationError(`${what} must be a non-empty string of at most ${maxLength} characters`);
   }
+  // PostgreSQL cannot store a NUL in text (SQLite would): refused on both, the same 400.
+  if (value.includes('\0')) throw new ValidationError(`${what} must not contain a NUL character`);
   return value;
 }
 

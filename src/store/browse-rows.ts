@@ -67,14 +67,21 @@ export function toSummary(r: SummaryRow): JobSummary {
 export const encodeCursor = (key: Key): string => Buffer.from(JSON.stringify(key)).toString('base64url');
 
 /** The key a cursor holds, or undefined when it is not one of `length` plain values (altered, or another state's). */
-export function decodeCursor(cursor: string, length: number): Key | undefined {
+/**
+ * A cursor back into the key it was made from, or undefined for one that is
+ * not (altered, or another listing's). Each value is checked against its
+ * column, so that no store ever sees a cursor's value it could not compare:
+ * `name` a string (no NUL), every other key a safe integer.
+ */
+export function decodeCursor(cursor: string, keys: readonly string[]): Key | undefined {
   try {
     const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(key) && key.length === length && key.every((v) => typeof v === 'number' || typeof v === 'string')) return key as Key;
+    if (!Array.isArray(key) || key.length !== keys.length) return undefined;
+    const fits = key.every((v, i) => (keys[i] === 'name' ? typeof v === 'string' && v.length <= 1000 && !v.includes('\0') : Number.isSafeInteger(v)));
+    return fits ? (key as Key) : undefined;
   } catch {
-    // falls through to undefined
+    return undefined;
   }
-  return undefined;
 }
 
 export const keyOf = (row: Record<string, unknown>, keys: readonly string[]): Key => keys.map((k) => row[k] as number | string);

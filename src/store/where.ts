@@ -85,6 +85,7 @@ function parseValue(token: string): WhereValue {
 
 function checkClause(clause: WhereClause): WhereClause {
   const { op, value } = clause;
+  if (typeof value === 'string' && value.includes('\0')) throw new ValidationError('search: a value must not contain a NUL character');
   if (op === '~' && typeof value !== 'string') throw new ValidationError('search: ~ (contains) takes a string');
   if ((value === null || typeof value === 'boolean') && op !== '=' && op !== '!=') {
     throw new ValidationError(`search: ${String(value)} can only be compared with = or !=`);

@@ -137,7 +137,7 @@ function mergeWalks(walks: Walk[], keys: string[], limit: number): Walk {
 export async function browseJobs(db: Database, schema: string, filter: BrowseFilter, scanBudget = SCAN_BUDGET): Promise<BrowsePage> {
   const limit = filter.limit ?? 100;
   const plan = planFor(filter.state, filter.name);
-  const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor, plan.keys.length);
+  const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor, plan.keys);
   if (filter.cursor !== undefined && !after) throw new ValidationError('cursor: not one this listing gave (it belongs to another state, or was altered)');
   const compiled = compileWhere(filter.where ?? [], 'doc');
   const segments = plan.segments(after !== undefined);

@@ -34,6 +34,7 @@ import { insertJobs, insertStatements, insertUnkeyed } from './insert.js';
 import { createPostgresLimits } from './limits.js';
 import { listJobs } from './list.js';
 import type { Queryable } from './driver.js';
+import { checkStorable, flowJobs } from './storable.js';
 import { createListener } from './notify.js';
 import { createPostgresSchedules } from './schedules.js';
 import { createPostgresSteps } from './steps.js';
@@ -81,6 +82,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const store: Store = {
     insert: async (jobs, at) => {
       if (jobs.length === 0) return [];
+      checkStorable(jobs);
       // Other processes claim the new jobs, or arm a timer for the later ones, once notified at commit.
       if (jobs.every((j) => j.key === null && !j.unique)) return insertUnkeyed(db, insertSql, jobs, at, channel, instanceId);
       return db.tx(async (client) => {
@@ -92,6 +94,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     },
     insertVia: async (caller, jobs, at) => {
       if (jobs.length === 0) return [];
+      checkStorable(jobs);
       return db.external(async () => {
         const client = caller as Queryable;
         const results = await insertJobs(client, insertSql, jobs, at);
@@ -101,12 +104,14 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         return results;
       });
     },
-    insertFlow: async (root, waiting, at) =>
-      db.tx(async (client) => {
+    insertFlow: async (root, waiting, at) => {
+      checkStorable(flowJobs(root));
+      return db.tx(async (client) => {
         const out = await flows.insertFlow(client, root, waiting, at);
         await client.query(s.notify, [channel, instanceId]);
         return out;
-      }),
+      });
+    },
     children: async (parentId, after, limit) => flows.children(db, parentId, after, limit),
     childCounts: async (parentId) => flows.childCounts(db, parentId),
     claim: async (req) => {

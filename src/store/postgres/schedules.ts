@@ -4,6 +4,7 @@ import { toScheduleRecord } from '../sqlite/schedules.js';
 import type { Database } from './connect.js';
 import type { Queryable } from './driver.js';
 import { insertJobs, type InsertStatements } from './insert.js';
+import { checkStorable } from './storable.js';
 import { render } from './sql.js';
 
 /** `notify`: tells other instances of new jobs, inside the transaction (delivered at its commit). */
@@ -26,6 +27,7 @@ export function createPostgresSchedules(db: Database, schema: string, insertSql:
   };
   return {
     saveSchedule: async (schedule: NewSchedule, at: number): Promise<void> => {
+      checkStorable([schedule]); // its slots' jobs take this payload
       await db.query(s.save, [schedule.name, schedule.cron, schedule.tz, schedule.payload, schedule.missed, at]);
     },
     deleteSchedule: async (name: string): Promise<boolean> => ((await db.query(s.delete, [name])).rowCount ?? 0) > 0,

@@ -28,6 +28,8 @@ interface Plan extends BrowsePlan {
 
 const SUMMARY = `id, name, state, attempts, priority, run_at, created_at, updated_at, lease_owner, progress, locked_until,
   json_extract(last_error, '$.message') AS error, substr(payload, 1, ${PAYLOAD_PREVIEW + 1}) AS payload`;
+/** The whole payload, beside the summary's preview, for a filtered walk's search. */
+const SEARCHED = 'searched_payload';
 
 const WAITING = withStates(
   `state <> {{pending}} AND state <> {{processing}} AND state <> {{completed}} AND state <> {{dead}} AND state <> {{cancelled}}`,
@@ -74,21 +76,27 @@ function jsonPath(path: readonly string[]): string {
   return `$${path.map((key) => `.${JSON.stringify(key)}`).join('')}`;
 }
 
-/** The search as SQL over `payload`, with its parameters (named @w0 …). */
-export function compileWhere(clauses: readonly WhereClause[]): { sql: string; params: Record<string, unknown> } {
+/**
+ * The search as SQL over the whole payload (`column`: the listing reads only
+ * a preview of it as `payload`), with its parameters (named @w0 …). A payload
+ * SQLite's JSON functions cannot read (nested deeper than they go) matches
+ * nothing, instead of failing the whole search.
+ */
+export function compileWhere(clauses: readonly WhereClause[], column = SEARCHED): { sql: string; params: Record<string, unknown> } {
   const parts: string[] = [];
   const params: Record<string, unknown> = {};
+  if (clauses.length > 0) parts.push(`json_valid(${column})`);
   clauses.forEach((clause, i) => {
     const path = `@p${i}`;
     const value = `@w${i}`;
     params[`p${i}`] = jsonPath(clause.path);
-    const field = `json_extract(payload, ${path})`;
+    const field = `json_extract(${column}, ${path})`;
     if (clause.value === null) {
       parts.push(`${field} ${clause.op === '=' ? 'IS NULL' : 'IS NOT NULL'}`);
     } else if (typeof clause.value === 'boolean') {
       // json_extract turns true into 1: compare the JSON type instead, so `= true` does not match the number 1.
       params[`w${i}`] = clause.value ? 'true' : 'false';
-      parts.push(`json_type(payload, ${path}) ${clause.op === '=' ? 'IS' : 'IS NOT'} ${value}`);
+      parts.push(`json_type(${column}, ${path}) ${clause.op === '=' ? 'IS' : 'IS NOT'} ${value}`);
     } else if (clause.op === '~') {
       params[`w${i}`] = String(clause.value).toLowerCase();
       parts.push(`instr(lower(${field}), ${value}) > 0`);
@@ -112,9 +120,9 @@ function outsideReadyIndex(db: Database.Database, plan: Plan, conditions: string
   const extra = [conditions, after ? plan.past : ''].filter(Boolean).map((c) => `AND ${c}`).join(' ');
   const text = withStates(
     `SELECT ${SUMMARY} FROM (
-       SELECT * FROM jobs WHERE id > (SELECT value FROM queue_meta WHERE key = 'indexed_upto') AND indexed = 0 AND state = {{pending}} AND group_key IS NULL
+       SELECT *, payload AS ${SEARCHED} FROM jobs WHERE id > (SELECT value FROM queue_meta WHERE key = 'indexed_upto') AND indexed = 0 AND state = {{pending}} AND group_key IS NULL
        UNION ALL
-       SELECT * FROM jobs WHERE state = {{pending}} AND group_key IS NOT NULL
+       SELECT *, payload AS ${SEARCHED} FROM jobs WHERE state = {{pending}} AND group_key IS NOT NULL
      ) WHERE 1 ${extra} ORDER BY priority DESC, run_at, id LIMIT @limit`,
     'browse-jobs',
   );
@@ -146,7 +154,8 @@ function walk(db: Database.Database, plan: Plan, segments: Segment[], conditions
       scanned += found.length;
     } else {
       const budget = scanBudget - scanned;
-      const found = db.prepare(`SELECT * FROM (${range} LIMIT @budget) WHERE ${conditions} LIMIT @limit`).all({ ...params, budget, limit: want }) as SummaryRow[];
+      const searched = `SELECT ${SUMMARY}, payload AS ${SEARCHED} FROM ${segment.from} ORDER BY ${segment.order}`;
+      const found = db.prepare(`SELECT * FROM (${searched} LIMIT @budget) WHERE ${conditions} LIMIT @limit`).all({ ...params, budget, limit: want }) as SummaryRow[];
       rows.push(...found);
       if (found.length === want) return { rows, scanned: scanned + want };
       // Short: the segment ran out of rows, or the walk ran out of budget (then say where it stopped).
@@ -167,7 +176,7 @@ function walk(db: Database.Database, plan: Plan, segments: Segment[], conditions
 export function browseJobs(db: Database.Database, filter: BrowseFilter, scanBudget = SCAN_BUDGET): BrowsePage {
   const limit = filter.limit ?? 100;
   const plan = planFor(filter.state, filter.name);
-  const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor, plan.keys.length);
+  const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor, plan.keys);
   if (filter.cursor !== undefined && !after) throw new ValidationError('cursor: not one this listing gave (it belongs to another state, or was altered)');
   const compiled = compileWhere(filter.where ?? []);
   const segments = plan.segments(after !== undefined);

@@ -1,0 +1,98 @@
+/**
+ * Client mistakes and hostile input are 400s on both stores, with the same
+ * codes, and store nothing; a payload the search cannot read is skipped, never
+ * a 5xx for every search of its state.
+ */
+import { describe, expect, it } from 'vitest';
+import { TEST_STORE } from '../helpers/queue-fixture.js';
+import { useServers } from '../helpers/http-server.js';
+
+const serve = useServers();
+const search = (where: string, state = 'pending') => `/v1/dashboard/jobs?state=${state}&where=${encodeURIComponent(where)}`;
+/** A payload nested `depth` levels deep: `{ "d": { "d": … } }`. */
+const deep = (depth: number) => JSON.parse(`${'{"d":'.repeat(depth)}1${'}'.repeat(depth)}`) as unknown;
+
+describe('the payload search', () => {
+  it('reads the whole payload, not its preview; a payload it cannot read is skipped, not a 503', async () => {
+    const s = await serve();
+    const long = (await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: { note: 'x'.repeat(500), customer: 42 } } })).body.id;
+    await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: { customer: 7 } } });
+    await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: deep(1200) } });
+    const found = await s.call('GET', search('payload.customer = 42'));
+    expect(found.status).toBe(200);
+    expect(found.body.jobs.map((j: { id: number }) => j.id)).toEqual([long]);
+    expect((await s.call('GET', search('payload.note ~ xxxx'))).body.jobs.map((j: { id: number }) => j.id)).toEqual([long]);
+    // The same search drives the bulk retry: no dead job matches, and nothing fails.
+    expect(await s.call('POST', '/v1/jobs/retry', { body: { where: 'payload.customer = 42' } })).toEqual({ status: 200, body: { retried: 0 } });
+  });
+
+  it('refuses a NUL in a search value, and a cursor that is not one the listing gave: 400 LJ_ERR_VALIDATION', async () => {
+    const s = await serve();
+    for (let i = 0; i < 3; i++) await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: { i } } });
+    expect((await s.call('GET', search('payload.i = "a\u0000b"'))).status).toBe(400);
+    const cursor = (key: unknown) => Buffer.from(JSON.stringify(key)).toString('base64url');
+    const bad = [
+      cursor([0, 'x', 1]), cursor(['0', 1, 1]), cursor([0, 1.5, 1]), cursor([0, 1e300, 1]), cursor([0, 1, null]), cursor([0, 1]), cursor({ a: 1 }),
+      cursor([0, 1, '1\u0000']), 'not-base64!', cursor('a'), cursor([0, 1, 2, 3]),
+    ];
+    for (const c of bad) {
+      const r = await s.call('GET', `/v1/dashboard/jobs?state=pending&limit=1&cursor=${encodeURIComponent(c)}`);
+      expect([c, r.status, r.body.error?.code]).toEqual([c, 400, 'LJ_ERR_VALIDATION']);
+    }
+    // A name key: a string, never a NUL.
+    for (const c of [cursor(['a\u0000', 1, 1]), cursor([1, 1, 1])]) expect((await s.call('GET', `/v1/dashboard/jobs?state=failed&limit=1&cursor=${encodeURIComponent(c)}`)).status).toBe(400);
+  });
+});
+
+describe('enqueue', () => {
+  it('refuses a NUL in a key (idempotency, unique, debounce, throttle): 400, nothing stored', async () => {
+    const s = await serve();
+    for (const body of [
+      { name: 'a', key: 'k\u0000' },
+      { name: 'a', unique: { key: 'u\u0000' } },
+      { name: 'a', debounce: { key: 'd\u0000', ms: 10 } },
+      { name: 'a', throttle: { key: 't\u0000', ms: 10 } },
+    ]) {
+      const r = await s.call('POST', '/v1/jobs', { body });
+      expect([JSON.stringify(body), r.status, r.body.error?.code]).toEqual([JSON.stringify(body), 400, 'LJ_ERR_VALIDATION']);
+    }
+    expect((await s.snapshot()).jobs).toBe(0);
+  });
+
+  it(`a payload holding \\u0000: ${TEST_STORE === 'postgres' ? 'refused at ingest (jsonb cannot hold it), nothing stored' : 'stored, and searchable'}`, async () => {
+    const s = await serve({ server: { hooks: { nul: {} } } });
+    const body = '{"text":"a\\u0000b","n":1}';
+    const hook = await s.call('POST', '/v1/hooks/nul', { body });
+    const job = await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: { text: 'a\u0000b' } } });
+    if (TEST_STORE === 'postgres') {
+      expect([hook.status, hook.body.error.code, job.status, job.body.error.code]).toEqual([400, 'LJ_ERR_VALIDATION', 400, 'LJ_ERR_VALIDATION']);
+      expect((await s.snapshot()).jobs).toBe(0);
+    } else {
+      expect([hook.status, job.status]).toEqual([201, 201]);
+    }
+    // Either way, every search of the state keeps working.
+    expect((await s.call('GET', search('payload.n = 1'))).status).toBe(200);
+  });
+
+  it('refuses a flow deeper than 64 levels with a 400 before anything is written, and answers a deep allowed one', async () => {
+    const s = await serve();
+    const chain = (levels: number) => {
+      const root: { name: string; children?: unknown[] } = { name: 'a' };
+      let node = root;
+      for (let i = 1; i < levels; i++) {
+        const child: { name: string; children?: unknown[] } = { name: 'a' };
+        node.children = [child];
+        node = child;
+      }
+      return root;
+    };
+    for (const levels of [65, 1500]) {
+      const r = await s.call('POST', '/v1/flows', { body: chain(levels) });
+      expect([levels, r.status, r.body.error?.code]).toEqual([levels, 400, 'LJ_ERR_VALIDATION']);
+    }
+    expect((await s.snapshot()).jobs).toBe(0);
+    const ok = await s.call('POST', '/v1/flows', { body: chain(64) });
+    expect(ok.status).toBe(201);
+    expect((await s.snapshot()).jobs).toBe(64);
+  });
+});
