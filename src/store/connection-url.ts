@@ -24,3 +24,15 @@ export function splitSchemaParam(url: string): ConnectionTarget | null {
   parsed.searchParams.delete('schema');
   return { connection: parsed.toString(), schema };
 }
+
+/** The URL with its password (if any) replaced by `***`: what a log line may show. */
+export function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password === '') return url;
+    parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres (connection string not shown)';
+  }
+}

@@ -1,6 +1,6 @@
 /** The `litejobs` command on a PostgreSQL queue: `--db postgres://…?schema=…` (or LITEJOBS_DB), as on a file. */
 import { describe, expect, it } from 'vitest';
-import { CLI_TEST_TIMEOUT, runCli } from '../helpers/cli.js';
+import { CLI_TEST_TIMEOUT, runCli, startCli } from '../helpers/cli.js';
 import { pgUrl, usePgSchema } from '../helpers/postgres.js';
 
 const schema = usePgSchema();
@@ -22,6 +22,19 @@ describe('litejobs on PostgreSQL', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect(job.history.map((h) => h.event)).toEqual(['job.enqueue', 'job.cancel']);
     const stats = JSON.parse((await runCli(['stats', '--json', '--db', db])).stdout) as { total: number; byState: Record<string, number> };
     expect(stats).toMatchObject({ total: 1, byState: { cancelled: 1 } });
+  });
+
+  it('serve never logs the database password', async () => {
+    const url = new URL(pgUrl());
+    url.password = 'pw-never-logged'; // trust auth: the server ignores it
+    url.searchParams.set('schema', schema());
+    const cli = startCli(['serve', '--port', '0', '--db', url.toString()]);
+    await cli.waitForOutput(/litejobs serving on/);
+    cli.proc.kill('SIGTERM');
+    const end = await cli.done;
+    expect(end.code, end.stderr).toBe(0);
+    expect(end.stdout + end.stderr).not.toContain('pw-never-logged');
+    expect(end.stdout).toContain(':***@');
   });
 
   it('refuses backup with the pg_dump recipe', async () => {

@@ -8,7 +8,8 @@ import { document } from '../command-docs.js';
 import { CliFailure, ExitCode } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
 import { loadHandlers } from '../load-handlers.js';
-import { databaseOf } from '../open-queue.js';
+import { databaseOf, isPostgres } from '../open-queue.js';
+import { withoutPassword } from '../../store/connection-url.js';
 import { prettyLines } from '../pretty-lines.js';
 
 export const TOKEN_ENV = 'LITEJOBS_TOKEN';
@@ -83,7 +84,7 @@ export function registerServe(program: Command, io: CliIO): void {
         ...(flags.token ? { token: flags.token } : {}),
         ...(flags.hooks ? { hooks: readHooks(flags.hooks) } : {}),
       });
-      logger.info({ url: service.server.url, db: path, jobs: ['webhook', ...jobs.map((j) => j.name).filter((n) => n !== 'webhook')] }, `litejobs serving on ${service.server.url}`);
+      logger.info({ url: service.server.url, db: isPostgres(path) ? withoutPassword(path) : path, jobs: ['webhook', ...jobs.map((j) => j.name).filter((n) => n !== 'webhook')] }, `litejobs serving on ${service.server.url}`);
       await service.closed;
     });
   document(cmd, {
