@@ -4,6 +4,7 @@
  * started, so no workers), logging warnings only, and always closed before
  * the command ends.
  */
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { AnyJob } from '../engine/job-definition.js';
 import type { Queue } from '../queue.js';
@@ -40,8 +41,19 @@ export function queueTarget(db: string): { path: string } | ConnectionTarget {
  * the schemas it validates payloads with — but never runs: the queue is not
  * started.
  */
-export async function withQueue<T>(cmd: Command, io: CliIO, use: (queue: Queue, path: string) => Promise<T>, jobs: readonly AnyJob[] = []): Promise<T> {
+export async function withQueue<T>(
+  cmd: Command,
+  io: CliIO,
+  use: (queue: Queue, path: string) => Promise<T>,
+  jobs: readonly AnyJob[] = [],
+  /** Whether the command may create the SQLite file (it writes a job); any other needs it to exist, so a typo is not an empty queue. */
+  creates = false,
+): Promise<T> {
   const path = databaseOf(cmd);
+  if (!creates && !isPostgres(path) && !existsSync(path)) {
+    const { DatabaseError } = await import('../errors.js');
+    throw new DatabaseError('LJ_ERR_DATABASE_OPEN', `database ${path} does not exist (give --db, or LITEJOBS_DB, the path of a litejobs file)`);
+  }
   // Loaded here, not at the top: --help and usage errors answer without loading the engine.
   const [{ createQueue }, { pino }] = await Promise.all([import('../queue.js'), import('pino')]);
   const logger = pino({ level: process.env.LITEJOBS_LOG_LEVEL ?? 'warn' }, prettyLines(io.stderr));

@@ -52,7 +52,7 @@ export const COMMAND_REGISTRARS: readonly CommandRegistrar[] = [
 export function buildProgram(io: CliIO = processIO(), registrars: readonly CommandRegistrar[] = COMMAND_REGISTRARS): Command {
   const program = new Command('litejobs')
     .description('Inspect and control a litejobs queue: enqueue, list, retry, cancel, pause, back up, check.')
-    .addOption(new Option('--db <path>', 'the queue: a SQLite file, or a PostgreSQL URL (postgres://user@host/db?schema=litejobs); before or after the command name').env(DB_ENV).default(DEFAULT_DB))
+    .addOption(new Option('--db <path>', 'the queue: a SQLite file, or a PostgreSQL URL (postgres://user@host/db?schema=litejobs); before or after the command name. Only enqueue, serve and demo create a missing file').env(DB_ENV).default(DEFAULT_DB))
     .version(packageVersion(), '-V, --version', 'print the litejobs version')
     .helpCommand(false)
     .showSuggestionAfterError(true)

@@ -85,7 +85,8 @@ describe('litejobs enqueue, jobs', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect(report).toMatchObject({ id: 2, name: 'report', state: 'pending', payload: [1, 2], priority: 7, key: null, attempts: 0 });
     expect(Math.abs(Date.parse(report!.runAt) - Date.parse(report!.createdAt) - 300_000)).toBeLessThan(1000);
 
-    expect(ok(firstPage).stdout).toMatch(/^ID .*\n1 +email .*\n\nnext page: litejobs jobs --limit 1 --after 1\n$/);
+    expect(ok(firstPage).stdout).toMatch(/^ID .*\n1 +email .*\n\nnext page: litejobs jobs --db \S+ --limit 1 --after 1\n$/);
+    expect(ok(firstPage).stdout).toContain(`--db ${db} `);
     expect(json<JobJson[]>(ok(secondPage)).map((j) => j.id)).toEqual([2]);
   });
 });

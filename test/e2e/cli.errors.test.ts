@@ -73,4 +73,21 @@ describe('litejobs runtime errors', { timeout: CLI_TEST_TIMEOUT }, () => {
     failedWith(results[2]!, 1, /LJ_ERR_DATABASE_OPEN: cannot open database/);
     failedWith(results[3]!, 1, /LJ_ERR_DATABASE_OPEN: cannot open database/);
   });
+
+  it('a read command never creates a database at a mistyped path: exit 1 with LJ_ERR_DATABASE_OPEN, no file made', async () => {
+    const typo = dbPath();
+    const results = await Promise.all([
+      runCli(['doctor', '--db', typo]),
+      runCli(['stats', '--db', typo]),
+      runCli(['jobs', '--db', typo]),
+      runCli(['job', '1', '--db', typo]),
+      runCli(['retry', '--dead', '--db', typo]),
+    ]);
+    for (const r of results) failedWith(r, 1, /LJ_ERR_DATABASE_OPEN: database .* does not exist/);
+    expect(existsSync(typo)).toBe(false);
+    // Enqueueing makes the file; the jobs listing's next-page hint keeps --db.
+    for (let i = 0; i < 3; i++) expect((await runCli(['enqueue', 'email', '{}', '--db', typo])).code).toBe(0);
+    const page = await runCli(['jobs', '--limit', '2', '--db', typo]);
+    expect(page.stdout).toContain(`next page: litejobs jobs --db ${typo} --limit 2 --after 2`);
+  });
 });

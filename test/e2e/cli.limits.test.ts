@@ -119,6 +119,7 @@ describe('litejobs limits and group-concurrency', { timeout: CLI_TEST_TIMEOUT },
 
   it('an empty queue says so; bad input is a usage error and stores nothing', async () => {
     const db = tempDb();
+    await createQueue({ path: db, logger: silentLogger }).close(); // an empty file: read commands never make one
     expect(ok(await runCli(['limits', '--db', db])).stdout).toBe(
       'limited names\nno limited names stored (give --handlers to list the limits your job definitions set)\n\ngroups\nno groups with jobs pending or running\n',
     );

@@ -22,6 +22,7 @@ describe('litejobs schedules', { timeout: CLI_TEST_TIMEOUT }, () => {
     await queue.schedule('heartbeat', '*/15 * * * * *', { missed: 'skip' });
     await queue.close();
 
+    await createQueue({ path: join(dir.dir, 'other.db'), logger: silentLogger }).close(); // read commands never make the file
     const empty = await runCli(['schedules', '--db', join(dir.dir, 'other.db')]);
     expect(empty).toMatchObject({ code: 0, stdout: 'no schedules\n' });
 

@@ -67,7 +67,7 @@ export function registerEnqueue(program: Command, io: CliIO): void {
       if (flags.group !== undefined) options.group = flags.group;
       if (flags.priority !== undefined && flags.priority !== 0) options.priority = flags.priority;
       const jobs = flags.handlers === undefined ? [] : await loadJobs(flags.handlers, { declarations: true });
-      const result = await withQueue(self, io, (queue) => queue.enqueue(name, payload, options), jobs);
+      const result = await withQueue(self, io, (queue) => queue.enqueue(name, payload, options), jobs, true);
       if (flags.json) io.stdout.write(toJson({ id: result.id, created: result.created }));
       else if (result.created) io.stdout.write(`job ${result.id} created\n`);
       else io.stdout.write(`job ${result.id} already enqueued under key ${JSON.stringify(flags.key ?? flags.uniqueKey ?? flags.debounceKey ?? flags.throttleKey)}: not created\n`);

@@ -38,7 +38,7 @@ export function registerJobs(program: Command, io: CliIO): void {
         return;
       }
       io.stdout.write(renderJobs(jobs, Date.now()));
-      if (jobs.length === flags.limit) io.stdout.write(`\nnext page: ${nextPageCommand(flags, jobs.at(-1)!.id)}\n`);
+      if (jobs.length === flags.limit) io.stdout.write(`\nnext page: ${nextPageCommand(flags, jobs.at(-1)!.id, self.optsWithGlobals<{ db?: string }>().db)}\n`);
     });
   document(cmd, {
     examples: ['litejobs jobs --state dead --name send-email', 'litejobs jobs --limit 100 --after 4200 --json'],
@@ -52,8 +52,10 @@ export function renderJobs(jobs: readonly Job[], now: number): string {
   );
 }
 
-function nextPageCommand(flags: JobsFlags, lastId: number): string {
+/** `db`: the --db the command was given, kept so the hint lists the same database. */
+function nextPageCommand(flags: JobsFlags, lastId: number, db: string | undefined): string {
   const parts = ['litejobs jobs'];
+  if (db !== undefined) parts.push(`--db ${quote(db)}`);
   if (flags.state !== undefined) parts.push(`--state ${quote(flags.state)}`);
   if (flags.name !== undefined) parts.push(`--name ${quote(flags.name)}`);
   if (flags.limit !== DEFAULT_PAGE) parts.push(`--limit ${flags.limit}`);
