@@ -25,6 +25,11 @@ export const parsePort = (text: string): number => integer(text, 'a port (0: any
 export const parseConcurrency = (text: string): number => integer(text, 'the concurrency', 1, 1000);
 export const parseSeed = (text: string): number => integer(text, 'a seed', 0, 0xffff_ffff);
 export const parseRate = (text: string): number => integer(text, 'the rate (jobs per second)', 0, 1000);
+/** A bearer token: at least 8 characters (the HTTP plugin's own rule), no whitespace. */
+export function parseToken(text: string): string {
+  if (text.length < 8 || /\s/.test(text)) throw new InvalidArgumentError('the token must be at least 8 characters, without spaces.');
+  return text;
+}
 export const parseBatch = (text: string): number => integer(text, 'the batch size', 1, 100_000);
 export const parseReserve = (text: string): number => integer(text, 'the number of ids to reserve', 0, 1_000_000_000_000);
 

@@ -76,6 +76,8 @@ export function toErrorReply(err: unknown): { status: number; body: ErrorBody } 
       return reply(400, 'LJ_ERR_PAYLOAD_NOT_JSON', `request body is not valid JSON: ${e.message ?? ''}`.trim());
   }
   if (err instanceof SyntaxError) return reply(400, 'LJ_ERR_PAYLOAD_NOT_JSON', `request body is not valid JSON: ${err.message}`);
+  // A file the static handler will not serve (a dotfile, a path out of its folder): not there, as far as a client learns.
+  if (e.statusCode === 403 || e.statusCode === 404) return reply(404, 'LJ_ERR_NOT_FOUND', 'not found');
   const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 500;
   return reply(status, status === 500 ? 'LJ_ERR_INTERNAL' : 'LJ_ERR_VALIDATION', status === 500 ? 'internal error' : (e.message ?? 'bad request'));
 }

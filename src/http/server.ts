@@ -2,11 +2,23 @@
  * The standalone server `litejobs serve` runs: the plugin on a fastify
  * instance of its own, bound to loopback unless a token protects it.
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { createServer } from 'node:http';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { LitejobsError } from '../errors.js';
 import { isLoopback } from './auth.js';
+import { toErrorReply } from './errors.js';
 import { litejobsHttp, type LitejobsHttpOptions } from './plugin.js';
+import { SECURITY_HEADERS } from './request-guard.js';
+
+/** How long a whole request may take to arrive, ms (a slow body is cut off after it). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** What Node's parser reports before fastify sees a request, as the status, reason and message answered. */
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'request headers are too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'the request did not arrive whole in time'],
+};
 
 /** Longest path parameter as sent (percent-encoded): a 200-character group of 3-byte UTF-8 characters. */
 export const MAX_PARAM_LENGTH = 200 * 9;
@@ -24,6 +36,8 @@ export interface ServerOptions extends Omit<LitejobsHttpOptions, 'prefix' | 'all
   allowedHosts?: readonly string[];
   /** Default 3000; 0 picks a free port. */
   port?: number;
+  /** How long a whole request may take to arrive, ms. Default 30 000. */
+  requestTimeout?: number;
   /** Request errors are logged here; requests themselves are not (one line per webhook would swamp it). */
   logger?: Logger;
 }
@@ -40,7 +54,7 @@ export interface RunningServer {
 const FAVICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#2f6f4f"/><path d="M4 4v8h7" stroke="#fff" stroke-width="2" fill="none"/></svg>';
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const { host = '127.0.0.1', port = 3000, logger, allowedHosts = [], ...plugin } = options;
+  const { host = '127.0.0.1', port = 3000, logger, allowedHosts = [], requestTimeout = REQUEST_TIMEOUT_MS, ...plugin } = options;
   if (!isLoopback(host) && !plugin.token) {
     throw new LitejobsError('LJ_ERR_UNSAFE_BIND', `refusing to listen on ${host} without a token: set --token or LITEJOBS_TOKEN, or bind 127.0.0.1`);
   }
@@ -50,6 +64,21 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     bodyLimit: plugin.batchBodyLimit ?? 16 * 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // A request must arrive whole within this: a client dribbling its body holds a connection no longer.
+    // Node looks for such requests every connectionsCheckingInterval (30 s by default): often enough here.
+    requestTimeout,
+    serverFactory: (handler) => createServer({ requestTimeout, connectionsCheckingInterval: Math.min(1000, requestTimeout) }, handler),
+    // Errors fastify or Node answer before any route runs get the API's error shape too.
+    frameworkErrors: (err, _request, reply) => {
+      const { status, body } = toErrorReply(err);
+      void (reply as unknown as FastifyReply).code(status).headers(SECURITY_HEADERS).send(body);
+    },
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const [status, reason, message] = CLIENT_ERRORS[(err as { code?: string }).code ?? ''] ?? [400, 'Bad Request', 'malformed request'];
+      const body = JSON.stringify({ error: { code: 'LJ_ERR_VALIDATION', message } });
+      socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    },
     // A group in a URL (`/v1/groups/:group/…`) may be 200 characters, each up to 9 when percent-encoded; fastify's default is 100.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });

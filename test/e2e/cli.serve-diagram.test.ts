@@ -97,6 +97,11 @@ describe('litejobs serve', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect(open.stderr).toMatch(/^litejobs: error: LJ_ERR_UNSAFE_BIND: refusing to listen on 0\.0\.0\.0 without a token/);
     const port = await runCli(['serve', '--port', 'eighty', '--db', db]);
     expect([port.code, port.stderr.trim().split('\n').length]).toEqual([2, 1]);
+    // A token too short to guard anything is a usage error, from the flag or from LITEJOBS_TOKEN.
+    for (const r of [await runCli(['serve', '--token', 'short', '--port', '0', '--db', db]), await runCli(['serve', '--port', '0', '--db', db], { env: { LITEJOBS_TOKEN: 'short' } })]) {
+      expect([r.code, r.stderr.trim().split('\n').length]).toEqual([2, 1]);
+      expect(r.stderr).toMatch(/at least 8 characters/);
+    }
     expect(port.stderr).toMatch(/port/);
     const none = await runCli(['serve', '--port', '0', '--handlers', QUARANTINE, '--db', db]);
     expect(none.code).toBe(1);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { pino, type Logger } from 'pino';
 import type { HookOptions } from '../../http/routes/hooks.js';
-import { parseConcurrency, parsePort } from '../args.js';
+import { parseConcurrency, parsePort, parseToken } from '../args.js';
 import { document } from '../command-docs.js';
 import { CliFailure, ExitCode } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
@@ -53,7 +53,7 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--host <address>', 'the address to listen on; beyond loopback a token is required', '127.0.0.1')
     .addOption(new Option('--concurrency <n>', 'worker actors running jobs at once').argParser(parseConcurrency).default(8))
     .option('--handlers <module>', 'a module exporting defineJob objects to run besides the built-in webhook delivery job')
-    .addOption(new Option('--token <token>', 'require Authorization: Bearer <token> on every route but /healthz').env(TOKEN_ENV))
+    .addOption(new Option('--token <token>', 'require Authorization: Bearer <token> on every route but /healthz and signed hooks (8 characters at least)').env(TOKEN_ENV).argParser(parseToken))
     .option('--hooks <file>', 'a JSON file of per-hook settings: { "<hook>": { secret, signatureHeader, keyHeader, headers, deliverTo, job } }; only its hooks are accepted')
     .option('--open-hooks', 'with --hooks, also accept a hook named after a job this server runs (--handlers) that the file does not list')
     .option('--allowed-host <host...>', 'Host header values answered besides the bound address, e.g. jobs.example.com (behind a proxy, or bound to 0.0.0.0)')

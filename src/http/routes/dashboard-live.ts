@@ -8,6 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { SECURITY_HEADERS } from '../request-guard.js';
 import type { FeedMessage } from '../../dashboard/change-feed.js';
 import type { DashboardLive } from '../../dashboard/live.js';
 
@@ -28,6 +29,8 @@ export function dashboardLiveRoutes(app: FastifyInstance, live: DashboardLive): 
   app.get('/v1/dashboard/workers', async () => live.workers());
 
   app.get('/v1/dashboard/events', async (request, reply) => {
+    // HEAD (fastify answers it with this GET route): the headers, and no stream that would never end.
+    if (request.method === 'HEAD') return reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-cache').send();
     const header = request.headers['last-event-id'];
     const lastEventId = Array.isArray(header) ? header[0] : header;
     // The first ticks wait for the counts: fastify still owns the reply until then, and errors as JSON.
@@ -41,7 +44,9 @@ export function dashboardLiveRoutes(app: FastifyInstance, live: DashboardLive): 
     const unsubscribe = await live.subscribe(send, lastEventId);
     reply.hijack();
     res = reply.raw;
+    // Hijacked: fastify's onSend hooks do not run, so the security headers are written here.
     res.writeHead(200, {
+      ...SECURITY_HEADERS,
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache',
       Connection: 'keep-alive',

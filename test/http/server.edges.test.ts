@@ -1,0 +1,68 @@
+/**
+ * What the server answers before any route runs, and to clients that do not
+ * play by the rules: the API's error shape everywhere, a HEAD that ends, and a
+ * body that dribbles in cut off.
+ */
+import { connect } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { useServers } from '../helpers/http-server.js';
+
+const serve = useServers();
+
+/** Sends raw bytes, resolves with what came back once the server closes (or after `ms`). */
+function rawExchange(url: string, text: string, ms = 5000): Promise<string> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(u.port), u.hostname);
+    let got = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(got);
+    }, ms);
+    socket.setEncoding('utf8').on('data', (c: string) => (got += c));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(got);
+    });
+    socket.on('error', reject);
+    socket.write(text);
+  });
+}
+
+const bodyOf = (response: string) => JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as { error: { code: string } };
+
+describe('the server, before the routes', () => {
+  it('answers a bad URL, oversized headers and a forbidden static path in the API error shape', async () => {
+    const s = await serve();
+    const host = new URL(s.url).host;
+    const bad = await rawExchange(s.url, `GET /v1/jobs/%zz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    expect(bad).toMatch(/^HTTP\/1.1 400/);
+    expect(bodyOf(bad).error.code).toBe('LJ_ERR_VALIDATION');
+    const huge = await rawExchange(s.url, `GET /v1/stats HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1.1 431/);
+    expect(bodyOf(huge).error.code).toBe('LJ_ERR_VALIDATION');
+    for (const path of ['/dashboard/assets/%2e%2e/%2e%2e/package.json', '/dashboard/assets/.hidden']) {
+      const r = await s.call('GET', path);
+      expect([path, r.status, r.body.error?.code]).toEqual([path, 404, 'LJ_ERR_NOT_FOUND']);
+    }
+  });
+
+  it('answers HEAD on the live stream with its headers, and ends', async () => {
+    const s = await serve();
+    const host = new URL(s.url).host;
+    const head = await rawExchange(s.url, `HEAD /v1/dashboard/events HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`, 5000);
+    expect(head).toMatch(/^HTTP\/1.1 200/);
+    expect(head.toLowerCase()).toContain('content-type: text/event-stream');
+  });
+
+  it('cuts off a request whose body dribbles in past requestTimeout', async () => {
+    const s = await serve({ server: { requestTimeout: 500 } });
+    const host = new URL(s.url).host;
+    const started = Date.now();
+    // Headers promise 100 bytes; 10 come, then nothing.
+    const answer = await rawExchange(s.url, `POST /v1/jobs HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"a`, 10_000);
+    expect(Date.now() - started).toBeLessThan(8000);
+    expect(answer).toMatch(/^HTTP\/1.1 408|^$/);
+    expect((await s.snapshot()).jobs).toBe(0);
+  });
+});
