@@ -27,9 +27,23 @@ function perScrape<T>(read: () => Promise<T>): () => Promise<T> {
   };
 }
 
+const PROCESS_PREFIX = 'litejobs_process_';
+
+/**
+ * Node's process metrics (prom-client's defaults), but for three:
+ * `nodejs_active_{handles,requests,resources}_total` are gauges, and a
+ * `_total` suffix belongs to counters only (`promtool check metrics` refuses
+ * it). Their by-type gauges (`nodejs_active_handles{type}` …) stay: a total
+ * is their sum.
+ */
+function processMetrics(registry: Registry): void {
+  collectDefaultMetrics({ register: registry, prefix: PROCESS_PREFIX });
+  for (const what of ['handles', 'requests', 'resources']) registry.removeSingleMetric(`${PROCESS_PREFIX}nodejs_active_${what}_total`);
+}
+
 export function createQueueMetrics(queue: Queue, options: { processMetrics?: boolean } = {}): QueueMetrics {
   const registry = new Registry();
-  if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: 'litejobs_process_' });
+  if (options.processMetrics) processMetrics(registry);
 
   // One reading of each source per scrape, shared by the gauges that use it
   // (prom-client collects them concurrently): stats() counts the whole table.

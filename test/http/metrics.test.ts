@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { defineJob } from '../../src/index.js';
 import { useServers } from '../helpers/http-server.js';
@@ -68,6 +69,21 @@ describe('GET /metrics', () => {
     expect(paused.get('litejobs_paused{name="ok"}')).toBe(1);
     expect(paused.get('litejobs_jobs{state="completed",name="ok"}')).toBe(5);
     expect(reads).toBe(1);
+  });
+
+  it('passes promtool check metrics, process metrics included, after jobs ran', async () => {
+    const s = await serve({ queue: { jobs: [defineJob({ name: 'ok', handler: () => 'done' })] }, server: { metrics: { processMetrics: true } } });
+    const done = events(s.queue.events$, (e) => e.to === 'completed', 3);
+    await s.queue.enqueueMany([1, 2, 3].map((n) => ({ name: 'ok', payload: n })));
+    await s.queue.start();
+    await done;
+    const text = await (await fetch(`${s.url}/metrics`)).text();
+    expect(text).toContain('litejobs_process_nodejs_active_handles{');
+    expect(text).not.toContain('_active_handles_total');
+    // Debian's prometheus package (installed by .ci/run) ships promtool.
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect(check.error, 'promtool is missing: apt-get install prometheus (.ci/run does)').toBeUndefined();
+    expect({ status: check.status, out: `${check.stdout}${check.stderr}`.trim() }).toEqual({ status: 0, out: '' });
   });
 
   it('is absent with metrics: false', async () => {
