@@ -6,6 +6,7 @@
 import { InvalidArgumentError } from 'commander';
 import { LitejobsError } from '../errors.js';
 import { parseDuration } from '../lib/duration.js';
+import { changedNumber } from '../lib/json-numbers.js';
 
 function integer(text: string, what: string, min: number, max: number): number {
   const n = /^[+-]?\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
@@ -33,8 +34,10 @@ export function parseToken(text: string): string {
 export const parseBatch = (text: string): number => integer(text, 'the batch size', 1, 100_000);
 export const parseReserve = (text: string): number => integer(text, 'the number of ids to reserve', 0, 1_000_000_000_000);
 
-/** The payload: any JSON value. */
+/** The payload: any JSON value whose numbers survive as JavaScript numbers. */
 export function parseJson(text: string): unknown {
+  const changed = changedNumber(text);
+  if (changed !== null) throw new InvalidArgumentError(`the number ${changed.slice(0, 40)} cannot be kept exactly: write it as a string.`);
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {

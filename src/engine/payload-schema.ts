@@ -10,6 +10,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { PayloadValidationError, ValidationError, type PayloadIssue } from '../errors.js';
 import type { AnyJob } from './job-definition.js';
+import { JsonText } from './json-text.js';
 
 /** A job's schema: any Standard Schema v1. */
 export type PayloadSchema = StandardSchemaV1;
@@ -50,7 +51,8 @@ export function payloadSchemasOf(jobs: readonly AnyJob[]): ReadonlyMap<string, P
 export async function validatePayload<S extends PayloadSchema>(schema: S, payload: unknown, target: PayloadTarget): Promise<StandardSchemaV1.InferOutput<S>> {
   let result: StandardSchemaV1.Result<unknown>;
   try {
-    result = await schema['~standard'].validate(payload);
+    // A payload given as JSON text is validated as the value it holds.
+    result = await schema['~standard'].validate(payload instanceof JsonText ? payload.parse() : payload);
   } catch (err) {
     throw validatorThrew(target, err);
   }
@@ -68,7 +70,7 @@ export async function validatePayload<S extends PayloadSchema>(schema: S, payloa
 export function validatePayloadSync<S extends PayloadSchema>(schema: S, payload: unknown, target: PayloadTarget): StandardSchemaV1.InferOutput<S> {
   let result: StandardSchemaV1.Result<unknown> | Promise<StandardSchemaV1.Result<unknown>>;
   try {
-    result = schema['~standard'].validate(payload);
+    result = schema['~standard'].validate(payload instanceof JsonText ? payload.parse() : payload);
   } catch (err) {
     throw validatorThrew(target, err);
   }

@@ -4,6 +4,7 @@
  */
 import type { RetryPolicy } from '../../machines/policy.js';
 import { ValidationError } from '../errors.js';
+import { JsonText } from './json-text.js';
 
 export function rejectUnknownOptions(what: string, options: object, allowed: readonly string[]): void {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
@@ -50,7 +51,7 @@ export function checkPath(what: string, value: unknown): string {
 export function serializePayload(payload: unknown, maxBytes: number): string {
   let text: string | undefined;
   try {
-    text = JSON.stringify(payload === undefined ? null : payload);
+    text = payload instanceof JsonText ? payload.text : JSON.stringify(payload === undefined ? null : payload);
   } catch (err) {
     throw new ValidationError(`payload is not JSON-serialisable: ${(err as Error).message}`, 'LJ_ERR_PAYLOAD_NOT_JSON', { cause: err });
   }

@@ -13,6 +13,7 @@ import type { Queue } from '../queue.js';
 import { bearerCheck } from './auth.js';
 import { HttpError, toErrorReply } from './errors.js';
 import { guardRequests } from './request-guard.js';
+import { changedNumber } from '../lib/json-numbers.js';
 import { createQueueMetrics } from './metrics.js';
 import { controlRoutes } from './routes/control.js';
 import { scheduleRoutes } from './routes/schedules.js';
@@ -103,8 +104,11 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
   // An empty JSON body means {} (a bare `POST …/retry` from a client that sets the JSON content type).
   const parseJson = app.getDefaultJsonParser('error', 'ignore');
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (request, body, done) => {
-    if (body === '') done(null, {});
-    else parseJson(request, body as string, done);
+    if (body === '') return done(null, {});
+    // A number JavaScript would change (1e999, 12345678901234567891) is refused, not stored changed.
+    const changed = changedNumber(body as string);
+    if (changed !== null) return done(new HttpError(400, 'LJ_ERR_VALIDATION', `the number ${changed.slice(0, 40)} cannot be kept exactly: send it as a string`));
+    parseJson(request, body as string, done);
   });
   app.setErrorHandler((err, request, reply) => {
     const { status, body } = toErrorReply(err);

@@ -32,6 +32,7 @@ describe('litejobs usage errors', { timeout: CLI_TEST_TIMEOUT }, () => {
       [['jobs', '--bogus', '--db', db], /unknown option '--bogus'/],
       [['--db', db, 'enqueue', 'email'], /missing required argument 'json'/],
       [['enqueue', 'email', '{"to":', '--db', db], /argument 'json'.*not valid JSON/],
+      [['enqueue', 'email', '{"id":12345678901234567891}', '--db', db], /the number 12345678901234567891 cannot be kept exactly/],
       [['--db', db, 'jbos'], /unknown command 'jbos' \(Did you mean jobs\?\)/],
       [['job', 'abc', '--db', db], /argument 'id'.*a job id must be an integer/],
       [['jobs', '--limit', 'ten', '--db', db], /'--limit <n>' argument 'ten' is invalid.*the limit must be an integer/],

@@ -95,4 +95,21 @@ describe('enqueue', () => {
     expect(ok.status).toBe(201);
     expect((await s.snapshot()).jobs).toBe(64);
   });
+
+  it('refuses numbers JavaScript would change, and a runAt that is neither ISO 8601 nor ms since the epoch', async () => {
+    const s = await serve();
+    for (const text of ['{"name":"a","payload":{"id":12345678901234567891}}', '{"name":"a","payload":1e999}', '{"jobs":[{"name":"a","payload":[1e400]}]}']) {
+      const r = await s.call('POST', text.startsWith('{"jobs"') ? '/v1/jobs/batch' : '/v1/jobs', { body: text });
+      expect([text, r.status, r.body.error?.code]).toEqual([text, 400, 'LJ_ERR_VALIDATION']);
+    }
+    for (const runAt of ['1', 'tomorrow', '2030', 'Jan 1 2030']) {
+      const r = await s.call('POST', '/v1/jobs', { body: { name: 'a', runAt } });
+      expect([runAt, r.status]).toEqual([runAt, 400]);
+    }
+    expect((await s.snapshot()).jobs).toBe(0);
+    for (const runAt of ['2030-01-02', '2030-01-02T03:04:05Z', '2030-01-02T03:04:05.123+02:00', Date.UTC(2030, 0, 2)]) {
+      expect((await s.call('POST', '/v1/jobs', { body: { name: 'a', runAt } })).status).toBe(201);
+    }
+  });
 });
+

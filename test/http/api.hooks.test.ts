@@ -168,4 +168,32 @@ describe('signatureMatches', () => {
       expect(batch.status).toBe(400);
     }
   });
+
+  it('stores the body as it came: numbers keep every digit', async () => {
+    const s = await serve({ server: { hooks: { exact: {} } } });
+    const body = '{"id":12345678901234567891,"huge":1e999,"price":19.90}';
+    const r = await s.call('POST', '/v1/hooks/exact', { body });
+    expect(r.status).toBe(201);
+    const [row] = await s.sql<{ payload: string }>('SELECT payload FROM jobs WHERE id = ?', [r.body.id]);
+    expect(row!.payload).toBe(`{"body":${body},"headers":{"content-type":"application/json"}}`);
+  });
+
+  it('checks the signature over the bytes as they came, and refuses a body that is not UTF-8 after it', async () => {
+    const secret = 'whsec_bytes';
+    const s = await serve({ server: { hooks: { pay: { secret } } } });
+    const send = (bytes: Buffer, signature: string) =>
+      fetch(`${s.url}/v1/hooks/pay`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature': signature }, body: bytes });
+    const sig = (bytes: Buffer) => createHmac('sha256', secret).update(bytes).digest('hex');
+    // Latin-1 'é' (0xE9): not UTF-8. Signed over those bytes, the signature matches; the body is still refused.
+    const latin1 = Buffer.from('{"name":"caf\u00e9"}', 'latin1');
+    const refused = await send(latin1, sig(latin1));
+    expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([400, 'LJ_ERR_PAYLOAD_NOT_JSON']);
+    // A signature over the bytes decoded and encoded again (what a lossy decoder gives) does not match.
+    const reencoded = Buffer.from(latin1.toString('utf8'), 'utf8');
+    expect((await send(latin1, sig(reencoded))).status).toBe(401);
+    const utf8 = Buffer.from('{"name":"café"}', 'utf8');
+    expect((await send(utf8, sig(utf8))).status).toBe(201);
+    expect((await s.snapshot()).jobs).toBe(1);
+  });
 });
+

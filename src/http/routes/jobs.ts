@@ -20,6 +20,8 @@ export interface JobInput {
   group?: string;
 }
 
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
 /** Key prefixes litejobs keeps for itself: a hook's deliveries (hooks.ts hookKey) and a schedule's slots (engine/cron.ts). */
 const RESERVED_KEY = /^(?:hook|cron):/;
 
@@ -37,7 +39,9 @@ export function enqueueOptions(input: JobInput): EnqueueOptions {
   if (input.throttle !== undefined) o.throttle = input.throttle;
   if (input.group !== undefined) o.group = input.group;
   if (input.runAt !== undefined) {
-    const at = new Date(input.runAt);
+    // ISO 8601 (a date, with a time and a zone or without) or ms since the epoch: not whatever Date() makes of "1".
+    const iso = typeof input.runAt === 'string' && ISO_8601.test(input.runAt);
+    const at = typeof input.runAt === 'number' || iso ? new Date(input.runAt) : new Date(Number.NaN);
     if (Number.isNaN(at.getTime())) throw new ValidationError(`runAt "${input.runAt}" is not a date (ISO 8601, or ms since the epoch)`);
     o.runAt = at;
   }
