@@ -6,6 +6,7 @@
  */
 import { CommanderError } from 'commander';
 import { LitejobsError, PayloadValidationError, ValidationError } from '../errors.js';
+import { printable } from './format.js';
 
 export const ExitCode = { ok: 0, failure: 1, usage: 2 } as const;
 
@@ -26,11 +27,12 @@ export class CliFailure extends Error {
   }
 }
 
+
 const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, ' ').trim();
 
 /** `litejobs: error: …` on one line, whatever the message holds. */
 export function errorLine(message: string): string {
-  return `litejobs: error: ${oneLine(message.replace(/^error: /, ''))}\n`;
+  return `litejobs: error: ${printable(oneLine(message.replace(/^error: /, '')))}\n`;
 }
 
 /**

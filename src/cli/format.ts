@@ -1,7 +1,18 @@
 /** Text for people: aligned tables, durations, sizes, times. */
 
-/** Columns padded to their widest cell; the last column is not padded. */
-export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+/**
+ * Text safe to print to a terminal: control characters (an escape sequence
+ * in a job's name, an error, a receiver's reason phrase could retitle the
+ * window or clear the screen) are shown as `\x1b`-style escapes instead.
+ */
+export function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are what it finds
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/** Columns padded to their widest cell; the last column is not padded. Cells are made printable. */
+export function table(header: readonly string[], cellRows: ReadonlyArray<readonly string[]>): string {
+  const rows = cellRows.map((r) => r.map(printable));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]) =>
     cells

@@ -72,4 +72,24 @@ describe('the CLI on a terminal', () => {
     expect(up).toBe(`\x1b[${lines}A\x1b[J`);
     expect(io.out[2]).toMatch(/^litejobs stats at /);
   });
+
+  it('never prints a control character from the data: escape sequences in names, keys and errors are shown escaped', async () => {
+    const dir = tempDir();
+    cleanup = dir.cleanup;
+    const db = join(dir.dir, 'q.db');
+    const evil = 'evil\u001b]0;pwned\u0007\u001b[2J';
+    const queue = createQueue({ path: db, logger: silentLogger });
+    const { id } = await queue.enqueue(evil, {}, { key: `k\u001b[31m` });
+    await queue.close();
+    for (const args of [['jobs'], ['job', String(id)], ['stats'], ['job', '999']]) {
+      const io = terminal();
+      await runCli([...args, '--db', db], io);
+      const printed = [...io.out, ...io.err].join('');
+      expect([args.join(' '), /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(printed)]).toEqual([args.join(' '), false]);
+    }
+    const io = terminal();
+    await runCli(['jobs', '--db', db], io);
+    expect(io.out.join('')).toContain('evil\\x1b]0;pwned\\x07\\x1b[2J');
+  });
 });
+

@@ -5,7 +5,7 @@ import type { Job, StepView, Transition } from '../../engine/job-view.js';
 import { parseJobId } from '../args.js';
 import { document } from '../command-docs.js';
 import { ExitCode } from '../exit-codes.js';
-import { formatDuration, formatRelative, formatTime, table, toJson } from '../format.js';
+import { formatDuration, formatRelative, formatTime, printable, table, toJson } from '../format.js';
 import type { CliIO } from '../io.js';
 import { withQueue } from '../open-queue.js';
 
@@ -59,7 +59,7 @@ export function renderJob(job: Job, timeline: readonly TimelineEntry[], now: num
   if (job.result !== undefined) fields.push(['result', JSON.stringify(job.result)]);
   if (job.lastError) fields.push(['last error', `${job.lastError.name}: ${job.lastError.message}`]);
   const width = Math.max(...fields.map(([k]) => k.length));
-  const lines = [`job ${job.id} ${job.name}`, ...fields.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`), ''];
+  const lines = [`job ${job.id} ${printable(job.name)}`, ...fields.map(([k, v]) => `  ${k.padEnd(width)}  ${printable(v)}`), ''];
   if (timeline.length === 0) {
     lines.push('no recorded transitions (the queue keeps no history)');
     return `${lines.join('\n')}\n${renderSteps(steps)}`;
