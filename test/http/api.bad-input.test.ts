@@ -111,5 +111,13 @@ describe('enqueue', () => {
       expect((await s.call('POST', '/v1/jobs', { body: { name: 'a', runAt } })).status).toBe(201);
     }
   });
+
+  it('~ ignores case beyond ASCII: payload.c ~ Élan finds élan, ÉLAN and Élan', async () => {
+    const s = await serve();
+    const ids: number[] = [];
+    for (const c of ['élan', 'ÉLAN', 'Élan vital', 'elan']) ids.push((await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: { c } } })).body.id);
+    const found = await s.call('GET', search('payload.c ~ Élan'));
+    expect(found.body.jobs.map((j: { id: number }) => j.id).sort()).toEqual(ids.slice(0, 3).sort());
+  });
 });
 

@@ -7,8 +7,8 @@
  * - Numbers compare as numbers; `true`/`false` count as 1/0 against a number.
  * - Against a string, every number (and boolean) sorts below every string; a
  *   string, object or array compares as its text, bytewise.
- * - `~` looks for the text (ASCII case folded) in the field's text (1/0 for
- *   booleans).
+ * - `~` looks for the text (case folded, non-ASCII capitals too, by the
+ *   database's collation) in the field's text (1/0 for booleans).
  * - `= true` matches only the JSON value true, not the number 1.
  */
 import type { WhereClause } from '../where.js';
@@ -41,7 +41,8 @@ export function compileWhere(clauses: readonly WhereClause[], column: string): {
     } else if (op === '~') {
       params[`w${i}`] = String(value).toLowerCase();
       const text = `(CASE ${type} WHEN 'boolean' THEN (CASE WHEN ${f} = 'true'::jsonb THEN '1' ELSE '0' END) ELSE ${f} #>> '{}' END)`;
-      parts.push(`coalesce(strpos(lower(${text} COLLATE "C"), @w${i}::text) > 0, false)`);
+      // lower() under the database's own collation folds non-ASCII capitals too (É → é), as the value was folded.
+      parts.push(`coalesce(strpos(lower(${text}), @w${i}::text) > 0, false)`);
     } else if (typeof value === 'number') {
       params[`w${i}`] = value;
       parts.push(`(CASE WHEN ${isNull} THEN ${NULL_MATCHES(op)}

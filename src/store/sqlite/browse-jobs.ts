@@ -99,7 +99,8 @@ export function compileWhere(clauses: readonly WhereClause[], column = SEARCHED)
       parts.push(`json_type(${column}, ${path}) ${clause.op === '=' ? 'IS' : 'IS NOT'} ${value}`);
     } else if (clause.op === '~') {
       params[`w${i}`] = String(clause.value).toLowerCase();
-      parts.push(`instr(lower(${field}), ${value}) > 0`);
+      // SQLite's lower() folds ASCII only: lj_lower (sqlite-store.ts) is JavaScript's, as the value's.
+      parts.push(`instr(lj_lower(${field}), ${value}) > 0`);
     } else {
       params[`w${i}`] = clause.value;
       // A missing field differs from every value.
@@ -172,8 +173,19 @@ function walk(db: Database.Database, plan: Plan, segments: Segment[], conditions
   return { rows, scanned };
 }
 
+/** Connections lj_lower is defined on. */
+const withFolding = new WeakSet<Database.Database>();
+
+/** The payload search's case folding (`~`), once per connection: SQLite's lower() leaves non-ASCII capitals as they are. */
+function defineFolding(db: Database.Database): void {
+  if (withFolding.has(db)) return;
+  db.function('lj_lower', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
+  withFolding.add(db);
+}
+
 /** `scanBudget`: rows a filtered page reads at most (a parameter for tests; the store uses SCAN_BUDGET). */
 export function browseJobs(db: Database.Database, filter: BrowseFilter, scanBudget = SCAN_BUDGET): BrowsePage {
+  defineFolding(db);
   const limit = filter.limit ?? 100;
   const plan = planFor(filter.state, filter.name);
   const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor, plan.keys);
