@@ -48,7 +48,9 @@ export interface Service {
 export async function startService(o: ServiceOptions): Promise<Service> {
   // The webhook job sends where the operator said (the hooks' deliverTo, --deliver-to), never where a request body says.
   const targets = [...Object.values(o.hooks ?? {}).flatMap((h) => (h.deliverTo ? [h.deliverTo] : [])), ...(o.deliverTo ?? [])];
-  const webhook = defineWebhookJob({ allowTargets: targets, allowPrivate: o.allowPrivateTargets === true });
+  // A hook's deliverSecret signs what it forwards (Standard Webhooks), for its deliverTo target.
+  const signatures = Object.fromEntries(Object.values(o.hooks ?? {}).flatMap((h) => (h.deliverTo && h.deliverSecret ? [[h.deliverTo, h.deliverSecret]] : [])));
+  const webhook = defineWebhookJob({ allowTargets: targets, allowPrivate: o.allowPrivateTargets === true, signatures });
   const jobs = o.jobs.some((job) => job.name === 'webhook') ? [...o.jobs] : [webhook, ...o.jobs];
   const queue = createQueue({ ...queueTarget(o.path), concurrency: o.concurrency, durability: o.durability, logger: o.logger, jobs });
   let server: RunningServer;

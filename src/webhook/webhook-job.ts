@@ -12,6 +12,7 @@ import { ValidationError } from '../errors.js';
 import { deliver, type WebhookResult } from './deliver.js';
 import { prepareWebhookRequest, type WebhookPayload } from './payload.js';
 import { checkTarget, checkTargets, publicLookup } from './targets.js';
+import { secretKey, signatureHeaders } from './standard-webhooks.js';
 
 export interface WebhookJobOptions<N extends string = 'webhook'> {
   /** The job name to enqueue under. Default `'webhook'`. */
@@ -39,6 +40,14 @@ export interface WebhookJobOptions<N extends string = 'webhook'> {
   allowTargets?: readonly string[];
   /** Send to loopback, private and link-local addresses too. Default false: a payload cannot make the server fetch its own network. */
   allowPrivate?: boolean;
+  /**
+   * Sign deliveries the Standard Webhooks way (`webhook-id`, `webhook-timestamp`,
+   * `webhook-signature`): URL prefix → `whsec_…` secret. A delivery under a
+   * prefix is signed with its secret (the longest prefix wins); `webhook-id`
+   * is `msg_<job id>`, the same on every retry, so the receiver can drop
+   * repeats. The secrets live in the process, never in a payload or the store.
+   */
+  signatures?: Readonly<Record<string, string>>;
 }
 
 /** Ten attempts, 1 s doubling up to 1 h, each delay drawn between half and all of the curve. */
@@ -49,7 +58,7 @@ export const DEFAULT_WEBHOOK_RETRY: Readonly<RetryPolicy> = Object.freeze<RetryP
   maxDelay: 60 * 60 * 1000,
 });
 
-const OPTION_KEYS = ['name', 'timeout', 'maxBodyExcerpt', 'retry', 'dispatcher', 'allowTargets', 'allowPrivate'] as const;
+const OPTION_KEYS = ['name', 'timeout', 'maxBodyExcerpt', 'retry', 'dispatcher', 'allowTargets', 'allowPrivate', 'signatures'] as const;
 
 /**
  * Defines the job that delivers webhooks. Enqueue `{ url, method?, headers?, body? }`;
@@ -78,6 +87,12 @@ export function defineWebhookJob<N extends string>(options: WebhookJobOptions<N>
   const allowed = options.allowTargets === undefined ? undefined : checkTargets('defineWebhookJob allowTargets', options.allowTargets);
   if (options.allowPrivate !== undefined && typeof options.allowPrivate !== 'boolean') throw new ValidationError('defineWebhookJob allowPrivate must be a boolean');
   const allowPrivate = options.allowPrivate === true;
+  const signers = Object.entries(options.signatures ?? {}).map(([prefix, secret]) => {
+    const [url] = checkTargets('defineWebhookJob signatures', [prefix]);
+    return { url: url!, key: secretKey(secret) };
+  });
+  // The longest prefix first: the most specific target's secret wins.
+  signers.sort((a, b) => b.url.href.length - a.url.href.length);
   const retry: RetryPolicy = { ...DEFAULT_WEBHOOK_RETRY, ...withoutUndefined(options.retry) };
   const maxDelay = resolveRetryPolicy(retry).maxDelay;
   // Made on first use, so a process that only enqueues opens nothing. Its idle
@@ -91,6 +106,8 @@ export function defineWebhookJob<N extends string>(options: WebhookJobOptions<N>
     handler: (payload, ctx) => {
       const req = prepareWebhookRequest(payload);
       checkTarget(req.url, allowed, allowPrivate);
+      const signer = signers.find((s) => s.url.origin === req.url.origin && req.url.pathname.startsWith(s.url.pathname));
+      if (signer) Object.assign(req.headers, signatureHeaders(signer.key, `msg_${ctx.jobId}`, Math.floor(Date.now() / 1000), req.body ?? ''));
       // Each connection resolves the name afresh and refuses private answers (a name may point elsewhere by then).
       agent ??= new Agent(allowPrivate ? {} : { connect: { lookup: publicLookup } });
       return deliver(req, { dispatcher: agent, maxBodyExcerpt, maxDelay, signal: ctx.signal });

@@ -6,10 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_TEST_TIMEOUT, runCli, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-db.js';
+import { useReceivers } from '../helpers/http-receiver.js';
+import { waitFor } from '../helpers/wait.js';
+import { secretKey, verify } from '../../src/webhook/standard-webhooks.js';
 
 const HANDLERS = fileURLToPath(new URL('../fixtures/cli-handlers.ts', import.meta.url));
 const QUARANTINE = fileURLToPath(new URL('../../machines/examples/quarantine.machine.ts', import.meta.url));
 const TOKEN = 'serve-test-token-123';
+const receivers = useReceivers();
 
 let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
@@ -87,6 +91,25 @@ describe('litejobs serve', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect(await hook(open.url, 'listed', 'attacker.example')).toBe(421);
     open.cli.proc.kill('SIGTERM');
     expect((await open.cli.done).code).toBe(0);
+  });
+
+  it("forwards a hook to its deliverTo, signed the Standard Webhooks way under its deliverSecret", async () => {
+    const d = dir();
+    const rx = await receivers.start((_n, _req, res) => res.writeHead(200).end());
+    const secret = `whsec_${Buffer.from('serve-delivery-secret-1').toString('base64')}`;
+    const hooks = join(d, 'hooks.json');
+    writeFileSync(hooks, JSON.stringify({ pay: { deliverTo: `${rx.origin}/in`, deliverSecret: secret } }));
+    const cli = startCli(['serve', '--port', '0', '--hooks', hooks, '--allow-private-targets', '--db', join(d, 'q.db')]);
+    await cli.waitForOutput(/litejobs serving on/);
+    const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(cli.stdout())![1]!;
+    const body = '{"amount":4200}';
+    expect((await fetch(`${url}/v1/hooks/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status).toBe(201);
+    await waitFor(() => rx.received.length === 1, 20_000);
+    const [got] = rx.received;
+    expect(got!.body).toBe(body);
+    expect(verify(secretKey(secret), got!.headers, Buffer.from(got!.body), Date.now())).toMatchObject({ ok: true });
+    cli.proc.kill('SIGTERM');
+    expect((await cli.done).code).toBe(0);
   });
 
   it('refuses a public address without a token, a bad port and a handlers module that defines no job', async () => {

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { declareJob } from '../../src/index.js';
 import { signatureMatches } from '../../src/http/auth.js';
+import { secretKey, signatureHeaders } from '../../src/webhook/standard-webhooks.js';
 import { useServers } from '../helpers/http-server.js';
 
 const serve = useServers();
@@ -194,6 +195,34 @@ describe('signatureMatches', () => {
     const utf8 = Buffer.from('{"name":"café"}', 'utf8');
     expect((await send(utf8, sig(utf8))).status).toBe(201);
     expect((await s.snapshot()).jobs).toBe(1);
+  });
+
+  it('verifies Standard Webhooks signatures (scheme standard): id, timestamp within tolerance, v1 signature over the bytes; webhook-id dedupes', async () => {
+    const secret = `whsec_${Buffer.from('a-standard-webhooks-key!').toString('base64')}`;
+    const s = await serve({ server: { token: 'server-token-5678', hooks: { std: { secret, scheme: 'standard' } } } });
+    const body = '{"type":"invoice.paid","id":12345678901234567891}';
+    const headers = (id: string, at: number, b = body) => ({ ...signatureHeaders(secretKey(secret), id, Math.floor(at / 1000), b) });
+    const first = await s.call('POST', '/v1/hooks/std', { body, headers: headers('msg_1', Date.now()) });
+    expect(first.status).toBe(201); // no bearer: the signature authenticates the hook
+    const again = await s.call('POST', '/v1/hooks/std', { body, headers: headers('msg_1', Date.now()) });
+    expect(again.body).toEqual({ id: first.body.id, state: 'pending', created: false });
+    const refused: Array<[string, Record<string, string>]> = [
+      ['stale', headers('msg_2', Date.now() - 10 * 60_000)],
+      ['future', headers('msg_3', Date.now() + 10 * 60_000)],
+      ['other body', headers('msg_4', Date.now(), '{"type":"forged"}')],
+      ['no headers', {}],
+      ['other secret', { ...signatureHeaders(secretKey(`whsec_${Buffer.from('some-other-key-0000000').toString('base64')}`), 'msg_5', Math.floor(Date.now() / 1000), body) }],
+    ];
+    for (const [what, h] of refused) {
+      const r = await s.call('POST', '/v1/hooks/std', { body, headers: h });
+      expect([what, r.status, r.body.error?.code]).toEqual([what, 401, 'LJ_ERR_BAD_SIGNATURE']);
+    }
+    // Several signatures while a secret rotates: any one matching is enough.
+    const rotating = headers('msg_6', Date.now());
+    rotating['webhook-signature'] = `v1,${Buffer.alloc(32).toString('base64')} ${rotating['webhook-signature']}`;
+    expect((await s.call('POST', '/v1/hooks/std', { body, headers: rotating })).status).toBe(201);
+    expect((await s.snapshot()).jobs).toBe(2);
+    await expect(serve({ server: { hooks: { bad: { scheme: 'standard' } } } })).rejects.toThrow(/needs a secret/);
   });
 });
 

@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { defineWebhookJob, type RetryPolicy, type WebhookJobOptions } from '../../src/index.js';
+import { secretKey, verify } from '../../src/webhook/standard-webhooks.js';
 import { useReceivers } from '../helpers/http-receiver.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { events, nextEvent } from '../helpers/wait.js';
@@ -197,4 +198,27 @@ describe('where the webhook job may send', () => {
     expect(() => defineWebhookJob({ allowTargets: ['ftp://x/'] })).toThrow(/http\(s\) URL prefix/);
     expect(() => defineWebhookJob({ allowTargets: ['https://x.example/?q=1'] })).toThrow(/without credentials, query or fragment/);
   });
+
+  it('signs deliveries the Standard Webhooks way under signatures; the message id stays the same across retries', async () => {
+    const secret = `whsec_${Buffer.from('0123456789abcdef0123').toString('base64')}`;
+    const rx = await http.start((n, _req, res) => res.writeHead(n === 0 ? 500 : 200).end());
+    const q = fx.open({ jobs: [defineWebhookJob({ retry: fast, allowPrivate: true, signatures: { [`${rx.origin}/signed/`]: secret } })] });
+    const [signed, plain] = await q.enqueueMany([
+      { name: 'webhook', payload: { url: `${rx.origin}/signed/a`, body: { n: 1 } } },
+      { name: 'webhook', payload: { url: `${rx.origin}/plain`, body: { n: 2 } } },
+    ]);
+    const done = events(q.events$, (e) => e.to === 'completed', 2, 15_000);
+    await q.start();
+    await done;
+    const toSigned = rx.received.filter((r) => r.url === '/signed/a');
+    expect(toSigned.length).toBeGreaterThanOrEqual(1);
+    for (const r of toSigned) {
+      expect(verify(secretKey(secret), r.headers, Buffer.from(r.body), Date.now())).toEqual({ ok: true, id: `msg_${signed!.id}` });
+      // Signed over the exact body: another body does not verify.
+      expect(verify(secretKey(secret), r.headers, Buffer.from(`${r.body} `), Date.now()).ok).toBe(false);
+    }
+    expect(rx.received.find((r) => r.url === '/plain')?.headers['webhook-signature']).toBeUndefined();
+    expect(plain).toBeDefined();
+  });
 });
+

@@ -14,10 +14,29 @@ import { HttpError } from '../errors.js';
 import { signatureMatches } from '../auth.js';
 import { schemas } from '../schemas.js';
 import { JsonText } from '../../engine/json-text.js';
+import { secretKey, verify } from '../../webhook/standard-webhooks.js';
+
+/** A `whsec_…` secret's key, or a TypeError naming the setting. */
+function secretKeyOf(what: string, secret: string): Buffer {
+  try {
+    return secretKey(secret);
+  } catch (err) {
+    throw new TypeError(`${what}: ${(err as Error).message}`);
+  }
+}
 
 export interface HookOptions {
-  /** Verify an HMAC-SHA256 of the raw body under this secret (hex, optionally `sha256=`-prefixed). */
+  /**
+   * Verify the hook's signature under this secret: with `scheme: 'hmac'` (the
+   * default) an HMAC-SHA256 of the raw body, hex in `signatureHeader`
+   * (optionally `sha256=`-prefixed); with `scheme: 'standard'` the Standard
+   * Webhooks headers, the secret a `whsec_…` key.
+   */
   secret?: string;
+  /** How the signature is sent. Default `'hmac'`. */
+  scheme?: 'hmac' | 'standard';
+  /** `scheme: 'standard'`: how far `webhook-timestamp` may be from this server's clock, seconds. Default 300. */
+  tolerance?: number;
   /** The header carrying the signature. Default `x-signature`. */
   signatureHeader?: string;
   /** A header holding the provider's delivery id, used as the idempotency key when `Idempotency-Key` is absent. */
@@ -26,11 +45,13 @@ export interface HookOptions {
   headers?: string[];
   /** Forward each hook to this URL with the `webhook` delivery job (named by `job`, default `webhook`). */
   deliverTo?: string;
+  /** Sign what is forwarded to `deliverTo` the Standard Webhooks way, under this `whsec_…` secret (`litejobs serve`). */
+  deliverSecret?: string;
   /** The job name to enqueue. Default: the hook's name, or `webhook` with `deliverTo`. */
   job?: string;
 }
 
-const HOOK_KEYS = ['secret', 'signatureHeader', 'keyHeader', 'headers', 'deliverTo', 'job'];
+const HOOK_KEYS = ['secret', 'scheme', 'tolerance', 'signatureHeader', 'keyHeader', 'headers', 'deliverTo', 'deliverSecret', 'job'];
 
 /** Checks the hooks option at registration: a typo must not silently turn signature checks off. */
 export function checkHooks(hooks: Record<string, HookOptions>): void {
@@ -40,6 +61,16 @@ export function checkHooks(hooks: Record<string, HookOptions>): void {
     }
     if (hook.secret !== undefined && (typeof hook.secret !== 'string' || hook.secret.length === 0)) throw new TypeError(`hooks.${name}.secret must be a non-empty string`);
     if (hook.deliverTo !== undefined && !/^https?:\/\//.test(hook.deliverTo)) throw new TypeError(`hooks.${name}.deliverTo must be an http(s) URL`);
+    if (hook.scheme !== undefined && hook.scheme !== 'hmac' && hook.scheme !== 'standard') throw new TypeError(`hooks.${name}.scheme must be "hmac" or "standard"`);
+    if (hook.scheme === 'standard') {
+      if (hook.secret === undefined) throw new TypeError(`hooks.${name}: scheme "standard" needs a secret (whsec_…)`);
+      secretKeyOf(`hooks.${name}.secret`, hook.secret);
+    }
+    if (hook.tolerance !== undefined && (!Number.isFinite(hook.tolerance) || hook.tolerance <= 0)) throw new TypeError(`hooks.${name}.tolerance must be a number of seconds > 0`);
+    if (hook.deliverSecret !== undefined) {
+      if (hook.deliverTo === undefined) throw new TypeError(`hooks.${name}.deliverSecret signs what deliverTo forwards: give deliverTo too`);
+      secretKeyOf(`hooks.${name}.deliverSecret`, hook.deliverSecret);
+    }
   }
 }
 
@@ -108,7 +139,12 @@ export function hookRoutes(app: FastifyInstance, queue: Queue, names: HookNames,
     if (!hook) throw new HttpError(404, 'LJ_ERR_NOT_FOUND', `no hook named "${name}"`);
     const { rawBody: raw, bodyText } = request as RawRequest;
     if (raw === undefined) throw new HttpError(415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE', 'send the hook body as application/json');
-    if (hook.secret !== undefined) {
+    let standardId: string | undefined;
+    if (hook.secret !== undefined && hook.scheme === 'standard') {
+      const verdict = verify(secretKey(hook.secret), request.headers, raw, Date.now(), (hook.tolerance ?? 300) * 1000);
+      if (!verdict.ok) throw new HttpError(401, 'LJ_ERR_BAD_SIGNATURE', `Standard Webhooks signature refused: ${verdict.why}`);
+      standardId = verdict.id;
+    } else if (hook.secret !== undefined) {
       const header = request.headers[hook.signatureHeader?.toLowerCase() ?? 'x-signature'];
       if (!signatureMatches(hook.secret, raw, typeof header === 'string' ? header : undefined)) {
         throw new HttpError(401, 'LJ_ERR_BAD_SIGNATURE', `signature in ${hook.signatureHeader ?? 'x-signature'} does not match the body`);
@@ -121,7 +157,8 @@ export function hookRoutes(app: FastifyInstance, queue: Queue, names: HookNames,
       if (typeof value === 'string') headers[h.toLowerCase()] = value;
     }
     const delivery = hook.keyHeader ? request.headers[hook.keyHeader.toLowerCase()] : undefined;
-    const idempotency = request.headers['idempotency-key'] ?? delivery;
+    // A Standard Webhooks message keeps its webhook-id on every retry: the natural idempotency key.
+    const idempotency = request.headers['idempotency-key'] ?? delivery ?? standardId;
     // Namespaced by hook: two providers may number their deliveries alike.
     const key = typeof idempotency === 'string' && idempotency.length > 0 ? hookKey(name, idempotency) : undefined;
     const job = hook.job ?? (hook.deliverTo ? 'webhook' : name);
