@@ -24,7 +24,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 
 export const SECURITY_HEADERS = {
   'content-security-policy':
@@ -57,14 +56,20 @@ function checkAction(request: FastifyRequest): void {
       throw new HttpError(403, 'LJ_ERR_CROSS_SITE', `refused: Origin ${origin} is not this server (${request.headers.host ?? 'no Host'})`);
     }
   }
+  // Any other media type has no parser here: fastify answers 415 when it reads the body (after the token check).
   const type = request.headers['content-type'];
-  if (request.method === 'POST' && (typeof type !== 'string' || !JSON_TYPE.test(type))) {
-    throw new HttpError(415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE', `send the request as application/json${type ? ` (got ${type})` : ''}; an empty JSON body means {}`);
+  if (request.method === 'POST' && type === undefined) {
+    throw new HttpError(415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE', 'send the request as application/json; an empty JSON body means {}');
   }
 }
 
 export function guardRequests(app: FastifyInstance, o: RequestGuardOptions = {}): void {
-  app.addHook('onRequest', async (request) => {
+  // Bodies are JSON here: fastify's text/plain parser would let a form-like POST through to a route.
+  app.removeContentTypeParser('text/plain');
+  // One hook for all of it: every hook a request passes through costs (an onSend hook alone was ~5% of a hook's throughput).
+  app.addHook('onRequest', async (request, reply) => {
+    // Set first, so that every answer carries them, errors included.
+    reply.headers(SECURITY_HEADERS);
     const allowed = o.allowedHosts?.();
     if (allowed && !request.routeOptions.url?.endsWith('/healthz')) {
       const host = request.headers.host?.toLowerCase();
@@ -72,14 +77,6 @@ export function guardRequests(app: FastifyInstance, o: RequestGuardOptions = {})
         throw new HttpError(421, 'LJ_ERR_HOST_NOT_ALLOWED', `this server answers to ${allowed.join(', ')}, not to Host ${host ?? '(none)'}`);
       }
     }
-  });
-  // After every onRequest hook (the token's among them: a request without it is a 401 first), before the body is read.
-  app.addHook('preParsing', async (request, _reply, payload) => {
     if (!SAFE_METHODS.has(request.method)) checkAction(request);
-    return payload;
-  });
-  app.addHook('onSend', async (_request, reply, payload) => {
-    reply.headers(SECURITY_HEADERS);
-    return payload;
   });
 }
