@@ -1,5 +1,6 @@
 /** Every scenario, in the order a full run takes them. */
 import type { Scenario } from '../lib/types.js';
+import { batchesScenario } from './batches.js';
 import { bulkScenario } from './bulk.js';
 import { composableScenario } from './composable.js';
 import { dashboardScenario } from './dashboard.js';
@@ -13,4 +14,4 @@ import { limitsScenario } from './limits.js';
 import { machineScenario } from './machine.js';
 import { memoryScenario } from './memory.js';
 
-export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, limitsScenario, composableScenario, latencyScenario, httpScenario, dashboardScenario, largeScenario, memoryScenario, machineScenario];
+export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, limitsScenario, composableScenario, latencyScenario, httpScenario, batchesScenario, dashboardScenario, largeScenario, memoryScenario, machineScenario];

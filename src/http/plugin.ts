@@ -13,6 +13,7 @@ import type { Queue } from '../queue.js';
 import { bearerCheck } from './auth.js';
 import { HttpError, toErrorReply } from './errors.js';
 import { guardRequests } from './request-guard.js';
+import { gateLargeBodies } from './large-body-gate.js';
 import { changedNumber } from '../lib/json-numbers.js';
 import { createQueueMetrics } from './metrics.js';
 import { controlRoutes } from './routes/control.js';
@@ -44,7 +45,7 @@ export interface LitejobsHttpOptions {
   onlyListedHooks?: boolean;
   /** Largest request body, bytes (413 above). Default 1 MiB, the engine's payload limit. */
   bodyLimit?: number;
-  /** Largest `POST /v1/jobs/batch` body, bytes. Default 16 MiB. */
+  /** Largest `POST /v1/jobs/batch` (and `/v1/batches`, `/v1/flows`) body, bytes. Default 16 MiB. Bodies over `bodyLimit` are taken one at a time. */
   batchBodyLimit?: number;
   /** Serve `GET /metrics` (Prometheus). Default true; `{ processMetrics: true }` adds Node's own. */
   metrics?: boolean | { processMetrics?: boolean };
@@ -147,6 +148,8 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
         }
       });
     }
+    // Batches (bodies over one job's limit) one at a time: memory and /healthz stay bounded under several at once.
+    gateLargeBodies(authed, bodyLimit);
     jobRoutes(authed, queue, options.batchBodyLimit ?? 16 * MiB, bodyLimit);
     flowRoutes(authed, queue, options.batchBodyLimit ?? 16 * MiB);
     controlRoutes(authed, queue);

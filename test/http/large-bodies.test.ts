@@ -1,0 +1,91 @@
+/**
+ * Bodies over one job's limit (batches) are taken one at a time: a second
+ * batch waits, unread, until the first is answered; smaller requests pass;
+ * a client that leaves, waiting or mid-body, frees the way.
+ */
+import { connect, type Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { useServers } from '../helpers/http-server.js';
+
+const serve = useServers();
+
+interface Exchange {
+  socket: Socket;
+  /** Everything answered so far. */
+  answer(): string;
+  /** Resolves with the whole answer once one has come. */
+  answered: Promise<string>;
+}
+
+/** Opens a connection and sends the start of a request; the rest is the caller's to write. */
+function open(url: string, head: string): Exchange {
+  const u = new URL(url);
+  const socket = connect(Number(u.port), u.hostname);
+  let got = '';
+  const answered = new Promise<string>((resolve, reject) => {
+    socket.setEncoding('utf8').on('data', (c: string) => {
+      got += c;
+      const end = got.indexOf('\r\n\r\n');
+      const length = /content-length: (\d+)/i.exec(got)?.[1];
+      if (end >= 0 && length !== undefined && got.length >= end + 4 + Number(length)) resolve(got);
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(got));
+  });
+  socket.write(head);
+  return { socket, answer: () => got, answered };
+}
+
+function batchRequest(host: string, tag: string): { head: string; body: string } {
+  const body = JSON.stringify({ jobs: [{ name: 'bulk', payload: { tag, fill: 'x'.repeat(3000) } }] });
+  const head = `POST /v1/jobs/batch HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+  return { head, body };
+}
+
+const jobIdOf = (answer: string) => (JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { jobs: Array<{ id: number }> }).jobs[0]!.id;
+
+describe('large request bodies', () => {
+  it('are taken one at a time: a batch sent whole waits for the one before it', async () => {
+    // 1 KiB a job: every 3 KiB batch here is a "large" body.
+    const s = await serve({ server: { bodyLimit: 1024, batchBodyLimit: 64 * 1024 } });
+    const host = new URL(s.url).host;
+    const first = batchRequest(host, 'first');
+    const second = batchRequest(host, 'second');
+    // The first sends half its body and stalls; the second sends all of it.
+    const a = open(s.url, first.head + first.body.slice(0, 1000));
+    await new Promise((r) => a.socket.once('connect', r));
+    const b = open(s.url, second.head + second.body);
+    await new Promise((r) => b.socket.once('connect', r));
+    // Small requests are not held back: the server answers several while both batches are open.
+    for (let i = 0; i < 5; i++) expect((await s.call('GET', '/v1/stats')).status).toBe(200);
+    expect(b.answer()).toBe('');
+    a.socket.write(first.body.slice(1000));
+    const [ra, rb] = await Promise.all([a.answered, b.answered]);
+    expect(ra).toMatch(/^HTTP\/1.1 201/);
+    expect(rb).toMatch(/^HTTP\/1.1 201/);
+    // The second, whole long before the first, was stored after it.
+    expect(jobIdOf(ra)).toBeLessThan(jobIdOf(rb));
+    a.socket.destroy();
+    b.socket.destroy();
+  });
+
+  it('lets the next batch in when a client leaves mid-body or while it waits', async () => {
+    const s = await serve({ server: { bodyLimit: 1024, batchBodyLimit: 64 * 1024 } });
+    const host = new URL(s.url).host;
+    const [first, waiting, last] = ['first', 'waiting', 'last'].map((tag) => batchRequest(host, tag)) as [ReturnType<typeof batchRequest>, ReturnType<typeof batchRequest>, ReturnType<typeof batchRequest>];
+    const a = open(s.url, first.head + first.body.slice(0, 1000));
+    await new Promise((r) => a.socket.once('connect', r));
+    const b = open(s.url, waiting.head + waiting.body);
+    await new Promise((r) => b.socket.once('connect', r));
+    for (let i = 0; i < 3; i++) await s.call('GET', '/v1/stats');
+    // The waiting one leaves first, then the one holding the way, half sent.
+    b.socket.destroy();
+    for (let i = 0; i < 3; i++) await s.call('GET', '/v1/stats');
+    a.socket.destroy();
+    const c = open(s.url, last.head + last.body);
+    expect(await c.answered).toMatch(/^HTTP\/1.1 201/);
+    c.socket.destroy();
+    // Only the last one came whole: nothing of the others was stored.
+    expect((await s.snapshot()).jobs).toBe(1);
+  });
+});
