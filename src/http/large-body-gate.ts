@@ -7,8 +7,10 @@
  * three at once held three times the memory, and `/healthz` waited for all
  * three. One at a time, memory holds one batch and a health check waits for
  * one at most. A waiting request's body stays unread in the socket (TCP
- * pushes back on the client), and the server's request timeout (408) bounds
- * the wait.
+ * pushes back on the client). A body must arrive whole within `arriveMs` of
+ * its turn, or its connection is closed: a client that stalls mid-body holds
+ * the way that long at most, even in an application whose server has no
+ * request timeout (fastify's default).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
@@ -39,7 +41,10 @@ function isLarge(request: FastifyRequest, threshold: number): boolean {
   return Number(length) > threshold;
 }
 
-export function gateLargeBodies(app: FastifyInstance, threshold: number): void {
+/** How long a large body may take to arrive once it is its turn, ms (as long as `startServer`'s request timeout). */
+export const LARGE_BODY_ARRIVE_MS = 30_000;
+
+export function gateLargeBodies(app: FastifyInstance, threshold: number, arriveMs = LARGE_BODY_ARRIVE_MS): void {
   const gate = new OneAtATime();
   app.addHook('preParsing', async (request, reply, payload) => {
     if (!isLarge(request, threshold)) return payload;
@@ -50,8 +55,13 @@ export function gateLargeBodies(app: FastifyInstance, threshold: number): void {
       gate.leave();
       return payload;
     }
+    const stalled = setTimeout(() => socket.destroy(), arriveMs);
+    payload.once('end', () => clearTimeout(stalled));
     // `close` comes once the answer is sent, or the connection is lost: either way this body is done with.
-    reply.raw.once('close', () => gate.leave());
+    reply.raw.once('close', () => {
+      clearTimeout(stalled);
+      gate.leave();
+    });
     return payload;
   });
 }

@@ -3,8 +3,10 @@
  * batch waits, unread, until the first is answered; smaller requests pass;
  * a client that leaves, waiting or mid-body, frees the way.
  */
+import Fastify from 'fastify';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { gateLargeBodies } from '../../src/http/large-body-gate.js';
 import { useServers } from '../helpers/http-server.js';
 
 const serve = useServers();
@@ -87,5 +89,31 @@ describe('large request bodies', () => {
     c.socket.destroy();
     // Only the last one came whole: nothing of the others was stored.
     expect((await s.snapshot()).jobs).toBe(1);
+  });
+
+  it('closes a body that stalls once it is its turn, even where the server has no request timeout', async () => {
+    // fastify's defaults: no request timeout at all. Bodies over 100 bytes must arrive within 300 ms of their turn.
+    const app = Fastify();
+    gateLargeBodies(app, 100, 300);
+    app.post('/echo', async (request) => request.body);
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const host = new URL(url).host;
+      const body = JSON.stringify({ fill: 'y'.repeat(500) });
+      const head = `POST /echo HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+      const stalled = open(url, head + body.slice(0, 50));
+      await new Promise((r) => stalled.socket.once('connect', r));
+      const next = open(url, head + body);
+      const answer = await next.answered;
+      expect(answer).toMatch(/^HTTP\/1.1 200/);
+      expect(answer.endsWith(body)).toBe(true);
+      // The stalled one was cut off, not answered.
+      await stalled.answered;
+      expect(stalled.socket.destroyed || stalled.socket.readableEnded).toBe(true);
+      expect(stalled.answer()).toBe('');
+      next.socket.destroy();
+    } finally {
+      await app.close();
+    }
   });
 });
