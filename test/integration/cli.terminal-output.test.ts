@@ -85,6 +85,7 @@ describe('the CLI on a terminal', () => {
       const io = terminal();
       await runCli([...args, '--db', db], io);
       const printed = [...io.out, ...io.err].join('');
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: what this test looks for
       expect([args.join(' '), /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(printed)]).toEqual([args.join(' '), false]);
     }
     const io = terminal();
