@@ -50,7 +50,7 @@ export function spawnChaosChild(role: 'worker' | 'producer', label: string, conf
     try {
       messages.push(JSON.parse(line) as Record<string, unknown>);
     } catch {
-      err = (err + `stdout: ${line}\n`).slice(-STDERR_KEEP);
+      err = `${err}stdout: ${line}\n`.slice(-STDERR_KEEP);
     }
   });
   const exited = once(proc, 'exit').then(([code, signal]) => {

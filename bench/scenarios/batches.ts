@@ -52,7 +52,10 @@ async function measure(ctx: RunContext, body: string, n: number): Promise<Record
     })();
     const t0 = performance.now();
     const statuses = await Promise.all(
-      Array.from({ length: n }, () => fetch(`${url}/v1/jobs/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(async (r) => (await r.text(), r.status))),
+      Array.from({ length: n }, () => fetch(`${url}/v1/jobs/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(async (r) => {
+        await r.text();
+        return r.status;
+      })),
     );
     const elapsed = performance.now() - t0;
     polling = false;

@@ -18,7 +18,7 @@ export interface ServiceOptions {
   host: string;
   port: number;
   token?: string;
-  /** Refuse operator actions over HTTP (the dashboard shows it is read-only). */
+  /** Change nothing: no workers, no schedules firing, and nothing over HTTP (the dashboard shows it is read-only). */
   readOnly?: boolean;
   concurrency: number;
   durability: 'normal' | 'full';
@@ -60,7 +60,8 @@ export async function startService(o: ServiceOptions): Promise<Service> {
     await queue.close();
     throw err;
   }
-  await queue.start();
+  // Read-only runs nothing either: a server beside the main one, for people who only look, must not take its jobs.
+  if (o.readOnly !== true) await queue.start();
 
   let onSignal!: (signal: NodeJS.Signals) => void;
   const signalled = new Promise<NodeJS.Signals>((resolve) => (onSignal = resolve));

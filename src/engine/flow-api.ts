@@ -53,8 +53,8 @@ export const MAX_FLOW_JOBS = 100_000;
  */
 export const MAX_FLOW_DEPTH = 64;
 
-/** Refuses a flow deeper than MAX_FLOW_DEPTH, walking it without recursion. */
-function checkDepth(flow: FlowJob): void {
+/** Refuses a flow deeper than MAX_FLOW_DEPTH, walking it without recursion (any value: the HTTP API checks a body before its schema does). */
+export function checkFlowDepth(flow: unknown): void {
   const stack: Array<{ job: unknown; depth: number }> = [{ job: flow, depth: 1 }];
   while (stack.length > 0) {
     const { job, depth } = stack.pop()!;
@@ -112,7 +112,7 @@ export function createFlowApi(engine: Engine, schemas: ReadonlyMap<string, Paylo
   };
 
   const enqueueFlow = async (flow: FlowJob): Promise<FlowResult> => {
-    checkDepth(flow); // first: validating the payloads walks the tree level by level
+    checkFlowDepth(flow); // first: validating the payloads walks the tree level by level
     return engine.enqueueFlow(toNodes(await validated(flow), engine.clock.now()));
   };
 

@@ -4,7 +4,7 @@
  */
 import type { RetryPolicy } from '../../machines/policy.js';
 import { ValidationError } from '../errors.js';
-import { JsonText } from './json-text.js';
+import { JsonText, jsonDepth, MAX_PAYLOAD_DEPTH } from './json-text.js';
 
 export function rejectUnknownOptions(what: string, options: object, allowed: readonly string[]): void {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
@@ -59,6 +59,9 @@ export function serializePayload(payload: unknown, maxBytes: number): string {
   // Byte length only matters near the limit; UTF-8 is at most 3 bytes per UTF-16 unit.
   if (text.length * 3 > maxBytes && Buffer.byteLength(text, 'utf8') > maxBytes) {
     throw new ValidationError(`payload is ${Buffer.byteLength(text, 'utf8')} bytes, over the ${maxBytes}-byte limit`, 'LJ_ERR_PAYLOAD_TOO_LARGE');
+  }
+  if (jsonDepth(text, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH) {
+    throw new ValidationError(`payload nests deeper than ${MAX_PAYLOAD_DEPTH} levels`, 'LJ_ERR_PAYLOAD_TOO_LARGE');
   }
   return text;
 }

@@ -13,7 +13,7 @@ import type { Queue } from '../queue.js';
 import { bearerCheck } from './auth.js';
 import { HttpError, toErrorReply } from './errors.js';
 import { guardRequests } from './request-guard.js';
-import { gateLargeBodies } from './large-body-gate.js';
+import { createLargeBodyGate } from './large-body-gate.js';
 import { changedNumber } from '../lib/json-numbers.js';
 import { createQueueMetrics } from './metrics.js';
 import { controlRoutes } from './routes/control.js';
@@ -45,7 +45,7 @@ export interface LitejobsHttpOptions {
   onlyListedHooks?: boolean;
   /** Largest request body, bytes (413 above). Default 1 MiB, the engine's payload limit. */
   bodyLimit?: number;
-  /** Largest `POST /v1/jobs/batch` (and `/v1/batches`, `/v1/flows`) body, bytes. Default 16 MiB. Bodies over `bodyLimit` are taken one at a time. */
+  /** Largest `POST /v1/jobs/batch` (and `/v1/batches`, `/v1/flows`) body, bytes. Default 16 MiB. Large ones (a batch over `bodyLimit`, a flow over 64 KiB) are taken one at a time. */
   batchBodyLimit?: number;
   /** Serve `GET /metrics` (Prometheus). Default true; `{ processMetrics: true }` adds Node's own. */
   metrics?: boolean | { processMetrics?: boolean };
@@ -148,10 +148,10 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
         }
       });
     }
-    // Batches (bodies over one job's limit) one at a time: memory and /healthz stay bounded under several at once.
-    gateLargeBodies(authed, bodyLimit);
-    jobRoutes(authed, queue, options.batchBodyLimit ?? 16 * MiB, bodyLimit);
-    flowRoutes(authed, queue, options.batchBodyLimit ?? 16 * MiB);
+    // Large bodies one at a time: memory and /healthz stay bounded under several at once.
+    const gate = createLargeBodyGate();
+    jobRoutes(authed, queue, { batchBodyLimit: options.batchBodyLimit ?? 16 * MiB, bodyLimit, gate });
+    flowRoutes(authed, queue, { bodyLimit: options.batchBodyLimit ?? 16 * MiB, gate });
     controlRoutes(authed, queue);
     scheduleRoutes(authed, queue);
     limitRoutes(authed, queue);

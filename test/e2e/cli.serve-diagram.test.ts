@@ -112,6 +112,22 @@ describe('litejobs serve', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect((await cli.done).code).toBe(0);
   });
 
+  it('--read-only runs no jobs: a server beside the main one leaves their jobs alone', async () => {
+    const db = join(dir(), 'q.db');
+    // A webhook to a target nobody allowed: a worker would send it to dead at once.
+    const enqueued = await runCli(['enqueue', 'webhook', '{"url":"http://127.0.0.1:9/in"}', '--db', db]);
+    expect(enqueued.code, enqueued.stderr).toBe(0);
+    const cli = startCli(['serve', '--port', '0', '--read-only', '--db', db]);
+    await cli.waitForOutput(/litejobs serving on/);
+    const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(cli.stdout())![1]!;
+    // The queue was never started (it says so when it starts, before the server's own line).
+    expect(cli.stdout()).not.toMatch(/queue started/);
+    const stats = (await (await fetch(`${url}/v1/stats`)).json()) as { byState: Record<string, number> };
+    expect(stats.byState).toMatchObject({ pending: 1 });
+    cli.proc.kill('SIGTERM');
+    expect((await cli.done).code).toBe(0);
+  });
+
   it('refuses a public address without a token, a bad port and a handlers module that defines no job', async () => {
     const db = join(dir(), 'q.db');
     const open = await runCli(['serve', '--host', '0.0.0.0', '--port', '0', '--db', db]);

@@ -17,13 +17,29 @@ describe('the payload search', () => {
     const s = await serve();
     const long = (await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: { note: 'x'.repeat(500), customer: 42 } } })).body.id;
     await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: { customer: 7 } } });
-    await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: deep(1200) } });
+    // As deep as a payload may be (SQLite's JSON functions read 1000 levels); one more is refused at ingest.
+    expect((await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: deep(1000) } })).status).toBe(201);
+    const deeper = await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: deep(1001) } });
+    expect([deeper.status, deeper.body.error?.code]).toEqual([413, 'LJ_ERR_PAYLOAD_TOO_LARGE']);
     const found = await s.call('GET', search('payload.customer = 42'));
     expect(found.status).toBe(200);
     expect(found.body.jobs.map((j: { id: number }) => j.id)).toEqual([long]);
     expect((await s.call('GET', search('payload.note ~ xxxx'))).body.jobs.map((j: { id: number }) => j.id)).toEqual([long]);
     // The same search drives the bulk retry: no dead job matches, and nothing fails.
     expect(await s.call('POST', '/v1/jobs/retry', { body: { where: 'payload.customer = 42' } })).toEqual({ status: 200, body: { retried: 0 } });
+  });
+
+  it('refuses a hook body nested past the limit (it would be stored as sent), and answers every job it stores', async () => {
+    const s = await serve({ server: { hooks: { deep: {} } } });
+    const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+    const refused = await s.call('POST', '/v1/hooks/deep', { body: nested(5000) });
+    expect([refused.status, refused.body.error?.code]).toEqual([413, 'LJ_ERR_PAYLOAD_TOO_LARGE']);
+    expect((await s.snapshot()).jobs).toBe(0);
+    // Stored as {"body": …, "headers": …}: one level more than the body.
+    const kept = await s.call('POST', '/v1/hooks/deep', { body: nested(999) });
+    expect(kept.status).toBe(201);
+    expect((await s.call('GET', `/v1/jobs/${kept.body.id}`)).status).toBe(200);
+    expect((await s.call('GET', '/v1/jobs?state=pending')).status).toBe(200);
   });
 
   it('refuses a NUL in a search value, and a cursor that is not one the listing gave: 400 LJ_ERR_VALIDATION', async () => {
@@ -86,8 +102,10 @@ describe('enqueue', () => {
       }
       return root;
     };
-    for (const levels of [65, 1500]) {
-      const r = await s.call('POST', '/v1/flows', { body: chain(levels) });
+    // As text: thousands of levels, deeper than the schema's validator can recurse.
+    const chainText = (levels: number) => `${'{"name":"a","children":['.repeat(levels - 1)}{"name":"a"}${']}'.repeat(levels - 1)}`;
+    for (const levels of [65, 1500, 3000, 20_000]) {
+      const r = await s.call('POST', '/v1/flows', { body: levels > 1500 ? chainText(levels) : chain(levels) });
       expect([levels, r.status, r.body.error?.code]).toEqual([levels, 400, 'LJ_ERR_VALIDATION']);
     }
     expect((await s.snapshot()).jobs).toBe(0);

@@ -37,6 +37,8 @@ describe('POST /v1/hooks/:name', () => {
     expect(b.body).toEqual({ id: a.body.id, state: 'pending', created: false });
     const c = await s.call('POST', '/v1/hooks/gh', { body: '{"n":3}', headers: { 'idempotency-key': 'd-1' } });
     expect(c.body.id).toBe(a.body.id); // the same key, whichever header carried it
+    const empty = await s.call('POST', '/v1/hooks/gh', { body: '{"n":5}', headers: { 'x-github-delivery': '', 'idempotency-key': 'd-1' } });
+    expect(empty.body.id).toBe(a.body.id); // an empty delivery header is none: the next header gives the key
     const d = await s.call('POST', '/v1/hooks/other', { body: '{"n":4}', headers: { 'idempotency-key': 'd-1' } });
     expect(d).toMatchObject({ status: 201, body: { created: true } }); // another hook: another namespace
     expect((await s.queue.getJob(a.body.id)).payload).toMatchObject({ body: { n: 1 } });
@@ -206,6 +208,11 @@ describe('signatureMatches', () => {
     expect(first.status).toBe(201); // no bearer: the signature authenticates the hook
     const again = await s.call('POST', '/v1/hooks/std', { body, headers: headers('msg_1', Date.now()) });
     expect(again.body).toEqual({ id: first.body.id, state: 'pending', created: false });
+    // The signed webhook-id is the key: no unsigned header makes a replay a new job.
+    for (const other of [{ 'idempotency-key': 'fresh' }, { 'idempotency-key': '' }]) {
+      const replay = await s.call('POST', '/v1/hooks/std', { body, headers: { ...headers('msg_1', Date.now()), ...other } });
+      expect(replay.body).toEqual({ id: first.body.id, state: 'pending', created: false });
+    }
     const refused: Array<[string, Record<string, string>]> = [
       ['stale', headers('msg_2', Date.now() - 10 * 60_000)],
       ['future', headers('msg_3', Date.now() + 10 * 60_000)],

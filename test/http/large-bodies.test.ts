@@ -6,7 +6,7 @@
 import Fastify from 'fastify';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { gateLargeBodies } from '../../src/http/large-body-gate.js';
+import { createLargeBodyGate } from '../../src/http/large-body-gate.js';
 import { useServers } from '../helpers/http-server.js';
 
 const serve = useServers();
@@ -71,6 +71,30 @@ describe('large request bodies', () => {
     b.socket.destroy();
   });
 
+  it('takes a flow over 64 KiB through the same gate; a hook, unauthenticated, never waits in it nor holds it', async () => {
+    const s = await serve({ server: { bodyLimit: 1024, batchBodyLimit: 256 * 1024, token: 'server-token-1234', hooks: { stripe: { secret: 's3cr3tkey' } } } });
+    const host = new URL(s.url).host;
+    const auth = 'Authorization: Bearer server-token-1234\r\n';
+    // A hook that stalls mid-body, chunked (no length given): no token, no signature yet.
+    const hook = open(s.url, `POST /v1/hooks/stripe HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n`);
+    await new Promise((r) => hook.socket.once('connect', r));
+    // A batch that stalls mid-body holds the gate: the flow after it waits.
+    const first = batchRequest(host, 'first');
+    const a = open(s.url, first.head.replace('\r\n\r\n', `\r\n${auth}\r\n`) + first.body.slice(0, 1000));
+    await new Promise((r) => a.socket.once('connect', r));
+    const flowBody = JSON.stringify({ name: 'parent', payload: { fill: 'z'.repeat(70 * 1024) }, children: [{ name: 'child' }] });
+    const flow = open(s.url, `POST /v1/flows HTTP/1.1\r\nHost: ${host}\r\n${auth}Content-Type: application/json\r\nContent-Length: ${flowBody.length}\r\n\r\n${flowBody}`);
+    await new Promise((r) => flow.socket.once('connect', r));
+    for (let i = 0; i < 5; i++) expect((await s.call('GET', '/healthz')).status).toBe(200);
+    expect(flow.answer()).toBe('');
+    a.socket.write(first.body.slice(1000));
+    const [ra, rf] = await Promise.all([a.answered, flow.answered]);
+    expect([ra.slice(0, 12), rf.slice(0, 12)]).toEqual(['HTTP/1.1 201', 'HTTP/1.1 201']);
+    // The stalled hook is still open, and held nobody back.
+    expect(hook.answer()).toBe('');
+    for (const x of [a, flow, hook]) x.socket.destroy();
+  });
+
   it('lets the next batch in when a client leaves mid-body or while it waits', async () => {
     const s = await serve({ server: { bodyLimit: 1024, batchBodyLimit: 64 * 1024 } });
     const host = new URL(s.url).host;
@@ -94,8 +118,8 @@ describe('large request bodies', () => {
   it('closes a body that stalls once it is its turn, even where the server has no request timeout', async () => {
     // fastify's defaults: no request timeout at all. Bodies over 100 bytes must arrive within 300 ms of their turn.
     const app = Fastify();
-    gateLargeBodies(app, 100, 300);
-    app.post('/echo', async (request) => request.body);
+    const gate = createLargeBodyGate(300);
+    app.post('/echo', { preParsing: gate.over(100) }, async (request) => request.body);
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     try {
       const host = new URL(url).host;

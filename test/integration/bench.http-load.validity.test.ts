@@ -61,7 +61,7 @@ describe('http benchmark: what makes a measurement count', () => {
     const db = tempDbPath();
     cleanups.push(db.cleanup);
     const queue = createQueue({ path: db.path, logger: silentLogger });
-    const server = await startServer({ queue, port: 0 });
+    const server = await startServer({ queue, port: 0, hooks: { stripe: {} } });
     const r = await runLoad({ ...load, url: `${server.url}/v1/hooks/stripe` });
     await server.close();
     await queue.close();

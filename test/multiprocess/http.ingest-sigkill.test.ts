@@ -4,6 +4,7 @@
  * middle of it (`litejobs serve`, a real child process), a restart, the rest of the burst: every acknowledged request
  * is in the file exactly once, and no request is in it twice.
  */
+import { writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -26,7 +27,10 @@ afterEach(() => {
 
 async function startServer(db: string): Promise<{ proc: ChildProcess; url: string }> {
   // `litejobs serve` as users run it; it logs JSON lines, the URL among them.
-  const proc = spawn(process.execPath, tsxArgs(CLI, 'serve', '--port', '0', '--db', db), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LITEJOBS_LOG_LEVEL: 'info' } });
+  // Only listed hooks exist.
+  const hooks = `${db}.hooks.json`;
+  writeFileSync(hooks, JSON.stringify({ ingest: {} }));
+  const proc = spawn(process.execPath, tsxArgs(CLI, 'serve', '--port', '0', '--hooks', hooks, '--db', db), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LITEJOBS_LOG_LEVEL: 'info' } });
   children.push(proc);
   const url = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: proc.stdout! });

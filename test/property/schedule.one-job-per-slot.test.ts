@@ -13,7 +13,7 @@
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createQueue, createVirtualClock, declareJob, type Queue, type Store } from '../../src/index.js';
+import { createQueue, createVirtualClock, declareJob, type Store } from '../../src/index.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
@@ -49,7 +49,7 @@ describe('several queues firing one schedule, in any interleaving', () => {
         async (s, startOffsets, steps, missed) => {
           const file = tempDbPath();
           const clock = createVirtualClock(START);
-          const queues: Array<Queue<any>> = startOffsets.map((_, i) =>
+          const queues = startOffsets.map((_, i) =>
             createQueue({
               store: scheduled(createSqliteStore({ path: file.path, durability: 'normal', cacheMiB: 2, busyTimeoutMs: 5000, history: false, clock }), s, `q${i}`),
               clock,

@@ -59,7 +59,7 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--allowed-host <host...>', 'Host header values answered besides the bound address, e.g. jobs.example.com (behind a proxy, or bound to 0.0.0.0)')
     .option('--deliver-to <url...>', 'URL prefixes the webhook job may send to besides the hooks\' deliverTo (a job\'s URL must be under one)')
     .option('--allow-private-targets', 'let the webhook job send to loopback and private addresses (refused by default)')
-    .option('--read-only', 'change nothing over HTTP: no actions, no enqueueing, no hooks (the dashboard says so); reads and the dashboard work')
+    .option('--read-only', 'change nothing: run no jobs and fire no schedules, and over HTTP no actions, no enqueueing, no hooks (the dashboard says so); reads and the dashboard work')
     .addOption(new Option('--durability <mode>', 'normal: a commit survives a crash of the process; full: also of the machine').choices(['normal', 'full']).default('normal'))
     .action(async (flags: ServeFlags, self: Command) => {
       const path = databaseOf(self);

@@ -39,7 +39,7 @@ export interface HookOptions {
   tolerance?: number;
   /** The header carrying the signature. Default `x-signature`. */
   signatureHeader?: string;
-  /** A header holding the provider's delivery id, used as the idempotency key when `Idempotency-Key` is absent. */
+  /** A header holding the provider's delivery id: the idempotency key (before `Idempotency-Key`). Not used with `scheme: 'standard'`, whose signed `webhook-id` is the key. */
   keyHeader?: string;
   /** Request headers kept in the payload besides `content-type` (lower case). */
   headers?: string[];
@@ -110,6 +110,23 @@ export function hookKey(name: string, delivery: string): string {
   return `hook:${encodeURIComponent(name)}:${delivery}`;
 }
 
+/** A header's value, or undefined when absent or empty (an empty id must not turn deduplication off). */
+function headerValue(request: FastifyRequest, header: string): string | undefined {
+  const value = request.headers[header.toLowerCase()];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/**
+ * The delivery's id, the idempotency key within the hook. A Standard Webhooks
+ * message: its `webhook-id`, which the signature covers, and nothing a sender
+ * may set beside it (a captured message replayed under another header is the
+ * same message). Otherwise the hook's `keyHeader`, else `Idempotency-Key`.
+ */
+function deliveryId(request: FastifyRequest, hook: HookOptions, standardId: string | undefined): string | undefined {
+  if (standardId !== undefined) return standardId;
+  return (hook.keyHeader === undefined ? undefined : headerValue(request, hook.keyHeader)) ?? headerValue(request, 'idempotency-key');
+}
+
 export function hookRoutes(app: FastifyInstance, queue: Queue, names: HookNames, bodyLimit: number): void {
   // JSON bodies are kept as received next to the parsed value: the signature is over
   // the bytes as they came, and the stored body is those bytes (JSON is UTF-8; a body
@@ -156,11 +173,9 @@ export function hookRoutes(app: FastifyInstance, queue: Queue, names: HookNames,
       const value = request.headers[h.toLowerCase()];
       if (typeof value === 'string') headers[h.toLowerCase()] = value;
     }
-    const delivery = hook.keyHeader ? request.headers[hook.keyHeader.toLowerCase()] : undefined;
-    // A Standard Webhooks message keeps its webhook-id on every retry: the natural idempotency key.
-    const idempotency = request.headers['idempotency-key'] ?? delivery ?? standardId;
     // Namespaced by hook: two providers may number their deliveries alike.
-    const key = typeof idempotency === 'string' && idempotency.length > 0 ? hookKey(name, idempotency) : undefined;
+    const delivery = deliveryId(request, hook, standardId);
+    const key = delivery === undefined ? undefined : hookKey(name, delivery);
     const job = hook.job ?? (hook.deliverTo ? 'webhook' : name);
     // The body as it came: forwarded as is, or stored as is (its numbers keep every digit).
     const payload = hook.deliverTo

@@ -1,4 +1,5 @@
 /** `/v1/jobs…`: enqueue (one or a batch), read (with history or steps), list, retry and cancel jobs (one, a selection, or the dead a filter matches). */
+import type { LargeBodyGate } from '../large-body-gate.js';
 import type { FastifyInstance } from 'fastify';
 import type { EnqueueOptions } from '../../engine/options.js';
 import type { UniqueWhile } from '../../engine/unique.js';
@@ -48,7 +49,8 @@ export function enqueueOptions(input: JobInput): EnqueueOptions {
   return o;
 }
 
-export function jobRoutes(app: FastifyInstance, queue: Queue, batchBodyLimit: number, bodyLimit: number): void {
+export function jobRoutes(app: FastifyInstance, queue: Queue, o: { batchBodyLimit: number; bodyLimit: number; gate: LargeBodyGate }): void {
+  const { batchBodyLimit, bodyLimit } = o;
   app.post<{ Body: JobInput }>('/v1/jobs', { schema: schemas.enqueue, bodyLimit }, async (request, reply) => {
     const body = request.body;
     // Resolves once the job is committed; concurrent requests share that commit.
@@ -56,7 +58,7 @@ export function jobRoutes(app: FastifyInstance, queue: Queue, batchBodyLimit: nu
     return reply.code(r.created ? 201 : 200).send(r);
   });
 
-  app.post<{ Body: { jobs: JobInput[] } }>('/v1/jobs/batch', { schema: schemas.batch, bodyLimit: batchBodyLimit }, async (request, reply) => {
+  app.post<{ Body: { jobs: JobInput[] } }>('/v1/jobs/batch', { schema: schemas.batch, bodyLimit: batchBodyLimit, preParsing: o.gate.over(bodyLimit) }, async (request, reply) => {
     const items = request.body.jobs.map((job) => ({ name: job.name, payload: job.payload ?? null, options: enqueueOptions(job) }));
     const results = await queue.enqueueMany(items); // one transaction: all or nothing
     return reply.code(results.some((r) => r.created) ? 201 : 200).send({ jobs: results });
