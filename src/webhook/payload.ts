@@ -97,6 +97,13 @@ function checkMethod(value: unknown): string {
   return method;
 }
 
+/**
+ * Headers the connection sets: a payload cannot name them. `Host` chosen by a
+ * payload would reach another site behind an allowed target's address; the
+ * framing headers would let it split or smuggle requests.
+ */
+const CONNECTION_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'proxy-connection']);
+
 function checkHeaders(value: unknown): Record<string, string> {
   if (value === undefined) return {};
   if (!isPlainObject(value)) reject('headers must be an object of header name → string value');
@@ -104,6 +111,7 @@ function checkHeaders(value: unknown): Record<string, string> {
   const seen = new Set<string>();
   for (const [name, v] of Object.entries(value)) {
     if (!TOKEN.test(name)) reject(`header name ${JSON.stringify(name.slice(0, 100))} is not a valid HTTP header name`);
+    if (CONNECTION_HEADERS.has(name.toLowerCase())) reject(`header "${name}" belongs to the connection, not to the payload (the URL names the host)`);
     if (seen.has(name.toLowerCase())) reject(`header "${name}" is given twice (names are case-insensitive)`);
     seen.add(name.toLowerCase());
     if (typeof v !== 'string') reject(`header "${name}" must be a string, got ${v === null ? 'null' : typeof v}`);

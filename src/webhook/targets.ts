@@ -2,8 +2,8 @@
  * Where the webhook job may send: the operator decides, never the payload.
  *
  * - `allowTargets`: URL prefixes (`https://client.example.com/hooks/`). A
- *   payload's URL must have the same origin as one of them and a path that
- *   starts with its path. Absent: any URL passes this check.
+ *   payload's URL must have the same origin as one of them and a path under
+ *   its path, segment by segment. Absent: any URL passes this check.
  * - Addresses only the operator's own network reaches (loopback, private,
  *   link-local, unique-local, carrier-grade NAT, multicast, unspecified) are
  *   refused unless `allowPrivate`: otherwise anyone who can enqueue a
@@ -27,11 +27,18 @@ export interface TargetPolicy {
 const PRIVATE = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
+  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) {
   PRIVATE.addSubnet(net, bits, 'ipv4');
 }
-for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) PRIVATE.addSubnet(net, bits, 'ipv6');
+// IPv6: unspecified, loopback and IPv4-compatible (::/96), NAT64 (which reaches IPv4 addresses, private ones too),
+// discard-only, 6to4 (an IPv4 address inside), unique-local, link-local, multicast.
+for (const [net, bits] of [
+  ['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+] as const) {
+  PRIVATE.addSubnet(net, bits, 'ipv6');
+}
 
 /** True for an address only the operator's own network (or this machine) reaches. */
 export function isPrivateAddress(address: string): boolean {
@@ -65,8 +72,21 @@ export function checkTargets(what: string, targets: readonly string[]): URL[] {
 }
 
 /** Refuses (UnrecoverableError) a URL outside the prefixes, or a literal private address when those are not allowed. */
+/**
+ * The URL is under the prefix: the same origin, and the prefix's path, whole
+ * segments of it (`/recv` takes `/recv` and `/recv/…`, not `/recvX`). An
+ * encoded `/` or `\\` in the path is refused outright: a receiver that decodes
+ * it would see a path outside the prefix (`/recv/..%2fadmin`).
+ */
+export function isUnder(url: URL, prefix: URL): boolean {
+  if (prefix.origin !== url.origin) return false;
+  if (/%2f|%5c/i.test(url.pathname)) return false;
+  const path = prefix.pathname;
+  return url.pathname === path || url.pathname.startsWith(path.endsWith('/') ? path : `${path}/`);
+}
+
 export function checkTarget(url: URL, allowed: readonly URL[] | undefined, allowPrivate: boolean): void {
-  if (allowed && !allowed.some((prefix) => prefix.origin === url.origin && url.pathname.startsWith(prefix.pathname))) {
+  if (allowed && !allowed.some((prefix) => isUnder(url, prefix))) {
     throw new UnrecoverableError(`webhook target ${url.origin}${url.pathname} is not one this job may send to (allowTargets)`);
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');

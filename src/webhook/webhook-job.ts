@@ -11,7 +11,7 @@ import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } fro
 import { ValidationError } from '../errors.js';
 import { deliver, type WebhookResult } from './deliver.js';
 import { prepareWebhookRequest, type WebhookPayload } from './payload.js';
-import { checkTarget, checkTargets, publicLookup } from './targets.js';
+import { checkTarget, checkTargets, isUnder, publicLookup } from './targets.js';
 import { secretKey, signatureHeaders } from './standard-webhooks.js';
 
 export interface WebhookJobOptions<N extends string = 'webhook'> {
@@ -106,8 +106,12 @@ export function defineWebhookJob<N extends string>(options: WebhookJobOptions<N>
     handler: (payload, ctx) => {
       const req = prepareWebhookRequest(payload);
       checkTarget(req.url, allowed, allowPrivate);
-      const signer = signers.find((s) => s.url.origin === req.url.origin && req.url.pathname.startsWith(s.url.pathname));
-      if (signer) Object.assign(req.headers, signatureHeaders(signer.key, `msg_${ctx.jobId}`, Math.floor(Date.now() / 1000), req.body ?? ''));
+      const signer = signers.find((s) => isUnder(req.url, s.url));
+      if (signer) {
+        // The signature headers are this job's own: a payload's, in any case, would be sent beside them.
+        for (const h of Object.keys(req.headers)) if (/^webhook-(id|timestamp|signature)$/i.test(h)) delete req.headers[h];
+        Object.assign(req.headers, signatureHeaders(signer.key, `msg_${ctx.jobId}`, Math.floor(Date.now() / 1000), req.body ?? ''));
+      }
       // Each connection resolves the name afresh and refuses private answers (a name may point elsewhere by then).
       agent ??= new Agent(allowPrivate ? {} : { connect: { lookup: publicLookup } });
       return deliver(req, { dispatcher: agent, maxBodyExcerpt, maxDelay, signal: ctx.signal });

@@ -167,7 +167,9 @@ describe('where the webhook job may send', () => {
     const port = new URL(rx.origin).port;
     const q = fx.open({ jobs: [defineWebhookJob({ retry: fast })] });
     // This machine's own name resolves to a loopback address (/etc/hosts): the connection's lookup refuses it.
-    const urls = [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`, `http://[::1]:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`, 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/', `http://${hostname()}:${port}/`];
+    const urls = [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`, `http://[::1]:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`, 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/', `http://${hostname()}:${port}/`,
+      // IPv6 forms that reach IPv4 addresses: IPv4-compatible, NAT64, 6to4.
+      `http://[::7f00:1]:${port}/`, 'http://[64:ff9b::a00:1]/', 'http://[2002:7f00:1::1]/'];
     const ids = (await q.enqueueMany(urls.map((url) => ({ name: 'webhook', payload: { url, method: 'GET' } })))).map((r) => r.id);
     const dead = events(q.events$, (e) => e.to === 'dead', urls.length, 15_000);
     await q.start();
@@ -183,17 +185,23 @@ describe('where the webhook job may send', () => {
 
   it('with allowTargets, sends only under those prefixes (same origin, path under the prefix)', async () => {
     const rx = await http.start((_n, _req, res) => res.writeHead(200).end('ok'));
-    const q = fx.open({ jobs: [defineWebhookJob({ retry: fast, allowPrivate: true, allowTargets: [`${rx.origin}/hooks/`] })] });
-    const [inside, beside, other] = await q.enqueueMany([
+    // A prefix without a trailing slash: whole path segments only.
+    const q = fx.open({ jobs: [defineWebhookJob({ retry: fast, allowPrivate: true, allowTargets: [`${rx.origin}/hooks`] })] });
+    const [inside, beside, other, encoded, host] = await q.enqueueMany([
       { name: 'webhook', payload: { url: `${rx.origin}/hooks/a` } },
       { name: 'webhook', payload: { url: `${rx.origin}/hooksevil` } },
       { name: 'webhook', payload: { url: `http://127.0.0.2:${new URL(rx.origin).port}/hooks/a` } },
+      // A receiver that decodes %2F would see /admin.
+      { name: 'webhook', payload: { url: `${rx.origin}/hooks/..%2Fadmin` } },
+      // Another site behind the allowed address: the URL names the host, not a header.
+      { name: 'webhook', payload: { url: `${rx.origin}/hooks/a`, headers: { Host: 'admin.internal' } } },
     ]);
-    const done = events(q.events$, (e) => e.to === 'completed' || e.to === 'dead', 3, 15_000);
+    const done = events(q.events$, (e) => e.to === 'completed' || e.to === 'dead', 5, 15_000);
     await q.start();
     await done;
     expect(await q.getJob(inside!.id)).toMatchObject({ state: 'completed', result: { status: 200 } });
-    for (const r of [beside!, other!]) expect((await q.getJob(r.id)).lastError!.message).toMatch(/not one this job may send to/);
+    for (const r of [beside!, other!, encoded!]) expect((await q.getJob(r.id)).lastError!.message).toMatch(/not one this job may send to/);
+    expect(await q.getJob(host!.id)).toMatchObject({ state: 'dead', lastError: { message: expect.stringMatching(/belongs to the connection/) } });
     expect(rx.received.map((r) => r.url)).toEqual(['/hooks/a']);
     expect(() => defineWebhookJob({ allowTargets: ['ftp://x/'] })).toThrow(/http\(s\) URL prefix/);
     expect(() => defineWebhookJob({ allowTargets: ['https://x.example/?q=1'] })).toThrow(/without credentials, query or fragment/);
@@ -204,7 +212,8 @@ describe('where the webhook job may send', () => {
     const rx = await http.start((n, _req, res) => res.writeHead(n === 0 ? 500 : 200).end());
     const q = fx.open({ jobs: [defineWebhookJob({ retry: fast, allowPrivate: true, signatures: { [`${rx.origin}/signed/`]: secret } })] });
     const [signed, plain] = await q.enqueueMany([
-      { name: 'webhook', payload: { url: `${rx.origin}/signed/a`, body: { n: 1 } } },
+      // Signature headers of the payload's own, in any case, are replaced, not sent beside the job's.
+      { name: 'webhook', payload: { url: `${rx.origin}/signed/a`, body: { n: 1 }, headers: { 'WEBHOOK-ID': 'msg_forged', 'Webhook-Signature': 'v1,forged' } } },
       { name: 'webhook', payload: { url: `${rx.origin}/plain`, body: { n: 2 } } },
     ]);
     const done = events(q.events$, (e) => e.to === 'completed', 2, 15_000);
@@ -214,6 +223,7 @@ describe('where the webhook job may send', () => {
     expect(toSigned.length).toBeGreaterThanOrEqual(1);
     for (const r of toSigned) {
       expect(verify(secretKey(secret), r.headers, Buffer.from(r.body), Date.now())).toEqual({ ok: true, id: `msg_${signed!.id}` });
+      expect([r.headers['webhook-id'], String(r.headers['webhook-signature']).includes('forged')]).toEqual([`msg_${signed!.id}`, false]);
       // Signed over the exact body: another body does not verify.
       expect(verify(secretKey(secret), r.headers, Buffer.from(`${r.body} `), Date.now()).ok).toBe(false);
     }
