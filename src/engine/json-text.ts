@@ -32,7 +32,11 @@ export function jsonDepth(text: string, limit: number): number {
     if (c === 0x22) {
       for (i++; i < n && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
     } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > deepest && (deepest = depth) > limit) return deepest;
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > limit) return deepest;
+      }
     } else if (c === 0x7d || c === 0x5d) {
       depth--;
     }

@@ -3,15 +3,17 @@
  * and what every answer carries:
  *
  * - A request that changes something (any method but GET, HEAD, OPTIONS) is
- *   not cross-site, and a POST is JSON (`application/json` or
+ *   not cross-site, and a POST is `application/json` (a hook also takes
  *   `application/…+json`). A browser sends a form or a `text/plain` POST to
  *   any origin without asking first; it sends JSON, or a PUT or DELETE, to
  *   another origin only after a CORS preflight, which this API never
  *   grants. And a browser says where a
  *   request comes from: `Sec-Fetch-Site` other than `same-origin` (or
- *   `none`, typed by the user), or an `Origin` whose host is not the
- *   request's own, is refused (403 `LJ_ERR_CROSS_SITE`). Servers sending
+ *   `none`, typed by the user), or an `Origin` whose host is neither the
+ *   request's own nor one of `allowedHosts`, is refused (403
+ *   `LJ_ERR_CROSS_SITE`). Servers sending
  *   webhooks send neither header.
+ * - The request target is a path and there is one `Host` (400 otherwise).
  * - With `allowedHosts`, the `Host` header must be one of them (421
  *   `LJ_ERR_HOST_NOT_ALLOWED`): a page on a domain the attacker points at
  *   127.0.0.1 (DNS rebinding) then reaches nothing. `/healthz` is exempt: a
@@ -39,7 +41,7 @@ export interface RequestGuardOptions {
 }
 
 /** Refuses a request that changes something and that a browser sent from another site, or a POST that is not JSON. */
-function checkAction(request: FastifyRequest): void {
+function checkAction(request: FastifyRequest, allowed: readonly string[] | undefined): void {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
     throw new HttpError(403, 'LJ_ERR_CROSS_SITE', `refused: a ${String(site)} request (Sec-Fetch-Site); actions come from this server's own pages or from clients that are not browsers`);
@@ -52,7 +54,8 @@ function checkAction(request: FastifyRequest): void {
     } catch {
       host = null;
     }
-    if (host === null || host !== request.headers.host?.toLowerCase()) {
+    // The request's own Host, or one the server answers to (a proxy may rewrite Host to the upstream's address).
+    if (host === null || (host !== request.headers.host?.toLowerCase() && !allowed?.includes(host))) {
       throw new HttpError(403, 'LJ_ERR_CROSS_SITE', `refused: Origin ${origin} is not this server (${request.headers.host ?? 'no Host'})`);
     }
   }
@@ -63,6 +66,20 @@ function checkAction(request: FastifyRequest): void {
   }
 }
 
+/**
+ * One Host, and a path as the request target: `POST http://other/v1/… HTTP/1.1`
+ * (absolute form, whose authority a proxy would route by while the Host check
+ * read the header) and a second Host header are refused, not resolved one
+ * way here and another way in front.
+ */
+function checkFraming(request: FastifyRequest): void {
+  if (request.raw.url?.charCodeAt(0) !== 0x2f) throw new HttpError(400, 'LJ_ERR_VALIDATION', 'the request target must be a path (/…), not an absolute URL');
+  const raw = request.raw.rawHeaders;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts > 1) throw new HttpError(400, 'LJ_ERR_VALIDATION', 'one Host header, not several');
+}
+
 export function guardRequests(app: FastifyInstance, o: RequestGuardOptions = {}): void {
   // Bodies are JSON here: fastify's text/plain parser would let a form-like POST through to a route.
   app.removeContentTypeParser('text/plain');
@@ -70,6 +87,7 @@ export function guardRequests(app: FastifyInstance, o: RequestGuardOptions = {})
   app.addHook('onRequest', async (request, reply) => {
     // Set first, so that every answer carries them, errors included.
     reply.headers(SECURITY_HEADERS);
+    checkFraming(request);
     const allowed = o.allowedHosts?.();
     if (allowed && !request.routeOptions.url?.endsWith('/healthz')) {
       const host = request.headers.host?.toLowerCase();
@@ -77,6 +95,6 @@ export function guardRequests(app: FastifyInstance, o: RequestGuardOptions = {})
         throw new HttpError(421, 'LJ_ERR_HOST_NOT_ALLOWED', `this server answers to ${allowed.join(', ')}, not to Host ${host ?? '(none)'}`);
       }
     }
-    if (!SAFE_METHODS.has(request.method)) checkAction(request);
+    if (!SAFE_METHODS.has(request.method)) checkAction(request, allowed);
   });
 }

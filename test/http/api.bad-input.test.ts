@@ -120,12 +120,12 @@ describe('enqueue', () => {
       const r = await s.call('POST', text.startsWith('{"jobs"') ? '/v1/jobs/batch' : '/v1/jobs', { body: text });
       expect([text, r.status, r.body.error?.code]).toEqual([text, 400, 'LJ_ERR_VALIDATION']);
     }
-    for (const runAt of ['1', 'tomorrow', '2030', 'Jan 1 2030']) {
+    for (const runAt of ['1', 'tomorrow', '2030', 'Jan 1 2030', '2030-02-31', '2031-02-29', '2030-13-01', '2030-01-01T24:00:00Z', '2030-01-01T23:60:00Z']) {
       const r = await s.call('POST', '/v1/jobs', { body: { name: 'a', runAt } });
       expect([runAt, r.status]).toEqual([runAt, 400]);
     }
     expect((await s.snapshot()).jobs).toBe(0);
-    for (const runAt of ['2030-01-02', '2030-01-02T03:04:05Z', '2030-01-02T03:04:05.123+02:00', Date.UTC(2030, 0, 2)]) {
+    for (const runAt of ['2030-01-02', '2032-02-29', '2030-01-02T03:04:05Z', '2030-01-02T03:04:05.123+02:00', Date.UTC(2030, 0, 2)]) {
       expect((await s.call('POST', '/v1/jobs', { body: { name: 'a', runAt } })).status).toBe(201);
     }
   });

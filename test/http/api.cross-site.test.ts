@@ -6,6 +6,7 @@
  * the security headers.
  */
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { SECURITY_HEADERS } from '../../src/http/request-guard.js';
 import { hostsAnswered } from '../../src/http/server.js';
@@ -77,6 +78,33 @@ describe('Host', () => {
     expect(JSON.parse((await raw(s.url, 'GET', '/v1/stats', { host: 'attacker.example' })).body).error.code).toBe('LJ_ERR_HOST_NOT_ALLOWED');
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) expect((await raw(s.url, 'GET', '/v1/stats', { host })).status).toBe(200);
     expect((await raw(s.url, 'GET', '/healthz', { host: 'lb.internal' })).status).toBe(200);
+  });
+
+  it('refuses an absolute URL as the request target, and a second Host header: 400, nothing changed', async () => {
+    const s = await serve();
+    const host = new URL(s.url).host;
+    const json = { 'content-type': 'application/json' };
+    const absolute = await raw(s.url, 'POST', 'http://evil.example/v1/names/webhook/pause', { host, ...json });
+    expect([absolute.status, JSON.parse(absolute.body).error.code]).toEqual([400, 'LJ_ERR_VALIDATION']);
+    const twice = await new Promise<string>((resolve, reject) => {
+      const u = new URL(s.url);
+      const socket = connect(Number(u.port), u.hostname);
+      let got = '';
+      socket.setEncoding('utf8').on('data', (c: string) => (got += c));
+      socket.on('end', () => resolve(got)).on('error', reject);
+      socket.write(`POST /v1/names/webhook/pause HTTP/1.1\r\nHost: ${host}\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    });
+    expect(twice).toMatch(/^HTTP\/1.1 400/);
+    expect((await s.call('GET', '/v1/stats')).body.paused).toEqual({ all: false, names: [] });
+  });
+
+  it('behind a proxy that rewrites Host, takes an action whose Origin is a host it answers to', async () => {
+    const s = await serve({ server: { allowedHosts: ['jobs.example.com'] } });
+    const host = new URL(s.url).host;
+    const json = { 'content-type': 'application/json', host, 'sec-fetch-site': 'same-origin' };
+    expect((await raw(s.url, 'POST', '/v1/names/webhook/pause', { ...json, origin: 'https://jobs.example.com' })).status).toBe(200);
+    expect((await raw(s.url, 'POST', '/v1/names/other/pause', { ...json, origin: 'https://evil.example' })).status).toBe(403);
+    expect((await s.call('GET', '/v1/stats')).body.paused).toEqual({ all: false, names: ['webhook'] });
   });
 
   it('answers the hosts given besides, and any Host when bound to every interface with none given', () => {

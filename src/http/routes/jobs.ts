@@ -21,7 +21,17 @@ export interface JobInput {
   group?: string;
 }
 
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** An ISO 8601 date that names a real day and time: Date() would roll 2020-02-31 over to March 2. */
+function isoDate(text: string): Date | undefined {
+  const m = ISO_8601.exec(text);
+  if (!m) return undefined;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1).map((part) => (part === undefined ? undefined : Number(part))) as number[];
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  if (month! < 1 || month! > 12 || day! < 1 || day! > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined;
+  return new Date(text);
+}
 
 /** Key prefixes litejobs keeps for itself: a hook's deliveries (hooks.ts hookKey) and a schedule's slots (engine/cron.ts). */
 const RESERVED_KEY = /^(?:hook|cron):/;
@@ -41,8 +51,7 @@ export function enqueueOptions(input: JobInput): EnqueueOptions {
   if (input.group !== undefined) o.group = input.group;
   if (input.runAt !== undefined) {
     // ISO 8601 (a date, with a time and a zone or without) or ms since the epoch: not whatever Date() makes of "1".
-    const iso = typeof input.runAt === 'string' && ISO_8601.test(input.runAt);
-    const at = typeof input.runAt === 'number' || iso ? new Date(input.runAt) : new Date(Number.NaN);
+    const at = typeof input.runAt === 'number' ? new Date(input.runAt) : (isoDate(input.runAt) ?? new Date(Number.NaN));
     if (Number.isNaN(at.getTime())) throw new ValidationError(`runAt "${input.runAt}" is not a date (ISO 8601, or ms since the epoch)`);
     o.runAt = at;
   }
