@@ -10,6 +10,8 @@
  *   waiting-children ──job.children──► pending (every child finished)
  *                                  └──► dead (a child failed, onChildFailure 'fail')
  *   pending | processing | failed | sleeping | waiting-children ──job.cancel──► cancelled
+ *   completed | cancelled ──job.rerun──► pending   (run again, with a fresh set of attempts)
+ *   pending | failed | sleeping ──job.promote──► pending, due now   (skip the delay, the backoff or the sleep)
  *
  * A flow's parent is created in `waiting-children` (it holds no worker); the
  * store delivers `job.children` in the transaction that finishes its last
@@ -72,7 +74,11 @@ export type JobEvent =
   /** A parent's children have finished (`failed: false`), or one failed (`failed: true`, with its error). */
   | { type: 'job.children'; failed: boolean; error?: ErrorInfo }
   | { type: 'job.cancel' }
-  | { type: 'job.retry' };
+  | { type: 'job.retry' }
+  /** Run a completed or cancelled job again. */
+  | { type: 'job.rerun' }
+  /** Make a job waiting for its time (a delay, a retry's backoff, a sleep) due now. */
+  | { type: 'job.promote' };
 
 export const JobEventType = {
   claim: 'job.claim',
@@ -84,6 +90,8 @@ export const JobEventType = {
   children: 'job.children',
   cancel: 'job.cancel',
   retry: 'job.retry',
+  rerun: 'job.rerun',
+  promote: 'job.promote',
 } as const;
 
 /**
@@ -176,6 +184,8 @@ function baseStates() {
       on: {
         'job.claim': { target: 'processing', actions: 'startAttempt' },
         'job.cancel': { target: 'cancelled' },
+        // Due now: the queue writes run_at = now for any move into pending.
+        'job.promote': { target: 'pending' },
       },
     },
     processing: {
@@ -197,7 +207,7 @@ function baseStates() {
     },
     sleeping: {
       after: { sleepDelay: { target: 'pending' } },
-      on: { 'job.cancel': { target: 'cancelled' } },
+      on: { 'job.cancel': { target: 'cancelled' }, 'job.promote': { target: 'pending' } },
     },
     'waiting-children': {
       on: {
@@ -207,13 +217,14 @@ function baseStates() {
     },
     failed: {
       after: { retryDelay: { target: 'pending' } },
-      on: { 'job.cancel': { target: 'cancelled' } },
+      on: { 'job.cancel': { target: 'cancelled' }, 'job.promote': { target: 'pending' } },
     },
     dead: {
       on: { 'job.retry': { target: 'pending', actions: 'resetAttempts' } },
     },
-    completed: { type: 'final' },
-    cancelled: { type: 'final' },
+    // Finished: nothing takes a job out on its own; a caller may run it again.
+    completed: { on: { 'job.rerun': { target: 'pending', actions: 'resetAttempts' } } },
+    cancelled: { on: { 'job.rerun': { target: 'pending', actions: 'resetAttempts' } } },
   } as Record<string, { on?: Record<string, unknown>; after?: unknown; type?: string }>;
 }
 

@@ -13,6 +13,7 @@ export { defineJob, declareJob } from './engine/job-definition.js';
 export type { JobDefinition, JobDeclaration, AnyJob, Handler, HandlerContext, JobMachineFactory } from './engine/job-definition.js';
 export type { ScheduleOptions, JobSchedule, ScheduleView } from './engine/schedules.js';
 export type { BatchOptions, BatchResult, FlowJob, FlowResult } from './engine/flow-api.js';
+export type { CleanOptions, RemoveOutcome } from './engine/job-actions.js';
 export type { MissedPolicy } from './engine/cron.js';
 export type { JobTypes, JobTypeMap, JobMapOf, JobOf, UntypedJobs } from './engine/job-types.js';
 export type { Job, StepView, Transition } from './engine/job-view.js';

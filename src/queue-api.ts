@@ -11,6 +11,7 @@ import type { EnqueueItemOptions, EnqueueManyOptions, EnqueueOptions } from './e
 import type { WorkerInfo } from './engine/pool.js';
 import type { ScheduleOptions, ScheduleView } from './engine/schedules.js';
 import type { LimitsView } from './engine/limits-view.js';
+import type { CleanOptions, RemoveOutcome } from './engine/job-actions.js';
 import type { BackupProgress, InsertResult, ListFilter, QueueStats, StoreDiagnostics } from './store/store.js';
 
 /** `stats()`: the jobs in the store by state and name, what is paused, and this process's stuck runs. */
@@ -75,6 +76,36 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
   retry(id: number): Promise<JobOf<M>>;
   /** Cancels a job that has not finished; a running handler sees its signal abort. */
   cancel(id: number): Promise<JobOf<M>>;
+  /**
+   * Runs a completed or cancelled job again (the machine's `job.rerun`: the
+   * history says so), with a fresh set of attempts. Its result stays until
+   * the new run completes.
+   */
+  runAgain(id: number): Promise<JobOf<M>>;
+  /**
+   * Makes a job that waits for its time due now (the machine's
+   * `job.promote`): a delayed job, a retry waiting out its backoff, a
+   * sleeping job. Its attempts are kept.
+   */
+  promote(id: number): Promise<JobOf<M>>;
+  /**
+   * Deletes a job with its history and steps. A running job (one held under
+   * a lease) is refused with `InvalidTransitionError`: cancel it first; so is
+   * a flow child that has not finished, whose parent waits for it. Ids are
+   * never handed out again.
+   */
+  remove(id: number): Promise<void>;
+  /** Deletes these jobs (at most 10,000); those that cannot go are listed in `skipped` with why. */
+  remove(ids: readonly number[]): Promise<RemoveOutcome>;
+  /**
+   * Deletes every job in `state` (of `name`) that has been in it since before
+   * `olderThan` (a Date, or an age such as `'7d'`), at most `limit`, a
+   * thousand per transaction; resolves with how many went. Not `processing`;
+   * unfinished flow children stay.
+   */
+  clean(options: CleanOptions): Promise<number>;
+  /** The events a caller may `send` the job now: those its machine accepts in the job's state (the runtime's own left out). */
+  acceptedEvents(id: number): Promise<string[]>;
   /**
    * Delivers an event the job's machine accepts: `job.cancel`, `job.retry`,
    * or a custom machine's own. The runtime's events (`job.claim`,

@@ -21,6 +21,7 @@ import { toJob, toStepView, toTransition } from './engine/job-view.js';
 import { deletesByAge, resolveQueueOptions, type QueueOptions } from './engine/options.js';
 import { checkClient, splitClient } from './engine/caller-client.js';
 import { createFlowApi } from './engine/flow-api.js';
+import { createJobActions } from './engine/job-actions.js';
 import { payloadSchemasOf, validateItems, validatePayload } from './engine/payload-schema.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './engine/validate.js';
 import { InvalidTransitionError, JobNotFoundError, QueueClosedError, ValidationError } from './errors.js';
@@ -119,7 +120,9 @@ function createUntypedQueue(options: QueueOptions): Queue {
     if (!r.accepted || !r.committed) throw new InvalidTransitionError(id, (await load(id)).state, event.type);
     // The job left processing under a running handler of this process: tell it to stop.
     if (r.from === JobState.processing && r.to !== JobState.processing) consumer?.abort(id, 'cancel');
-    return toJob((await store.get(id))!);
+    // A state kept for 0 ms (retention) deleted the row with the move: answer with the job as it ended.
+    const after = await store.get(id);
+    return toJob(after ?? { ...job, state: r.to, attempts: r.attempts, leaseOwner: null, leaseToken: null, lockedUntil: null });
   };
 
   const queue: Queue = {
@@ -223,6 +226,13 @@ function createUntypedQueue(options: QueueOptions): Queue {
     async cancel(id) {
       return send(id, { type: JobEventType.cancel });
     },
+    async runAgain(id) {
+      return send(id, { type: JobEventType.rerun });
+    },
+    async promote(id) {
+      return send(id, { type: JobEventType.promote });
+    },
+    ...createJobActions({ store, clock, registry: engine.registry, open }),
     async retryDead(filter = {}) {
       open();
       rejectUnknownOptions('retryDead filter', filter, ['name', 'where']);
@@ -237,7 +247,10 @@ function createUntypedQueue(options: QueueOptions): Queue {
         let more: boolean;
         if (clauses.length > 0) {
           const found = await store.browse({ state: JobState.dead, name, where: clauses, limit: RETRY_PAGE, cursor });
-          page = (await Promise.all(found.jobs.map((j) => store.get(j.id)))).filter((job) => job !== undefined);
+          // The full rows, as they were when the search read them: a job that moved on since (retried and
+          // dead again, say) is left alone, not retried on its later death.
+          const rows = await Promise.all(found.jobs.map((j) => store.get(j.id)));
+          page = rows.filter((job, i): job is JobRecord => job !== undefined && job.version === found.jobs[i]!.version);
           more = found.next !== null;
           cursor = found.next ?? undefined;
         } else {

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { registerBackup } from './commands/backup.js';
 import { registerControl } from './commands/control.js';
+import { registerJobActions } from './commands/job-actions.js';
 import { registerDemo } from './commands/demo.js';
 import { registerDiagram } from './commands/diagram.js';
 import { registerDoctor } from './commands/doctor.js';
@@ -36,6 +37,7 @@ export const COMMAND_REGISTRARS: readonly CommandRegistrar[] = [
   registerSchedules,
   registerLimits,
   registerControl,
+  registerJobActions,
   registerBackup,
   registerMigrate,
   registerDiagram,

@@ -5,12 +5,14 @@
  * committed), then stop claiming, let running jobs finish (up to `drainMs`),
  * and close the database.
  */
+import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
+import { DatabaseError } from '../errors.js';
 import type { AnyJobDefinition } from '../engine/job-definition.js';
 import { startServer, type RunningServer } from '../http/server.js';
 import type { HookOptions } from '../http/routes/hooks.js';
 import { createQueue, type Queue } from '../queue.js';
-import { queueTarget } from './open-queue.js';
+import { isPostgres, queueTarget } from './open-queue.js';
 import { defineWebhookJob } from '../webhook/webhook-job.js';
 
 export interface ServiceOptions {
@@ -52,6 +54,10 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   const signatures = Object.fromEntries(Object.values(o.hooks ?? {}).flatMap((h) => (h.deliverTo && h.deliverSecret ? [[h.deliverTo, h.deliverSecret]] : [])));
   const webhook = defineWebhookJob({ allowTargets: targets, allowPrivate: o.allowPrivateTargets === true, signatures });
   const jobs = o.jobs.some((job) => job.name === 'webhook') ? [...o.jobs] : [webhook, ...o.jobs];
+  // Read-only writes nothing: not even a new, empty file at a mistyped path.
+  if (o.readOnly === true && !isPostgres(o.path) && !existsSync(o.path)) {
+    throw new DatabaseError('LJ_ERR_DATABASE_OPEN', `database ${o.path} does not exist (a read-only server opens an existing litejobs file)`);
+  }
   const queue = createQueue({ ...queueTarget(o.path), concurrency: o.concurrency, durability: o.durability, logger: o.logger, jobs });
   let server: RunningServer;
   try {

@@ -18,6 +18,7 @@
 import { JobState } from '../../machines/job.machine.js';
 import type { Clock } from '../lib/clock.js';
 import type { ChangeBatch, ChangeCursor, ChangeOptions, IdRange } from '../store/store.js';
+import { nameRecord } from '../lib/name-record.js';
 
 /** state → name → jobs */
 type Counts = Map<string, Map<string, number>>;
@@ -143,10 +144,10 @@ export function createLiveCounts(o: LiveCountsOptions): LiveCounts {
     },
     view() {
       const counts = current ?? seed?.counts ?? new Map();
-      const view: CountsView = { total: 0, states: {}, names: {} };
+      const view: CountsView = { total: 0, states: nameRecord(), names: nameRecord() };
       for (const [state, byName] of counts) {
         let n = 0;
-        const names: Record<string, number> = {};
+        const names = nameRecord<number>();
         for (const [name, c] of byName) {
           n += c;
           names[name] = c;
@@ -160,7 +161,7 @@ export function createLiveCounts(o: LiveCountsOptions): LiveCounts {
       return view;
     },
     pending() {
-      const out: Record<string, number> = {};
+      const out = nameRecord<number>();
       for (const [name, n] of (current ?? seed?.counts)?.get(JobState.pending) ?? []) out[name] = n;
       return out;
     },

@@ -6,6 +6,7 @@
  * A series of `len` buckets of `step` ms ending at `end` (the bucket holding
  * `now` is the last): bucket i covers [end - (len - i) * step, end - (len - i - 1) * step).
  */
+import { nameRecord } from '../lib/name-record.js';
 
 export const HOUR_MS = 3_600_000;
 
@@ -150,7 +151,7 @@ export function backlogBackwards(
     const i = Math.floor((Math.min(d.at, end - 1) - start) / o.step);
     if (i >= 0) row(d.name)[i]! += d.delta;
   }
-  const names: Record<string, Array<number | null>> = {};
+  const names = nameRecord<Array<number | null>>();
   for (const [name, sums] of perBucket) {
     const out = new Array<number | null>(o.len).fill(null);
     let value = current[name] ?? 0;

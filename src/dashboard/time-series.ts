@@ -5,6 +5,7 @@
  * before from the history once, at start.
  */
 import { JobEventType, JobState } from '../../machines/job.machine.js';
+import { nameRecord } from '../lib/name-record.js';
 import type { ChangeBatch, ChangeCursor, Store } from '../store/store.js';
 import { BucketRing, backlogBackwards, HOUR_MS, newHistogram, quantile, record, type Histogram, type PendingDelta } from './series-buckets.js';
 
@@ -125,7 +126,7 @@ export function createTimeSeries(now: () => number): TimeSeries {
       const bl = backlog.series(t);
       const names = new Set<string>();
       for (const b of bl.buckets) for (const name of b?.keys() ?? []) names.add(name);
-      const backlogNames: Record<string, number[]> = {};
+      const backlogNames = nameRecord<number[]>();
       for (const name of [...names].sort()) backlogNames[name] = bl.buckets.map((b) => b?.get(name) ?? 0);
       return {
         throughput: { step: THROUGHPUT_STEP, end: tp.end, completed: tp.buckets.map((b) => b?.completed ?? 0), failed: tp.buckets.map((b) => b?.failed ?? 0) },

@@ -6,13 +6,18 @@
  */
 import type { AnyStateMachine } from 'xstate';
 import { toDirectedGraph } from 'xstate/graph';
+import { FINISHED_STATES } from '../../machines/job.machine.js';
 import { ValidationError } from '../errors.js';
 
 /** One state of the machine. */
 export interface MachineGraphState {
   /** The state's name (its key at the machine's root), e.g. `'pending'`. */
   id: string;
-  /** A final state (`type: 'final'`): nothing leaves it. */
+  /**
+   * A finished state: no job leaves it on its own. A `type: 'final'` state, or
+   * one of litejobs' finished states (completed, dead, cancelled), which only
+   * a caller's event leaves (`job.retry`, `job.rerun`).
+   */
   final: boolean;
   /** The state has an `after` edge: the scheduler will move a job out of it on its own. */
   delayed: boolean;
@@ -135,7 +140,7 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
       if (delayOf(event, node.stateNode.id) !== undefined) delayed = true;
       edges.push(drawn);
     }
-    states.push({ id: from, final: node.stateNode.type === 'final', delayed });
+    states.push({ id: from, final: node.stateNode.type === 'final' || FINISHED_STATES.includes(from), delayed });
   }
   return { initial, states, edges };
 }

@@ -15,6 +15,7 @@ import { createExecutor, extendLease } from './executor.js';
 import type { AbortReason } from './job-runner.js';
 import { deletesByAge } from './options.js';
 import { createPool, type WorkerInfo } from './pool.js';
+import { createStartCheck } from './start-check.js';
 import { createScheduler } from './scheduler.js';
 import { createThreadPool } from './threads/thread-pool.js';
 import { expireLeases, promoteDue } from './sweeps.js';
@@ -96,7 +97,11 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
     if (waiting.length === lowWater) hungry$.next(); // refill before the workers run dry
     return job;
   };
-  const pool = createPool(o.concurrency, o.ownerId, takeNext, (job, workerId) => executor.run(job, workerId));
+  // A job that waited in the buffer may have been cancelled by another process meanwhile: looked at once more first.
+  const stillHeld = createStartCheck(store, clock, o.leaseMs);
+  const pool = createPool(o.concurrency, o.ownerId, takeNext, async (job, workerId) => {
+    if (await stillHeld(job)) await executor.run(job, workerId);
+  });
   const dropWaiting = (jobId: number): boolean => {
     const i = waiting.findIndex((j) => j.id === jobId);
     if (i >= 0) waiting.splice(i, 1);

@@ -26,6 +26,7 @@ import { dashboardPage } from './routes/dashboard-page.js';
 import { checkHooks, hookRoutes, type HookNames, type HookOptions } from './routes/hooks.js';
 import { internalsOf } from '../queue-internals.js';
 import { jobRoutes } from './routes/jobs.js';
+import { jobActionRoutes } from './routes/job-actions.js';
 import { flowRoutes } from './routes/flows.js';
 
 export interface LitejobsHttpOptions {
@@ -151,6 +152,7 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
     // Large bodies one at a time: memory and /healthz stay bounded under several at once.
     const gate = createLargeBodyGate();
     jobRoutes(authed, queue, { batchBodyLimit: options.batchBodyLimit ?? 16 * MiB, bodyLimit, gate });
+    jobActionRoutes(authed, queue);
     flowRoutes(authed, queue, { bodyLimit: options.batchBodyLimit ?? 16 * MiB, gate });
     controlRoutes(authed, queue);
     scheduleRoutes(authed, queue);

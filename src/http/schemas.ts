@@ -128,7 +128,11 @@ export const schemas = {
     },
   },
   retryDead: {
-    body: { type: 'object', additionalProperties: false, properties: { name, where: { type: 'string', maxLength: 1000 } } },
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { name, where: { type: 'string', maxLength: 1000 }, ids: { type: 'array', minItems: 1, maxItems: MAX_CANCEL, uniqueItems: true, items: { type: 'integer', minimum: 1 } } },
+    },
   },
   cancelMany: {
     body: {

@@ -53,6 +53,11 @@ export interface RunningServer {
 /** A 16×16 mark, so a browser's request for /favicon.ico is answered (a 404 there is a console error). */
 const FAVICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#2f6f4f"/><path d="M4 4v8h7" stroke="#fff" stroke-width="2" fill="none"/></svg>';
 
+/** The security headers as raw header lines, for the answers written to the socket before fastify has a request. */
+const RAW_SECURITY_HEADERS = Object.entries(SECURITY_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { host = '127.0.0.1', port = 3000, logger, allowedHosts = [], requestTimeout = REQUEST_TIMEOUT_MS, ...plugin } = options;
   if (!isLoopback(host) && !plugin.token) {
@@ -77,14 +82,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (!socket.writable) return socket.destroy();
       const [status, reason, message] = CLIENT_ERRORS[(err as { code?: string }).code ?? ''] ?? [400, 'Bad Request', 'malformed request'];
       const body = JSON.stringify({ error: { code: 'LJ_ERR_VALIDATION', message } });
-      socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${RAW_SECURITY_HEADERS}Connection: close\r\n\r\n${body}`);
     },
     // A group in a URL (`/v1/groups/:group/…`) may be 200 characters, each up to 9 when percent-encoded; fastify's default is 100.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
   let hosts: readonly string[] | undefined;
   await app.register(litejobsHttp, { ...plugin, allowedHosts: () => hosts });
-  app.get('/favicon.ico', async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'max-age=86400').send(FAVICON));
+  app.get('/favicon.ico', async (_request, reply) => reply.type('image/svg+xml').headers(SECURITY_HEADERS).header('cache-control', 'max-age=86400').send(FAVICON));
   await app.listen({ host, port });
   const address = app.server.address();
   const bound = typeof address === 'object' && address ? address.port : port;

@@ -35,6 +35,7 @@ export interface SummaryRow {
   id: number;
   name: string;
   state: string;
+  version: number;
   attempts: number;
   priority: number;
   run_at: number;
@@ -52,6 +53,7 @@ export function toSummary(r: SummaryRow): JobSummary {
     id: r.id,
     name: r.name,
     state: r.state,
+    version: Number(r.version),
     attempts: r.attempts,
     priority: r.priority,
     runAt: r.run_at,

@@ -25,12 +25,17 @@ export function splitSchemaParam(url: string): ConnectionTarget | null {
   return { connection: parsed.toString(), schema };
 }
 
-/** The URL with its password (if any) replaced by `***`: what a log line may show. */
+/** Query parameters the pg driver reads a secret from (pg-connection-string). */
+const SECRET_PARAMS = ['password', 'sslpassword'];
+
+/** The URL with its password (if any, in the user part or as `?password=`) replaced by `***`: what a log line may show. */
 export function withoutPassword(url: string): string {
   try {
     const parsed = new URL(url);
-    if (parsed.password === '') return url;
-    parsed.password = '***';
+    const params = SECRET_PARAMS.filter((p) => parsed.searchParams.has(p));
+    if (parsed.password === '' && params.length === 0) return url;
+    if (parsed.password !== '') parsed.password = '***';
+    for (const p of params) parsed.searchParams.set(p, '***');
     return parsed.toString();
   } catch {
     return 'postgres (connection string not shown)';

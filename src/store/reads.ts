@@ -15,6 +15,11 @@ export interface BrowseFilter {
   limit?: number;
   /** `next` of the previous page. */
   cursor?: string;
+  /**
+   * The caller writes nothing (a read-only server): where a listing would
+   * first build an index (SQLite's finished jobs by age), it sorts instead.
+   */
+  readOnly?: boolean;
 }
 
 /** A job as a listing shows it: no full payload, result or context. */
@@ -22,6 +27,8 @@ export interface JobSummary {
   id: number;
   name: string;
   state: string;
+  /** The job's version as read (JobRecord `version`): a decision made on this summary lands only while the job is still at it. */
+  version: number;
   attempts: number;
   priority: number;
   runAt: number;

@@ -118,6 +118,21 @@ export interface QueueStats {
   byName: Record<string, Record<string, number>>;
 }
 
+/** A job to delete (`removeJobs`): as it was read. It goes only while still at this version, in this state, with no lease. */
+export interface RemoveTarget {
+  id: number;
+  version: number;
+  state: string;
+}
+
+/** Jobs to delete by state (`cleanJobs`): of one name when `name` is set, in `state` since before `before`, at most `limit`. */
+export interface CleanFilter {
+  state: string;
+  name?: string;
+  before: number;
+  limit: number;
+}
+
 /** Backup progress, in database pages. */
 export interface BackupProgress {
   totalPages: number;
@@ -205,6 +220,12 @@ export interface Store {
   /** Compare-and-set transitions, all in one transaction; `false` where the CAS missed. */
   transition(requests: readonly TransitionRequest[]): Promise<boolean[]>;
   heartbeat(id: number, token: string, lockedUntil: number): Promise<boolean>;
+  /**
+   * Whether each job is still leased under its token (a read): a job claimed
+   * ahead of time is checked before its handler starts, so a cancel (or a
+   * lease expiry) another process committed meanwhile is seen.
+   */
+  held(leases: ReadonlyArray<{ id: number; token: string }>): Promise<boolean[]>;
   progress(id: number, token: string, progress: number): Promise<boolean>;
   /** Processing jobs of these names whose lease ran out before `now`. */
   expiredLeases(names: readonly string[], now: number, limit: number): Promise<JobRecord[]>;
@@ -268,6 +289,20 @@ export interface Store {
   diagnose(options: { integrity: boolean; now: number }): Promise<StoreDiagnostics>;
   /** Deletes up to `limit` jobs finished in `state` before `before`, with their history; returns how many. */
   purgeFinished(state: string, before: number, limit: number): Promise<number>;
+  /**
+   * Deletes jobs, with their steps and history, in one transaction: each one
+   * only while it is still at the target's version and state and holds no
+   * lease (one answer per target, false where it moved on or was gone).
+   * Deleted ids are never handed out again.
+   */
+  removeJobs(targets: readonly RemoveTarget[], at: number): Promise<boolean[]>;
+  /**
+   * Deletes up to `filter.limit` jobs in `filter.state` (of `filter.name`)
+   * whose last change came before `filter.before`, with their steps and
+   * history; returns how many. Outside the finished states, a leased job
+   * and a flow child (its parent waits for it) are never taken.
+   */
+  cleanJobs(filter: CleanFilter, at: number): Promise<number>;
   /**
    * New jobs and history rows after `after` (from the newest when `null`: no
    * changes, only the cursor), at most `limit` of each, in one read

@@ -74,13 +74,15 @@ export function checkTargets(what: string, targets: readonly string[]): URL[] {
 /** Refuses (UnrecoverableError) a URL outside the prefixes, or a literal private address when those are not allowed. */
 /**
  * The URL is under the prefix: the same origin, and the prefix's path, whole
- * segments of it (`/recv` takes `/recv` and `/recv/…`, not `/recvX`). An
- * encoded `/` or `\\` in the path is refused outright: a receiver that decodes
- * it would see a path outside the prefix (`/recv/..%2fadmin`).
+ * segments of it (`/recv` takes `/recv` and `/recv/…`, not `/recvX`). Paths a
+ * receiver may read as another one are refused outright: an encoded `/` or
+ * `\\` (`/recv/..%2fadmin`), an encoded `%` (decoded twice, `%252e%252e` is
+ * `..`), and a dot segment with parameters (`/recv/..;/admin`, which Java
+ * servers resolve as `..`).
  */
 export function isUnder(url: URL, prefix: URL): boolean {
   if (prefix.origin !== url.origin) return false;
-  if (/%2f|%5c/i.test(url.pathname)) return false;
+  if (/%2f|%5c|%25/i.test(url.pathname) || /\/(?:\.|%2e)+;/i.test(url.pathname)) return false;
   const path = prefix.pathname;
   return url.pathname === path || url.pathname.startsWith(path.endsWith('/') ? path : `${path}/`);
 }

@@ -1,8 +1,9 @@
 /** `litejobs serve` and `litejobs diagram`, run as users run them: child processes, real sockets, real files. */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_TEST_TIMEOUT, runCli, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-db.js';
@@ -124,8 +125,18 @@ describe('litejobs serve', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect(cli.stdout()).not.toMatch(/queue started/);
     const stats = (await (await fetch(`${url}/v1/stats`)).json()) as { byState: Record<string, number> };
     expect(stats.byState).toMatchObject({ pending: 1 });
+    // Listing finished jobs builds no index here: a read-only server takes no write lock at all.
+    for (const state of ['completed', 'dead', 'cancelled']) expect((await fetch(`${url}/v1/dashboard/jobs?state=${state}`)).status).toBe(200);
+    const file = new Database(db, { readonly: true });
+    expect(file.prepare("SELECT name FROM sqlite_master WHERE name = 'jobs_finished'").all()).toEqual([]);
+    file.close();
     cli.proc.kill('SIGTERM');
     expect((await cli.done).code).toBe(0);
+    // Nor a new file at a mistyped path.
+    const typo = join(dir(), 'typo.db');
+    const missing = await runCli(['serve', '--port', '0', '--read-only', '--db', typo]);
+    expect([missing.code, existsSync(typo)]).toEqual([1, false]);
+    expect(missing.stderr).toMatch(/LJ_ERR_DATABASE_OPEN/);
   });
 
   it('refuses a public address without a token, a bad port and a handlers module that defines no job', async () => {

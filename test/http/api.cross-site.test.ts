@@ -119,7 +119,7 @@ describe('security headers', () => {
   it('are on every answer: the page, the API, errors and assets', async () => {
     const s = await serve({ server: { token: 'a-token-of-sixteen' } });
     const host = new URL(s.url).host;
-    for (const [method, path] of [['GET', '/'], ['GET', '/v1/stats'], ['GET', '/nope'], ['GET', '/healthz'], ['POST', '/v1/jobs'], ['GET', '/dashboard/assets/app.js']] as const) {
+    for (const [method, path] of [['GET', '/'], ['GET', '/v1/stats'], ['GET', '/nope'], ['GET', '/healthz'], ['POST', '/v1/jobs'], ['GET', '/dashboard/assets/app.js'], ['GET', '/favicon.ico']] as const) {
       const r = await raw(s.url, method, path, { host });
       for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect([path, name, r.headers[name]]).toEqual([path, name, value]);
     }

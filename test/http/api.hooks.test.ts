@@ -142,6 +142,18 @@ describe('signatureMatches', () => {
     expect((await s.snapshot()).jobs).toBe(1);
   });
 
+  it('in the open mode beside a list, the job of a listed hook is reached through that hook only, never unsigned by its own name', async () => {
+    const secret = 'whsec_provider';
+    const s = await serve({
+      queue: { jobs: [declareJob('gh'), declareJob('open')] },
+      server: { onlyListedHooks: false, hooks: { std: { secret, job: 'gh' } } },
+    });
+    expect((await s.call('POST', '/v1/hooks/gh', { body: '{"forged":true}' })).status).toBe(404);
+    expect((await s.call('POST', '/v1/hooks/std', { body: '{"forged":true}' })).status).toBe(401);
+    expect((await s.call('POST', '/v1/hooks/open', { body: '{}' })).status).toBe(201);
+    expect((await s.snapshot()).jobs).toBe(1);
+  });
+
   it('with a token, a hook with a secret is let in by its signature alone; an unsigned hook still needs the token', async () => {
     const token = 'server-token-1234';
     const secret = 'whsec_provider';

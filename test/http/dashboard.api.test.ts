@@ -130,15 +130,21 @@ describe('read-only', () => {
     await probeQueue.close();
     db.cleanup();
     expect(writes.sort()).toEqual([
+      'DELETE /v1/jobs/:id',
       'DELETE /v1/schedules/:name',
       'POST /v1/batches',
       'POST /v1/flows',
       'POST /v1/hooks/:name',
       'POST /v1/jobs',
       'POST /v1/jobs/:id/cancel',
+      'POST /v1/jobs/:id/events',
+      'POST /v1/jobs/:id/promote',
       'POST /v1/jobs/:id/retry',
+      'POST /v1/jobs/:id/run-again',
       'POST /v1/jobs/batch',
       'POST /v1/jobs/cancel',
+      'POST /v1/jobs/clean',
+      'POST /v1/jobs/delete',
       'POST /v1/jobs/retry',
       'POST /v1/names/:name/pause',
       'POST /v1/names/:name/resume',
@@ -157,6 +163,9 @@ describe('read-only', () => {
       'POST /v1/hooks/:name': { paid: true },
       'POST /v1/jobs/cancel': { ids: [pending] },
       'POST /v1/jobs/retry': {},
+      'POST /v1/jobs/delete': { ids: [pending] },
+      'POST /v1/jobs/clean': { state: 'pending', olderThan: 0 },
+      'POST /v1/jobs/:id/events': { type: 'job.cancel' },
       'POST /v1/schedules': { name: 'charge', cron: '* * * * *' },
       'PUT /v1/groups/:group/concurrency': { concurrency: 2 },
     };

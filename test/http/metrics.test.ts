@@ -91,4 +91,16 @@ describe('GET /metrics', () => {
     const r = await s.call('GET', '/metrics');
     expect([r.status, r.body.error.code]).toEqual([404, 'LJ_ERR_NOT_FOUND']);
   });
+
+  it('counts a job named __proto__ like any other, in stats, the dashboard and the metrics', async () => {
+    const s = await serve();
+    await s.queue.enqueueMany([{ name: '__proto__', payload: 1 }, { name: 'plain', payload: 2 }]);
+    const stats = (await s.call('GET', '/v1/stats')).body;
+    expect(Object.keys(stats.byName).sort()).toEqual(['__proto__', 'plain']);
+    expect(Object.hasOwn(stats.byName, '__proto__') && stats.byName['__proto__']).toEqual({ pending: 1 });
+    const m = parse(await (await fetch(`${s.url}/metrics`)).text());
+    expect(m.get('litejobs_jobs{state="pending",name="__proto__"}')).toBe(1);
+    const counts = (await s.call('GET', '/v1/dashboard/counts')).body;
+    expect(Object.keys(counts.names.pending).sort()).toEqual(['__proto__', 'plain']);
+  });
 });

@@ -5,6 +5,7 @@
  */
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { SECURITY_HEADERS } from '../../src/http/request-guard.js';
 import { useServers } from '../helpers/http-server.js';
 
 const serve = useServers();
@@ -41,6 +42,8 @@ describe('the server, before the routes', () => {
     const huge = await rawExchange(s.url, `GET /v1/stats HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(huge).toMatch(/^HTTP\/1.1 431/);
     expect(bodyOf(huge).error.code).toBe('LJ_ERR_VALIDATION');
+    // Written to the socket before any route: the security headers all the same.
+    for (const answer of [bad, huge]) for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(answer.toLowerCase()).toContain(`${name}: ${value}`.toLowerCase());
     for (const path of ['/dashboard/assets/%2e%2e/%2e%2e/package.json', '/dashboard/assets/.hidden']) {
       const r = await s.call('GET', path);
       expect([path, r.status, r.body.error?.code]).toEqual([path, 404, 'LJ_ERR_NOT_FOUND']);

@@ -187,7 +187,7 @@ describe('where the webhook job may send', () => {
     const rx = await http.start((_n, _req, res) => res.writeHead(200).end('ok'));
     // A prefix without a trailing slash: whole path segments only.
     const q = fx.open({ jobs: [defineWebhookJob({ retry: fast, allowPrivate: true, allowTargets: [`${rx.origin}/hooks`] })] });
-    const [inside, beside, other, encoded, host] = await q.enqueueMany([
+    const [inside, beside, other, encoded, host, matrix, twice] = await q.enqueueMany([
       { name: 'webhook', payload: { url: `${rx.origin}/hooks/a` } },
       { name: 'webhook', payload: { url: `${rx.origin}/hooksevil` } },
       { name: 'webhook', payload: { url: `http://127.0.0.2:${new URL(rx.origin).port}/hooks/a` } },
@@ -195,12 +195,15 @@ describe('where the webhook job may send', () => {
       { name: 'webhook', payload: { url: `${rx.origin}/hooks/..%2Fadmin` } },
       // Another site behind the allowed address: the URL names the host, not a header.
       { name: 'webhook', payload: { url: `${rx.origin}/hooks/a`, headers: { Host: 'admin.internal' } } },
+      // Java servers read `..;` as `..`; a receiver that decodes twice reads %252e%252e as `..`.
+      { name: 'webhook', payload: { url: `${rx.origin}/hooks/..;/admin` } },
+      { name: 'webhook', payload: { url: `${rx.origin}/hooks/%252e%252e/admin` } },
     ]);
-    const done = events(q.events$, (e) => e.to === 'completed' || e.to === 'dead', 5, 15_000);
+    const done = events(q.events$, (e) => e.to === 'completed' || e.to === 'dead', 7, 15_000);
     await q.start();
     await done;
     expect(await q.getJob(inside!.id)).toMatchObject({ state: 'completed', result: { status: 200 } });
-    for (const r of [beside!, other!, encoded!]) expect((await q.getJob(r.id)).lastError!.message).toMatch(/not one this job may send to/);
+    for (const r of [beside!, other!, encoded!, matrix!, twice!]) expect((await q.getJob(r.id)).lastError!.message).toMatch(/not one this job may send to/);
     expect(await q.getJob(host!.id)).toMatchObject({ state: 'dead', lastError: { message: expect.stringMatching(/belongs to the connection/) } });
     expect(rx.received.map((r) => r.url)).toEqual(['/hooks/a']);
     expect(() => defineWebhookJob({ allowTargets: ['ftp://x/'] })).toThrow(/http\(s\) URL prefix/);

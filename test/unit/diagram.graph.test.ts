@@ -23,7 +23,7 @@ describe('machineGraph of the base job machine', () => {
       { id: 'sleeping', final: false, delayed: true },
       { id: 'waiting-children', final: false, delayed: false },
       { id: 'failed', final: false, delayed: true },
-      { id: 'dead', final: false, delayed: false },
+      { id: 'dead', final: true, delayed: false },
       { id: 'completed', final: true, delayed: false },
       { id: 'cancelled', final: true, delayed: false },
     ]);
@@ -33,6 +33,7 @@ describe('machineGraph of the base job machine', () => {
     expect(graph.edges).toEqual([
       { id: 'pending:job.claim:processing', from: 'pending', to: 'processing', event: 'job.claim', label: 'job.claim' },
       { id: 'pending:job.cancel:cancelled', from: 'pending', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
+      { id: 'pending:job.promote:pending', from: 'pending', to: 'pending', event: 'job.promote', label: 'job.promote' },
       { id: 'processing:job.complete:completed', from: 'processing', to: 'completed', event: 'job.complete', label: 'job.complete' },
       { id: 'processing:job.fail:failed', from: 'processing', to: 'failed', event: 'job.fail', label: 'job.fail [wantsRetryLater]', guard: 'wantsRetryLater' },
       { id: 'processing:job.fail:failed#2', from: 'processing', to: 'failed', event: 'job.fail', label: 'job.fail [canRetry]', guard: 'canRetry' },
@@ -43,13 +44,17 @@ describe('machineGraph of the base job machine', () => {
       { id: 'processing:job.sleep:sleeping', from: 'processing', to: 'sleeping', event: 'job.sleep', label: 'job.sleep' },
       { id: 'processing:job.cancel:cancelled', from: 'processing', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
       { id: 'sleeping:job.cancel:cancelled', from: 'sleeping', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
+      { id: 'sleeping:job.promote:pending', from: 'sleeping', to: 'pending', event: 'job.promote', label: 'job.promote' },
       { id: `sleeping:${AFTER_SLEEP}:pending`, from: 'sleeping', to: 'pending', event: AFTER_SLEEP, label: 'after sleepDelay' },
       { id: 'waiting-children:job.children:dead', from: 'waiting-children', to: 'dead', event: 'job.children', label: 'job.children [childFailed]', guard: 'childFailed' },
       { id: 'waiting-children:job.children:pending', from: 'waiting-children', to: 'pending', event: 'job.children', label: 'job.children [else]', else: true },
       { id: 'waiting-children:job.cancel:cancelled', from: 'waiting-children', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
       { id: 'failed:job.cancel:cancelled', from: 'failed', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
+      { id: 'failed:job.promote:pending', from: 'failed', to: 'pending', event: 'job.promote', label: 'job.promote' },
       { id: `failed:${AFTER_RETRY}:pending`, from: 'failed', to: 'pending', event: AFTER_RETRY, label: 'after retryDelay' },
       { id: 'dead:job.retry:pending', from: 'dead', to: 'pending', event: 'job.retry', label: 'job.retry' },
+      { id: 'completed:job.rerun:pending', from: 'completed', to: 'pending', event: 'job.rerun', label: 'job.rerun' },
+      { id: 'cancelled:job.rerun:pending', from: 'cancelled', to: 'pending', event: 'job.rerun', label: 'job.rerun' },
     ]);
   });
 
@@ -82,6 +87,7 @@ describe('machineGraph of a user machine', () => {
     expect(graph.edges.filter((e) => e.from === 'pending').map((e) => e.id)).toEqual([
       'pending:job.claim:processing',
       'pending:job.cancel:cancelled',
+      'pending:job.promote:pending',
       'pending:job.pause:paused',
     ]);
     expect(graph.edges.filter((e) => e.from === 'paused').map((e) => [e.id, e.label])).toEqual([

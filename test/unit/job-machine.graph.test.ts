@@ -42,6 +42,8 @@ const LATER_EVENTS: Event[] = [
   { type: 'xstate.after.sleepDelay.job.sleeping' },
   { type: 'job.children', failed: false },
   { type: 'job.children', failed: true, error: { name: 'ChildFailedError', message: 'child 2 (x) ended dead' } },
+  { type: 'job.rerun' },
+  { type: 'job.promote' },
 ];
 /** A flow's parent is created in waiting-children: no path from pending leads there. */
 const FLOW_PARENT = JobState.waitingChildren;
@@ -101,6 +103,11 @@ describe('job machine graph', () => {
         'waiting-children -job.children-> dead',
         'waiting-children -job.children-> pending',
         'waiting-children -job.cancel-> cancelled',
+        'pending -job.promote-> pending',
+        'failed -job.promote-> pending',
+        'sleeping -job.promote-> pending',
+        'completed -job.rerun-> pending',
+        'cancelled -job.rerun-> pending',
       ]),
     );
     // processing has three job.fail candidates: retry later, retry, dead.

@@ -13,6 +13,8 @@ const release: Event = { type: 'job.release' };
 const cancel: Event = { type: 'job.cancel' };
 const retry: Event = { type: 'job.retry' };
 const due: Event = { type: RETRY_DUE };
+const rerun: Event = { type: 'job.rerun' };
+const promote: Event = { type: 'job.promote' };
 const error = (over: Partial<ErrorInfo> = {}): ErrorInfo => ({ name: 'Error', message: 'boom', ...over });
 const fail = (e: ErrorInfo = error(), random = 0): Event => ({ type: 'job.fail', error: e, random });
 const expire = (e: ErrorInfo = error({ name: 'LeaseExpired' }), random = 0): Event => ({ type: 'job.expire', error: e, random });
@@ -53,10 +55,11 @@ describe('claim and complete', () => {
     expect(drive(machine, [claim, fail(), due, claim]).context.attempts).toBe(2);
   });
 
-  it('complete moves processing to the final state completed', () => {
-    const { state, snapshot } = drive(machine, [claim, complete]);
+  it('complete moves processing to the finished state completed', () => {
+    const { state, actions } = drive(machine, [claim, complete]);
     expect(state).toBe('completed');
-    expect(snapshot.status).toBe('done');
+    expect(FINISHED_STATES).toContain(state);
+    expect(scheduled(actions)).toEqual([]);
   });
 
   it('a claim is ignored while processing', () => {
@@ -207,11 +210,10 @@ describe('expire, release, cancel, retry', () => {
     ['pending', [] as Event[]],
     ['processing', [claim]],
     ['failed', [claim, fail()]],
-  ])('cancel from %s goes to the final state cancelled', (from, events) => {
+  ])('cancel from %s goes to the finished state cancelled', (from, events) => {
     expect(drive(machine, events).state).toBe(from);
-    const { state, snapshot, actions } = drive(machine, [...events, cancel]);
+    const { state, actions } = drive(machine, [...events, cancel]);
     expect(state).toBe('cancelled');
-    expect(snapshot.status).toBe('done');
     expect(scheduled(actions)).toEqual([]);
   });
 
@@ -240,19 +242,66 @@ describe('expire, release, cancel, retry', () => {
   });
 });
 
-describe('final states', () => {
-  const every = [claim, complete, fail(), expire(), release, cancel, retry, due];
+describe('finished states', () => {
+  const every = [claim, complete, fail(), expire(), release, cancel, retry, due, promote];
 
   it.each([
     ['completed', [claim, complete]],
     ['cancelled', [cancel]],
-  ])('%s accepts no event at all', (name, events) => {
-    const final = drive(machine, events).snapshot;
+  ])('%s accepts nothing but job.rerun', (name, events) => {
+    const finished = drive(machine, events).snapshot;
     expect(FINISHED_STATES).toContain(name);
     for (const event of every) {
-      const [next, actions] = transition(machine, final, event);
-      expect(next).toBe(final);
+      const [next, actions] = transition(machine, finished, event);
+      expect(next).toBe(finished);
       expect(actions).toEqual([]);
+    }
+  });
+
+  it.each([
+    ['completed', [claim, fail(), due, claim, complete]],
+    ['cancelled', [claim, fail(), cancel]],
+  ])('job.rerun takes a %s job back to pending with a fresh set of attempts, scheduling nothing', (_name, events) => {
+    const { state, context, actions } = drive(machine, [...events, rerun]);
+    expect(state).toBe('pending');
+    expect(context.attempts).toBe(0);
+    expect(context.retryDelay).toBe(0);
+    expect(scheduled(actions)).toEqual([]);
+    expect(drive(machine, [...events, rerun, claim]).context.attempts).toBe(1);
+  });
+
+  it('job.rerun does not apply to a dead job (job.retry does) nor to unfinished ones', () => {
+    for (const events of [[claim, fail(error({ unrecoverable: true }))], [], [claim], [claim, fail()]]) {
+      const before = drive(machine, events).snapshot;
+      expect(transition(machine, before, rerun)[0]).toBe(before);
+    }
+  });
+});
+
+describe('promote', () => {
+  it.each([
+    ['pending', [] as Event[]],
+    ['failed', [claim, fail()]],
+  ])('job.promote takes a %s job to pending, keeping its attempts and arming no delay', (_from, events) => {
+    const before = drive(machine, events);
+    const { state, context, actions } = drive(machine, [...events, promote]);
+    expect(state).toBe('pending');
+    expect(context.attempts).toBe(before.context.attempts);
+    expect(scheduled(actions)).toEqual([]);
+  });
+
+  it('job.promote takes a sleeping job to pending without spending an attempt', () => {
+    const sleeping = [claim, { type: 'job.sleep', delay: 60_000 }];
+    expect(drive(machine, sleeping).state).toBe('sleeping');
+    const { state, context } = drive(machine, [...sleeping, promote]);
+    expect(state).toBe('pending');
+    expect(context.attempts).toBe(0);
+  });
+
+  it('job.promote does not apply while processing, nor once finished', () => {
+    for (const events of [[claim], [claim, complete], [cancel], [claim, fail(error({ unrecoverable: true }))]]) {
+      const before = drive(machine, events).snapshot;
+      expect(transition(machine, before, promote)[0]).toBe(before);
     }
   });
 });

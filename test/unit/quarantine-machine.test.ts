@@ -73,10 +73,11 @@ describe('quarantine machine through xstate transition()', () => {
     expect(drive(machine, [claim, fail(badData), approve, claim, fail({ name: 'E', message: 'x' })]).state).toBe('failed');
   });
 
-  it('job.cancel cancels it for good', () => {
+  it('job.cancel cancels it; only job.rerun takes it out again', () => {
     const { state, snapshot } = drive(machine, [claim, fail(badData), cancel]);
     expect(state).toBe('cancelled');
-    expect(snapshot.status).toBe('done');
+    for (const type of ['job.approve', 'job.claim', 'job.retry', EXPIRY]) expect(transition(machine, snapshot, { type })[0]).toBe(snapshot);
+    expect(drive(machine, [claim, fail(badData), cancel, { type: 'job.rerun' }]).state).toBe('pending');
   });
 
   it('goes to dead on its own when the expiry is due', () => {

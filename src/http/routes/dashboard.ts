@@ -62,7 +62,7 @@ export function dashboardRoutes(app: FastifyInstance, queue: Queue, options: Das
     { schema: schemas.jobs },
     async (request) => {
       const { state, name: jobName, where: search, limit, cursor } = request.query;
-      return store.browse({ state, name: jobName, where: search ? parseWhere(search) : [], limit: limit ?? 100, cursor });
+      return store.browse({ state, name: jobName, where: search ? parseWhere(search) : [], limit: limit ?? 100, cursor, ...(options.readOnly ? { readOnly: true } : {}) });
     },
   );
 }

@@ -93,11 +93,27 @@ export interface HookNames {
   jobs: ReadonlySet<string>;
 }
 
-/** The hook's settings, `{}` for an accepted unlisted name, or undefined: no such hook (404). */
+/** The jobs the listed hooks enqueue: reached through their hook only (its signature, its keys, its delivery). */
+function hookedJobs(names: HookNames): ReadonlySet<string> {
+  let jobs = hooked.get(names);
+  if (!jobs) {
+    jobs = new Set([...names.listed].map(([name, hook]) => hook.job ?? name));
+    hooked.set(names, jobs);
+  }
+  return jobs;
+}
+const hooked = new WeakMap<HookNames, ReadonlySet<string>>();
+
+/**
+ * The hook's settings, `{}` for an accepted unlisted name, or undefined: no
+ * such hook (404). An unlisted name that is the job of a listed hook is not
+ * one: posted under the job's own name, a delivery would skip the hook's
+ * signature check.
+ */
 export function hookNamed(names: HookNames, name: string): HookOptions | undefined {
   const hook = names.listed.get(name);
   if (hook) return hook;
-  return !names.onlyListed && name !== 'webhook' && names.jobs.has(name) ? {} : undefined;
+  return !names.onlyListed && name !== 'webhook' && names.jobs.has(name) && !hookedJobs(names).has(name) ? {} : undefined;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { EnqueueOptions } from '../../engine/options.js';
 import type { UniqueWhile } from '../../engine/unique.js';
 import type { Queue } from '../../queue.js';
 import { ValidationError } from '../../errors.js';
-import { cancelJobs } from '../../dashboard/bulk-actions.js';
+import { cancelJobs, retryJobs } from '../../dashboard/bulk-actions.js';
 import { schemas } from '../schemas.js';
 
 export interface JobInput {
@@ -76,8 +76,13 @@ export function jobRoutes(app: FastifyInstance, queue: Queue, o: { batchBodyLimi
   const noBodyIsEmpty = async (request: { body: unknown }) => {
     request.body ??= {}; // before validation: a bare POST means "every name"
   };
-  app.post<{ Body: { name?: string; where?: string } }>('/v1/jobs/retry', { schema: schemas.retryDead, preValidation: noBodyIsEmpty }, async (request) => {
-    const { name, where } = request.body;
+  // The dead a filter matches, or the jobs selected (`ids`: each one's outcome, those left listed with why).
+  app.post<{ Body: { name?: string; where?: string; ids?: number[] } }>('/v1/jobs/retry', { schema: schemas.retryDead, preValidation: noBodyIsEmpty }, async (request) => {
+    const { name, where, ids } = request.body;
+    if (ids !== undefined) {
+      if (name !== undefined || where !== undefined) throw new ValidationError('retry takes ids, or a filter (name, where), not both');
+      return retryJobs(queue, ids);
+    }
     return { retried: await queue.retryDead({ ...(name === undefined ? {} : { name }), ...(where === undefined ? {} : { where }) }) };
   });
 
@@ -85,8 +90,9 @@ export function jobRoutes(app: FastifyInstance, queue: Queue, o: { batchBodyLimi
 
   app.get<{ Params: { id: number } }>('/v1/jobs/:id', { schema: schemas.jobById }, async (request) => {
     const { id } = request.params;
-    const [job, history, steps] = await Promise.all([queue.getJob(id), queue.history(id), queue.steps(id)]);
-    return { job, history, steps };
+    const [job, history, steps, events] = await Promise.all([queue.getJob(id), queue.history(id), queue.steps(id), queue.acceptedEvents(id)]);
+    // `events`: what a caller may send it now (POST /v1/jobs/:id/events), read off its machine.
+    return { job, history, steps, events };
   });
 
   // The job's completed durable steps (ctx.step, ctx.sleep): 404 for an unknown job.

@@ -40,7 +40,9 @@ import { createPostgresSchedules } from './schedules.js';
 import { createPostgresSteps } from './steps.js';
 import { checkSchema } from './sql.js';
 import { statements } from './statements.js';
+import { createPostgresRemoval } from './remove.js';
 import { distinctJobs, transitionBatch, transitionEach, transitionStatements, wakesOthers, type FreedSlotWake } from './transition.js';
+import { nameRecord } from '../../lib/name-record.js';
 
 export interface PostgresStoreOptions {
   /** A libpq connection string: `postgres://user:password@host:5432/database`. */
@@ -78,6 +80,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const freedNotice = () => [channel, `${instanceId}.freed`];
   const dashboard = createDashboardReads(db, schema);
   const flows = postgresFlows(schema, insertSql, history);
+  const removal = createPostgresRemoval(schema, db.rows);
 
   const store: Store = {
     insert: async (jobs, at) => {
@@ -136,6 +139,11 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     },
     heartbeat: async (id, token, lockedUntil) => (await db.query(s.heartbeat, [id, token, lockedUntil])).rowCount === 1,
     progress: async (id, token, progress) => (await db.query(s.progress, [id, token, progress])).rowCount === 1,
+    held: async (leases) => {
+      const rows = await db.rows<{ id: string | number; lease_token: string }>(s.held, [leases.map((l) => l.id), leases.map((l) => l.token)]);
+      const held = new Set(rows.map((r) => `${r.id}:${r.lease_token}`));
+      return leases.map((l) => held.has(`${l.id}:${l.token}`));
+    },
     expiredLeases: async (names, now, limit) => (await db.rows<JobRow>(s.expired, [names, now, limit])).map(toJobRecord),
     dueJobs: async (names, states, now, limit) => (await db.rows<JobRow>(s.due, [names, states, now, limit])).map(toJobRecord),
     nextDueAt: async (names, states) => {
@@ -158,7 +166,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     browse: async (filter) => browseJobs(db, schema, filter),
     history: async (id) => (await db.rows<HistoryRow>(s.history, [id])).map(toHistoryEntry),
     stats: async () => {
-      const stats: QueueStats = { total: 0, byState: {}, byName: {} };
+      const stats: QueueStats = { total: 0, byState: nameRecord(), byName: nameRecord() };
       for (const r of await db.rows<{ state: string; name: string; n: number }>(s.stats)) {
         stats.total += r.n;
         stats.byState[r.state] = (stats.byState[r.state] ?? 0) + r.n;
@@ -224,6 +232,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       const [row] = await db.rows<{ n: number }>(s.purgeFinished, [state, before, limit]);
       return row!.n;
     },
+    removeJobs: async (targets) => removal.removeJobs(targets),
+    cleanJobs: async (filter) => removal.cleanJobs(filter),
     close: async () => {
       // Idle pool connections do not hold the process open (allowExitOnIdle), and neither does the
       // listener: without a handle of its own, Node would exit before they end and the caller's

@@ -14,6 +14,9 @@ export function statements(schema: string) {
     // heartbeat.sql: a renewal never shortens the lease.
     heartbeat: q(`UPDATE {{schema}}.jobs SET locked_until = greatest(locked_until, $3)
       WHERE id = $1 AND state = {{processing}} AND lease_token = $2`),
+    // holds-lease.sql, for a batch of leases at once.
+    held: q(`SELECT j.id, j.lease_token FROM unnest($1::bigint[], $2::text[]) AS r (id, token)
+      JOIN {{schema}}.jobs j ON j.id = r.id AND j.state = {{processing}} AND j.lease_token = r.token`),
     // progress.sql
     progress: q(`UPDATE {{schema}}.jobs SET progress = $3 WHERE id = $1 AND state = {{processing}} AND lease_token = $2`),
     // expired-leases.sql: a processing job with no lease at all is as good as expired (SQLite sorts NULL first).

@@ -26,7 +26,7 @@ interface Plan extends BrowsePlan {
   past: string;
 }
 
-const SUMMARY = `id, name, state, attempts, priority, run_at, created_at, updated_at, lease_owner, progress, locked_until,
+const SUMMARY = `id, name, state, version, attempts, priority, run_at, created_at, updated_at, lease_owner, progress, locked_until,
   json_extract(last_error, '$.message') AS error, substr(payload, 1, ${PAYLOAD_PREVIEW + 1}) AS payload`;
 /** The whole payload, beside the summary's preview, for a filtered walk's search. */
 const SEARCHED = 'searched_payload';
@@ -40,7 +40,18 @@ function single(from: string, order: string, past: string, keys: string[]): Plan
   return { keys, past, segments: (after) => [{ from: after ? `${from} AND ${past}` : from, order }] };
 }
 
-function planFor(state: string, name: string | undefined): Plan {
+/** Whether the retention index exists (retention-index.sql): a read-only listing may find it missing. */
+const finishedIndexed = new WeakMap<Database.Database, Database.Statement>();
+function hasFinishedIndex(db: Database.Database): boolean {
+  let probe = finishedIndexed.get(db);
+  if (!probe) {
+    probe = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'jobs_finished'").pluck();
+    finishedIndexed.set(db, probe);
+  }
+  return probe.get() !== undefined;
+}
+
+function planFor(state: string, name: string | undefined, finishedIndex = true): Plan {
   if (state === JobState.pending) {
     const from = withStates(`jobs INDEXED BY jobs_ready WHERE state = {{pending}} AND indexed = 1 AND group_key IS NULL`, 'browse-jobs');
     const order = 'priority DESC, run_at, id';
@@ -63,7 +74,8 @@ function planFor(state: string, name: string | undefined): Plan {
   }
   if (FINISHED_STATES.includes(state)) {
     // A literal, not a parameter: SQLite uses a partial index only when it can see the state matches it.
-    return single(`jobs INDEXED BY jobs_finished WHERE state = '${state}'`, 'updated_at DESC, id DESC', '(updated_at, id) < (@k0, @k1)', ['updated_at', 'id']);
+    const from = finishedIndex ? `jobs INDEXED BY jobs_finished WHERE state = '${state}'` : `jobs WHERE state = '${state}'`;
+    return single(from, 'updated_at DESC, id DESC', '(updated_at, id) < (@k0, @k1)', ['updated_at', 'id']);
   }
   const from = `jobs INDEXED BY jobs_waiting WHERE state = @state AND ${WAITING}`;
   // With a name, the index is already in due order within it.
@@ -187,7 +199,7 @@ function defineFolding(db: Database.Database): void {
 export function browseJobs(db: Database.Database, filter: BrowseFilter, scanBudget = SCAN_BUDGET): BrowsePage {
   defineFolding(db);
   const limit = filter.limit ?? 100;
-  const plan = planFor(filter.state, filter.name);
+  const plan = planFor(filter.state, filter.name, !FINISHED_STATES.includes(filter.state) || hasFinishedIndex(db));
   const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor, plan.keys);
   if (filter.cursor !== undefined && !after) throw new ValidationError('cursor: not one this listing gave (it belongs to another state, or was altered)');
   const compiled = compileWhere(filter.where ?? []);

@@ -21,8 +21,12 @@ export interface Purge {
 }
 
 export interface PurgeRun {
-  /** True when the job went (a compare-and-set, as transition.sql's). */
-  job(t: Pick<TransitionRequest, 'id' | 'version' | 'from' | 'token' | 'at' | 'expiredBy'>): boolean;
+  /**
+   * True when the job went (a compare-and-set, as transition.sql's). Its
+   * history goes with it when this process keeps history, or `always`
+   * (a caller's delete, which must leave nothing of the job behind).
+   */
+  job(t: Pick<TransitionRequest, 'id' | 'version' | 'from' | 'token' | 'at' | 'expiredBy'>, always?: boolean): boolean;
   jobs(ids: readonly number[], at: number): void;
   /** Counts the transaction's deletions: one write, however many went. */
   finish(): void;
@@ -54,13 +58,13 @@ export function createPurge(db: Database.Database, recordHistory: boolean): Purg
     begin() {
       let deleted = 0;
       return {
-        job({ id, version, from, token, at, expiredBy }) {
+        job({ id, version, from, token, at, expiredBy }, always = false) {
           if (s.purgeJob.run({ id, version, from, token, expiredBy: expiredBy ?? null }).changes !== 1) return false;
           deleted++;
           // One probe of job_steps' primary key: a job that took no steps costs no more.
           s.purgeSteps.run({ id });
           // A process that keeps no history skips it here (the hot path); purges by age clear any other process's.
-          if (recordHistory) history(id, at);
+          if (recordHistory || always) history(id, at);
           return true;
         },
         jobs(ids, at) {

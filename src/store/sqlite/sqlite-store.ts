@@ -28,8 +28,10 @@ import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
 import { attachAppDatabase, type SqliteDatabase } from './app-database.js';
 import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from './rows.js';
 import { createPurge } from './purge.js';
+import { createSqliteRemoval } from './remove.js';
 import { sql } from './sql.js';
 import { watchWal } from './wal-watch.js';
+import { nameRecord } from '../../lib/name-record.js';
 
 export interface SqliteStoreOptions extends OpenOptions {
   /** Record each transition in `job_history`. */
@@ -67,6 +69,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const s = {
 
     heartbeat: db.prepare(sql('heartbeat')),
+    holdsLease: db.prepare(sql('holds-lease')).pluck(),
     progress: db.prepare(sql('progress')),
     expired: namesStatement(db, sql('expired-leases')),
     due: db.prepare(sql('due-jobs')),
@@ -138,6 +141,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   /** Open WAL watches (watchChanges), stopped by close(). */
   const walWatches = new Set<() => void>();
 
+  const removal = createSqliteRemoval(db, { purge, indexNewJobs, finishedIndex: () => void ensureRetentionIndex() });
+
   const recoverFromFull = createFullDiskRecovery(db, options.path, options.onWarning);
   const dashboard = createDashboardReads(db);
 
@@ -152,6 +157,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     childCounts: async (parentId) => flows.childCounts(parentId),
     heartbeat: async (id, token, lockedUntil) => s.heartbeat.run({ id, token, lockedUntil }).changes === 1,
     progress: async (id, token, progress) => s.progress.run({ id, token, progress }).changes === 1,
+    held: async (leases) => leases.map(({ id, token }) => s.holdsLease.get({ id, token }) !== undefined),
     expiredLeases: async (names, now, limit) => (s.expired.all(names, { now, limit }) as JobRow[]).map(toJobRecord),
     dueJobs: async (names, states, now, limit) => {
       const out = [];
@@ -179,14 +185,15 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       return row ? toJobRecord(row) : undefined;
     },
     list: async (filter) => listJobs(db, filter),
-    // Finished states page along the retention index: built the first time one is browsed.
+    // Finished states page along the retention index: built the first time one is browsed (not by a read-only caller).
     browse: async (filter) => {
-      if (FINISHED_STATES.includes(filter.state)) ensureRetentionIndex();
+      // A read-only caller never builds the index (a write, and a long one on a big file): without it, a page sorts.
+      if (FINISHED_STATES.includes(filter.state) && !filter.readOnly) ensureRetentionIndex();
       return browseJobs(db, filter);
     },
     history: async (id) => (s.historyOf.all({ id }) as HistoryRow[]).map(toHistoryEntry),
     stats: async () => {
-      const stats: QueueStats = { total: 0, byState: {}, byName: {} };
+      const stats: QueueStats = { total: 0, byState: nameRecord(), byName: nameRecord() };
       for (const r of s.stats.all() as Array<{ state: string; name: string; n: number }>) {
         stats.total += r.n;
         stats.byState[r.state] = (stats.byState[r.state] ?? 0) + r.n;
@@ -218,6 +225,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     diagnose: async (o) => admin.diagnose(o),
     // A store opened without `retentionIndex` builds the index on its first purge, before the purge's transaction.
     purgeFinished: async (state, before, limit) => purgeTx.immediate(ensureRetentionIndex(), state, before, limit),
+    removeJobs: async (targets, at) => removal.removeJobs(targets, at),
+    cleanJobs: async (filter, at) => removal.cleanJobs(filter, at),
     changes: async (after, limit, o) => dashboard.changes(after, limit, o),
     countByStateAndName: async (ids) => dashboard.countByStateAndName(ids),
     leases: async (since, limit) => dashboard.leases(since, limit),

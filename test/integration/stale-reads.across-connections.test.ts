@@ -1,0 +1,132 @@
+/**
+ * Decisions made on a read that another connection changed before they took
+ * effect. Two queues on one database, each with its own connection:
+ *
+ * - a job claimed ahead of time waits in B's buffer; A cancels it; its
+ *   handler must never start in B;
+ * - retryDead({ where }) reads a page of dead jobs; meanwhile the other queue
+ *   retries one, which dies again; the page's retry must not land on that
+ *   later death (the attempts would run twice over);
+ * - a cancel that deletes the job (retention 0) answers with the job as it
+ *   ended, not a crash.
+ */
+import { describe, expect, it } from 'vitest';
+import { createVirtualClock, defineJob, type Store } from '../../src/index.js';
+import { useQueues } from '../helpers/queue-fixture.js';
+import { nextEvent, waitFor } from '../helpers/wait.js';
+import { START_CHECK_AFTER_MS } from '../../src/engine/start-check.js';
+
+const fx = useQueues();
+
+/** A store whose `method` answers, then waits for `gate` before handing the answer back. */
+function heldAfter(store: Store, method: 'browse' | 'list', gate: Promise<void>, reached: () => void): Store {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof v !== 'function') return v;
+      if (prop !== method) return (v as (...a: unknown[]) => unknown).bind(target);
+      return async (...args: unknown[]) => {
+        const out = await (v as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        reached();
+        await gate;
+        return out;
+      };
+    },
+  });
+}
+
+describe('a job claimed ahead of time and cancelled by another process', () => {
+  it('never has its handler started', async () => {
+    const clock = createVirtualClock(Date.parse('2026-06-01T00:00:00Z'));
+    const ran: number[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let first: number | undefined;
+    const b = fx.open({
+      clock,
+      concurrency: 1,
+      prefetch: 4,
+      jobs: [
+        defineJob({
+          name: 'j',
+          handler: async (_p, ctx) => {
+            ran.push(ctx.jobId);
+            if (ctx.jobId === first) await gate;
+            return 'ok';
+          },
+        }),
+      ],
+    });
+    const [j1, j2, j3] = await b.enqueueMany([1, 2, 3].map((n) => ({ name: 'j', payload: { n } })));
+    first = j1!.id;
+    await b.start();
+    await waitFor(() => ran.includes(j1!.id));
+    // j2 and j3 came with j1's claim: they wait in B's buffer, leased to B.
+    const a = fx.open({ clock });
+    expect((await a.getJob(j2!.id)).state).toBe('processing');
+    expect((await a.cancel(j2!.id)).state).toBe('cancelled');
+    await clock.advance(START_CHECK_AFTER_MS);
+
+    const j3done = nextEvent(b.events$, (e) => e.job.id === j3!.id && e.to === 'completed', 20_000);
+    release();
+    // Concurrency 1, buffer order j2 then j3: once j3 has completed, j2 was either started or dropped.
+    await j3done;
+    expect(ran).toEqual([j1!.id, j3!.id]);
+    expect((await a.getJob(j2!.id)).state).toBe('cancelled');
+  });
+});
+
+describe('retryDead: no stale retry lands', () => {
+  async function scenario(where: boolean) {
+    let runs = 0;
+    const b = fx.open({
+      jobs: [
+        defineJob({
+          name: 'j',
+          retry: { attempts: 1 },
+          handler: () => {
+            runs++;
+            throw new Error('boom');
+          },
+        }),
+      ],
+    });
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let reached!: () => void;
+    const atGate = new Promise<void>((r) => (reached = r));
+    const a = fx.open({ store: heldAfter(fx.store(), where ? 'browse' : 'list', gate, reached) });
+
+    const { id } = await b.enqueue('j', { tag: 'x' });
+    const dead1 = nextEvent(b.events$, (e) => e.job.id === id && e.to === 'dead');
+    await b.start();
+    await dead1;
+
+    // A reads its page of dead jobs and is held there.
+    const retriedByA = a.retryDead(where ? { where: 'payload.tag = "x"' } : {});
+    await atGate;
+    // Meanwhile B retries the job; it runs and dies again.
+    const dead2 = nextEvent(b.events$, (e) => e.job.id === id && e.to === 'dead');
+    expect(await b.retryDead()).toBe(1);
+    await dead2;
+    open();
+    // A's retry was decided on the first death: it must not land on the second.
+    expect(await retriedByA).toBe(0);
+    expect(runs).toBe(2);
+    expect((await b.getJob(id)).state).toBe('dead');
+    expect((await b.history(id)).filter((h) => h.event === 'job.retry')).toHaveLength(1);
+  }
+
+  it('a page of dead jobs (list) is retried only as it was read', () => scenario(false));
+  it('a search of dead jobs (where) is retried only as it was read', () => scenario(true));
+});
+
+describe('a caller event that ends in a state kept for 0 ms', () => {
+  it('cancel answers with the cancelled job, though its row is gone', async () => {
+    const q = fx.open({ retention: { cancelled: 0 }, jobs: [defineJob({ name: 'j', handler: () => 'ok' })] });
+    const { id } = await q.enqueue('j', {}, { delay: 60_000 });
+    const job = await q.cancel(id);
+    expect(job).toMatchObject({ id, name: 'j', state: 'cancelled' });
+    await expect(q.getJob(id)).rejects.toMatchObject({ code: 'LJ_ERR_JOB_NOT_FOUND' });
+  });
+});
