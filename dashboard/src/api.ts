@@ -80,6 +80,13 @@ export const api = {
   retryAll: (body: { name?: string; where?: string }) => request<{ retried: number }>('POST', apiUrl('/v1/jobs/retry'), body),
   cancelMany: (ids: number[]) =>
     request<{ cancelled: number[]; skipped: { id: number; code: string; message: string }[] }>('POST', apiUrl('/v1/jobs/cancel'), { ids }),
+  retryMany: (ids: number[]) =>
+    request<{ retried: number; skipped: { id: number; code: string; message: string }[] }>('POST', apiUrl('/v1/jobs/retry'), { ids }),
+  removeMany: (ids: number[]) =>
+    request<{ removed: number[]; skipped: { id: number; code: string; message: string }[] }>('POST', apiUrl('/v1/jobs/delete'), { ids }),
+  remove: (id: number) => request<null>('DELETE', apiUrl(`/v1/jobs/${id}`)),
+  /** Any event the job's machine accepts now (`events` in the job's detail). */
+  send: (id: number, type: string) => request<{ job: unknown }>('POST', apiUrl(`/v1/jobs/${id}/events`), { type }),
   pause: (name: string) => request<{ paused: Paused }>('POST', apiUrl(`/v1/names/${encodeURIComponent(name)}/pause`)),
   resume: (name: string) => request<{ paused: Paused }>('POST', apiUrl(`/v1/names/${encodeURIComponent(name)}/resume`)),
 };

@@ -78,7 +78,7 @@ export function Overlays() {
             <h2 id="confirm-title">{pending.title}</h2>
             <p id="confirm-body">{pending.body}</p>
             <div class="row end">
-              <button type="button" ref={cancel} onClick={() => close(false)}>
+              <button type="button" ref={cancel} data-testid="confirm-cancel" onClick={() => close(false)}>
                 Cancel
               </button>
               <button type="submit" class="primary" data-testid="confirm-ok">

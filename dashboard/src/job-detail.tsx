@@ -9,6 +9,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, api, errorText } from './api';
 import { absolute, duration, toMs } from './format';
 import { candidateEdges } from './live';
+import { JobActions } from './job-actions';
 import { Replay } from './replay';
 import { stepsByTransition } from './timeline-steps';
 import type { PathHighlight } from './statechart';
@@ -21,14 +22,18 @@ interface Props {
   edgesFor(name: string): { edges: GraphEdge[]; states: GraphState[] } | undefined;
   onPath(name: string | undefined, path: PathHighlight | undefined): void;
   onClose(): void;
+  /** No actions: a read-only server, or no token yet. */
+  readOnly: boolean;
 }
 
 function json(value: unknown): string {
   return JSON.stringify(value, null, 2) ?? 'undefined';
 }
 
-export function JobDetail({ id, touched, edgesFor, onPath, onClose }: Props) {
+export function JobDetail({ id, touched, edgesFor, onPath, onClose, readOnly }: Props) {
   const [detail, setDetail] = useState<Detail | undefined>();
+  // Bumped after an action here: the job is read again at once, not on the next tick that names it.
+  const [acted, setActed] = useState(0);
   const [error, setError] = useState<string | undefined>();
   const [now, setNow] = useState(Date.now());
 
@@ -50,7 +55,7 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose }: Props) {
     return () => {
       live = false;
     };
-  }, [id, touched]);
+  }, [id, touched, acted]);
 
   const machine = detail && edgesFor(detail.job.name);
   const finalStates = new Set(machine?.states.filter((s) => s.final).map((s) => s.id));
@@ -100,6 +105,7 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose }: Props) {
   return (
     <section class="panel" data-testid="job-detail" aria-labelledby="detail-title">
       <DetailHead id={id} name={job.name} state={job.state} onClose={onClose} />
+      {!readOnly && <JobActions job={job} events={detail.events ?? []} onChanged={() => setActed((n) => n + 1)} onRemoved={onClose} />}
       <dl class="facts">
         <dt>attempts</dt>
         <dd>

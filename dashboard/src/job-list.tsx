@@ -90,7 +90,8 @@ export function JobList({ graphLabel, accepts, state, names, readOnly, paused, o
     setVersion((v) => v + 1);
   };
 
-  const selectable = !readOnly && state === 'pending';
+  // A selection can be cancelled, retried or deleted: any state but processing (its jobs are running).
+  const selectable = !readOnly && state !== 'processing';
 
   return (
     <section class="panel" aria-labelledby="list-title" data-testid="job-list">

@@ -214,6 +214,7 @@ function App() {
                   touched={touched}
                   edgesFor={machineOf}
                   onPath={onPath}
+                  readOnly={readOnly}
                   onClose={() => {
                     history.replaceState(null, '', location.pathname + location.search);
                     setOpenJob(undefined);

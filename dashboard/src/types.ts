@@ -95,6 +95,8 @@ export interface JobDetail {
   history: HistoryRow[];
   /** Absent from a server without durable steps. */
   steps?: StepRow[];
+  /** The events a caller may send the job now, read off its machine (absent from an older server). */
+  events?: string[];
 }
 export interface Series {
   throughput: { step: number; end: number; completed: number[]; failed: number[] };
