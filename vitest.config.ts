@@ -32,6 +32,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/handler.outcomes.test.ts',
   'test/integration/history.candidate.test.ts',
   'test/integration/job-actions.test.ts',
+  'test/integration/job-result.test.ts',
   'test/integration/job-ids.never-reused.test.ts',
   'test/integration/lease.expiry.test.ts',
   'test/integration/prefetch.retention.test.ts',

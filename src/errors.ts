@@ -20,6 +20,8 @@ export const ERROR_CODES = {
   LJ_ERR_CHILD_FAILED: 'A child of this flow parent ended dead or cancelled, and the parent\'s policy is to fail with it',
   LJ_ERR_RATE_LIMITED: 'The handler hit a rate limit: its group or name pauses and the job runs again later',
   LJ_ERR_DUPLICATE_STEP: 'A handler used the same step name twice in one run (ctx.step, ctx.sleep)',
+  LJ_ERR_JOB_FAILED: 'The job ended without completing (dead, cancelled, or another finished state): it has no result',
+  LJ_ERR_WAIT_TIMEOUT: 'The job did not finish within the time given to wait for it',
   LJ_ERR_DATABASE_OPEN: 'The database file cannot be opened',
   LJ_ERR_DATABASE_READONLY: 'The database file is read-only',
   LJ_ERR_DATABASE: 'The database failed (I/O error, disk full, locked past busyTimeout)',
@@ -122,6 +124,32 @@ export class InvalidTransitionError extends LitejobsError {
     this.jobId = jobId;
     this.state = state;
     this.event = event;
+  }
+}
+
+/**
+ * `queue.result(id)`: the job finished without completing. `state` says how
+ * (`dead`, `cancelled`, a finished state of a machine of one's own) and
+ * `lastError` is the job's last error, if it has one.
+ */
+export class JobFailedError extends LitejobsError {
+  readonly jobId: number;
+  readonly state: string;
+  readonly lastError: { name: string; message: string; code?: string } | null;
+  constructor(jobId: number, state: string, lastError: { name: string; message: string; code?: string } | null) {
+    super('LJ_ERR_JOB_FAILED', `job ${jobId} ended ${state}${lastError ? `: ${lastError.message}` : ''}`);
+    this.jobId = jobId;
+    this.state = state;
+    this.lastError = lastError;
+  }
+}
+
+/** `queue.result(id, { timeout })`: the job had not finished when the wait ran out (it goes on). */
+export class WaitTimeoutError extends LitejobsError {
+  readonly jobId: number;
+  constructor(jobId: number, ms: number) {
+    super('LJ_ERR_WAIT_TIMEOUT', `job ${jobId} did not finish within ${ms} ms`);
+    this.jobId = jobId;
   }
 }
 

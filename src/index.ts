@@ -14,6 +14,7 @@ export type { JobDefinition, JobDeclaration, AnyJob, Handler, HandlerContext, Jo
 export type { ScheduleOptions, JobSchedule, ScheduleView } from './engine/schedules.js';
 export type { BatchOptions, BatchResult, FlowJob, FlowResult } from './engine/flow-api.js';
 export type { CleanOptions, RemoveOutcome } from './engine/job-actions.js';
+export type { ResultOptions } from './engine/job-results.js';
 export type { MissedPolicy } from './engine/cron.js';
 export type { JobTypes, JobTypeMap, JobMapOf, JobOf, UntypedJobs } from './engine/job-types.js';
 export type { Job, StepView, Transition } from './engine/job-view.js';
@@ -31,6 +32,8 @@ export {
   PayloadValidationError,
   JobNotFoundError,
   InvalidTransitionError,
+  JobFailedError,
+  WaitTimeoutError,
   LeaseLostError,
   TimeoutError,
   UnrecoverableError,

@@ -12,6 +12,7 @@ import type { WorkerInfo } from './engine/pool.js';
 import type { ScheduleOptions, ScheduleView } from './engine/schedules.js';
 import type { LimitsView } from './engine/limits-view.js';
 import type { CleanOptions, RemoveOutcome } from './engine/job-actions.js';
+import type { ResultOptions } from './engine/job-results.js';
 import type { BackupProgress, InsertResult, ListFilter, QueueStats, StoreDiagnostics } from './store/store.js';
 
 /** `stats()`: the jobs in the store by state and name, what is paused, and this process's stuck runs. */
@@ -106,6 +107,18 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
   clean(options: CleanOptions): Promise<number>;
   /** The events a caller may `send` the job now: those its machine accepts in the job's state (the runtime's own left out). */
   acceptedEvents(id: number): Promise<string[]>;
+  /**
+   * Waits for the job to finish, whichever process sharing the store runs
+   * it, and resolves with its result. Rejects with `JobFailedError` when it
+   * ends `dead` or `cancelled`, `WaitTimeoutError` after `timeout` ms, the
+   * signal's reason when `signal` aborts, `JobNotFoundError` when there is no
+   * such job (or it was deleted, as retention 0 does when it finishes).
+   *
+   * @example
+   * const { id } = await queue.enqueue('render', { page: 1 });
+   * const pdf = await queue.result(id, { timeout: 30_000 });
+   */
+  result<R = unknown>(id: number, options?: ResultOptions): Promise<R>;
   /**
    * Delivers an event the job's machine accepts: `job.cancel`, `job.retry`,
    * or a custom machine's own. The runtime's events (`job.claim`,

@@ -22,6 +22,7 @@ import { deletesByAge, resolveQueueOptions, type QueueOptions } from './engine/o
 import { checkClient, splitClient } from './engine/caller-client.js';
 import { createFlowApi } from './engine/flow-api.js';
 import { createJobActions } from './engine/job-actions.js';
+import { createJobResults } from './engine/job-results.js';
 import { payloadSchemasOf, validateItems, validatePayload } from './engine/payload-schema.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './engine/validate.js';
 import { InvalidTransitionError, JobNotFoundError, QueueClosedError, ValidationError } from './errors.js';
@@ -93,6 +94,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
   const open = () => {
     if (closed) throw new QueueClosedError();
   };
+  const results = createJobResults({ store, clock, registry: engine.registry, events$: engine.events$, open });
 
   const load = async (id: number) => {
     checkInteger('job id', id, 1);
@@ -190,6 +192,8 @@ function createUntypedQueue(options: QueueOptions): Queue {
       await this.stop(closeOptions);
       closed = true;
       await engine.close();
+      results.wake(); // waiters of result() learn the queue closed
+
     },
     async getJob(id) {
       open();
@@ -233,6 +237,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
       return send(id, { type: JobEventType.promote });
     },
     ...createJobActions({ store, clock, registry: engine.registry, open }),
+    result: results.result as Queue['result'],
     async retryDead(filter = {}) {
       open();
       rejectUnknownOptions('retryDead filter', filter, ['name', 'where']);

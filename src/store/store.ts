@@ -251,6 +251,14 @@ export interface Store {
    * the notification's payload).
    */
   watchChanges?(onChange: (from?: string) => void): () => void;
+  /**
+   * Calls `onFinished` soon after another connection commits a job into a
+   * finished state (completed, dead, cancelled): a hint for those waiting for
+   * a job's result (`queue.result`), who read the job to see. SQLite: any
+   * commit (watchChanges); PostgreSQL: a notification of its own, which claim
+   * loops do not hear. Returns a function that stops the calls.
+   */
+  watchFinished?(onFinished: () => void): () => void;
   /** An online copy of the whole database; `onProgress` is called as pages are copied. */
   backup(destination: string, onProgress?: (progress: BackupProgress) => void): Promise<void>;
   /** Pauses (`paused: true`) or resumes a job name, or the whole queue (`WHOLE_QUEUE`). Claims skip paused names. */

@@ -106,13 +106,22 @@ it("another instance's commit reaches watchChanges and externalChange, once; the
     expect(watch.from).toEqual(['mark-1', bId, bId, 'mark-2']);
     expect(a.externalChange()).toBe(true);
     expect(a.externalChange()).toBe(false);
-    // A move into a finished state and a pause give nobody work: nothing is sent. Lifting the pause does.
+    // A move into a finished state and a pause give nobody work: no claim loop hears of them. A finished
+    // job is announced to those waiting for results only (watchFinished), and lifting the pause does wake.
     wire.sent.splice(0);
+    let finished = 0;
+    const unwatchFinished = a.watchFinished!(() => finished++);
     const [claimed] = await claimOf(b, { names: ['b'] });
     await b.transition([move({ id: claimed!.id, version: claimed!.version, from: 'processing', token: claimed!.leaseToken, to: 'completed' })]);
     await b.setPaused('b', true, NOW);
     await wire.mark();
-    expect(wire.sent).toEqual([]);
+    expect(wire.sent).toEqual([`${bId}.finished`]);
+    await watch.seen('mark-3');
+    expect(watch.from.slice(4)).toEqual(['mark-3']);
+    expect(finished).toBe(1);
+    unwatchFinished();
+    expect(a.externalChange()).toBe(true); // the mark's, not the finished job's
+    wire.sent.splice(0);
     await b.setPaused('b', false, NOW);
     // A job back in pending (a retry) does too.
     await b.transition([move({ id: claimed!.id, version: claimed!.version + 1, from: 'completed', token: null, to: 'pending', event: 'job.retry' })]);

@@ -14,6 +14,13 @@
 import type { Clock, TimerHandle } from '../../lib/clock.js';
 import { loadPg, type Client, type ConnectionConfig } from './driver.js';
 
+/**
+ * The payload's ending (after the sender's id) that says a job finished
+ * (completed, dead, cancelled): heard by those waiting for a job's result
+ * (`watchFinished`), not by claim loops, which have nothing new to claim.
+ */
+export const FINISHED_SUFFIX = '.finished';
+
 const MIN_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 10_000;
 
@@ -22,6 +29,8 @@ export interface Listener {
   externalChange(): boolean;
   /** Calls `onChange` on each such notification (with its sender's id; none after a reconnect); returns the function that stops it. */
   watch(onChange: (from?: string) => void): () => void;
+  /** Calls `onFinished` when another instance finished a job (and after a reconnect); returns the function that stops it. */
+  watchFinished(onFinished: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -37,6 +46,7 @@ export interface ListenerOptions {
 
 export function createListener(o: ListenerOptions): Listener {
   const watchers = new Set<(from?: string) => void>();
+  const finishWatchers = new Set<() => void>();
   let changed = false;
   let client: Client | undefined;
   let started = false;
@@ -49,6 +59,9 @@ export function createListener(o: ListenerOptions): Listener {
   const signal = (from?: string) => {
     changed = true;
     for (const onChange of [...watchers]) onChange(from);
+  };
+  const finished = () => {
+    for (const onFinished of [...finishWatchers]) onFinished();
   };
 
   const scheduleReconnect = (reason: string) => {
@@ -79,7 +92,10 @@ export function createListener(o: ListenerOptions): Listener {
     c.on('error', (err) => fail(err.message));
     c.on('end', () => fail('connection ended'));
     c.on('notification', (message) => {
-      if (message.channel === o.channel && message.payload !== o.instanceId) signal(message.payload);
+      if (message.channel !== o.channel) return;
+      if (message.payload?.endsWith(FINISHED_SUFFIX)) {
+        if (message.payload !== `${o.instanceId}${FINISHED_SUFFIX}`) finished();
+      } else if (message.payload !== o.instanceId) signal(message.payload);
     });
     try {
       await c.connect();
@@ -97,6 +113,7 @@ export function createListener(o: ListenerOptions): Listener {
     if (missed) {
       missed = false;
       signal();
+      finished();
     }
   };
 
@@ -118,9 +135,15 @@ export function createListener(o: ListenerOptions): Listener {
       watchers.add(onChange);
       return () => void watchers.delete(onChange);
     },
+    watchFinished(onFinished) {
+      start();
+      finishWatchers.add(onFinished);
+      return () => void finishWatchers.delete(onFinished);
+    },
     async close() {
       closed = true;
       watchers.clear();
+      finishWatchers.clear();
       if (retry !== undefined) o.clock.clearTimeout(retry);
       retry = undefined;
       const c = client;

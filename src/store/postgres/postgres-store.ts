@@ -20,7 +20,7 @@
  *
  * The factory is synchronous; the pool connects and migrates on first use.
  */
-import { JobState } from '../../../machines/job.machine.js';
+import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { DatabaseError } from '../../errors.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import type { QueueStats, Store, StoreDiagnostics } from '../store.js';
@@ -35,7 +35,7 @@ import { createPostgresLimits } from './limits.js';
 import { listJobs } from './list.js';
 import type { Queryable } from './driver.js';
 import { checkStorable, flowJobs } from './storable.js';
-import { createListener } from './notify.js';
+import { createListener, FINISHED_SUFFIX } from './notify.js';
 import { createPostgresSchedules } from './schedules.js';
 import { createPostgresSteps } from './steps.js';
 import { checkSchema } from './sql.js';
@@ -76,7 +76,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const transitionSql = transitionStatements(schema, history);
   /** Names with a global concurrency, as this process's claims carry them: a job of one that ends frees a slot others may wait for. */
   const limitedNames = new Set<string>();
-  const freed = (): FreedSlotWake => ({ channel, payload: `${instanceId}.freed`, names: [...limitedNames] });
+  const freed = (): FreedSlotWake => ({ channel, payload: `${instanceId}.freed`, names: [...limitedNames], finished: `${instanceId}${FINISHED_SUFFIX}` });
   const freedNotice = () => [channel, `${instanceId}.freed`];
   const dashboard = createDashboardReads(db, schema);
   const flows = postgresFlows(schema, insertSql, history);
@@ -134,6 +134,9 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         if (parentWakes || reqs.some((t, i) => out[i] && !t.purge && wakesOthers(t.to))) await client.query(s.notify, [channel, instanceId]);
         // Request by request (rare: a job named twice), which jobs held a slot is not read: any end of a lease may free one.
         else if (!distinctJobs(reqs) && reqs.some((t, i) => out[i] && t.from === JobState.processing && t.to !== JobState.processing)) await client.query(s.notify, freedNotice());
+        // Request by request, and a flow's parent: a finished job is announced here (the batch statement announces its own).
+        const finishedHere = (!distinctJobs(reqs) && reqs.some((t, i) => out[i] && FINISHED_STATES.includes(t.to))) || reqs.some((t) => t.parentMoves?.some((m) => FINISHED_STATES.includes(m.to)));
+        if (finishedHere) await client.query(s.notify, [channel, `${instanceId}${FINISHED_SUFFIX}`]);
         return out;
       });
     },
@@ -176,6 +179,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     },
     externalChange: () => !db.closed && listener.externalChange(),
     watchChanges: (onChange) => (db.closed ? () => {} : listener.watch(onChange)),
+    watchFinished: (onFinished) => (db.closed ? () => {} : listener.watchFinished(onFinished)),
     backup: async () => {
       throw new DatabaseError(
         'LJ_ERR_DATABASE',

@@ -117,6 +117,12 @@ export function transitionStatements(schema: string, history: boolean): Transiti
        WHERE $${WAKE}::text IS NOT NULL AND EXISTS (
          SELECT 1 FROM (SELECT * FROM moved UNION ALL SELECT ord, from_state, to_state, name, group_key FROM purged) AS done
          WHERE from_state = {{processing}} AND to_state <> {{processing}} AND (group_key IS NOT NULL OR name = ANY ($${WAKE + 2}::text[]))
+       )
+       UNION ALL
+       SELECT NULL FROM (SELECT pg_notify($${WAKE}, $${WAKE + 3})) AS finished
+       WHERE $${WAKE + 3}::text IS NOT NULL AND EXISTS (
+         SELECT 1 FROM (SELECT to_state FROM moved UNION ALL SELECT to_state FROM purged) AS done
+         WHERE to_state = {{completed}} OR to_state = {{dead}} OR to_state = {{cancelled}}
        )`,
       schema,
     ),
@@ -163,6 +169,8 @@ export interface FreedSlotWake {
   channel: string;
   payload: string;
   names: readonly string[];
+  /** Sent too when the batch finished a job (completed, dead, cancelled): what waiters for a job's result listen for (notify.ts). */
+  finished?: string;
 }
 
 /** One statement for the batch; only for requests that name distinct jobs. */
@@ -183,7 +191,7 @@ export function batchValues(reqs: readonly TransitionRequest[], wake?: FreedSlot
       columns[c]![i] = value;
     });
   });
-  return [...columns, wake?.channel ?? null, wake?.payload ?? null, wake?.names ?? []];
+  return [...columns, wake?.channel ?? null, wake?.payload ?? null, wake?.names ?? [], wake?.finished ?? null];
 }
 
 /** Whether the batch can run as one statement: no job named twice. */

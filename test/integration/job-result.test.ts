@@ -1,0 +1,76 @@
+/**
+ * queue.result(id): the job's result once it finishes, in this process or
+ * another connection's; why it has none otherwise. The waiting queue runs on
+ * a virtual clock nobody advances, so its slow safety tick never fires: only
+ * the store's hint (SQLite's WAL watch, PostgreSQL's notification) or this
+ * process's own events can wake it.
+ */
+import { describe, expect, it } from 'vitest';
+import { createVirtualClock, defineJob, JobFailedError, JobNotFoundError, WaitTimeoutError } from '../../src/index.js';
+import { useQueues } from '../helpers/queue-fixture.js';
+
+const fx = useQueues();
+const still = () => createVirtualClock(Date.now());
+
+describe('queue.result', () => {
+  it('resolves with the result of a job run by another connection, woken by the store alone', async () => {
+    const waiter = fx.open({ clock: still() });
+    const { id } = await waiter.enqueue('render', { page: 3 });
+    const pending = waiter.result<{ pages: number }>(id);
+    const worker = fx.open({ jobs: [defineJob({ name: 'render', handler: async ({ page }: { page: number }) => ({ pages: page * 2 }) })] });
+    await worker.start();
+    await expect(pending).resolves.toEqual({ pages: 6 });
+    // Finished already: answered at once.
+    await expect(waiter.result(id)).resolves.toEqual({ pages: 6 });
+  });
+
+  it('rejects with JobFailedError for a job that ends dead or cancelled, with its state and last error', async () => {
+    const waiter = fx.open({ clock: still() });
+    const { id: bad } = await waiter.enqueue('bad', {});
+    const { id: later } = await waiter.enqueue('bad', {}, { delay: 3_600_000 });
+    const dead = waiter.result(bad);
+    const cancelled = waiter.result(later);
+    const worker = fx.open({ jobs: [defineJob({ name: 'bad', retry: { attempts: 1 }, handler: () => { throw new Error('no paper'); } })] });
+    await worker.start();
+    await expect(dead).rejects.toMatchObject({ code: 'LJ_ERR_JOB_FAILED', jobId: bad, state: 'dead', lastError: { message: 'no paper' } });
+    await worker.cancel(later);
+    const err = await cancelled.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(JobFailedError);
+    expect(err).toMatchObject({ state: 'cancelled', lastError: null });
+  });
+
+  it('in the process that runs the job, follows its own events', async () => {
+    const q = fx.open({ clock: still(), jobs: [defineJob({ name: 'echo', handler: async (p: unknown) => p })] });
+    const { id } = await q.enqueue('echo', { hello: 'world' });
+    const pending = q.result(id);
+    await q.start();
+    await expect(pending).resolves.toEqual({ hello: 'world' });
+  });
+
+  it('gives up after its timeout or when its signal aborts; the job goes on. Bad input and unknown ids are typed errors', async () => {
+    const clock = createVirtualClock(Date.now());
+    const q = fx.open({ clock });
+    const { id } = await q.enqueue('slow', {});
+    const timedOut = q.result(id, { timeout: 5000 }).catch((e: unknown) => e);
+    await clock.advance(5000);
+    const err = await timedOut;
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect(err).toMatchObject({ code: 'LJ_ERR_WAIT_TIMEOUT', jobId: id });
+    const ctl = new AbortController();
+    const aborted = q.result(id, { signal: ctl.signal });
+    ctl.abort(new Error('user left'));
+    await expect(aborted).rejects.toThrow('user left');
+    expect((await q.getJob(id)).state).toBe('pending');
+    await expect(q.result(id + 1000)).rejects.toBeInstanceOf(JobNotFoundError);
+    await expect(q.result(id, { timeout: -1 })).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
+    await expect(q.result(id, { wait: 1 } as never)).rejects.toMatchObject({ code: 'LJ_ERR_UNKNOWN_OPTION' });
+  });
+
+  it('rejects the waiters when the queue closes', async () => {
+    const q = fx.open({ clock: still() });
+    const { id } = await q.enqueue('never', {});
+    const pending = q.result(id);
+    await q.close();
+    await expect(pending).rejects.toMatchObject({ code: 'LJ_ERR_QUEUE_CLOSED' });
+  });
+});
