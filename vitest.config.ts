@@ -40,6 +40,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/queue.lifecycle.test.ts',
   'test/integration/queue.options.test.ts',
   'test/integration/queue.pause.test.ts',
+  'test/integration/queue.watch.test.ts',
   'test/integration/retry.policy.test.ts',
   'test/integration/runs.no-overlap.test.ts',
   'test/integration/schedule.one-job-per-slot.test.ts',

@@ -13,6 +13,7 @@ import type { ScheduleOptions, ScheduleView } from './engine/schedules.js';
 import type { LimitsView } from './engine/limits-view.js';
 import type { CleanOptions, RemoveOutcome } from './engine/job-actions.js';
 import type { ResultOptions } from './engine/job-results.js';
+import type { JobChange, WatchOptions } from './engine/watch.js';
 import type { BackupProgress, InsertResult, ListFilter, QueueStats, StoreDiagnostics } from './store/store.js';
 
 /** `stats()`: the jobs in the store by state and name, what is paused, and this process's stuck runs. */
@@ -119,6 +120,17 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
    * const pdf = await queue.result(id, { timeout: 30_000 });
    */
   result<R = unknown>(id: number, options?: ResultOptions): Promise<R>;
+  /**
+   * Every job's changes (creations and transitions), made by any process
+   * sharing the store, in order, from the store's history: of these `names`,
+   * into these `states`, from now on or `after` a change's `cursor`. Each
+   * subscription reads on its own. A process with `history: false` records
+   * no transitions for it to see. `events$` stays this process's own.
+   *
+   * @example
+   * queue.watch({ states: ['dead'] }).subscribe((c) => alert(`job ${c.id} (${c.name}) is dead`));
+   */
+  watch(options?: WatchOptions): Observable<JobChange>;
   /**
    * Delivers an event the job's machine accepts: `job.cancel`, `job.retry`,
    * or a custom machine's own. The runtime's events (`job.claim`,

@@ -23,6 +23,7 @@ import { checkClient, splitClient } from './engine/caller-client.js';
 import { createFlowApi } from './engine/flow-api.js';
 import { createJobActions } from './engine/job-actions.js';
 import { createJobResults } from './engine/job-results.js';
+import { createWatch } from './engine/watch.js';
 import { payloadSchemasOf, validateItems, validatePayload } from './engine/payload-schema.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './engine/validate.js';
 import { InvalidTransitionError, JobNotFoundError, QueueClosedError, ValidationError } from './errors.js';
@@ -238,6 +239,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     },
     ...createJobActions({ store, clock, registry: engine.registry, open }),
     result: results.result as Queue['result'],
+    watch: createWatch({ store, clock, events$: engine.events$, open }),
     async retryDead(filter = {}) {
       open();
       rejectUnknownOptions('retryDead filter', filter, ['name', 'where']);

@@ -50,7 +50,8 @@ export function createJobResults(deps: { store: Store; clock: Clock; registry: M
     own = deps.events$.subscribe((e) => {
       if (isTransition(e)) for (const check of [...(waiters.get(e.job.id) ?? [])]) check();
     });
-    unwatch = store.watchFinished?.(everyWaiter);
+    // A store without a finished notice hears every commit in watchChanges (SQLite).
+    unwatch = store.watchFinished ? store.watchFinished(everyWaiter) : store.watchChanges?.(() => everyWaiter());
     armTick();
   };
   const leave = (id: number, check: () => void) => {

@@ -34,9 +34,9 @@ export function changeWindow(head: ChangeCursor, after: ChangeCursor | null, lim
 }
 
 /** The newest RECENT of a read's transitions and enqueues (each list newest first), oldest first. */
-export function newestRecent(transitions: RecentChange[], enqueues: RecentChange[]): RecentChange[] {
+export function newestRecent(transitions: RecentChange[], enqueues: RecentChange[], n = RECENT): RecentChange[] {
   const rows = [...transitions, ...enqueues];
   // Jobs and history rows have ids of their own: time orders them, stable within each.
   rows.reverse().sort((a, b) => a.at - b.at);
-  return rows.slice(-RECENT);
+  return rows.slice(-n);
 }

@@ -74,6 +74,8 @@ export interface ChangeOptions {
   countIds?: IdRange;
   /** Flag (`marked`) the transitions of jobs with these ids. */
   markIds?: IdRange;
+  /** How many of the newest changes `recent` holds at most (default 50); as many as `limit`: every change read. */
+  recent?: number;
 }
 
 export interface TransitionGroup {
@@ -95,6 +97,8 @@ export interface TransitionGroup {
 export interface RecentChange {
   /** The job's id. */
   id: number;
+  /** The change's place in its own sequence: the history row's id, or for an enqueue the job's id (what a cursor counts). */
+  seq: number;
   name: string | null;
   from: string | null;
   to: string;

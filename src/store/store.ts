@@ -254,9 +254,10 @@ export interface Store {
   /**
    * Calls `onFinished` soon after another connection commits a job into a
    * finished state (completed, dead, cancelled): a hint for those waiting for
-   * a job's result (`queue.result`), who read the job to see. SQLite: any
-   * commit (watchChanges); PostgreSQL: a notification of its own, which claim
-   * loops do not hear. Returns a function that stops the calls.
+   * a job's result (`queue.result`), who read the job to see. A store whose
+   * `watchChanges` hears every commit leaves this out (SQLite: the WAL);
+   * PostgreSQL sends a notification of its own, which claim loops do not
+   * hear. Returns a function that stops the calls.
    */
   watchFinished?(onFinished: () => void): () => void;
   /** An online copy of the whole database; `onProgress` is called as pages are copied. */

@@ -32,12 +32,12 @@ function dashboardStatements(schema: string) {
       WHERE h.id > @after AND h.id <= @upTo AND h.job_id <> 0
       GROUP BY 1, 2, 3, 4, 5, 6, 7`),
     // changes-recent.sql
-    recent: q(`SELECT h.job_id AS id, j.name, h.from_state AS "from", h.to_state AS "to", h.event, h.at
+    recent: q(`SELECT h.job_id AS id, h.id AS seq, j.name, h.from_state AS "from", h.to_state AS "to", h.event, h.at
       FROM {{schema}}.job_history h LEFT JOIN {{schema}}.jobs j ON j.id = h.job_id
       WHERE h.id > @after AND h.id <= @upTo AND h.job_id <> 0
       ORDER BY h.id DESC LIMIT @limit`),
     // changes-recent-jobs.sql
-    recentJobs: q(`SELECT id, name, NULL::text AS "from", (CASE WHEN children_left IS NOT NULL THEN {{waitingChildren}} ELSE {{pending}} END)::text AS "to", 'job.enqueue'::text AS event, created_at AS at
+    recentJobs: q(`SELECT id, id AS seq, name, NULL::text AS "from", (CASE WHEN children_left IS NOT NULL THEN {{waitingChildren}} ELSE {{pending}} END)::text AS "to", 'job.enqueue'::text AS event, created_at AS at
       FROM {{schema}}.jobs WHERE id > @after AND id <= @upTo
       ORDER BY id DESC LIMIT @limit`),
     // changes-latency.sql
@@ -89,8 +89,8 @@ export function createDashboardReads(db: Database, schema: string): DashboardRea
   const all = async <R>(client: Queryable, text: string, params: Record<string, unknown>): Promise<R[]> =>
     (await client.query<R>(...bindNamed(text, params))).rows;
 
-  const recent = async (client: Queryable, r: Ranges): Promise<RecentChange[]> =>
-    newestRecent(await all<RecentChange>(client, s.recent, { ...r.history, limit: RECENT }), await all<RecentChange>(client, s.recentJobs, { ...r.jobs, limit: RECENT }));
+  const recent = async (client: Queryable, r: Ranges, n: number): Promise<RecentChange[]> =>
+    newestRecent(await all<RecentChange>(client, s.recent, { ...r.history, limit: n }), await all<RecentChange>(client, s.recentJobs, { ...r.jobs, limit: n }), n);
 
   const changes = async (client: Queryable, after: ChangeCursor | null, limit: number, o: ChangeOptions): Promise<ChangeBatch> => {
     const head = await heads.read(client);
@@ -102,7 +102,7 @@ export function createDashboardReads(db: Database, schema: string): DashboardRea
       batch.latency = (await all<ChangeBatch['latency'][number]>(client, s.latency, { ...r.history, limit: o.latencySamples ?? 500 })).reverse();
       batch.claimers = await all(client, s.claimers, { ...r.history });
     }
-    if (batch.enqueued.length > 0 || batch.transitions.length > 0) batch.recent = await recent(client, r);
+    if (batch.enqueued.length > 0 || batch.transitions.length > 0) batch.recent = await recent(client, r, o.recent ?? RECENT);
     // Counts hold at the cursor only: a read that stopped short leaves them for the next.
     if (!batch.more && !o.upTo) {
       if (o.countIds) batch.counts = await all<StateNameCount>(client, s.countSliceAt, { ...o.countIds, historyId: batch.cursor.historyId });

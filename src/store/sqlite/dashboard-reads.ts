@@ -37,8 +37,8 @@ export function createDashboardReads(db: Database.Database): DashboardReads {
     paused: db.prepare(sql('paused')).pluck(),
   };
 
-  const recent = (r: Ranges): RecentChange[] =>
-    newestRecent(s.recent.all({ ...r.history, limit: RECENT }) as RecentChange[], s.recentJobs.all({ ...r.jobs, limit: RECENT }) as RecentChange[]);
+  const recent = (r: Ranges, n: number): RecentChange[] =>
+    newestRecent(s.recent.all({ ...r.history, limit: n }) as RecentChange[], s.recentJobs.all({ ...r.jobs, limit: n }) as RecentChange[], n);
 
   const changesTx = db.transaction((after: ChangeCursor | null, limit: number, o: ChangeOptions): ChangeBatch => {
     const head = s.heads.get()!;
@@ -53,7 +53,7 @@ export function createDashboardReads(db: Database.Database): DashboardReads {
       batch.latency = (s.latency.all({ ...r.history, limit: o.latencySamples ?? 500 }) as ChangeBatch['latency']).reverse();
       batch.claimers = s.claimers.all(r.history) as ChangeBatch['claimers'];
     }
-    if (batch.enqueued.length > 0 || batch.transitions.length > 0) batch.recent = recent(r);
+    if (batch.enqueued.length > 0 || batch.transitions.length > 0) batch.recent = recent(r, o.recent ?? RECENT);
     // Counts hold at the snapshot's end only: a read that stopped short leaves them for the next.
     if (!batch.more && !o.upTo) {
       if (o.countIds) batch.counts = s.countSlice.all(o.countIds) as StateNameCount[];

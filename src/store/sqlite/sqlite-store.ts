@@ -257,7 +257,5 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     walWatches.add(unwatch);
     return unwatch;
   };
-  // Any commit of another connection may have finished a job: the WAL says no more.
-  guarded.watchFinished = (onFinished) => guarded.watchChanges!(() => onFinished());
   return guarded;
 }

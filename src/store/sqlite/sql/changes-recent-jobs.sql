@@ -1,4 +1,4 @@
 -- The newest jobs created in (@after, @upTo], newest first, as enqueue entries.
-SELECT id, name, NULL AS "from", CASE WHEN children_left IS NOT NULL THEN {{waitingChildren}} ELSE {{pending}} END AS "to", 'job.enqueue' AS event, created_at AS at
+SELECT id, id AS seq, name, NULL AS "from", CASE WHEN children_left IS NOT NULL THEN {{waitingChildren}} ELSE {{pending}} END AS "to", 'job.enqueue' AS event, created_at AS at
 FROM jobs WHERE id > @after AND id <= @upTo
 ORDER BY id DESC LIMIT @limit

@@ -1,0 +1,60 @@
+/**
+ * queue.watch(): every job's changes by any connection sharing the store, in
+ * order, filtered by name and state, resumable from a change's cursor. The
+ * watching queue runs on a virtual clock nobody advances: only the store's
+ * hint or its own moves can make it read.
+ */
+import { firstValueFrom, take, toArray } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { createVirtualClock, defineJob, type JobChange } from '../../src/index.js';
+import { useQueues } from '../helpers/queue-fixture.js';
+
+const fx = useQueues();
+const still = () => createVirtualClock(Date.now());
+const line = (c: JobChange) => `${c.id} ${c.name} ${c.from ?? '·'}→${c.to} ${c.event}`;
+
+describe('queue.watch', () => {
+  it("streams another connection's enqueues and transitions in order, from now on", async () => {
+    const watcher = fx.open({ clock: still() });
+    const { id: before } = await watcher.enqueue('ok', {});
+    const seen = firstValueFrom(watcher.watch({ names: ['ok'] }).pipe(take(4), toArray()));
+    // A subscription reads once to find where "now" is; the next enqueue comes after it.
+    await new Promise((resolve) => setImmediate(resolve));
+    const worker = fx.open({ jobs: [defineJob({ name: 'ok', handler: () => 'done' }), defineJob({ name: 'other', handler: () => 1 })] });
+    const { id } = await worker.enqueue('ok', {});
+    await worker.enqueue('other', {});
+    await worker.cancel(before);
+    await worker.start();
+    const changes = await seen;
+    expect(changes.map(line).filter((l) => !l.startsWith(`${before} `))).toEqual([`${id} ok ·→pending job.enqueue`, `${id} ok pending→processing job.claim`, `${id} ok processing→completed job.complete`]);
+    expect(changes.map(line)).toContain(`${before} ok pending→cancelled job.cancel`);
+    expect(changes.every((c) => c.at instanceof Date && typeof c.cursor === 'string')).toBe(true);
+  });
+
+  it('filters by state, and resumes after a cursor with exactly the changes that followed it', async () => {
+    const q = fx.open({ clock: still() });
+    const all = firstValueFrom(q.watch().pipe(take(6), toArray()));
+    await new Promise((resolve) => setImmediate(resolve));
+    const dead = firstValueFrom(q.watch({ states: ['cancelled'] }).pipe(take(2), toArray()));
+    await new Promise((resolve) => setImmediate(resolve));
+    const a = await q.enqueue('a', {});
+    const b = await q.enqueue('b', {});
+    await q.cancel(a.id);
+    await q.promote(b.id);
+    await q.cancel(b.id);
+    const c = await q.enqueue('c', {});
+    const changes = await all;
+    // Each job's changes in their order; across jobs by time (two in one millisecond may come either way).
+    const ofJob = (list: JobChange[], id: number) => list.filter((x) => x.id === id).map(line);
+    expect(ofJob(changes, a.id)).toEqual([`${a.id} a ·→pending job.enqueue`, `${a.id} a pending→cancelled job.cancel`]);
+    expect(ofJob(changes, b.id)).toEqual([`${b.id} b ·→pending job.enqueue`, `${b.id} b pending→pending job.promote`, `${b.id} b pending→cancelled job.cancel`]);
+    expect(ofJob(changes, c.id)).toEqual([`${c.id} c ·→pending job.enqueue`]);
+    expect((await dead).map((x) => x.id)).toEqual([a.id, b.id]);
+    const resumed = await firstValueFrom(q.watch({ after: changes[2]!.cursor }).pipe(take(3), toArray()));
+    // The same changes, none twice, none lost; each job's in its order (jobs made in one millisecond may interleave otherwise).
+    expect(resumed.map(line).sort()).toEqual(changes.slice(3).map(line).sort());
+    expect(resumed.filter((x) => x.id === b.id).map(line)).toEqual(changes.slice(3).filter((x) => x.id === b.id).map(line));
+    expect(() => q.watch({ after: 'nope' })).toThrow(/cursor/);
+    expect(() => q.watch({ names: 'a' } as never)).toThrow(/array/);
+  });
+});
