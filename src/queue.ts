@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { JobEventType, JobState, RUNTIME_EVENTS } from '../machines/job.machine.js';
 import { systemClock } from './lib/clock.js';
-import { createDefaultLogger } from './lib/logger.js';
+import { createDefaultLogger, silentLogger } from './lib/logger.js';
 import { createConsumer, type Consumer } from './engine/consumer.js';
 import { createEngine } from './engine/engine.js';
 import { checkGroupConcurrency, limitsView } from './engine/limits-view.js';
@@ -36,7 +36,7 @@ import { parseWhere } from './store/where.js';
 
 export type { Queue, QueueStatsView } from './queue-api.js';
 
-const LIST_KEYS = ['state', 'name', 'limit', 'after'] as const;
+const LIST_KEYS = ['state', 'name', 'limit', 'after', 'newest'] as const;
 /** Dead jobs read (and retried) per page by retryDead. */
 const RETRY_PAGE = 500;
 
@@ -62,7 +62,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     seen.add(job.name);
   }
   const clock = o.clock ?? systemClock;
-  const logger = o.logger ? o.logger.child({ queue: o.name }) : createDefaultLogger(o.name);
+  const logger = o.logger === false ? silentLogger() : o.logger ? o.logger.child({ queue: o.name }) : createDefaultLogger(o.name);
   const store =
     o.store ??
     openStore(
@@ -217,6 +217,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
       if (filter.name !== undefined) checkString('listJobs name', filter.name, 200);
       if (filter.limit !== undefined) checkInteger('listJobs limit', filter.limit, 1, 10_000);
       if (filter.after !== undefined) checkInteger('listJobs after', filter.after, 0);
+      if (filter.newest !== undefined && typeof filter.newest !== 'boolean') throw new ValidationError('listJobs newest must be a boolean');
       return (await store.list(filter)).map(toJob);
     },
     async stats() {

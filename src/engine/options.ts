@@ -57,7 +57,8 @@ export interface QueueOptions {
   lease?: number;
   /** `'normal'` (default): fast, a power loss may undo the last commits; `'full'`: fsync on every commit. */
   durability?: 'normal' | 'full';
-  logger?: Logger;
+  /** A pino logger; `false`: log nothing. Default: pino on stdout at `LITEJOBS_LOG_LEVEL` or 'info'. */
+  logger?: Logger | false;
   /**
    * The jobs this process runs (`defineJob`) and those it only enqueues
    * (`declareJob`). Typed jobs make a typed queue: `enqueue` then refuses
@@ -166,6 +167,9 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
   checkInteger('createQueue prefetch', o.prefetch, 0, 100_000);
   checkInteger('createQueue lease', o.lease, 100);
   if (o.durability !== 'normal' && o.durability !== 'full') throw new ValidationError('createQueue durability must be "normal" or "full"');
+  if (o.logger !== undefined && o.logger !== false && (typeof o.logger !== 'object' || o.logger === null || typeof (o.logger as { child?: unknown }).child !== 'function')) {
+    throw new ValidationError('createQueue logger must be a pino Logger, or false to log nothing');
+  }
   if (!Array.isArray(o.jobs)) throw new ValidationError('createQueue jobs must be an array of defineJob(...) results');
   if (typeof o.history !== 'boolean') throw new ValidationError('createQueue history must be a boolean');
   checkInteger('createQueue maxPayloadBytes', o.maxPayloadBytes, 2, 1024 * 1024 * 1024);

@@ -9,3 +9,8 @@ export type { Logger };
 export function createDefaultLogger(queue: string): Logger {
   return pino({ name: 'litejobs', level: process.env.LITEJOBS_LOG_LEVEL ?? 'info' }).child({ queue });
 }
+
+/** `createQueue({ logger: false })`: a logger that writes nothing. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

@@ -108,8 +108,10 @@ export interface ListFilter {
   state?: string;
   name?: string;
   limit?: number;
-  /** Cursor: only jobs with an id greater than this. */
+  /** Cursor: only jobs with an id greater than this (`newest`: smaller than this). */
   after?: number;
+  /** Newest first (id descending); `after` then pages towards older jobs. */
+  newest?: boolean;
 }
 
 export interface QueueStats {

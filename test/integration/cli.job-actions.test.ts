@@ -53,4 +53,14 @@ describe('litejobs rm, clean, run-again, promote, send', () => {
     expect(await cli(['run-again', String(id)])).toMatchObject({ code: 1 });
     expect((await q.history(id)).map((h) => h.event)).toContain('job.rerun');
   });
+
+  it('jobs --newest lists newest first and pages towards older jobs', async () => {
+    const q = fx.open();
+    const ids = (await q.enqueueMany([1, 2, 3].map((n) => ({ name: 'a', payload: { n } })))).map((r) => r.id);
+    const first = await cli(['jobs', '--newest', '--limit', '2']);
+    expect(first.out.split('\n').filter((l) => /^\d/.test(l)).map((l) => Number(l.split(/\s+/)[0]))).toEqual([ids[2], ids[1]]);
+    expect(first.out).toContain(`--newest --after ${ids[1]}`);
+    const next = JSON.parse((await cli(['jobs', '--newest', '--after', String(ids[1]), '--json'])).out) as Array<{ id: number }>;
+    expect(next.map((j) => j.id)).toEqual([ids[0]]);
+  });
 });

@@ -161,3 +161,13 @@ describe('acceptedEvents', () => {
     await expect(q.acceptedEvents(id + 1000)).rejects.toBeInstanceOf(JobNotFoundError);
   });
 });
+
+describe('listJobs newest first', () => {
+  it('listJobs({ newest: true }) lists newest first, paging towards older jobs with after', async () => {
+    const q = fx.open();
+    const ids = (await q.enqueueMany([1, 2, 3].map((n) => ({ name: 'a', payload: { n } })))).map((r) => r.id);
+    expect((await q.listJobs({ newest: true, limit: 2 })).map((j) => j.id)).toEqual([ids[2], ids[1]]);
+    expect((await q.listJobs({ newest: true, after: ids[1] })).map((j) => j.id)).toEqual([ids[0]]);
+    await expect(q.listJobs({ newest: 'yes' } as never)).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
+  });
+});
