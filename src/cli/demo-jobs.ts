@@ -5,8 +5,9 @@
  * webhook deliveries to the demo's flaky receiver. Reports run one per
  * customer at a time (a concurrency group per customer). Now and then a
  * catalog is published as a flow: its pages render in durable steps, and the
- * catalog job waits in `waiting-children` until they have. Idempotency keys make a
- * second run find the same jobs instead of adding new ones.
+ * catalog job waits in `waiting-children` until they have. Exchange rates are
+ * refreshed on a cron schedule every 30 s. Idempotency keys make a second run
+ * find the same jobs instead of adding new ones.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { defineJob, type AnyJobDefinition } from '../engine/job-definition.js';
@@ -17,7 +18,19 @@ const retriedImports = new Set<number>();
 
 const retry = { attempts: 4, backoff: { type: 'exponential', delay: 250 } } as const; // 1 run + 3 retries
 
+/** The sample job on a cron schedule (`demo --no-schedule` leaves it out). */
+export const SCHEDULED_SAMPLE = 'refresh-exchange-rates';
+
 export const demoJobs: AnyJobDefinition[] = [
+  // A cron schedule, stored in the database: the dashboard's Schedules panel and `litejobs schedules` show it.
+  defineJob({
+    name: SCHEDULED_SAMPLE,
+    schedule: { cron: '*/30 * * * * *', payload: { base: 'EUR' } },
+    handler: async ({ base }: { base: string }, { signal }) => {
+      await sleep(50, undefined, { signal });
+      return { base, rates: 3 };
+    },
+  }),
   defineJob({
     name: 'send-welcome-email',
     retry,

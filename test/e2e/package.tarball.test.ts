@@ -213,7 +213,7 @@ export const done: string = JobState.completed;
       let stopped = false;
       const onData = (chunk: Buffer) => {
         out += chunk.toString();
-        // JSON log lines (stdout is not a terminal): stop once a job has completed.
+        // The demo logs readable lines, piped or not: stop once a job has completed.
         if (!stopped && /"to":"completed"|job processing → completed/.test(out)) {
           stopped = true;
           child.kill('SIGTERM');

@@ -1,12 +1,13 @@
 /** `litejobs demo`: `serve` with sample jobs and a flaky local webhook receiver, printing where to look. */
 import { Option, type Command } from 'commander';
+import { pino } from 'pino';
 import { parsePort, parseRate, parseSeed } from '../args.js';
 import { document } from '../command-docs.js';
-import { demoEnqueues, demoJobs, sampleFlow, sampleJob } from '../demo-jobs.js';
+import { demoEnqueues, demoJobs, sampleFlow, sampleJob, SCHEDULED_SAMPLE } from '../demo-jobs.js';
 import { seededRandom, startDemoSink } from '../demo-sink.js';
 import type { CliIO } from '../io.js';
 import { databaseOf } from '../open-queue.js';
-import { serviceLogger } from './serve.js';
+import { prettyLines } from '../pretty-lines.js';
 
 export function registerDemo(program: Command, io: CliIO): void {
   const cmd = program
@@ -16,9 +17,13 @@ export function registerDemo(program: Command, io: CliIO): void {
     .addOption(new Option('--seed <n>', "seed the receiver's failures: the same seed fails the same requests").argParser(parseSeed))
     .addOption(new Option('--rate <n>', 'sample jobs enqueued per second after the first ones (0: none)').argParser(parseRate).default(2))
     .option('--read-only', 'change nothing over HTTP: no actions, no enqueueing, no hooks (the dashboard says so)')
-    .action(async (flags: { port: number; seed?: number; rate: number; readOnly?: boolean }, self: Command) => {
+    .option('--log-json', "log pino's JSON lines instead of readable ones")
+    .option('--no-schedule', 'leave out the sample cron schedule (a job every 30 s)')
+    .action(async (flags: { port: number; seed?: number; rate: number; readOnly?: boolean; logJson?: boolean; schedule: boolean }, self: Command) => {
       const path = databaseOf(self);
-      const logger = serviceLogger(io);
+      // Readable lines, piped or not (a newcomer reads them); JSON on request.
+      const level = process.env.LITEJOBS_LOG_LEVEL ?? 'info';
+      const logger = flags.logJson ? pino({ level }) : pino({ level }, prettyLines(io.stdout));
       const random = flags.seed === undefined ? Math.random : seededRandom(flags.seed);
       const sink = await startDemoSink({ port: flags.port === 0 ? 0 : flags.port + 1, random });
       try {
@@ -30,7 +35,7 @@ export function registerDemo(program: Command, io: CliIO): void {
           port: flags.port,
           concurrency: 4,
           durability: 'normal',
-          jobs: demoJobs,
+          jobs: flags.schedule ? demoJobs : demoJobs.filter((job) => job.name !== SCHEDULED_SAMPLE),
           logger,
           drainMs: 10_000,
           readOnly: flags.readOnly === true,
