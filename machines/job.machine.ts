@@ -12,6 +12,7 @@
  *   pending | processing | failed | sleeping | waiting-children ──job.cancel──► cancelled
  *   completed | cancelled ──job.rerun──► pending   (run again, with a fresh set of attempts)
  *   pending | failed | sleeping ──job.promote──► pending, due now   (skip the delay, the backoff or the sleep)
+ *   pending ──job.update──► pending   (a new priority, run time or payload, given with the event)
  *
  * A flow's parent is created in `waiting-children` (it holds no worker); the
  * store delivers `job.children` in the transaction that finishes its last
@@ -78,7 +79,9 @@ export type JobEvent =
   /** Run a completed or cancelled job again. */
   | { type: 'job.rerun' }
   /** Make a job waiting for its time (a delay, a retry's backoff, a sleep) due now. */
-  | { type: 'job.promote' };
+  | { type: 'job.promote' }
+  /** Change a pending job's priority, run time or payload (the queue writes them with the move). */
+  | { type: 'job.update' };
 
 export const JobEventType = {
   claim: 'job.claim',
@@ -92,6 +95,7 @@ export const JobEventType = {
   retry: 'job.retry',
   rerun: 'job.rerun',
   promote: 'job.promote',
+  update: 'job.update',
 } as const;
 
 /**
@@ -186,6 +190,8 @@ function baseStates() {
         'job.cancel': { target: 'cancelled' },
         // Due now: the queue writes run_at = now for any move into pending.
         'job.promote': { target: 'pending' },
+        // The new fields come with the event's write (queue.update); the state stays.
+        'job.update': { target: 'pending' },
       },
     },
     processing: {

@@ -16,6 +16,7 @@ export type { BatchOptions, BatchResult, FlowJob, FlowResult } from './engine/fl
 export type { CleanOptions, RemoveOutcome } from './engine/job-actions.js';
 export type { ResultOptions } from './engine/job-results.js';
 export type { JobChange, WatchOptions } from './engine/watch.js';
+export type { JobChanges } from './engine/job-update.js';
 export type { MissedPolicy } from './engine/cron.js';
 export type { JobTypes, JobTypeMap, JobMapOf, JobOf, UntypedJobs } from './engine/job-types.js';
 export type { Job, StepView, Transition } from './engine/job-view.js';

@@ -14,6 +14,7 @@ import type { LimitsView } from './engine/limits-view.js';
 import type { CleanOptions, RemoveOutcome } from './engine/job-actions.js';
 import type { ResultOptions } from './engine/job-results.js';
 import type { JobChange, WatchOptions } from './engine/watch.js';
+import type { JobChanges } from './engine/job-update.js';
 import type { BackupProgress, InsertResult, ListFilter, QueueStats, StoreDiagnostics } from './store/store.js';
 
 /** `stats()`: the jobs in the store by state and name, what is paused, and this process's stuck runs. */
@@ -106,6 +107,14 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
    * unfinished flow children stay.
    */
   clean(options: CleanOptions): Promise<number>;
+  /**
+   * Changes a pending job's priority, run time (`runAt`, or `delay` from
+   * now) or payload (validated by its schema): the machine's `job.update`,
+   * so the history says so. Raises `InvalidTransitionError` once the job is
+   * no longer pending (claimed, finished); a job claimed meanwhile is never
+   * changed under its handler.
+   */
+  update(id: number, changes: JobChanges): Promise<JobOf<M>>;
   /** The events a caller may `send` the job now: those its machine accepts in the job's state (the runtime's own left out). */
   acceptedEvents(id: number): Promise<string[]>;
   /**

@@ -24,6 +24,7 @@ import { createFlowApi } from './engine/flow-api.js';
 import { createJobActions } from './engine/job-actions.js';
 import { createJobResults } from './engine/job-results.js';
 import { createWatch } from './engine/watch.js';
+import { createJobUpdate } from './engine/job-update.js';
 import { payloadSchemasOf, validateItems, validatePayload } from './engine/payload-schema.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './engine/validate.js';
 import { InvalidTransitionError, JobNotFoundError, QueueClosedError, ValidationError } from './errors.js';
@@ -115,6 +116,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
       throw new ValidationError('send: event must be an object with a string "type"');
     }
     if (RUNTIME_EVENTS.includes(event.type)) throw new ValidationError(`send: "${event.type}" is sent by the queue itself, never by a caller`);
+    if (event.type === JobEventType.update) throw new ValidationError('send: "job.update" carries new fields: use queue.update(id, changes)');
     const job = await load(id);
     // A cancel still stands for a job that moved on meanwhile: it is read again and the machine
     // decides on it as it is now. Any other event was meant for the state it was read in (a retry
@@ -241,6 +243,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     ...createJobActions({ store, clock, registry: engine.registry, open }),
     result: results.result as Queue['result'],
     watch: createWatch({ store, clock, events$: engine.events$, open }),
+    update: createJobUpdate({ store, clock, apply: engine.apply, schemas, maxPayloadBytes: o.maxPayloadBytes, open }),
     async retryDead(filter = {}) {
       open();
       rejectUnknownOptions('retryDead filter', filter, ['name', 'where']);

@@ -65,8 +65,10 @@ export interface ApplyExtra {
   result?: string;
   /** Keep trying, backing off, while the database is out of reach (commit.ts). */
   retryUnavailable?: boolean;
-  /** A job released for later (a RateLimitedError): due then. */
+  /** A job released for later (a RateLimitedError): due then. A job updated (`job.update`): its run time. */
   runAt?: number;
+  /** New fields written with the move (`queue.update`). */
+  set?: TransitionRequest['set'];
   /** A lease expiry: lands only while the lease has still run out at this time (TransitionRequest `expiredBy`). */
   expiredBy?: number;
   /**
@@ -108,6 +110,7 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
     if (extra?.expiredBy !== undefined) request.expiredBy = extra.expiredBy;
     if (step.candidate !== undefined) request.candidate = step.candidate;
     if (extra?.result !== undefined) request.result = extra.result;
+    if (extra?.set !== undefined) request.set = extra.set;
     if (deps.retention?.[step.state] === 0) request.purge = true;
     // A flow child that finishes (or is taken back from finished) moves its parent's counts in the same write.
     const flowRule = deps.registry.flowRule;

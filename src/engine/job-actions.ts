@@ -6,7 +6,7 @@
  * and judged as it is now, so a job claimed by another process between the
  * read and the delete is never deleted under its running handler.
  */
-import { FINISHED_STATES, JobState, RUNTIME_EVENTS } from '../../machines/job.machine.js';
+import { FINISHED_STATES, JobEventType, JobState, RUNTIME_EVENTS } from '../../machines/job.machine.js';
 import { InvalidTransitionError, JobNotFoundError, ValidationError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { parseDuration, type Duration } from '../lib/duration.js';
@@ -145,7 +145,8 @@ export function createJobActions(deps: { store: Store; clock: Clock; registry: M
       return registry
         .forJob(job.name, job.retry)
         .accepts(job.state)
-        .filter((type) => !RUNTIME_EVENTS.includes(type) && !type.startsWith('xstate.'));
+        // job.update carries fields: queue.update sends it.
+        .filter((type) => !RUNTIME_EVENTS.includes(type) && !type.startsWith('xstate.') && type !== JobEventType.update);
     },
   };
 }

@@ -96,6 +96,8 @@ export interface TransitionRequest {
   flow?: FlowLink;
   /** Filled by the store: parents moved because of this request (a nested flow moves its ancestors in turn). */
   parentMoves?: ParentMove[];
+  /** New fields written with the move (`queue.update` of a pending job): a JSON payload text, a priority. */
+  set?: { payload?: string; priority?: number };
   /**
    * The least unique span that still holds its key in `to`: a job whose
    * span is shorter gives its unique key back (NULL) in this same write.

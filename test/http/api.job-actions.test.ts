@@ -90,4 +90,19 @@ describe('run again, promote, retry a selection, send an event', () => {
     expect([runtime.status, runtime.body.error.code]).toEqual([400, 'LJ_ERR_VALIDATION']);
     expect((await s.call('POST', `/v1/jobs/${job.id}/events`, { body: {} })).status).toBe(400);
   });
+
+  it('PATCH /v1/jobs/:id changes a pending job (priority, runAt, delay, payload); 409 once it is not pending, 400 for a bad body', async () => {
+    const s = await serve();
+    const { body: job } = await s.call('POST', '/v1/jobs', { body: { name: 'mail', delay: HOUR, payload: { to: 'a' } } });
+    const at = new Date(Date.now() + 2 * HOUR).toISOString();
+    const r = await s.call('PATCH', `/v1/jobs/${job.id}`, { body: { priority: 3, runAt: at, payload: { to: 'b' } } });
+    expect(r.status).toBe(200);
+    expect(r.body.job).toMatchObject({ state: 'pending', priority: 3, runAt: at, payload: { to: 'b' } });
+    for (const body of [{}, { colour: 'red' }, { runAt: 'tomorrow' }, { priority: 'high' }]) {
+      expect([JSON.stringify(body), (await s.call('PATCH', `/v1/jobs/${job.id}`, { body })).status]).toEqual([JSON.stringify(body), 400]);
+    }
+    await s.call('POST', `/v1/jobs/${job.id}/cancel`);
+    expect((await s.call('PATCH', `/v1/jobs/${job.id}`, { body: { priority: 1 } })).status).toBe(409);
+  });
 });
+

@@ -132,6 +132,7 @@ describe('read-only', () => {
     expect(writes.sort()).toEqual([
       'DELETE /v1/jobs/:id',
       'DELETE /v1/schedules/:name',
+      'PATCH /v1/jobs/:id',
       'POST /v1/batches',
       'POST /v1/flows',
       'POST /v1/hooks/:name',
@@ -166,6 +167,7 @@ describe('read-only', () => {
       'POST /v1/jobs/delete': { ids: [pending] },
       'POST /v1/jobs/clean': { state: 'pending', olderThan: 0 },
       'POST /v1/jobs/:id/events': { type: 'job.cancel' },
+      'PATCH /v1/jobs/:id': { priority: 2 },
       'POST /v1/schedules': { name: 'charge', cron: '* * * * *' },
       'PUT /v1/groups/:group/concurrency': { concurrency: 2 },
     };

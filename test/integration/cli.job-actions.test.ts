@@ -63,4 +63,17 @@ describe('litejobs rm, clean, run-again, promote, send', () => {
     const next = JSON.parse((await cli(['jobs', '--newest', '--after', String(ids[1]), '--json'])).out) as Array<{ id: number }>;
     expect(next.map((j) => j.id)).toEqual([ids[0]]);
   });
+
+  it('update changes a pending job; usage errors for no change or both times', async () => {
+    const q = fx.open();
+    const { id } = await q.enqueue('a', { v: 1 }, { delay: 3_600_000 });
+    const r = await cli(['update', String(id), '--priority', '5', '--payload', '{"v":2}', '--run-at', '2030-01-01T00:00:00Z']);
+    expect(r).toMatchObject({ code: 0, out: `job ${id} (a) updated: priority 5, runs at 2030-01-01T00:00:00.000Z\n` });
+    expect((await q.getJob(id)).payload).toEqual({ v: 2 });
+    expect((await cli(['update', String(id)])).code).toBe(2);
+    expect((await cli(['update', String(id), '--delay', '5m', '--run-at', '2030-01-01'])).code).toBe(2);
+    await q.cancel(id);
+    expect((await cli(['update', String(id), '--priority', '1'])).code).toBe(1);
+  });
 });
+

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createQuarantineMachine } from '../../machines/examples/quarantine.machine.js';
-import { createVirtualClock, defineJob, InvalidTransitionError, JobNotFoundError } from '../../src/index.js';
+import { z } from 'zod';
+import { createVirtualClock, declareJob, defineJob, InvalidTransitionError, JobNotFoundError, ValidationError } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { nextEvent } from '../helpers/wait.js';
 
@@ -171,3 +172,51 @@ describe('listJobs newest first', () => {
     await expect(q.listJobs({ newest: 'yes' } as never)).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
   });
 });
+
+describe('update', () => {
+  it("changes a pending job's priority, run time and payload (validated by its schema); the history says job.update", async () => {
+    const clock = createVirtualClock(Date.parse('2026-06-01T00:00:00Z'));
+    const q = fx.open({ clock, jobs: [declareJob('mail', { schema: z.object({ to: z.string().email() }) })] });
+    const { id } = await q.enqueue('mail', { to: 'ada@example.com' }, { delay: HOUR });
+    const later = await q.update(id, { priority: 7 });
+    expect(later).toMatchObject({ state: 'pending', priority: 7 });
+    expect(later.runAt.getTime()).toBe(clock.now() + HOUR); // kept
+    const moved = await q.update(id, { delay: '5m', payload: { to: 'grace@example.com' } });
+    expect(moved).toMatchObject({ priority: 7, payload: { to: 'grace@example.com' } });
+    expect(moved.runAt.getTime()).toBe(clock.now() + 5 * 60_000);
+    expect((await q.update(id, { runAt: new Date(clock.now() + HOUR) })).runAt.getTime()).toBe(clock.now() + HOUR);
+    await expect(q.update(id, { payload: { to: 'not an address' } })).rejects.toMatchObject({ code: 'LJ_ERR_INVALID_PAYLOAD' });
+    expect((await q.getJob(id)).payload).toEqual({ to: 'grace@example.com' });
+    expect((await q.history(id)).filter((h) => h.event === 'job.update')).toHaveLength(3);
+    for (const bad of [{}, { priority: 1.5 }, { runAt: 1, delay: 1 }, { colour: 'red' }]) {
+      await expect(q.update(id, bad as never)).rejects.toBeInstanceOf(ValidationError);
+    }
+    await expect(q.send(id, { type: 'job.update' })).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
+    expect(await q.acceptedEvents(id)).not.toContain('job.update');
+    await q.cancel(id);
+    await expect(q.update(id, { priority: 1 })).rejects.toMatchObject({ code: 'LJ_ERR_INVALID_TRANSITION', state: 'cancelled', event: 'job.update' });
+  });
+
+  it('a job claimed by another process between the read and the write is not changed under its handler', async () => {
+    const inner = fx.store();
+    let between: (() => Promise<void>) | undefined;
+    const a = fx.open({
+      store: {
+        ...inner,
+        transition: async (reqs) => {
+          const hook = between;
+          between = undefined;
+          await hook?.();
+          return inner.transition(reqs);
+        },
+      },
+    });
+    const { id } = await a.enqueue('j', { v: 1 });
+    between = async () => {
+      await fx.sql("UPDATE jobs SET state = 'processing', lease_token = 'other', lease_owner = 'b', locked_until = ?, version = version + 1 WHERE id = ?", [Date.now() + HOUR, id]);
+    };
+    await expect(a.update(id, { payload: { v: 2 } })).rejects.toMatchObject({ code: 'LJ_ERR_INVALID_TRANSITION', state: 'processing' });
+    expect((await a.getJob(id)).payload).toEqual({ v: 1 });
+  });
+});
+

@@ -34,7 +34,7 @@ const eventArb = (delayedTypes: readonly string[], extra: readonly string[]): fc
   fc.oneof(
     {
       arbitrary: fc.constantFrom<Event>(
-        ...['job.claim', 'job.complete', 'job.release', 'job.cancel', 'job.retry', 'job.rerun', 'job.promote', ...delayedTypes, ...extra].map((type) => ({ type })),
+        ...['job.claim', 'job.complete', 'job.release', 'job.cancel', 'job.retry', 'job.rerun', 'job.promote', 'job.update', ...delayedTypes, ...extra].map((type) => ({ type })),
       ),
       weight: 4,
     },

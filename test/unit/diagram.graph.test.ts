@@ -34,6 +34,7 @@ describe('machineGraph of the base job machine', () => {
       { id: 'pending:job.claim:processing', from: 'pending', to: 'processing', event: 'job.claim', label: 'job.claim' },
       { id: 'pending:job.cancel:cancelled', from: 'pending', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
       { id: 'pending:job.promote:pending', from: 'pending', to: 'pending', event: 'job.promote', label: 'job.promote' },
+      { id: 'pending:job.update:pending', from: 'pending', to: 'pending', event: 'job.update', label: 'job.update' },
       { id: 'processing:job.complete:completed', from: 'processing', to: 'completed', event: 'job.complete', label: 'job.complete' },
       { id: 'processing:job.fail:failed', from: 'processing', to: 'failed', event: 'job.fail', label: 'job.fail [wantsRetryLater]', guard: 'wantsRetryLater' },
       { id: 'processing:job.fail:failed#2', from: 'processing', to: 'failed', event: 'job.fail', label: 'job.fail [canRetry]', guard: 'canRetry' },
@@ -88,6 +89,7 @@ describe('machineGraph of a user machine', () => {
       'pending:job.claim:processing',
       'pending:job.cancel:cancelled',
       'pending:job.promote:pending',
+      'pending:job.update:pending',
       'pending:job.pause:paused',
     ]);
     expect(graph.edges.filter((e) => e.from === 'paused').map((e) => [e.id, e.label])).toEqual([

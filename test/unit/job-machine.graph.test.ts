@@ -44,6 +44,7 @@ const LATER_EVENTS: Event[] = [
   { type: 'job.children', failed: true, error: { name: 'ChildFailedError', message: 'child 2 (x) ended dead' } },
   { type: 'job.rerun' },
   { type: 'job.promote' },
+  { type: 'job.update' },
 ];
 /** A flow's parent is created in waiting-children: no path from pending leads there. */
 const FLOW_PARENT = JobState.waitingChildren;
@@ -104,6 +105,7 @@ describe('job machine graph', () => {
         'waiting-children -job.children-> pending',
         'waiting-children -job.cancel-> cancelled',
         'pending -job.promote-> pending',
+        'pending -job.update-> pending',
         'failed -job.promote-> pending',
         'sleeping -job.promote-> pending',
         'completed -job.rerun-> pending',

@@ -278,6 +278,18 @@ describe('finished states', () => {
   });
 });
 
+describe('update', () => {
+  it('job.update keeps a pending job pending, its context as it was, and applies nowhere else', () => {
+    const before = drive(machine, []);
+    const after = drive(machine, [{ type: 'job.update' }]);
+    expect([after.state, after.context]).toEqual(['pending', before.context]);
+    for (const events of [[claim], [claim, fail()], [claim, complete], [cancel]]) {
+      const s0 = drive(machine, events).snapshot;
+      expect(transition(machine, s0, { type: 'job.update' })[0]).toBe(s0);
+    }
+  });
+});
+
 describe('promote', () => {
   it.each([
     ['pending', [] as Event[]],

@@ -1,7 +1,7 @@
 /** Commands that delete jobs or move them beside retry and cancel: rm, clean, run-again, promote, send. */
 import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
 import { parseDuration } from '../../lib/duration.js';
-import { parseJobId, parseJson } from '../args.js';
+import { parseDelay, parseJobId, parseJson, parsePriority } from '../args.js';
 import { document } from '../command-docs.js';
 import { CliFailure, ExitCode } from '../exit-codes.js';
 import { toJson } from '../format.js';
@@ -24,6 +24,13 @@ function parseOlderThan(text: string): Date | string {
     if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(at.getTime())) throw new InvalidArgumentError("give an age ('7d', '12h') or an ISO 8601 date.");
     return at;
   }
+}
+
+/** `--run-at`: an ISO 8601 date. */
+function parseDate(text: string): Date {
+  const at = new Date(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(at.getTime())) throw new InvalidArgumentError('give an ISO 8601 date, e.g. 2026-12-24T18:00:00Z.');
+  return at;
 }
 
 function parseCount(text: string): number {
@@ -84,6 +91,31 @@ export function registerJobActions(program: Command, io: CliIO): void {
       });
     document(cmd, { examples: [`litejobs ${name} 42`], exitCodes: [NOT_FOUND_OR_ILLEGAL] });
   }
+
+  const update = program
+    .command('update')
+    .description("Change a pending job's priority, run time or payload (validated by its schema with --handlers); its history says job.update.")
+    .addArgument(new Argument('<id>', 'the job id').argParser(parseJobId))
+    .addOption(new Option('--priority <n>', 'the new priority (higher runs first)').argParser(parsePriority))
+    .addOption(new Option('--delay <duration>', 'run no sooner than this from now: ms, or 5s, 2m, 1h').argParser(parseDelay))
+    .addOption(new Option('--run-at <date>', 'run no sooner than this ISO 8601 date').argParser(parseDate))
+    .addOption(new Option('--payload <json>', 'the new payload, as JSON').argParser(parseJson))
+    .option('--handlers <module>', "a module exporting the job's defineJob or declareJob: its schema validates the payload")
+    .option('--json', 'print the job as JSON')
+    .action(async (id: number, flags: { priority?: number; delay?: number; runAt?: Date; payload?: unknown; handlers?: string; json?: boolean }, self: Command) => {
+      const changes = {
+        ...(flags.priority === undefined ? {} : { priority: flags.priority }),
+        ...(flags.delay === undefined ? {} : { delay: flags.delay }),
+        ...(flags.runAt === undefined ? {} : { runAt: flags.runAt }),
+        ...(flags.payload === undefined ? {} : { payload: flags.payload }),
+      };
+      if (Object.keys(changes).length === 0) self.error('give at least one of --priority, --delay, --run-at, --payload', { exitCode: ExitCode.usage, code: 'litejobs.usage' });
+      if (flags.delay !== undefined && flags.runAt !== undefined) self.error('give --delay or --run-at, not both', { exitCode: ExitCode.usage, code: 'litejobs.usage' });
+      const jobs = flags.handlers === undefined ? [] : await loadJobs(flags.handlers, { declarations: true });
+      const job = await withQueue(self, io, (queue) => queue.update(id, changes), jobs);
+      io.stdout.write(flags.json ? toJson(job) : `job ${job.id} (${job.name}) updated: priority ${job.priority}, runs at ${job.runAt.toISOString()}\n`);
+    });
+  document(update, { examples: ['litejobs update 42 --priority 10', "litejobs update 42 --delay 1h --payload '{\"to\":\"ada@example.com\"}'"], exitCodes: [NOT_FOUND_OR_ILLEGAL] });
 
   const send = program
     .command('send')

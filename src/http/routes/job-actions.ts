@@ -8,6 +8,7 @@ import { ValidationError } from '../../errors.js';
 import { parseDuration } from '../../lib/duration.js';
 import type { Queue } from '../../queue.js';
 import { MAX_CANCEL, schemas } from '../schemas.js';
+import { enqueueOptions } from './jobs.js';
 
 const idParams = schemas.jobById.params;
 const ids = { type: 'array', minItems: 1, maxItems: MAX_CANCEL, uniqueItems: true, items: { type: 'integer', minimum: 1 } } as const;
@@ -25,6 +26,22 @@ const actionSchemas = {
         /** An ISO 8601 date, an age ('7d', '12h'), or an age in ms. */
         olderThan: { anyOf: [{ type: 'string', minLength: 1, maxLength: 64 }, { type: 'integer', minimum: 0 }] },
         limit: { type: 'integer', minimum: 1 },
+      },
+    },
+  },
+  update: {
+    params: idParams,
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      properties: {
+        priority: { type: 'integer' },
+        /** An ISO 8601 date, or ms since the epoch. */
+        runAt: { anyOf: [{ type: 'string', minLength: 1, maxLength: 64 }, { type: 'integer', minimum: 0 }] },
+        /** ms from now. */
+        delay: { type: 'number', minimum: 0 },
+        payload: {},
       },
     },
   },
@@ -66,6 +83,12 @@ export function jobActionRoutes(app: FastifyInstance, queue: Queue): void {
   });
   app.post<{ Params: { id: number } }>('/v1/jobs/:id/run-again', { schema: schemas.jobById }, async (request) => ({ job: await queue.runAgain(request.params.id) }));
   app.post<{ Params: { id: number } }>('/v1/jobs/:id/promote', { schema: schemas.jobById }, async (request) => ({ job: await queue.promote(request.params.id) }));
+  app.patch<{ Params: { id: number }; Body: { priority?: number; runAt?: string | number; delay?: number; payload?: unknown } }>('/v1/jobs/:id', { schema: actionSchemas.update }, async (request) => {
+    const { runAt, ...rest } = request.body;
+    // runAt as POST /v1/jobs takes it: ISO 8601 or ms since the epoch.
+    const at = runAt === undefined ? undefined : enqueueOptions({ name: 'x', runAt }).runAt;
+    return { job: await queue.update(request.params.id, { ...rest, ...(at === undefined ? {} : { runAt: at }) }) };
+  });
   app.post<{ Params: { id: number }; Body: { type: string } & Record<string, unknown> }>('/v1/jobs/:id/events', { schema: actionSchemas.event }, async (request) => ({
     job: await queue.send(request.params.id, request.body),
   }));

@@ -127,15 +127,17 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       // is one statement: autocommitted on its own, one round trip instead of BEGIN, statement, COMMIT.
       // A flow child's parent is settled in the same transaction, so such a batch takes the long form.
       if (distinctJobs(reqs) && !reqs.some((t) => (!t.purge && wakesOthers(t.to)) || t.flow)) return transitionBatch(db, transitionSql, reqs, freed());
+      // An update's new fields are written request by request (rare: a caller's queue.update).
+      const oneByOne = !distinctJobs(reqs) || reqs.some((t) => t.set);
       return db.tx(async (client) => {
-        const out = distinctJobs(reqs) ? await transitionBatch(client, transitionSql, reqs, freed()) : await transitionEach(client, transitionSql, reqs, history);
+        const out = oneByOne ? await transitionEach(client, transitionSql, reqs, history) : await transitionBatch(client, transitionSql, reqs, freed());
         if (reqs.some((t) => t.flow)) await flows.settleAll(client, reqs, out);
         const parentWakes = reqs.some((t) => t.parentMoves?.some((m) => wakesOthers(m.to)));
         if (parentWakes || reqs.some((t, i) => out[i] && !t.purge && wakesOthers(t.to))) await client.query(s.notify, [channel, instanceId]);
         // Request by request (rare: a job named twice), which jobs held a slot is not read: any end of a lease may free one.
-        else if (!distinctJobs(reqs) && reqs.some((t, i) => out[i] && t.from === JobState.processing && t.to !== JobState.processing)) await client.query(s.notify, freedNotice());
+        else if (oneByOne && reqs.some((t, i) => out[i] && t.from === JobState.processing && t.to !== JobState.processing)) await client.query(s.notify, freedNotice());
         // Request by request, and a flow's parent: a finished job is announced here (the batch statement announces its own).
-        const finishedHere = (!distinctJobs(reqs) && reqs.some((t, i) => out[i] && FINISHED_STATES.includes(t.to))) || reqs.some((t) => t.parentMoves?.some((m) => FINISHED_STATES.includes(m.to)));
+        const finishedHere = (oneByOne && reqs.some((t, i) => out[i] && FINISHED_STATES.includes(t.to))) || reqs.some((t) => t.parentMoves?.some((m) => FINISHED_STATES.includes(m.to)));
         if (finishedHere) await client.query(s.notify, [channel, `${instanceId}${FINISHED_SUFFIX}`]);
         return out;
       });

@@ -19,6 +19,8 @@ import { render } from './sql.js';
 
 export interface TransitionStatements {
   move: string;
+  /** update-fields.sql of the SQLite store: a job.update's new payload and priority, after its move. */
+  updateFields: string;
   purge: string;
   history: string;
   purgeHistory: string;
@@ -76,6 +78,7 @@ export function transitionStatements(schema: string, history: boolean): Transiti
 
   return {
     move: render(`UPDATE {{schema}}.jobs SET ${set(param, '')} WHERE id = $1 AND ${one}`, schema),
+    updateFields: render('UPDATE {{schema}}.jobs SET payload = coalesce($2, payload), priority = coalesce($3::int, priority) WHERE id = $1', schema),
     purge: render(`DELETE FROM {{schema}}.jobs WHERE id = $1 AND ${match({ version: '$4::int', from: '$2', token: '$3', expiredBy: '$5::bigint' }, '')}`, schema),
     history: render(
       `INSERT INTO {{schema}}.job_history (job_id, from_state, to_state, event, candidate, at, worker_id, lease_token, error)
@@ -145,6 +148,7 @@ export async function transitionEach(client: Queryable, s: TransitionStatements,
     }
     const values = [t.id, t.from, t.token, t.to, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.at, t.uniqueNeed ?? 0, ...cas];
     const changed = (await client.query(s.move, values)).rowCount === 1;
+    if (changed && t.set) await client.query(s.updateFields, [t.id, t.set.payload ?? null, t.set.priority ?? null]);
     if (changed && history) {
       await client.query(s.history, [t.id, t.from, t.to, t.event, t.candidate ?? null, t.at, t.workerId ?? null, t.token, json(t.error)]);
     }

@@ -29,6 +29,7 @@ export function createTransition(db: Database.Database, deps: TransitionDeps): D
     transition: positional(db, sql('transition')),
     transitionHeld: positional(db, sql('transition-held')),
     history: positional(db, sql('insert-history')),
+    updateFields: db.prepare(sql('update-fields')),
   };
 
   return db.transaction((reqs: readonly TransitionRequest[]): boolean[] => {
@@ -59,6 +60,7 @@ export function createTransition(db: Database.Database, deps: TransitionDeps): D
           uniqueNeed: t.uniqueNeed ?? 0,
           at: t.at,
         }).changes === 1;
+      if (changed && t.set) s.updateFields.run({ id: t.id, payload: t.set.payload ?? null, priority: t.set.priority ?? null });
       if (changed && recordHistory) {
         s.history.run({
           id: t.id,
