@@ -7,3 +7,4 @@ export { compileMachine, MachineCompileError } from './compile.js';
 export type { CompiledMachine, TableStep } from './compile.js';
 export { computeBackoff, resolveRetryPolicy, isRetryableError, DEFAULT_RETRY_POLICY } from './policy.js';
 export type { RetryPolicy, ResolvedRetryPolicy, Backoff, ErrorInfo, ErrorMatcher } from './policy.js';
+export { createQuarantineMachine, QUARANTINE_EXPIRY_MS } from './examples/quarantine.machine.js';

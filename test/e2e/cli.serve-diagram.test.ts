@@ -12,6 +12,7 @@ import { waitFor } from '../helpers/wait.js';
 import { secretKey, verify } from '../../src/webhook/standard-webhooks.js';
 
 const HANDLERS = fileURLToPath(new URL('../fixtures/cli-handlers.ts', import.meta.url));
+const MACHINES_INDEX = fileURLToPath(new URL('../../machines/index.ts', import.meta.url));
 const QUARANTINE = fileURLToPath(new URL('../../machines/examples/quarantine.machine.ts', import.meta.url));
 const TOKEN = 'serve-test-token-123';
 const receivers = useReceivers();
@@ -178,6 +179,11 @@ describe('litejobs diagram', { timeout: CLI_TEST_TIMEOUT }, () => {
     const user = await runCli(['diagram', QUARANTINE, '--export', 'createQuarantineMachine']);
     expect(user.code, user.stderr).toBe(0);
     expect(user.stdout).toContain('processing --> quarantined');
+    // The CLI reference's example: litejobs/machines exports the example machine by that name.
+    const fromIndex = await runCli(['diagram', MACHINES_INDEX, '--export', 'createQuarantineMachine', '--format', 'dot']);
+    expect(fromIndex.code, fromIndex.stderr).toBe(0);
+    expect(fromIndex.stdout).toContain('"quarantined"');
+    expect(readFileSync(new URL('../../docs/reference/cli.md', import.meta.url), 'utf8')).toContain('--export createQuarantineMachine');
   });
 
   it('exits 2 on an unknown format and 1 on an export that is not a machine', async () => {

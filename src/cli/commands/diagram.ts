@@ -66,7 +66,7 @@ export function registerDiagram(program: Command, io: CliIO): void {
       } else io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     });
   document(cmd, {
-    examples: ['litejobs diagram', 'litejobs diagram --format svg --output lifecycle.svg', 'litejobs diagram ./machines.js --export quarantineMachine --format dot'],
+    examples: ['litejobs diagram', 'litejobs diagram --format svg --output lifecycle.svg', 'litejobs diagram node_modules/litejobs/dist/machines/index.js --export createQuarantineMachine --format dot'],
     exitCodes: [[ExitCode.failure, 'runtime error: the module cannot be loaded, or the export is not a machine']],
   });
 }
