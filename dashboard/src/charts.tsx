@@ -7,6 +7,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { api, errorText } from './api';
+import { firstDrawn, newestValues } from './chart-data';
+import { ChartLegend, type LegendLine } from './chart-legend';
 import type { Series } from './types';
 import { useVisibleInterval } from './visible';
 
@@ -15,16 +17,16 @@ const REFRESH_MS = 10_000;
 const SMOOTH = 10;
 const NAME_COLOURS = ['#2f6feb', '#8250df', '#1a7f37', '#bf8700', '#cf222e', '#0a7ea4', '#bc4c00', '#57606a'];
 
-interface Line {
-  label: string;
-  colour: string;
-}
 interface PlotProps {
   title: string;
-  lines: Line[];
+  lines: LegendLine[];
   data: uPlot.AlignedData;
   theme: string;
+  format(value: number): string;
 }
+
+const decimals = (v: number) => String(+v.toFixed(2));
+const milliseconds = (v: number) => `${Math.round(v)} ms`;
 
 function cssVar(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -44,9 +46,10 @@ function smooth(values: number[], by: number): number[] {
   return out;
 }
 
-function Plot({ title, lines, data, theme }: PlotProps) {
+function Plot({ title, lines, data, theme, format }: PlotProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot>();
+  const [cursor, setCursor] = useState<number | null>(null);
   const key = lines.map((l) => l.label).join('\n');
 
   useEffect(() => {
@@ -58,9 +61,10 @@ function Plot({ title, lines, data, theme }: PlotProps) {
       width: Math.max(200, el.clientWidth),
       height: 180,
       cursor: { drag: { x: false, y: false } },
-      legend: { live: true },
+      legend: { show: false },
+      hooks: { setCursor: [(u) => setCursor(u.cursor.idx ?? null)] },
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-      axes: [axis, { ...axis, size: 52, values: (_u, ticks) => ticks.map((v) => String(+v.toFixed(2))) }],
+      axes: [axis, { ...axis, size: 52, values: (_u, ticks) => ticks.map(decimals) }],
       series: [{}, ...lines.map((l) => ({ label: l.label, stroke: l.colour, width: 1.5, fill: `${l.colour}1a`, points: { show: false } }))],
     };
     const u = new uPlot(opts, data, el);
@@ -78,10 +82,13 @@ function Plot({ title, lines, data, theme }: PlotProps) {
     plot.current?.setData(data);
   }, [data]);
 
+  const hovered = cursor !== null && cursor < data[0].length;
+  const values = hovered ? data.slice(1).map((ys) => ys[cursor] ?? null) : newestValues(data);
   return (
     <figure class="plot">
       <figcaption>{title}</figcaption>
       <div ref={box} class="plot-box" />
+      <ChartLegend lines={lines} values={values} at={hovered ? data[0][cursor] : undefined} format={format} />
     </figure>
   );
 }
@@ -106,6 +113,12 @@ export function Charts({ theme }: { theme: string }) {
   const failed = smooth(t.failed, SMOOTH);
   const names = Object.keys(b.names).sort();
   const backlogLength = Math.max(0, ...names.map((n) => b.names[n]!.length));
+  // Nothing is drawn from before the data began (a queue made ten minutes ago has ten minutes).
+  const since = series.since ?? 0;
+  const trimmed = (x: number[], ys: Array<Array<number | null>>, step: number): uPlot.AlignedData => {
+    const from = firstDrawn(x, step, since);
+    return [x.slice(from), ...ys.map((y) => y.slice(from))];
+  };
   return (
     <div class="charts">
       {error && <p class="inline-error">{error}</p>}
@@ -116,7 +129,8 @@ export function Charts({ theme }: { theme: string }) {
           { label: 'completed', colour: '#1a7f37' },
           { label: 'failed', colour: '#d4661b' },
         ]}
-        data={[xs(completed.length, tStep, t.end), completed, failed]}
+        format={decimals}
+        data={trimmed(xs(completed.length, tStep, t.end), [completed, failed], tStep)}
       />
       <Plot
         title="Start latency (ms)"
@@ -125,13 +139,15 @@ export function Charts({ theme }: { theme: string }) {
           { label: 'p50', colour: '#2f6feb' },
           { label: 'p99', colour: '#8250df' },
         ]}
-        data={[xs(l.p50.length, l.step, l.end), l.p50, l.p99]}
+        format={milliseconds}
+        data={trimmed(xs(l.p50.length, l.step, l.end), [l.p50, l.p99], l.step)}
       />
       <Plot
         title="Backlog (pending per name)"
         theme={theme}
         lines={names.map((n, i) => ({ label: n, colour: NAME_COLOURS[i % NAME_COLOURS.length]! }))}
-        data={[xs(backlogLength, b.step, b.end), ...names.map((n) => b.names[n]!)]}
+        format={decimals}
+        data={trimmed(xs(backlogLength, b.step, b.end), names.map((n) => b.names[n]!), b.step)}
       />
     </div>
   );

@@ -7,10 +7,11 @@
 import { Fragment } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, api, errorText } from './api';
-import { absolute, duration, toMs } from './format';
+import { duration, toMs } from './format';
 import { candidateEdges } from './live';
 import { JobActions } from './job-actions';
 import { Replay } from './replay';
+import { When } from './when';
 import { stepsByTransition } from './timeline-steps';
 import type { PathHighlight } from './statechart';
 import type { GraphEdge, GraphState, JobDetail as Detail, StepRow } from './types';
@@ -149,15 +150,15 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose, readOnly }: 
           </>
         )}
         <dt>created</dt>
-        <dd>{absolute(job.createdAt)}</dd>
+        <dd><When at={job.createdAt} now={now} /></dd>
         <dt>run at</dt>
-        <dd>{absolute(job.runAt)}</dd>
+        <dd><When at={job.runAt} now={now} /></dd>
         <dt>updated</dt>
-        <dd>{absolute(job.updatedAt)}</dd>
+        <dd><When at={job.updatedAt} now={now} /></dd>
         {job.lockedUntil != null && (
           <>
             <dt>locked until</dt>
-            <dd>{absolute(job.lockedUntil)}</dd>
+            <dd><When at={job.lockedUntil} now={now} /></dd>
           </>
         )}
       </dl>
@@ -198,7 +199,7 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose, readOnly }: 
                 <span class="from">{h.from ?? 'enqueued'}</span> → <span class={`pill s-${h.to}`}>{h.to}</span> <code>{h.event}</code>
               </div>
               <div class="muted small-text">
-                {absolute(h.at)}
+                <When at={h.at} now={now} />
                 {h.workerId ? ` · ${h.workerId}` : ''}
                 {spent[i] !== undefined ? ` · ${duration(spent[i]!)} in ${h.to}` : ''}
                 {h.error ? ` · ${h.error.message}` : ''}
@@ -219,10 +220,10 @@ function StepItem({ step }: { step: StepRow }) {
     <li class="step" data-testid="timeline-step">
       <div>
         <span class="muted">step {step.seq}</span> <code>{step.name}</code>
-        {step.wakeAt != null ? <span class="muted"> · sleep until {absolute(step.wakeAt)}</span> : step.result !== undefined ? <span class="muted"> → {JSON.stringify(step.result)}</span> : ''}
+        {step.wakeAt != null ? <span class="muted"> · sleep until <When at={step.wakeAt} /></span> : step.result !== undefined ? <span class="muted"> → {JSON.stringify(step.result)}</span> : ''}
       </div>
       <div class="muted small-text">
-        {absolute(step.at)} · attempt {step.attempt}
+        <When at={step.at} /> · attempt {step.attempt}
       </div>
     </li>
   );

@@ -6,7 +6,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from './api';
 import { confirmAction, toast } from './confirm';
-import { count, excerpt, relative } from './format';
+import { count, excerpt } from './format';
+import { When } from './when';
 import type { JobSummary, Paused } from './types';
 import { type Act, ListActions } from './list-actions';
 
@@ -188,9 +189,11 @@ export function JobList({ graphLabel, accepts, state, names, readOnly, paused, o
                     {job.id}
                   </a>
                 </td>
-                <td>{job.name}</td>
+                <td class="job-name">{job.name}</td>
                 <td class="num">{job.attempts}</td>
-                <td class="nowrap">{relative(state === 'pending' || state === 'failed' ? job.runAt : job.updatedAt)}</td>
+                <td class="nowrap">
+                  <When at={state === 'pending' || state === 'failed' ? job.runAt : job.updatedAt} />
+                </td>
                 <td class="wide">
                   {job.error && (
                     <span class="err" title={job.error}>

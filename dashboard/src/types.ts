@@ -102,6 +102,8 @@ export interface Series {
   throughput: { step: number; end: number; completed: number[]; failed: number[] };
   latency: { step: number; end: number; p50: (number | null)[]; p99: (number | null)[] };
   backlog: { step: number; end: number; names: Record<string, number[]> };
+  /** When the data begins (ms): nothing before it is drawn. */
+  since: number;
 }
 export interface Worker {
   owner: string;

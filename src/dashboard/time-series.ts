@@ -17,6 +17,12 @@ export interface SeriesView {
   throughput: { step: number; end: number; completed: number[]; failed: number[] };
   latency: { step: number; end: number; p50: Array<number | null>; p99: Array<number | null> };
   backlog: { step: number; end: number; names: Record<string, number[]> };
+  /**
+   * When the data begins (ms): an hour ago when the queue had changes before
+   * that, else its first change or the start of the live feed. Before it the
+   * zeros are not "nothing happened" but "nothing existed", and are not drawn.
+   */
+  since: number;
 }
 
 /** An attempt that ended in an error, whatever state it led to (a retry, dead). */
@@ -61,6 +67,7 @@ export function createTimeSeries(now: () => number): TimeSeries {
   const latency = new BucketRing<Histogram>(LATENCY_STEP, len(LATENCY_STEP));
   const backlog = new BucketRing<Map<string, number>>(BACKLOG_STEP, len(BACKLOG_STEP));
   const zero = () => ({ completed: 0, failed: 0 });
+  let since = now();
 
   const add = (batch: SeriesInput): void => {
     const t = now();
@@ -91,10 +98,10 @@ export function createTimeSeries(now: () => number): TimeSeries {
       const maxRows = o.maxRows ?? 300_000;
       const chunkRows = o.chunkRows ?? 50_000;
       const t = now();
-      const since = await store.cursorAt!(t - HOUR_MS);
+      const hourAgo = await store.cursorAt!(t - HOUR_MS);
       // The newest rows first in importance: a window over the bound starts later.
-      let cursor = { jobId: Math.max(since.jobId, upTo.jobId - maxRows), historyId: Math.max(since.historyId, upTo.historyId - maxRows) };
-      const complete = cursor.historyId > since.historyId || cursor.jobId > since.jobId ? Number.POSITIVE_INFINITY : t - HOUR_MS;
+      let cursor = { jobId: Math.max(hourAgo.jobId, upTo.jobId - maxRows), historyId: Math.max(hourAgo.historyId, upTo.historyId - maxRows) };
+      const complete = cursor.historyId > hourAgo.historyId || cursor.jobId > hourAgo.jobId ? Number.POSITIVE_INFINITY : t - HOUR_MS;
       let first: number | undefined;
       const deltas: PendingDelta[] = [];
       for (;;) {
@@ -106,8 +113,11 @@ export function createTimeSeries(now: () => number): TimeSeries {
         if (!batch.more) break;
         await yieldToLoop();
       }
+      for (const g of deltas) first = Math.min(first ?? Number.POSITIVE_INFINITY, g.at);
       // Cut short: the backlog is known back to the oldest change read.
       const knownFrom = complete === Number.POSITIVE_INFINITY ? (first ?? t) : complete;
+      const existedBefore = hourAgo.jobId > 0 || hourAgo.historyId > 0;
+      since = Math.min(since, existedBefore ? t - HOUR_MS : (first ?? t));
       const rebuilt = backlogBackwards(pending, deltas, { now: t, step: BACKLOG_STEP, len: len(BACKLOG_STEP), complete: knownFrom });
       for (let i = 0; i < len(BACKLOG_STEP); i++) {
         const at = rebuilt.end - (len(BACKLOG_STEP) - i) * BACKLOG_STEP;
@@ -137,9 +147,11 @@ export function createTimeSeries(now: () => number): TimeSeries {
           p99: lat.buckets.map((h) => (h ? quantile(h, 0.99) : null)),
         },
         backlog: { step: BACKLOG_STEP, end: bl.end, names: backlogNames },
+        since: Math.max(since, t - HOUR_MS),
       };
     },
     clear() {
+      since = now();
       throughput.clear();
       latency.clear();
       backlog.clear();

@@ -173,6 +173,7 @@ describe('series rebuilt from the history at start', () => {
       defineJob({ name: 'bad', retry: { attempts: 2, backoff: { type: 'fixed', delay: 1 } }, handler: () => { throw new Error('no'); } }),
     ];
     const q = fx.open({ jobs });
+    const began = Math.floor(Date.now() / 1000) * 1000;
     await q.enqueueMany([...Array.from({ length: 5 }, (_, i) => ({ name: 'ok', payload: i })), { name: 'bad', payload: 0 }]);
     const finished = events(q.events$, (e) => e.to === 'completed' || e.to === 'dead', 6);
     await q.start();
@@ -194,5 +195,8 @@ describe('series rebuilt from the history at start', () => {
     expect(series.backlog.names.later!.at(-1)).toBe(1);
     // Before the jobs were enqueued, nothing was pending.
     expect(series.backlog.names.ok![0]).toBe(0);
+    // A queue new this hour: the data begins with its first change, not an hour ago.
+    expect(series.since).toBeGreaterThanOrEqual(began);
+    expect(series.since).toBeLessThanOrEqual(Date.now());
   });
 });

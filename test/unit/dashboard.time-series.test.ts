@@ -9,6 +9,20 @@ const T0 = 1_796_120_000_000; // a whole second, a whole 10 s
 const done = (second: number, count: number) => ({ second, from: 'processing', to: 'completed', event: 'job.complete', candidate: null, name: 'a', marked: false, count });
 const fail = (second: number, to: string, count: number) => ({ second, from: 'processing', to, event: 'job.fail', candidate: null, name: 'a', marked: false, count });
 
+describe('since: where the data begins', () => {
+  it('is the start of the live feed when nothing was rebuilt, and moves with clear()', async () => {
+    const clock = createVirtualClock(T0);
+    const series = createTimeSeries(clock.now);
+    await clock.advance(30_000);
+    expect(series.view().since).toBe(T0);
+    series.clear();
+    expect(series.view().since).toBe(T0 + 30_000);
+    // Never further back than the hour drawn.
+    await clock.advance(2 * HOUR_MS);
+    expect(series.view().since).toBe(T0 + 30_000 + HOUR_MS);
+  });
+});
+
 describe('throughput per second', () => {
   it('counts each transition in the second of its time, the newest bucket holding now', async () => {
     const clock = createVirtualClock(T0 + 500);
