@@ -23,8 +23,12 @@ interface PlotProps {
   data: uPlot.AlignedData;
   theme: string;
   format(value: number): string;
+  /** Values with gaps between them (no job started in a bucket): drawn as points too, or a lone value would not show. */
+  sparse?: boolean;
 }
 
+const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const clockSeconds = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 const decimals = (v: number) => String(+v.toFixed(2));
 const milliseconds = (v: number) => `${Math.round(v)} ms`;
 
@@ -46,7 +50,7 @@ function smooth(values: number[], by: number): number[] {
   return out;
 }
 
-function Plot({ title, lines, data, theme, format }: PlotProps) {
+function Plot({ title, lines, data, theme, format, sparse = false }: PlotProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot>();
   const [cursor, setCursor] = useState<number | null>(null);
@@ -56,7 +60,16 @@ function Plot({ title, lines, data, theme, format }: PlotProps) {
     const el = box.current;
     if (!el) return;
     const [text, grid] = [cssVar('--muted'), cssVar('--grid')];
-    const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, font: '11px system-ui, sans-serif' };
+    const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, font: '12px system-ui, sans-serif' };
+    // One line of hours and minutes: uPlot's default adds a second line of dates that overlaps at narrow widths.
+    const xAxis = {
+      ...axis,
+      space: 96,
+      values: (_u: uPlot, ticks: number[]) => {
+        const format = (ticks[1] ?? 0) - (ticks[0] ?? 0) < 60 ? clockSeconds : clock;
+        return ticks.map((t) => format.format(t * 1000));
+      },
+    };
     const opts: uPlot.Options = {
       width: Math.max(200, el.clientWidth),
       height: 180,
@@ -64,8 +77,8 @@ function Plot({ title, lines, data, theme, format }: PlotProps) {
       legend: { show: false },
       hooks: { setCursor: [(u) => setCursor(u.cursor.idx ?? null)] },
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-      axes: [axis, { ...axis, size: 52, values: (_u, ticks) => ticks.map(decimals) }],
-      series: [{}, ...lines.map((l) => ({ label: l.label, stroke: l.colour, width: 1.5, fill: `${l.colour}1a`, points: { show: false } }))],
+      axes: [xAxis, { ...axis, size: 52, values: (_u, ticks) => ticks.map(decimals) }],
+      series: [{}, ...lines.map((l) => ({ label: l.label, stroke: l.colour, width: 1.5, fill: `${l.colour}1a`, points: { show: sparse, size: 4 } }))],
     };
     const u = new uPlot(opts, data, el);
     plot.current = u;
@@ -140,6 +153,7 @@ export function Charts({ theme }: { theme: string }) {
           { label: 'p99', colour: '#8250df' },
         ]}
         format={milliseconds}
+        sparse
         data={trimmed(xs(l.p50.length, l.step, l.end), [l.p50, l.p99], l.step)}
       />
       <Plot

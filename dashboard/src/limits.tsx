@@ -29,7 +29,7 @@ function rateText(limit: NameLimit['rateLimit']): string {
 
 function PausedUntil({ at, now }: { at: string | null; now: number }) {
   return (
-    <td class="nowrap" title={absolute(at)} data-paused-until={at ?? ''}>
+    <td class="nowrap" title={absolute(at)} data-paused-until={at ?? ''} data-label="paused">
       {at === null ? '–' : `ends ${relative(at, now)}`}
     </td>
   );
@@ -57,7 +57,7 @@ export function Limits() {
         <p class="muted">No limited job names (defineJob groupConcurrency, globalConcurrency, rateLimit).</p>
       ) : (
         <div class="table-scroll">
-          <table class="limits" data-testid="limit-names">
+          <table class="limits stacks" data-testid="limit-names">
             <thead>
               <tr>
                 <th>name</th>
@@ -72,12 +72,12 @@ export function Limits() {
             <tbody>
               {data.names.map((n) => (
                 <tr key={n.name} data-name={n.name}>
-                  <td>{n.name}</td>
-                  <td>{orDash(n.groupConcurrency)}</td>
-                  <td>{orDash(n.globalConcurrency)}</td>
-                  <td class="nowrap">{rateText(n.rateLimit)}</td>
-                  <td data-running>{count(n.running)}</td>
-                  <td>{orDash(n.tokensLeft)}</td>
+                  <td class="job-name" data-label="name">{n.name}</td>
+                  <td data-label="group conc.">{orDash(n.groupConcurrency)}</td>
+                  <td data-label="global conc.">{orDash(n.globalConcurrency)}</td>
+                  <td class="nowrap" data-label="rate">{rateText(n.rateLimit)}</td>
+                  <td data-running data-label="running">{count(n.running)}</td>
+                  <td data-label="tokens left">{orDash(n.tokensLeft)}</td>
                   <PausedUntil at={n.pausedUntil} now={now} />
                 </tr>
               ))}
@@ -90,7 +90,7 @@ export function Limits() {
         <p class="muted">No group has jobs pending or running.</p>
       ) : (
         <div class="table-scroll">
-          <table class="limits" data-testid="limit-groups">
+          <table class="limits stacks" data-testid="limit-groups">
             <thead>
               <tr>
                 <th>group</th>
@@ -103,12 +103,12 @@ export function Limits() {
             <tbody>
               {groups.map((g) => (
                 <tr key={g.group} data-group={g.group}>
-                  <td>
+                  <td data-label="group">
                     <code>{g.group}</code>
                   </td>
-                  <td data-pending>{count(g.pending)}</td>
-                  <td data-running>{count(g.running)}</td>
-                  <td data-concurrency>{g.concurrency === null ? '–' : count(g.concurrency)}</td>
+                  <td data-pending data-label="pending">{count(g.pending)}</td>
+                  <td data-running data-label="running">{count(g.running)}</td>
+                  <td data-concurrency data-label="concurrency">{g.concurrency === null ? '–' : count(g.concurrency)}</td>
                   <PausedUntil at={g.pausedUntil} now={now} />
                 </tr>
               ))}

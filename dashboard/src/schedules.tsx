@@ -26,7 +26,7 @@ export function Schedules() {
         <p class="muted">No cron schedules (defineJob schedule, queue.schedule).</p>
       ) : (
         <div class="table-scroll">
-          <table class="schedules" data-testid="schedules">
+          <table class="schedules stacks" data-testid="schedules">
             <thead>
               <tr>
                 <th>name</th>
@@ -38,14 +38,14 @@ export function Schedules() {
             <tbody>
               {data.map((s) => (
                 <tr key={s.name} data-schedule={s.name}>
-                  <td>{s.name}</td>
-                  <td>
+                  <td class="job-name" data-label="name">{s.name}</td>
+                  <td data-label="cron">
                     <code>{s.cron}</code> <span class="muted">{s.tz ?? 'local time'}</span>
                   </td>
-                  <td class="nowrap" title={absolute(s.nextRunAt)} data-next-run={s.nextRunAt ?? ''}>
+                  <td class="nowrap" title={absolute(s.nextRunAt)} data-next-run={s.nextRunAt ?? ''} data-label="next run">
                     {s.nextRunAt === null ? 'never' : relative(s.nextRunAt, now)}
                   </td>
-                  <td class="nowrap" title={absolute(s.lastRunAt)}>
+                  <td class="nowrap" title={absolute(s.lastRunAt)} data-label="last run">
                     {relative(s.lastRunAt, now)}
                   </td>
                 </tr>
