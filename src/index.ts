@@ -20,6 +20,7 @@ export type { JobChanges } from './engine/job-update.js';
 export type { MissedPolicy } from './engine/cron.js';
 export type { JobTypes, JobTypeMap, JobMapOf, JobOf, UntypedJobs } from './engine/job-types.js';
 export type { Job, StepView, Transition } from './engine/job-view.js';
+export type { JobLogs, LogLine, LogLevel, LogsOptions } from './engine/job-logs.js';
 export { isTransition } from './engine/events.js';
 export type { QueueEvent, JobTransitionEvent, ClaimBatchEvent, ClaimPassEvent, RunStuckEvent } from './engine/events.js';
 export type { QueueStats, BackupProgress, StoreDiagnostics, InsertResult, ListFilter, Store, JobRecord, LeasedJob, NewJob, ClaimRequest, ClaimRule, TransitionRequest, HistoryEntry, CallerClient, ScheduleRecord, NewSchedule } from './store/store.js';

@@ -7,6 +7,7 @@ import type { ClaimBatchEvent, ClaimPassEvent, QueueEvent } from './engine/event
 import type { EnqueueItem, FlowJobOf, JobOf, JobTypeMap, UntypedJobs } from './engine/job-types.js';
 import type { BatchResult, FlowResult } from './engine/flow-api.js';
 import type { StepView, Transition } from './engine/job-view.js';
+import type { JobLogs, LogsOptions } from './engine/job-logs.js';
 import type { EnqueueItemOptions, EnqueueManyOptions, EnqueueOptions } from './engine/options.js';
 import type { WorkerInfo } from './engine/pool.js';
 import type { ScheduleOptions, ScheduleView } from './engine/schedules.js';
@@ -73,6 +74,18 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
   history(id: number): Promise<Transition[]>;
   /** The job's completed durable steps (`ctx.step`, `ctx.sleep`), in the order they completed. */
   steps(id: number): Promise<StepView[]>;
+  /**
+   * The lines the job's handler logged with `ctx.log`, oldest first, with
+   * the attempt that logged each: one page (`after` a line's `seq`, at most
+   * `limit`), and how many earlier lines were dropped (a job keeps its
+   * newest 1,000). They are stored at lease renewals and before each
+   * attempt's outcome, and deleted with the job.
+   *
+   * @example
+   * const { lines, dropped } = await queue.logs(id);
+   * for (const l of lines) console.log(l.at.toISOString(), l.attempt, l.level, l.message);
+   */
+  logs(id: number, options?: LogsOptions): Promise<JobLogs>;
   listJobs(filter?: ListFilter): Promise<Array<JobOf<M>>>;
   stats(): Promise<QueueStatsView>;
   /** Sends a `dead` job back to `pending` with a fresh set of attempts. */
@@ -92,7 +105,7 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
    */
   promote(id: number): Promise<JobOf<M>>;
   /**
-   * Deletes a job with its history and steps. A running job (one held under
+   * Deletes a job with its history, steps and log lines. A running job (one held under
    * a lease) is refused with `InvalidTransitionError`: cancel it first; so is
    * a flow child that has not finished, whose parent waits for it. Ids are
    * never handed out again.

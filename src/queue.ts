@@ -25,6 +25,7 @@ import { createJobActions } from './engine/job-actions.js';
 import { createJobResults } from './engine/job-results.js';
 import { createWatch } from './engine/watch.js';
 import { createJobUpdate } from './engine/job-update.js';
+import { readJobLogs } from './engine/job-logs.js';
 import { payloadSchemasOf, validateItems, validatePayload } from './engine/payload-schema.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './engine/validate.js';
 import { InvalidTransitionError, JobNotFoundError, QueueClosedError, ValidationError } from './errors.js';
@@ -211,6 +212,10 @@ function createUntypedQueue(options: QueueOptions): Queue {
       open();
       await load(id);
       return (await store.steps(id)).map(toStepView);
+    },
+    async logs(id, logsOptions) {
+      open();
+      return readJobLogs(store, id, logsOptions);
     },
     async listJobs(filter = {}) {
       open();

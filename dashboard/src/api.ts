@@ -3,7 +3,7 @@
  * `<meta name="litejobs-base">`, the bearer token from sessionStorage (it
  * lasts as long as the tab), and every error body becomes an `ApiError`.
  */
-import type { Counts, DashboardConfig, JobDetail, JobPage, Limits, Paused, Schedule, Series, Workers } from './types';
+import type { Counts, DashboardConfig, JobDetail, JobLogPage, JobPage, Limits, Overview, Schedule, Series, Workers } from './types';
 
 const TOKEN_KEY = 'litejobs-token';
 
@@ -71,11 +71,13 @@ export const api = {
   counts: () => request<Counts>('GET', apiUrl('/v1/dashboard/counts')),
   series: () => request<Series>('GET', apiUrl('/v1/dashboard/series')),
   workers: () => request<Workers>('GET', apiUrl('/v1/dashboard/workers')),
+  overview: () => request<Overview>('GET', apiUrl('/v1/dashboard/overview')),
   schedules: () => request<{ schedules: Schedule[] }>('GET', apiUrl('/v1/schedules')),
   limits: () => request<Limits>('GET', apiUrl('/v1/limits')),
   jobs: (query: { state: string; name?: string; where?: string; limit?: number; cursor?: string }, signal?: AbortSignal) =>
     request<JobPage>('GET', apiUrl('/v1/dashboard/jobs', query), undefined, signal),
   job: (id: number) => request<JobDetail>('GET', apiUrl(`/v1/jobs/${id}`)),
+  logs: (id: number, after?: number) => request<JobLogPage>('GET', apiUrl(`/v1/jobs/${id}/logs`, { after })),
   retry: (id: number) => request<{ job: unknown }>('POST', apiUrl(`/v1/jobs/${id}/retry`)),
   retryAll: (body: { name?: string; where?: string }) => request<{ retried: number }>('POST', apiUrl('/v1/jobs/retry'), body),
   cancelMany: (ids: number[]) =>
@@ -87,8 +89,9 @@ export const api = {
   remove: (id: number) => request<null>('DELETE', apiUrl(`/v1/jobs/${id}`)),
   /** Any event the job's machine accepts now (`events` in the job's detail). */
   send: (id: number, type: string) => request<{ job: unknown }>('POST', apiUrl(`/v1/jobs/${id}/events`), { type }),
-  pause: (name: string) => request<{ paused: Paused }>('POST', apiUrl(`/v1/names/${encodeURIComponent(name)}/pause`)),
-  resume: (name: string) => request<{ paused: Paused }>('POST', apiUrl(`/v1/names/${encodeURIComponent(name)}/resume`)),
+  /** The name's own pause, as the server answers it: `pausedWith()` folds it into the page's Paused. */
+  pause: (name: string) => request<{ name: string; paused: boolean }>('POST', apiUrl(`/v1/names/${encodeURIComponent(name)}/pause`)),
+  resume: (name: string) => request<{ name: string; paused: boolean }>('POST', apiUrl(`/v1/names/${encodeURIComponent(name)}/resume`)),
 };
 
 /** The text to show for a failed call. */

@@ -73,6 +73,8 @@ function Plot({ title, lines, data, theme, format, sparse = false }: PlotProps) 
     const opts: uPlot.Options = {
       width: Math.max(200, el.clientWidth),
       height: 180,
+      // Room on the right for the last time label, which is centred on its tick.
+      padding: [10, 32, null, null],
       cursor: { drag: { x: false, y: false } },
       legend: { show: false },
       hooks: { setCursor: [(u) => setCursor(u.cursor.idx ?? null)] },

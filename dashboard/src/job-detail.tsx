@@ -1,7 +1,7 @@
 /**
  * One job in full: payload, result or error, attempts, lease, progress,
  * timestamps and its timeline (transitions, and the durable steps completed
- * between them), with a replay of its path on the statechart.
+ * and the lines logged between them), with a replay of its path on the statechart.
  * Refetched when the live stream mentions it.
  */
 import { Fragment } from 'preact';
@@ -13,6 +13,7 @@ import { JobActions } from './job-actions';
 import { Replay } from './replay';
 import { When } from './when';
 import { stepsByTransition } from './timeline-steps';
+import { LogNote, TimelineExtras, useJobLogs } from './job-logs';
 import type { PathHighlight } from './statechart';
 import type { GraphEdge, GraphState, JobDetail as Detail, StepRow } from './types';
 
@@ -75,6 +76,7 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose, readOnly }: 
   );
 
   const stepsAfter = useMemo(() => stepsByTransition(history, detail?.steps ?? []), [history, detail]);
+  const logs = useJobLogs(id, history, [touched, acted], detail?.job.state === 'processing');
 
   const showStep = (step: number) => {
     if (!detail) return;
@@ -188,10 +190,9 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose, readOnly }: 
       )}
       <h3>Timeline</h3>
       <Replay history={history} spent={spent} onStep={showStep} />
+      <LogNote logs={logs} />
       <ol class="timeline" data-testid="timeline">
-        {stepsAfter.before.map((s) => (
-          <StepItem key={`s${s.seq}`} step={s} />
-        ))}
+        <TimelineExtras steps={stepsAfter.before} lines={logs.before} Step={StepItem} />
         {history.map((h, i) => (
           <Fragment key={i}>
             <li>
@@ -205,9 +206,7 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose, readOnly }: 
                 {h.error ? ` · ${h.error.message}` : ''}
               </div>
             </li>
-            {stepsAfter.after[i]!.map((s) => (
-              <StepItem key={`s${s.seq}`} step={s} />
-            ))}
+            <TimelineExtras steps={stepsAfter.after[i]!} lines={logs.after[i] ?? []} Step={StepItem} />
           </Fragment>
         ))}
       </ol>

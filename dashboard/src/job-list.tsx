@@ -21,6 +21,8 @@ interface Props {
   accepts(name: string): boolean;
   state: string;
   names: string[];
+  /** A name picked elsewhere (the overview): the filter switches to it whenever it or the state changes. */
+  nameFilter?: string;
   readOnly: boolean;
   paused: Paused;
   openJob: number | undefined;
@@ -31,8 +33,8 @@ interface Props {
 
 const PAGE = 25;
 
-export function JobList({ graphLabel, accepts, state, names, readOnly, paused, openJob, reload, onPaused }: Props) {
-  const [name, setName] = useState('');
+export function JobList({ graphLabel, accepts, state, names, nameFilter, readOnly, paused, openJob, reload, onPaused }: Props) {
+  const [name, setName] = useState(nameFilter ?? '');
   const [draft, setDraft] = useState('');
   const [where, setWhere] = useState('');
   const [jobs, setJobs] = useState<JobSummary[]>([]);
@@ -79,6 +81,10 @@ export function JobList({ graphLabel, accepts, state, names, readOnly, paused, o
   useEffect(() => {
     if (name && !names.includes(name)) setName('');
   }, [names.join('\n')]);
+
+  useEffect(() => {
+    if (nameFilter !== undefined) setName(nameFilter);
+  }, [nameFilter, state]);
 
   /** Asks, runs, reports, reloads. */
   const act: Act = async (title, body, ok, run) => {

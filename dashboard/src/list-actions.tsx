@@ -5,6 +5,7 @@
  * which asks first, reports the outcome and reloads the list.
  */
 import { api } from './api';
+import { pausedWith } from './live';
 import type { Paused } from './types';
 
 /** States a job can be cancelled from (the base machine's job.cancel edges). */
@@ -98,7 +99,7 @@ export function ListActions({ state, name, where, chosen, paused, act, onPaused 
             onClick={() =>
               act('Resume', `Resume claiming "${name}" jobs?`, 'Resume', async () => {
                 const r = await api.resume(name);
-                onPaused(r.paused);
+                onPaused(pausedWith(paused, r.name, r.paused));
                 return `Resumed ${name}`;
               })
             }
@@ -112,7 +113,7 @@ export function ListActions({ state, name, where, chosen, paused, act, onPaused 
             onClick={() =>
               act('Pause', `Pause "${name}"? Workers stop claiming its jobs until it is resumed.`, 'Pause', async () => {
                 const r = await api.pause(name);
-                onPaused(r.paused);
+                onPaused(pausedWith(paused, r.name, r.paused));
                 return `Paused ${name}`;
               })
             }

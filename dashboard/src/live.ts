@@ -12,6 +12,13 @@ export function samePaused(a: Paused, b: Paused): boolean {
   return a.all === b.all && a.names.length === b.names.length && a.names.every((n, i) => n === b.names[i]);
 }
 
+/** What is paused once `name` is paused (`on`) or resumed: the next tick says the same, from the store. */
+export function pausedWith(paused: Paused, name: string, on: boolean): Paused {
+  const names = paused.names.filter((n) => n !== name);
+  if (on) names.push(name);
+  return { all: paused.all, names: names.sort() };
+}
+
 /** Which graph a job name belongs to: the one that names it, else the catch-all (names: null). */
 export function graphForName(graphs: DashboardGraph[], name: string): DashboardGraph | undefined {
   return graphs.find((g) => g.names?.includes(name)) ?? graphs.find((g) => g.names === null);

@@ -12,30 +12,21 @@ import { applyTheme, Header, initialTheme, type Theme } from './header';
 import { JobDetail } from './job-detail';
 import { JobList } from './job-list';
 import { Limits } from './limits';
-import { EdgeRates, graphCounts, graphForName, namesOfGraph, samePaused } from './live';
+import { Overview } from './overview';
+import { EdgeRates, graphForName, namesOfGraph, samePaused } from './live';
 import { openEventStream, type Connection } from './sse';
-import { type PathHighlight, Statechart } from './statechart';
+import { Lifecycle } from './lifecycle';
+import type { PathHighlight } from './statechart';
 import { TokenForm } from './token';
 import type { DashboardConfig, NameCounts, Paused } from './types';
 import { Schedules } from './schedules';
 import { Workers } from './workers';
 
 const PULSE_MS = 1200;
-const NARROW = 700;
 
 function jobFromHash(): number | undefined {
   const m = /^#job=(\d+)$/.exec(location.hash);
   return m ? Number(m[1]) : undefined;
-}
-
-function useWidth(): number {
-  const [width, setWidth] = useState(window.innerWidth);
-  useEffect(() => {
-    const onResize = () => setWidth(window.innerWidth);
-    window.addEventListener('resize', onResize);
-    return () => window.removeEventListener('resize', onResize);
-  }, []);
-  return width;
 }
 
 function App() {
@@ -46,13 +37,13 @@ function App() {
   const [names, setNames] = useState<NameCounts>({});
   const [paused, setPaused] = useState<Paused>({ all: false, names: [] });
   const [connection, setConnection] = useState<Connection | undefined>();
-  const [selected, setSelected] = useState<{ graph: string; state: string } | undefined>();
+  /** `name`: picked in the overview, the job list filters by it. */
+  const [selected, setSelected] = useState<{ graph: string; state: string; name?: string } | undefined>();
   const [openJob, setOpenJob] = useState(jobFromHash);
   const [touched, setTouched] = useState(0);
   const [path, setPath] = useState<{ name: string; highlight: PathHighlight } | undefined>();
   const [reload, setReload] = useState(0);
   const [edgeView, setEdgeView] = useState<{ rates: Map<string, number>; pulsing: Set<string> }>({ rates: new Map(), pulsing: new Set() });
-  const width = useWidth();
   const openRef = useRef(openJob);
   openRef.current = openJob;
 
@@ -136,8 +127,15 @@ function App() {
   }, [config, boot]);
 
   const graph = config?.graphs.find((g) => g.id === selected?.graph);
-  const listNames = useMemo(() => (config && graph ? namesOfGraph(config.graphs, graph, config.names) : []), [config, graph]);
-  const direction = width < NARROW ? 'DOWN' : 'RIGHT';
+  // The names known at load and every name the live counts have shown since (a job name first enqueued after the page opened).
+  const knownNames = useMemo(() => {
+    const all = new Set(config?.names ?? []);
+    for (const byName of Object.values(names)) for (const name of Object.keys(byName)) all.add(name);
+    return [...all].sort();
+  }, [config, names]);
+  // Keyed on the names themselves: a tick with the same names keeps the list (and the job list's render) as it was.
+  const knownKey = knownNames.join('\n');
+  const listNames = useMemo(() => (config && graph ? namesOfGraph(config.graphs, graph, knownKey ? knownKey.split('\n') : []) : []), [config, graph, knownKey]);
   const readOnly = (config?.readOnly ?? false) || needToken;
   const machineOf = useCallback((name: string) => (config ? graphForName(config.graphs, name)?.graph : undefined), [config]);
   const onPath = useCallback(
@@ -165,30 +163,34 @@ function App() {
         {!needToken && !config && <p class="muted">{bootError ?? 'Loading…'}</p>}
         {config && (
           <>
+            <section class="panel" aria-labelledby="overview-title">
+              <div class="panel-head">
+                <h2 id="overview-title">Overview</h2>
+                <span class="muted small-text">per job name · throughput and waits over the last 5 min · select a count to list its jobs</span>
+              </div>
+              <Overview
+                names={names}
+                paused={paused}
+                readOnly={readOnly}
+                onPaused={setPaused}
+                onSelect={(name, state) => setSelected({ graph: graphForName(config.graphs, name)?.id ?? config.graphs[0]!.id, state, name })}
+              />
+            </section>
             <section class="panel" aria-labelledby="machine-title">
               <div class="panel-head">
                 <h2 id="machine-title">Job lifecycle</h2>
                 <span class="muted small-text">counts now · edge rates over the last 5 min · select a state to list its jobs</span>
               </div>
-              {config.graphs.map((g) => (
-                <div key={g.id} class="machine">
-                  {config.graphs.length > 1 && (
-                    <h3>
-                      {g.id} <span class="muted small-text">{g.names === null ? 'every other name' : g.names.join(', ')}</span>
-                    </h3>
-                  )}
-                  <Statechart
-                    graph={g}
-                    layout={g.layouts[direction]}
-                    counts={graphCounts(config.graphs, g, names)}
-                    rates={edgeView.rates}
-                    pulsing={edgeView.pulsing}
-                    selected={selected?.graph === g.id ? selected.state : undefined}
-                    path={pathGraph === g.id ? path?.highlight : undefined}
-                    onSelect={(state) => setSelected({ graph: g.id, state })}
-                  />
-                </div>
-              ))}
+              <Lifecycle
+                config={config}
+                names={names}
+                rates={edgeView.rates}
+                pulsing={edgeView.pulsing}
+                selected={selected}
+                path={path?.highlight}
+                pathGraph={pathGraph}
+                onSelect={(graph, state) => setSelected({ graph, state })}
+              />
             </section>
             <div class="split">
               {selected ? (
@@ -198,6 +200,7 @@ function App() {
                   accepts={(name) => config.graphs.length === 1 || graphForName(config.graphs, name)?.id === selected.graph}
                   state={selected.state}
                   names={listNames}
+                  nameFilter={selected.name}
                   readOnly={readOnly}
                   paused={paused}
                   openJob={openJob}

@@ -2,9 +2,9 @@
 
 // The server's own types, imported as types only (nothing of the server reaches the bundle).
 import type { MachineGraph, MachineGraphEdge, MachineGraphState } from '../../src/diagram/machine-graph.js';
-import type { Box, DiagramLayout, Point } from '../../src/diagram/layout-types.js';
+import type { Box, DiagramLayout, PlacedBundle, Point } from '../../src/diagram/layout-types.js';
 
-export type { Box, DiagramLayout, MachineGraph, Point };
+export type { Box, DiagramLayout, MachineGraph, PlacedBundle, Point };
 export type GraphState = MachineGraphState;
 export type GraphEdge = MachineGraphEdge;
 
@@ -105,10 +105,27 @@ export interface Series {
   /** When the data begins (ms): nothing before it is drawn. */
   since: number;
 }
+/** A process running workers, from the store's process registry. */
+export interface WorkerProcess {
+  host: string;
+  pid: number;
+  concurrency: number;
+  names: string[];
+  version: string;
+  startedAt: number;
+  /** Its last heartbeat. */
+  seenAt: number;
+  heartbeatMs: number;
+}
 export interface Worker {
   owner: string;
   lastSeen: number;
+  /** In claim order for a registered process. */
   running: { id: number; name: string; since: number; lockedUntil: number; progress: number | null }[];
+  /** Absent for a lease owner with no registry row (an older litejobs, or a process gone before its leases ran out). */
+  process?: WorkerProcess;
+  /** With `process`: slots running a job; the rest of `running` waits for a slot (prefetch). */
+  busy?: number;
 }
 export interface Workers {
   at: number;
@@ -162,4 +179,43 @@ export interface GroupLimit {
 export interface Limits {
   names: NameLimit[];
   groups: GroupLimit[];
+}
+/** `GET /v1/dashboard/overview`: per job name, the figures beside the counts. */
+export interface OverviewFigures {
+  counts: Record<string, number>;
+  /** Attempts per minute over the last `windowMs`. */
+  throughput: { completed: number; failed: number };
+  /** Attempts in each minute of the hour, oldest first. */
+  perMinute: { completed: number[]; failed: number[] };
+  /** How long the jobs claimed in the window had been due, ms. */
+  wait: { p50: number | null; p95: number | null };
+}
+export interface OverviewRow extends OverviewFigures {
+  name: string;
+  paused: boolean;
+}
+export interface Overview {
+  at: number;
+  windowMs: number;
+  perMinute: { step: number; end: number };
+  paused: Paused;
+  rows: OverviewRow[];
+  /** The names past the server's cap, together. */
+  other: (OverviewFigures & { names: number }) | null;
+}
+/** `GET /v1/jobs/:id/logs`: a line the job's handler logged (ctx.log). */
+export interface LogLineRow {
+  seq: number;
+  at: Time;
+  attempt: number;
+  level: string;
+  message: string;
+  fields?: Record<string, unknown>;
+}
+export interface JobLogPage {
+  lines: LogLineRow[];
+  /** Earlier lines dropped: a job keeps its newest. */
+  dropped: number;
+  /** The `after` of the next page; null on the last one. */
+  next: number | null;
 }

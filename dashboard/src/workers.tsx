@@ -1,9 +1,19 @@
-/** Who holds leases right now, and on what: refreshed every 2 s while the tab is visible. */
+/**
+ * Who works on the queue: each process with its host, pid, uptime and slots
+ * (what each busy slot runs, the idle ones as a count), and lease owners
+ * with no registry row by their owner id. Refreshed every 2 s while the tab
+ * is visible.
+ */
 import { useState } from 'preact/hooks';
 import { api, errorText } from './api';
 import { duration, relative } from './format';
-import type { Workers as WorkersData } from './types';
+import type { Worker, WorkerProcess, Workers as WorkersData } from './types';
 import { useVisibleInterval } from './visible';
+
+type Running = Worker['running'][number];
+
+/** Slot marks drawn at most: a larger pool is told in numbers only. */
+const MAX_MARKS = 64;
 
 export function Workers() {
   const [data, setData] = useState<WorkersData | undefined>();
@@ -22,47 +32,110 @@ export function Workers() {
     <>
       {error && <p class="inline-error">{error}</p>}
       {data.workers.length === 0 ? (
-        <p class="muted">No worker has claimed a job in the last minute.</p>
+        <p class="muted">No process runs workers, and none has claimed a job in the last minute.</p>
       ) : (
-        <div class="table-scroll">
-          <table class="workers">
-            <thead>
-              <tr>
-                <th>owner</th>
-                <th>last seen</th>
-                <th>running</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.workers.map((w) => (
-                <tr key={w.owner}>
-                  <td>
-                    <code>{w.owner}</code>
-                  </td>
-                  <td class="nowrap">{relative(w.lastSeen, data.at)}</td>
-                  <td>
-                    {w.running.length === 0 ? (
-                      <span class="muted">idle</span>
-                    ) : (
-                      <ul class="running">
-                        {w.running.map((r) => (
-                          <li key={r.id}>
-                            <a href={`#job=${r.id}`}>
-                              {r.name} #{r.id}
-                            </a>{' '}
-                            <span class="muted">running for {duration(Math.max(0, data.at - r.since))}</span>
-                            {r.progress !== null && <progress max={100} value={r.progress} aria-label={`job ${r.id} progress`} />}
-                          </li>
-                        ))}
-                      </ul>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ul class="processes" data-testid="workers">
+          {data.workers.map((w) =>
+            w.process ? <ProcessItem key={w.owner} worker={w} process={w.process} at={data.at} /> : <OwnerItem key={w.owner} worker={w} at={data.at} />,
+          )}
+        </ul>
       )}
     </>
+  );
+}
+
+function ProcessItem({ worker, process: p, at }: { worker: Worker; process: WorkerProcess; at: number }) {
+  const busy = worker.busy ?? Math.min(worker.running.length, p.concurrency);
+  const inSlots = worker.running.slice(0, busy);
+  const ahead = worker.running.slice(busy);
+  const idle = p.concurrency - busy;
+  return (
+    <li class="process" data-owner={worker.owner} title={worker.owner}>
+      <div class="process-head">
+        <strong class="process-host" data-testid="worker-host">
+          {p.host}
+        </strong>
+        <span class="muted nowrap">pid {p.pid}</span>
+        <span class="muted nowrap" data-testid="worker-uptime">
+          up {duration(Math.max(0, at - p.startedAt))}
+        </span>
+      </div>
+      <div class="process-meta muted">
+        <span class="nowrap" data-testid="worker-slots">
+          {busy} of {p.concurrency} {p.concurrency === 1 ? 'slot' : 'slots'} busy
+        </span>
+        {p.names.length > 0 && <span class="process-names">{p.names.join(', ')}</span>}
+        <span class="nowrap">litejobs {p.version}</span>
+        <span class="nowrap">heartbeat {relative(p.seenAt, at)}</span>
+      </div>
+      {p.concurrency <= MAX_MARKS && (
+        <div class="slot-marks" aria-hidden="true">
+          {Array.from({ length: p.concurrency }, (_, i) => (
+            <span key={i} class={i < busy ? 'slot-mark busy' : 'slot-mark'} />
+          ))}
+        </div>
+      )}
+      {inSlots.length > 0 && (
+        <ul class="running slots">
+          {inSlots.map((r) => (
+            <RunningItem key={r.id} job={r} at={at} />
+          ))}
+        </ul>
+      )}
+      {idle > 0 && (
+        <p class="slot-idle muted" data-testid="worker-idle">
+          {busy === 0 ? `all ${idle} idle` : `${idle} idle`}
+        </p>
+      )}
+      {ahead.length > 0 && (
+        <details class="claimed-ahead">
+          <summary class="muted">{ahead.length} claimed ahead, waiting for a slot</summary>
+          <ul class="running">
+            {ahead.map((r) => (
+              <li key={r.id}>
+                <a href={`#job=${r.id}`}>
+                  {r.name} #{r.id}
+                </a>{' '}
+                <span class="muted">claimed {relative(r.since, at)}</span>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </li>
+  );
+}
+
+/** A lease owner with no registry row: an older litejobs, or a process gone before its leases ran out. */
+function OwnerItem({ worker: w, at }: { worker: Worker; at: number }) {
+  return (
+    <li class="process" data-owner={w.owner}>
+      <div class="process-head">
+        <code class="process-owner">{w.owner}</code>
+        <span class="muted nowrap">last seen {relative(w.lastSeen, at)}</span>
+      </div>
+      <div class="process-meta muted">no heartbeat: slots and uptime unknown</div>
+      {w.running.length === 0 ? (
+        <p class="slot-idle muted">idle</p>
+      ) : (
+        <ul class="running slots">
+          {w.running.map((r) => (
+            <RunningItem key={r.id} job={r} at={at} />
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+function RunningItem({ job: r, at }: { job: Running; at: number }) {
+  return (
+    <li data-job-id={r.id}>
+      <a href={`#job=${r.id}`} class="slot-job">
+        {r.name} #{r.id}
+      </a>{' '}
+      <span class="muted nowrap">running for {duration(Math.max(0, at - r.since))}</span>
+      {r.progress !== null && <progress max={100} value={r.progress} aria-label={`job ${r.id} progress`} />}
+    </li>
   );
 }

@@ -4,7 +4,6 @@
  * (docs/tools/generate-cli-docs.ts). Each command group registers itself:
  * a new group is one more entry in COMMAND_REGISTRARS.
  */
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { registerBackup } from './commands/backup.js';
 import { registerControl } from './commands/control.js';
@@ -23,6 +22,7 @@ import { registerStats } from './commands/stats.js';
 import { describeFailure, errorLine } from './exit-codes.js';
 import { processIO, type CliIO } from './io.js';
 import { DB_ENV, DEFAULT_DB } from './open-queue.js';
+import { packageVersion } from '../lib/package-version.js';
 
 /** Adds one group of commands to the program (`program.command(…)`, so they inherit its output and exit handling). */
 export type CommandRegistrar = (program: Command, io: CliIO) => void;
@@ -86,17 +86,4 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO(), r
     if (line) io.stderr.write(line);
     return exitCode;
   }
-}
-
-/** The version in litejobs' package.json, found from src/cli or dist/src/cli alike. */
-function packageVersion(): string {
-  for (let dir = new URL('.', import.meta.url); dir.pathname !== '/'; dir = new URL('..', dir)) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'litejobs' && pkg.version) return pkg.version;
-    } catch {
-      // no package.json at this level: look one up
-    }
-  }
-  return 'unknown';
 }

@@ -3,12 +3,14 @@
  * the queue's definitions. Jobs on the base machine (and names this process
  * does not define, enqueued by others) share the first; a job with a machine
  * of its own (the quarantine example) gets its own chart, found from the
- * machine itself with no extra code. Laid out once, both ways, with elkjs.
+ * machine itself with no extra code. Laid out once, both ways, with elkjs,
+ * tighter than `litejobs diagram` draws it: the page must fit a custom
+ * machine into a laptop's width with its text at 12 px or more.
  */
 import type { AnyStateMachine } from 'xstate';
 import { createJobMachine } from '../../machines/job.machine.js';
 import { machineGraph, type MachineGraph } from '../diagram/machine-graph.js';
-import { layoutGraph, type DiagramLayout } from '../diagram/svg-layout.js';
+import { layoutGraph, type DiagramLayout, type LayoutOptions } from '../diagram/svg-layout.js';
 import type { AnyJobDefinition } from '../engine/job-definition.js';
 
 export interface DashboardGraph {
@@ -51,11 +53,36 @@ export function groupGraphs(definitions: ReadonlyMap<string, AnyJobDefinition>):
   return [...groups.values()];
 }
 
+/**
+ * The edges drawn as one on the page: those that take the same event (same
+ * label, guard and all) into the same state from different states. Every
+ * busy state has a `job.cancel` into `cancelled`, and `job.rerun` and
+ * `job.promote` lead back to `pending` from several: one labelled arrow each
+ * instead of a stack of arrowheads with the same label. Indexes into
+ * `graph.edges`, in graph order; groups of one are left out.
+ */
+export function edgeBundles(graph: MachineGraph): number[][] {
+  const groups = new Map<string, number[]>();
+  graph.edges.forEach((edge, i) => {
+    if (edge.from === edge.to) return;
+    const key = JSON.stringify([edge.to, edge.label]);
+    groups.set(key, [...(groups.get(key) ?? []), i]);
+  });
+  return [...groups.values()].filter((members) => members.length > 1);
+}
+
+/** How the page wants its charts laid out (see LayoutOptions). */
+export function dashboardLayoutOptions(graph: MachineGraph): LayoutOptions {
+  // An edge gap over the arrowhead's width (9): arrowheads side by side, never on top of each other.
+  return { bundles: edgeBundles(graph), stateLines: 2, edgeGap: 12, finalsLast: true, wrapLabels: true, compact: true };
+}
+
 /** Every chart with its layouts (elk runs here: about 100 ms per graph, once). */
 export async function dashboardGraphs(definitions: ReadonlyMap<string, AnyJobDefinition>): Promise<DashboardGraph[]> {
   return Promise.all(
     groupGraphs(definitions).map(async (g) => {
-      const [RIGHT, DOWN] = await Promise.all([layoutGraph(g.graph, 'RIGHT'), layoutGraph(g.graph, 'DOWN')]);
+      const options = dashboardLayoutOptions(g.graph);
+      const [RIGHT, DOWN] = await Promise.all([layoutGraph(g.graph, 'RIGHT', options), layoutGraph(g.graph, 'DOWN', options)]);
       return { ...g, layouts: { RIGHT, DOWN } };
     }),
   );

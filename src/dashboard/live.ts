@@ -12,6 +12,7 @@ import type { ChangeBatch, ChangeCursor } from '../store/store.js';
 import type { TimerHandle } from '../lib/clock.js';
 import { createChangeFeed, type FeedMessage, type FeedStage } from './change-feed.js';
 import { createLiveCounts, type CountsView } from './live-counts.js';
+import { createNameStats, type OverviewView } from './name-stats.js';
 import { createTimeSeries, type SeriesView } from './time-series.js';
 import { createWorkers, type WorkersView } from './workers.js';
 
@@ -34,10 +35,17 @@ export interface CountsResponse extends CountsView {
   paused: PausedView;
 }
 
+export interface OverviewResponse extends OverviewView {
+  /** The counts are partial: the first exact count is still being taken. */
+  seeding?: true;
+}
+
 export interface DashboardLive {
   counts(): Promise<CountsResponse>;
   series(): Promise<SeriesView>;
   workers(): Promise<WorkersView>;
+  /** One row per job name: counts, pause, throughput and waits. */
+  overview(): Promise<OverviewResponse>;
   /** Sends ticks (and a reset for a cursor it cannot replay) until the returned function is called. */
   subscribe(send: (message: FeedMessage) => void, lastEventId?: string): Promise<() => void>;
   /** The change feed is reading the store (someone looked within `idleMs`). */
@@ -96,11 +104,22 @@ export function createDashboardLive(queue: Queue<any>, options: DashboardLiveOpt
   const workers = createWorkers(store, now);
   const workersStage: FeedStage = { start: (cursor) => workers.start(cursor), apply: (batch) => workers.apply(batch) };
 
+  const nameStats = createNameStats(now);
+  /** The history before the feed's start, read into the per-name figures; later batches are added as they come. */
+  let nameStatsRebuilt: Promise<void> = Promise.resolve();
+  const nameStatsStage: FeedStage = {
+    start(cursor) {
+      nameStats.clear();
+      nameStatsRebuilt = nameStats.rebuild(store, cursor).catch((err: unknown) => logger.warn({ err }, 'dashboard: rebuilding the overview failed'));
+    },
+    apply: (batch) => nameStats.add(batch),
+  };
+
   const feed = createChangeFeed({
     store,
     clock,
     logger,
-    stages: [countsStage, seriesStage, workersStage],
+    stages: [countsStage, seriesStage, workersStage, nameStatsStage],
     counts: () => counts.view(),
     intervalMs: options.intervalMs,
     chunkRows: options.chunkRows,
@@ -164,6 +183,16 @@ export function createDashboardLive(queue: Queue<any>, options: DashboardLiveOpt
         return series.view();
       }),
     workers: () => using(() => workers.view()),
+    overview: () =>
+      using(async () => {
+        await seeded();
+        await nameStatsRebuilt;
+        const paused = pausedView(await store.paused());
+        const c = counts.view();
+        const view: OverviewResponse = nameStats.view(c.names, paused);
+        if (c.seeding) view.seeding = true;
+        return view;
+      }),
     async subscribe(send, lastEventId) {
       use();
       try {

@@ -1,10 +1,14 @@
 /**
- * Who works on the queue: every lease owner holding jobs now, and the owners
- * seen claiming in the last minute (idle ones with `running: []`). Claims
- * reach it through the change feed; leases are read on demand (the processing
+ * Who works on the queue: every process in the store's process registry,
+ * every lease owner holding jobs now, and the owners seen claiming in the
+ * last minute (idle ones with `running: []`). A registered process comes
+ * with its host, pid, slots and uptime; a lease owner with no row (an older
+ * litejobs, a store without the registry, a process gone but its leases not
+ * yet run out) is shown by its owner id alone. Claims reach it through the
+ * change feed; leases and the registry are read on demand (the processing
  * rows, by their partial index), at most once a second unless new claims came.
  */
-import type { ChangeBatch, ChangeCursor, Store } from '../store/store.js';
+import type { ChangeBatch, ChangeCursor, Store, WorkerProcessRecord } from '../store/store.js';
 
 export const SEEN_WITHIN_MS = 60_000;
 const LEASES_TTL_MS = 1000;
@@ -14,8 +18,20 @@ const START_ROWS = 100_000;
 export interface WorkerView {
   owner: string;
   lastSeen: number;
+  /** Its leased jobs (in claim order for a registered process). */
   running: Array<{ id: number; name: string; since: number; lockedUntil: number | null; progress: number | null }>;
+  /** The process, from its registry row: absent for an owner that has none. */
+  process?: ProcessView;
+  /**
+   * With `process`: its slots running a job, at most its concurrency. Jobs
+   * claimed beyond that wait in its prefetch buffer, so the first `busy` of
+   * `running` are taken to be the ones in slots (a buffer hands jobs out in
+   * claim order).
+   */
+  busy?: number;
 }
+
+export type ProcessView = Omit<WorkerProcessRecord, 'owner'>;
 
 export interface WorkersView {
   at: number;
@@ -31,6 +47,7 @@ export interface Workers {
 export function createWorkers(store: Store, now: () => number): Workers {
   const leases = store.leases?.bind(store);
   if (!leases) throw new TypeError('the dashboard needs a store that lists leases (store.leases)');
+  const processes = store.processes?.bind(store);
   const claimers = new Map<string, number>();
   let cached: { at: number; view: Promise<WorkersView> } | undefined;
   /** Claims of the minute before the feed started are read once, with the first leases. */
@@ -42,7 +59,7 @@ export function createWorkers(store: Store, now: () => number): Workers {
 
   const read = async (t: number): Promise<WorkersView> => {
     const since = t - SEEN_WITHIN_MS;
-    const found = await leases(since, fromHistory ? START_ROWS : 0);
+    const [found, registered] = await Promise.all([leases(since, fromHistory ? START_ROWS : 0), processes?.(t) ?? []]);
     if (fromHistory) for (const c of found.claimers) seen(c.owner, c.at);
     fromHistory = false;
     const byOwner = new Map<string, WorkerView>();
@@ -59,6 +76,17 @@ export function createWorkers(store: Store, now: () => number): Workers {
     for (const [owner, at] of claimers) {
       if (at < since) claimers.delete(owner);
       else if (!byOwner.has(owner)) byOwner.set(owner, { owner, lastSeen: at, running: [] });
+    }
+    for (const { owner, ...process } of registered) {
+      let w = byOwner.get(owner);
+      if (!w) {
+        w = { owner, lastSeen: process.seenAt, running: [] };
+        byOwner.set(owner, w);
+      }
+      w.lastSeen = Math.max(w.lastSeen, process.seenAt);
+      w.running.sort((a, b) => a.since - b.since || a.id - b.id);
+      w.process = process;
+      w.busy = Math.min(w.running.length, process.concurrency);
     }
     return { at: t, workers: [...byOwner.values()].sort((a, b) => a.owner.localeCompare(b.owner)) };
   };

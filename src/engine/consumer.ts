@@ -15,6 +15,7 @@ import { createExecutor, extendLease } from './executor.js';
 import type { AbortReason } from './job-runner.js';
 import { deletesByAge } from './options.js';
 import { createPool, type WorkerInfo } from './pool.js';
+import { createProcessRegistry, heartbeatEvery } from './process-registry.js';
 import { createStartCheck } from './start-check.js';
 import { createScheduler } from './scheduler.js';
 import { createThreadPool } from './threads/thread-pool.js';
@@ -137,6 +138,10 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       (err) => void outage.failed(what, err),
     );
 
+  const sweepMs = Math.min(5000, Math.max(50, Math.floor(o.leaseMs / 4)));
+  // This process in the store's process registry (the dashboard's Workers): its heartbeat rides on the sweeps.
+  const registration = createProcessRegistry({ store, clock, outage, owner: o.ownerId, concurrency: o.concurrency, names, heartbeatMs: heartbeatEvery(o.leaseMs, sweepMs) });
+
   /** Turns expired leases (crashed or stuck workers) into failed attempts, through the machine. */
   const sweep = async () => {
     await expireLeases(engine, names, clock.now(), {
@@ -255,7 +260,8 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
           handBackPaused();
         }),
       );
-      stops.push(loop('sweeping expired leases', Math.min(5000, Math.max(50, Math.floor(o.leaseMs / 4))), sweep));
+      void registration.register();
+      stops.push(loop('sweeping expired leases', sweepMs, async () => void (await Promise.all([sweep(), registration.beatIfDue()]))));
       if (deletesByAge(engine.retention)) {
         stops.push(loop('deleting old jobs', RETENTION_EVERY_MS, purgeOld));
         purgeOld().catch((err: unknown) => void outage.failed('deleting old jobs', err));
@@ -283,6 +289,7 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       }
       for (const stop of stops.splice(0)) stop();
       pool.stop();
+      await registration.unregister();
       await threads?.close();
     },
     abort,

@@ -23,6 +23,8 @@ import { toContext } from './machine-registry.js';
 import type { ThreadOutcome, ThreadPool } from './threads/thread-pool.js';
 import { toJob, type Job } from './job-view.js';
 import { slotOf } from './cron.js';
+import { createLogWriter, LogBuffer } from './log-buffer.js';
+import { recordsLevel } from './recording-logger.js';
 
 /** A schedule's job's slot, for the thread that runs it (HandlerContext `slot`). */
 const slotSpec = (job: LeasedJob): { slot?: number } => {
@@ -44,6 +46,8 @@ interface Run {
   leaseGone: boolean;
   stuckTimer?: TimerHandle;
   stuck: boolean;
+  /** Its `ctx.log` lines not yet stored; made by the first line. */
+  logs?: LogBuffer;
 }
 
 export interface Executor {
@@ -108,6 +112,13 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     return ok;
   };
   const stepSaves = createBatcher<StepSave, boolean>((items) => engine.store.saveSteps(items));
+  const logWriter = createLogWriter(engine.store, logger);
+  const record: ContextHost['record'] = (job, level, fields, message) => {
+    const run = runOf(job);
+    if (!run) return; // a line logged after its run ended: nothing writes it any more
+    run.logs ??= new LogBuffer(job.id, job.attempts, () => clock.now());
+    run.logs.add(level, fields, message);
+  };
   const host: ContextHost = {
     extend,
     progress: (job, value) => engine.store.progress(job.id, job.leaseToken, value),
@@ -120,6 +131,7 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
         engine.registry.forJob(job.name, job.retry).next(job.state, toContext(job.attempts, job.lastError, job.ctx), { type: JobEventType.sleep, delay: 0 } as { type: string }) !== undefined,
     },
     logger,
+    record,
     children: async (job) => {
       const out: Job[] = [];
       for (let after = 0; ; ) {
@@ -164,6 +176,7 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
         log: (level, obj, msg) => {
           log ??= logger.child({ job: job.name, jobId: job.id, attempt: job.attempts, workerId });
           log[level](obj ?? {}, msg);
+          if (recordsLevel(logger, level)) record(job, level, obj, msg);
         },
       },
       abortable.signal,
@@ -183,6 +196,8 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     // While this run's lease holds, its outcome stands even if something else moved the job meanwhile
     // (a custom event that kept it processing): the machine then decides again on the job as it is now.
     const extra: SettleExtra = { workerId, retryUnavailable: true, again: (fresh) => fresh.leaseToken === job.leaseToken };
+    // The lines first: once the job is seen to have moved on, they are stored.
+    if (run.logs) await logWriter.flush(run.logs);
     try {
       // ctx.sleep parked the job: whatever the handler then did with the signal, the job sleeps
       // (unless the run was stopped: cancel, lost lease, shutdown and timeout decide as usual).
@@ -285,6 +300,8 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
       const now = clock.now();
       // Every lease gets its try, even after one failed (a broken connection fails one statement, not the next).
       const failures: unknown[] = [];
+      // Lines logged so far are stored meanwhile (one write for every run), so a long handler's show while it runs.
+      const written = Promise.all([...runs].map((run) => (run.logs?.size ? logWriter.flush(run.logs) : undefined)));
       for (const run of [...runs]) {
         if (run.leaseGone || run.job.lockedUntil - now >= o.leaseMs / 2) continue;
         try {
@@ -293,6 +310,7 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
           failures.push(err);
         }
       }
+      await written;
       if (failures.length > 0) throw failures[0];
     },
     isRunning: (jobId) => byJob.has(jobId),

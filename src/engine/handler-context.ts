@@ -10,6 +10,7 @@ import type { HandlerContext } from './job-definition.js';
 import type { Abortable } from '../lib/abortable.js';
 import { LeaseLostError, ValidationError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
+import { recordingLogger, type RecordLine } from './recording-logger.js';
 import type { LeasedJob } from '../store/store.js';
 import type { Job } from './job-view.js';
 import type { Duration } from '../lib/duration.js';
@@ -24,6 +25,8 @@ export interface ContextHost {
   /** Reads and records the job's durable steps (durable-steps.ts). */
   steps: StepHost;
   logger: Logger;
+  /** Records a line of `ctx.log` with the job (log-buffer.ts). */
+  record(job: LeasedJob, ...line: Parameters<RecordLine>): void;
   /** A flow parent's children, all of them, in id order. */
   children(job: LeasedJob): Promise<Job[]>;
   childCounts(job: LeasedJob): Promise<Record<string, number>>;
@@ -98,7 +101,10 @@ export class JobContext implements HandlerContext {
 
   get log(): Logger {
     // Built on first use: most handlers never log, and a child logger is not free.
-    this.childLog ??= this.host.logger.child({ job: this.job.name, jobId: this.job.id, attempt: this.job.attempts, workerId: this.workerId });
+    this.childLog ??= recordingLogger(
+      this.host.logger.child({ job: this.job.name, jobId: this.job.id, attempt: this.job.attempts, workerId: this.workerId }),
+      (level, fields, message) => this.host.record(this.job, level, fields, message),
+    );
     return this.childLog;
   }
 

@@ -32,7 +32,11 @@ export interface HandlerContext {
   heartbeat(): Promise<void>;
   /** Records progress (any number, e.g. 0..100) on the job. */
   progress(value: number): Promise<void>;
-  /** A pino child logger bound to `{ queue, job, jobId, attempt, workerId }`. */
+  /**
+   * A pino child logger bound to `{ queue, job, jobId, attempt, workerId }`.
+   * Its lines (info and above; debug and trace when the logger's level
+   * allows them) are also stored with the job: `queue.logs(id)`.
+   */
   log: Logger;
   /** A flow parent's children (enqueueFlow, enqueueBatch), in id order, as getJob returns them: results, errors, states. Empty for a job without children. */
   children(): Promise<Job[]>;

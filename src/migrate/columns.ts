@@ -61,6 +61,17 @@ export const STEP_COLUMNS = {
   at: 'bigint',
 } as const;
 
+/** A job's log lines (ctx.log), copied with the job. */
+export const LOG_COLUMNS = {
+  job_id: 'bigint',
+  seq: 'int',
+  at: 'bigint',
+  attempt: 'int',
+  level: 'text',
+  message: 'text',
+  fields: 'text',
+} as const;
+
 /** The limits table (rate-limit buckets, pauses, group concurrency), copied as it is on the first run. */
 export const LIMIT_COLUMNS = {
   kind: 'text',

@@ -2,7 +2,7 @@
  * The SQLite file `litejobs migrate` copies from, opened read-only: the
  * producers and workers still using it are not disturbed (WAL readers take
  * no lock writers wait on), and nothing here can change it. Each batch is
- * read in one read transaction, so a batch's jobs, their history and steps are one
+ * read in one read transaction, so a batch's jobs, their history, steps and log lines are one
  * snapshot of the file.
  */
 import { realpathSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { migrations } from '../store/sqlite/sql.js';
 import type { HistoryRow as StoredHistoryRow, JobRow } from '../store/sqlite/rows.js';
 import type { LimitRow } from '../store/limit-rows.js';
 import type { ScheduleRow } from '../store/sqlite/schedules.js';
-import { columnList, HISTORY_COLUMNS, JOB_COLUMNS, LIMIT_COLUMNS, STEP_COLUMNS } from './columns.js';
+import { columnList, HISTORY_COLUMNS, JOB_COLUMNS, LIMIT_COLUMNS, LOG_COLUMNS, STEP_COLUMNS } from './columns.js';
 
 /** A row of `job_history`, as the copy reads it: with its own id and its job's. */
 export interface HistoryRow extends StoredHistoryRow {
@@ -27,6 +27,8 @@ export interface SourceBatch {
   history: HistoryRow[];
   /** The completed steps of those jobs (ctx.step, ctx.sleep). */
   steps: StepRow[];
+  /** The log lines of those jobs (ctx.log), by job then seq. */
+  logs: LogLineRow[];
 }
 
 /** A row of `job_steps`, with its job's id. */
@@ -38,6 +40,17 @@ export interface StepRow {
   wake_at: number | null;
   attempt: number;
   at: number;
+}
+
+/** A row of `job_logs`, with its job's id. */
+export interface LogLineRow {
+  job_id: number;
+  seq: number;
+  at: number;
+  attempt: number;
+  level: string;
+  message: string;
+  fields: string | null;
 }
 
 export interface Source {
@@ -95,6 +108,7 @@ export function openSource(path: string): Source {
       `SELECT ${columnList(HISTORY_COLUMNS)} FROM job_history WHERE job_id > ? AND job_id <= ? ORDER BY id`,
     ),
     steps: db.prepare(`SELECT ${columnList(STEP_COLUMNS)} FROM job_steps WHERE job_id > ? AND job_id <= ? ORDER BY job_id, seq`),
+    logs: db.prepare(`SELECT ${columnList(LOG_COLUMNS)} FROM job_logs WHERE job_id > ? AND job_id <= ? ORDER BY job_id, seq`),
     countAfter: db.prepare('SELECT count(*) FROM jobs WHERE id > ?').pluck(),
     byState: db.prepare('SELECT state, count(*) AS n FROM jobs WHERE id > ? AND id <= ? GROUP BY state'),
     stateOf: db.prepare('SELECT state FROM jobs WHERE id = ?').pluck(),
@@ -113,9 +127,14 @@ export function openSource(path: string): Source {
       bytes += textBytes(job);
       if (bytes >= BATCH_BYTES) break;
     }
-    if (jobs.length === 0) return { jobs, history: [], steps: [] };
+    if (jobs.length === 0) return { jobs, history: [], steps: [], logs: [] };
     const last = jobs.at(-1)!.id;
-    return { jobs, history: s.history.all(after, last) as HistoryRow[], steps: s.steps.all(after, last) as StepRow[] };
+    return {
+      jobs,
+      history: s.history.all(after, last) as HistoryRow[],
+      steps: s.steps.all(after, last) as StepRow[],
+      logs: s.logs.all(after, last) as LogLineRow[],
+    };
   });
   return {
     identity,

@@ -5,12 +5,13 @@
 import type { Queryable } from '../store/postgres/driver.js';
 import { render } from '../store/postgres/sql.js';
 import type { JobRow } from '../store/sqlite/rows.js';
-import { asArrays, HISTORY_COLUMNS, JOB_COLUMNS, STEP_COLUMNS } from './columns.js';
-import type { HistoryRow, StepRow } from './source.js';
+import { asArrays, HISTORY_COLUMNS, JOB_COLUMNS, LOG_COLUMNS, STEP_COLUMNS } from './columns.js';
+import type { HistoryRow, LogLineRow, StepRow } from './source.js';
 
 export const jobColumns = (jobs: readonly JobRow[]): unknown[][] => asArrays(jobs, JOB_COLUMNS);
 export const historyColumns = (rows: readonly HistoryRow[]): unknown[][] => asArrays(rows, HISTORY_COLUMNS);
 export const stepColumns = (rows: readonly StepRow[]): unknown[][] => asArrays(rows, STEP_COLUMNS);
+export const logColumns = (rows: readonly LogLineRow[]): unknown[][] => asArrays(rows, LOG_COLUMNS);
 
 type IdentityTable = 'jobs' | 'job_history';
 

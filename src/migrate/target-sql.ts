@@ -6,7 +6,7 @@
  * batch is one statement per table (columns.ts).
  */
 import { render } from '../store/postgres/sql.js';
-import { HISTORY_COLUMNS, JOB_COLUMNS, LIMIT_COLUMNS, STEP_COLUMNS, unnestInsert } from './columns.js';
+import { HISTORY_COLUMNS, JOB_COLUMNS, LIMIT_COLUMNS, LOG_COLUMNS, STEP_COLUMNS, unnestInsert } from './columns.js';
 
 export function targetStatements(schema: string) {
   const q = (text: string) => render(text, schema);
@@ -21,6 +21,8 @@ export function targetStatements(schema: string) {
     insertHistory: unnestInsert(q('{{schema}}.job_history'), HISTORY_COLUMNS),
     // Only the steps of jobs this batch inserted: a job found present keeps its own.
     insertSteps: `${unnestInsert(q('{{schema}}.job_steps'), STEP_COLUMNS)} ON CONFLICT (job_id, name) DO NOTHING`,
+    // The same for log lines.
+    insertLogs: `${unnestInsert(q('{{schema}}.job_logs'), LOG_COLUMNS)} ON CONFLICT (job_id, seq) DO NOTHING`,
     jobsAt: q('SELECT id, name, created_at, key FROM {{schema}}.jobs WHERE id = ANY($1::bigint[])'),
     historyAt: q('SELECT id FROM {{schema}}.job_history WHERE id = ANY($1::bigint[]) LIMIT 1'),
     holders: q('SELECT id, key FROM {{schema}}.jobs WHERE key = ANY($1::text[])'),

@@ -26,7 +26,7 @@ import type { LimitRow } from '../store/limit-rows.js';
 import type { ScheduleRow } from '../store/sqlite/schedules.js';
 import { asArrays, LIMIT_COLUMNS } from './columns.js';
 import type { SourceBatch } from './source.js';
-import { historyColumns, identityMover, jobColumns, stepColumns } from './target-rows.js';
+import { historyColumns, identityMover, jobColumns, logColumns, stepColumns } from './target-rows.js';
 import { targetStatements } from './target-sql.js';
 
 export interface PassState {
@@ -130,6 +130,8 @@ export function openTarget(o: { connection: string; schema: string; identity: st
         }
         const steps = batch.steps.filter((step) => inserted.has(step.job_id));
         if (steps.length) await client.query(s.insertSteps, stepColumns(steps));
+        const logs = batch.logs.filter((line) => inserted.has(line.job_id));
+        if (logs.length) await client.query(s.insertLogs, logColumns(logs));
 
         const tally = new Map<string, number>();
         const ids = [...inserted];

@@ -124,8 +124,8 @@ export interface ChangeBatch {
   transitions: TransitionGroup[];
   /** The newest ≤ 50 changes, oldest first. */
   recent: RecentChange[];
-  /** Sampled claims: when, and how long the job had waited to start, ms. */
-  latency: Array<{ at: number; ms: number }>;
+  /** Sampled claims: when, how long the job had waited to start (ms), and its name (stores always give it). */
+  latency: Array<{ at: number; ms: number; name?: string }>;
   /** Lease owners that claimed, with their last claim's time. */
   claimers: Array<{ owner: string; at: number }>;
   counts?: StateNameCount[];

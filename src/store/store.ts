@@ -14,11 +14,15 @@ import type { FlowInsertResult, FlowLink, NewFlowNode, ParentMove, StepRecord, S
 import type { BrowseFilter, BrowsePage, ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, StateNameCount } from './reads.js';
 import type { ErrorInfo } from '../../machines/policy.js';
 import type { HistoryEntry, InsertResult, JobRecord, NewJob, NewSchedule, ScheduleRecord } from './records.js';
+import type { WorkerProcessRecord } from './process-records.js';
+import type { LogAppend, LogPage, LogRange } from './log-types.js';
 
 export type * from './reads.js';
 export type * from './limit-types.js';
 export type * from './flow-types.js';
 export type * from './records.js';
+export type * from './log-types.js';
+export type { WorkerProcessRecord } from './process-records.js';
 
 /**
  * What a claim writes, read off the job machine's claim edge at start-up
@@ -214,6 +218,15 @@ export interface Store {
   /** The job's completed steps, in the order they completed. */
   steps(id: number): Promise<StepRecord[]>;
   /**
+   * Appends runs' log lines (ctx.log) in one transaction: each item's lines
+   * numbered after its job's stored ones (`skipped` numbers left out first),
+   * then only the newest `keep` lines of each job stay. A job that is gone
+   * gets none (its lines would outlive it).
+   */
+  appendLogs(items: readonly LogAppend[], keep: number): Promise<void>;
+  /** A job's log lines numbered after `after`, oldest first, at most `limit`; and how many of its first lines were dropped. */
+  jobLogs(id: number, range: LogRange): Promise<LogPage>;
+  /**
    * insert(), synchronously, all or nothing: with the application's own
    * connection when the store was given one (inside the application's
    * transaction if one is open: it commits or rolls back with it), otherwise
@@ -300,10 +313,10 @@ export interface Store {
   /** Resolves while the database answers a read; throws a DatabaseError otherwise. */
   ping(): Promise<void>;
   diagnose(options: { integrity: boolean; now: number }): Promise<StoreDiagnostics>;
-  /** Deletes up to `limit` jobs finished in `state` before `before`, with their history; returns how many. */
+  /** Deletes up to `limit` jobs finished in `state` before `before`, with their history, steps and log lines; returns how many. */
   purgeFinished(state: string, before: number, limit: number): Promise<number>;
   /**
-   * Deletes jobs, with their steps and history, in one transaction: each one
+   * Deletes jobs, with their steps, log lines and history, in one transaction: each one
    * only while it is still at the target's version and state and holds no
    * lease (one answer per target, false where it moved on or was gone).
    * Deleted ids are never handed out again.
@@ -311,7 +324,7 @@ export interface Store {
   removeJobs(targets: readonly RemoveTarget[], at: number): Promise<boolean[]>;
   /**
    * Deletes up to `filter.limit` jobs in `filter.state` (of `filter.name`)
-   * whose last change came before `filter.before`, with their steps and
+   * whose last change came before `filter.before`, with their steps, log lines and
    * history; returns how many. Outside the finished states, a leased job
    * and a flow child (its parent waits for it) are never taken.
    */
@@ -329,5 +342,18 @@ export interface Store {
   leases?(since: number, limit: number): Promise<{ running: LeaseView[]; claimers: Array<{ owner: string; at: number }> }>;
   /** A cursor just before the first job created and the first history row written at or after `at` (ids follow time, near enough). */
   cursorAt?(at: number): Promise<ChangeCursor>;
+  /**
+   * The process registry (process-records.ts): writes this process's row, or
+   * renews its `seenAt`, and deletes the rows of processes gone quiet (no
+   * heartbeat for PROCESS_GONE_BEATS of their intervals at `record.seenAt`),
+   * in one small transaction. Never on the claim path: a queue calls it when
+   * it starts and every few seconds after. A store of one's own may leave
+   * the registry out; the dashboard then shows lease owners only.
+   */
+  beatProcess?(record: WorkerProcessRecord): Promise<void>;
+  /** Deletes the row of a process that stops running workers. */
+  removeProcess?(owner: string): Promise<void>;
+  /** The registered processes whose heartbeat has not aged out at `now`, by owner. */
+  processes?(now: number): Promise<WorkerProcessRecord[]>;
   close(): Promise<void>;
 }

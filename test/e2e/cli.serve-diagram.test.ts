@@ -130,6 +130,8 @@ describe('litejobs serve', { timeout: CLI_TEST_TIMEOUT }, () => {
     for (const state of ['completed', 'dead', 'cancelled']) expect((await fetch(`${url}/v1/dashboard/jobs?state=${state}`)).status).toBe(200);
     const file = new Database(db, { readonly: true });
     expect(file.prepare("SELECT name FROM sqlite_master WHERE name = 'jobs_finished'").all()).toEqual([]);
+    // Nor a row in the process registry: it runs no workers.
+    expect(file.prepare('SELECT owner FROM worker_processes').all()).toEqual([]);
     file.close();
     cli.proc.kill('SIGTERM');
     expect((await cli.done).code).toBe(0);

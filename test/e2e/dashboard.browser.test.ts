@@ -5,10 +5,9 @@
  * `completed` live, a job's path is replayed, a second process on the same
  * file (`serve --read-only`) shows a read-only page that refuses actions and
  * still sees the first process's jobs move. No console errors anywhere.
- * Screenshots go to test/e2e/artifacts/ (LITEJOBS_DOCS_SCREENSHOT=1 also
- * refreshes the one in docs/guides/).
+ * Screenshots go to test/e2e/artifacts/ (the ones in docs/guides/ come from
+ * dashboard.layout.browser.test.ts).
  */
-import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +17,6 @@ import { tempDir } from '../helpers/temp-db.js';
 
 /** The demo's first jobs: 4 samples and 12 deliveries; `import-orders` stays dead until retried. */
 const COMPLETED = 15;
-const DOCS_SHOT = new URL('../../docs/guides/dashboard.png', import.meta.url);
 
 let browser: Browser;
 beforeAll(async () => {
@@ -64,7 +62,6 @@ describe('dashboard in Chromium', () => {
         await page.locator('[data-testid=job-detail]').getByText('import-orders').first().waitFor();
         await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
         await page.screenshot({ path: join(ARTIFACTS, 'dashboard-1280-dead.png') });
-        if (process.env.LITEJOBS_DOCS_SCREENSHOT === '1') copyFileSync(join(ARTIFACTS, 'dashboard-1280-dead.png'), DOCS_SHOT);
         await page.locator('[data-testid=job-detail] [data-action=retry], [data-testid=job-list] [data-action=retry]').first().click();
         await page.locator('[data-testid=confirm-ok]').click();
         await expectCount(page, 'completed', COMPLETED + 1);

@@ -85,7 +85,8 @@ describe('dashboard job actions', () => {
 
       // The dead list: select both, retry them; then select one pending job and delete it.
       await page.goto(`${server.url}/`);
-      // The quarantine machine's own chart: its job's lists.
+      // The quarantine machine's own chart, behind its tab: its job's lists.
+      await page.locator('[role=tab][data-machine=import]').click();
       const chart = page.locator('svg:has([data-state="quarantined"])');
       await chart.locator('[data-state="dead"]').click();
       await page.locator('[data-testid=job-list] tr[data-job-id]').nth(1).waitFor({ timeout: 30_000 });

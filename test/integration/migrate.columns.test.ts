@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createQueue } from '../../src/index.js';
-import { HISTORY_COLUMNS, JOB_COLUMNS, SQLITE_ONLY_COLUMNS, STEP_COLUMNS } from '../../src/migrate/columns.js';
+import { HISTORY_COLUMNS, JOB_COLUMNS, LOG_COLUMNS, SQLITE_ONLY_COLUMNS, STEP_COLUMNS } from '../../src/migrate/columns.js';
 import { pgRows } from '../helpers/migrate.js';
 import { pgUrl, usePgSchema } from '../helpers/postgres.js';
 import { silentLogger } from '../helpers/silent-logger.js';
@@ -16,7 +16,7 @@ import { tempDbPath } from '../helpers/temp-db.js';
 const schema = usePgSchema();
 
 describe('the columns migrate copies', () => {
-  it('are every column of jobs, job_history and job_steps in both stores, but SQLite-only ones', async () => {
+  it('are every column of jobs, job_history, job_steps and job_logs in both stores, but SQLite-only ones', async () => {
     const file = tempDbPath();
     const name = schema();
     const sqliteQueue = createQueue({ path: file.path, logger: silentLogger });
@@ -31,6 +31,8 @@ describe('the columns migrate copies', () => {
           .sort();
       expect(sqliteColumns('job_steps')).toEqual(Object.keys(STEP_COLUMNS).sort());
       expect(await pgColumns('job_steps')).toEqual(Object.keys(STEP_COLUMNS).sort());
+      expect(sqliteColumns('job_logs')).toEqual(Object.keys(LOG_COLUMNS).sort());
+      expect(await pgColumns('job_logs')).toEqual(Object.keys(LOG_COLUMNS).sort());
       expect(sqliteColumns('jobs')).toEqual([...Object.keys(JOB_COLUMNS), ...SQLITE_ONLY_COLUMNS.jobs].sort());
       expect(sqliteColumns('job_history')).toEqual([...Object.keys(HISTORY_COLUMNS), ...SQLITE_ONLY_COLUMNS.job_history].sort());
       expect(await pgColumns('jobs')).toEqual(Object.keys(JOB_COLUMNS).sort());

@@ -1,4 +1,4 @@
-/** `litejobs job <id>`: one job, the timeline of its transitions with the time spent in each state, and its durable steps. */
+/** `litejobs job <id>`: one job, the timeline of its transitions with the time spent in each state, and its durable steps; or its log lines (`--logs`). */
 import { Argument, type Command } from 'commander';
 import { FINISHED_STATES } from '../../../machines/job.machine.js';
 import type { Job, StepView, Transition } from '../../engine/job-view.js';
@@ -8,6 +8,7 @@ import { ExitCode } from '../exit-codes.js';
 import { formatDuration, formatRelative, formatTime, printable, table, toJson } from '../format.js';
 import type { CliIO } from '../io.js';
 import { withQueue } from '../open-queue.js';
+import { readAllLogs, renderLogs } from './job-logs.js';
 
 /** A transition and how long the job then stayed in its `to` state (null: it is still there). */
 export type TimelineEntry = Transition & { durationMs: number | null };
@@ -15,10 +16,16 @@ export type TimelineEntry = Transition & { durationMs: number | null };
 export function registerJob(program: Command, io: CliIO): void {
   const cmd = program
     .command('job')
-    .description('Show one job: its fields, payload, result, last error, the timeline of its transitions, and its completed steps.')
+    .description('Show one job: its fields, payload, result, last error, the timeline of its transitions, and its completed steps; or, with --logs, the lines its handler logged.')
     .addArgument(new Argument('<id>', 'the job id').argParser(parseJobId))
-    .option('--json', 'print the job, with its `history` and `steps`, as JSON')
-    .action(async (id: number, flags: { json?: boolean }, self: Command) => {
+    .option('--logs', 'print the lines its handler logged with ctx.log instead: time, attempt, level, message and fields')
+    .option('--json', 'print the job, with its `history` and `steps`, as JSON (with --logs: `{ dropped, lines }`)')
+    .action(async (id: number, flags: { json?: boolean; logs?: boolean }, self: Command) => {
+      if (flags.logs) {
+        const logs = await withQueue(self, io, (queue) => readAllLogs(queue, id));
+        io.stdout.write(flags.json ? toJson(logs) : renderLogs(id, logs));
+        return;
+      }
       const { job, history, steps } = await withQueue(self, io, async (queue) => ({
         job: await queue.getJob(id),
         history: await queue.history(id),
@@ -29,7 +36,7 @@ export function registerJob(program: Command, io: CliIO): void {
       else io.stdout.write(renderJob(job, timeline, Date.now(), steps));
     });
   document(cmd, {
-    examples: ['litejobs job 42', 'litejobs job 42 --json'],
+    examples: ['litejobs job 42', 'litejobs job 42 --json', 'litejobs job 42 --logs'],
     exitCodes: [[ExitCode.failure, 'runtime error: no job with this id (LJ_ERR_JOB_NOT_FOUND), the database cannot be opened, …']],
   });
 }

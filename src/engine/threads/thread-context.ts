@@ -8,9 +8,9 @@
  * ValidationError (run such a job on the main thread, and put the CPU-bound
  * part in a thread job of its own).
  */
-import { format } from 'node:util';
 import type { ErrorInfo } from '../../../machines/policy.js';
 import { LeaseLostError, ValidationError } from '../../errors.js';
+import { pinoArgs, plainError } from '../../lib/pino-args.js';
 import type { FromThread, JobSpec, LogLevel, ToThread } from './messages.js';
 
 type Reply = Extract<ToThread, { type: 'reply' }>;
@@ -129,17 +129,6 @@ function makeLogger(emit: Emit, bindings: Record<string, unknown> | undefined): 
   return logger;
 }
 
-function pinoArgs(args: unknown[]): [Record<string, unknown> | undefined, string | undefined] {
-  const [first, ...rest] = args;
-  if (first instanceof Error) return [{ err: first }, rest.length > 0 ? formatMessage(rest) : first.message];
-  if (typeof first === 'object' && first !== null) return [first as Record<string, unknown>, rest.length > 0 ? formatMessage(rest) : undefined];
-  return [undefined, args.length > 0 ? formatMessage(args) : undefined];
-}
-
-function formatMessage([msg, ...args]: unknown[]): string {
-  return args.length > 0 ? format(msg, ...args) : String(msg);
-}
-
 /** What survives the port and any log transport: errors become plain objects, BigInts strings. */
 function jsonSafe(obj: Record<string, unknown>): Record<string, unknown> {
   try {
@@ -147,23 +136,4 @@ function jsonSafe(obj: Record<string, unknown>): Record<string, unknown> {
   } catch (err) {
     return { logError: `the log object is not JSON-serialisable: ${err instanceof Error ? err.message : String(err)}` };
   }
-}
-
-/** The shape of pino's error serializer: type, message, stack, and the error's own fields (code, …). */
-function plainError(err: Error): Record<string, unknown> {
-  const read = (key: string): unknown => {
-    try {
-      return (err as unknown as Record<string, unknown>)[key];
-    } catch {
-      return undefined;
-    }
-  };
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(err)) out[key] = read(key);
-  out.type = read('name');
-  out.message = read('message');
-  out.stack = read('stack');
-  const cause = read('cause');
-  if (cause !== undefined) out.cause = cause;
-  return out;
 }

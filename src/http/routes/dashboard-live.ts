@@ -1,6 +1,7 @@
 /**
- * The dashboard's live data: counts, the hour's series and workers as JSON,
- * and the change feed as Server-Sent Events (`GET /v1/dashboard/events`).
+ * The dashboard's live data: counts, the hour's series, workers and the
+ * overview per job name as JSON, and the change feed as Server-Sent Events
+ * (`GET /v1/dashboard/events`).
  *
  * The routes own `live`: it is closed with the fastify instance. Open event
  * streams are ended first (`preClose`): the server waits for its connections
@@ -27,6 +28,7 @@ export function dashboardLiveRoutes(app: FastifyInstance, live: DashboardLive): 
   app.get('/v1/dashboard/counts', async () => live.counts());
   app.get('/v1/dashboard/series', async () => live.series());
   app.get('/v1/dashboard/workers', async () => live.workers());
+  app.get('/v1/dashboard/overview', async () => live.overview());
 
   app.get('/v1/dashboard/events', async (request, reply) => {
     // HEAD (fastify answers it with this GET route): the headers, and no stream that would never end.

@@ -1,4 +1,4 @@
-/** `/v1/jobs…`: enqueue (one or a batch), read (with history or steps), list, retry and cancel jobs (one, a selection, or the dead a filter matches). */
+/** `/v1/jobs…`: enqueue (one or a batch), read (with history, steps or logs), list, retry and cancel jobs (one, a selection, or the dead a filter matches). */
 import type { LargeBodyGate } from '../large-body-gate.js';
 import type { FastifyInstance } from 'fastify';
 import type { EnqueueOptions } from '../../engine/options.js';
@@ -7,6 +7,16 @@ import type { Queue } from '../../queue.js';
 import { ValidationError } from '../../errors.js';
 import { cancelJobs, retryJobs } from '../../dashboard/bulk-actions.js';
 import { schemas } from '../schemas.js';
+import { MAX_LOGS_PAGE } from '../../engine/job-logs.js';
+
+const logsSchema = {
+  params: schemas.jobById.params,
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { after: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1, maximum: MAX_LOGS_PAGE } },
+  },
+} as const;
 
 export interface JobInput {
   name: string;
@@ -97,6 +107,11 @@ export function jobRoutes(app: FastifyInstance, queue: Queue, o: { batchBodyLimi
 
   // The job's completed durable steps (ctx.step, ctx.sleep): 404 for an unknown job.
   app.get<{ Params: { id: number } }>('/v1/jobs/:id/steps', { schema: schemas.jobById }, async (request) => ({ steps: await queue.steps(request.params.id) }));
+
+  // The job's ctx.log lines, oldest first: `next` (a line's seq) as `after` reads on. 404 for an unknown job.
+  app.get<{ Params: { id: number }; Querystring: { after?: number; limit?: number } }>('/v1/jobs/:id/logs', { schema: logsSchema }, async (request) =>
+    queue.logs(request.params.id, request.query),
+  );
 
   app.get<{ Querystring: { state?: string; name?: string; limit?: number; after?: number } }>('/v1/jobs', { schema: schemas.list }, async (request) => {
     const limit = request.query.limit ?? 100;

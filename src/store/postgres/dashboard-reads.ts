@@ -41,7 +41,7 @@ function dashboardStatements(schema: string) {
       FROM {{schema}}.jobs WHERE id > @after AND id <= @upTo
       ORDER BY id DESC LIMIT @limit`),
     // changes-latency.sql
-    latency: q(`SELECT h.at, h.at - greatest(j.run_at, j.created_at) AS ms
+    latency: q(`SELECT h.at, h.at - greatest(j.run_at, j.created_at) AS ms, j.name
       FROM {{schema}}.job_history h JOIN {{schema}}.jobs j ON j.id = h.job_id
       WHERE h.id > @after AND h.id <= @upTo AND h.event = 'job.claim' AND greatest(j.run_at, j.created_at) <= h.at
       ORDER BY h.id DESC LIMIT @limit`),

@@ -38,6 +38,8 @@ import { checkStorable, flowJobs } from './storable.js';
 import { createListener, FINISHED_SUFFIX } from './notify.js';
 import { createPostgresSchedules } from './schedules.js';
 import { createPostgresSteps } from './steps.js';
+import { createPostgresLogs } from './logs.js';
+import { createPostgresProcesses } from './processes.js';
 import { checkSchema } from './sql.js';
 import { statements } from './statements.js';
 import { createPostgresRemoval } from './remove.js';
@@ -202,10 +204,12 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     ...createPostgresLimits(db, schema),
     ...createPostgresSchedules(db, schema, insertSql, (client) => client.query(s.notify, [channel, instanceId])),
     ...createPostgresSteps(db, schema),
+    ...createPostgresLogs(db, schema),
     changes: dashboard.changes,
     countByStateAndName: dashboard.countByStateAndName,
     leases: dashboard.leases,
     cursorAt: dashboard.cursorAt,
+    ...createPostgresProcesses(db, schema),
     ping: async () => {
       await db.rows(s.ping);
     },

@@ -1,7 +1,7 @@
 /**
  * Deleting jobs on a caller's word (queue.remove, queue.clean), the
  * counterpart of the SQLite store's remove.ts: each statement deletes the
- * jobs with their steps and history and counts them (queue_meta `deleted`).
+ * jobs with their steps, log lines and history and counts them (queue_meta `deleted`).
  * A removed job goes only while it is still at the version and state it was
  * read in and holds no lease; a clean locks the rows it takes (SKIP LOCKED:
  * a claim holding one keeps it), and PostgreSQL checks each row's state
@@ -11,9 +11,10 @@ import type { CleanFilter, RemoveTarget } from '../store.js';
 import { FINISHED_STATES } from '../../../machines/job.machine.js';
 import { render } from './sql.js';
 
-/** The deletes that follow the jobs' own: their history and steps go, and the deletion is counted. */
+/** The deletes that follow the jobs' own: their history, steps and log lines go, and the deletion is counted. */
 const AFTER_GONE = `gone_history AS (DELETE FROM {{schema}}.job_history WHERE job_id IN (SELECT id FROM gone)),
   gone_steps AS (DELETE FROM {{schema}}.job_steps WHERE job_id IN (SELECT id FROM gone)),
+  gone_logs AS (DELETE FROM {{schema}}.job_logs WHERE job_id IN (SELECT id FROM gone)),
   counted AS (
     UPDATE {{schema}}.queue_meta SET value = value + (SELECT count(*) FROM gone) WHERE key = 'deleted' AND EXISTS (SELECT 1 FROM gone)
   )`;

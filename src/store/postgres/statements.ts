@@ -58,6 +58,8 @@ export function statements(schema: string) {
         DELETE FROM {{schema}}.job_history WHERE job_id IN (SELECT id FROM gone)
       ), gone_steps AS (
         DELETE FROM {{schema}}.job_steps WHERE job_id IN (SELECT id FROM gone)
+      ), gone_logs AS (
+        DELETE FROM {{schema}}.job_logs WHERE job_id IN (SELECT id FROM gone)
       ), counted AS (
         UPDATE {{schema}}.queue_meta SET value = value + (SELECT count(*) FROM gone) WHERE key = 'deleted' AND EXISTS (SELECT 1 FROM gone)
       )

@@ -4,7 +4,7 @@
  * request was decided on (in `from` under `token`), so a worker that lost
  * its lease cannot settle and a decision made on an old read never lands. A move into
  * processing keeps the lease (a custom edge); any other clears it. A purge
- * (retention 0) deletes the job, its steps and its history, under the same condition,
+ * (retention 0) deletes the job, its steps, log lines and history, under the same condition,
  * and counts the deletion (queue_meta `deleted`).
  *
  * Two forms with one outcome. A batch whose jobs are all distinct runs as one
@@ -25,6 +25,7 @@ export interface TransitionStatements {
   history: string;
   purgeHistory: string;
   purgeSteps: string;
+  purgeLogs: string;
   countDeleted: string;
   batch: string;
 }
@@ -87,6 +88,7 @@ export function transitionStatements(schema: string, history: boolean): Transiti
     ),
     purgeHistory: render('DELETE FROM {{schema}}.job_history WHERE job_id = ANY($1::bigint[])', schema),
     purgeSteps: render('DELETE FROM {{schema}}.job_steps WHERE job_id = ANY($1::bigint[])', schema),
+    purgeLogs: render('DELETE FROM {{schema}}.job_logs WHERE job_id = ANY($1::bigint[])', schema),
     countDeleted: render(`UPDATE {{schema}}.queue_meta SET value = value + $1 WHERE key = 'deleted'`, schema),
     batch: render(
       `WITH r AS (SELECT * FROM ${unnest}),
@@ -101,6 +103,7 @@ export function transitionStatements(schema: string, history: boolean): Transiti
        ),
        purged_history AS (DELETE FROM {{schema}}.job_history WHERE job_id IN (SELECT id FROM purged)),
        purged_steps AS (DELETE FROM {{schema}}.job_steps WHERE job_id IN (SELECT id FROM purged)),
+       purged_logs AS (DELETE FROM {{schema}}.job_logs WHERE job_id IN (SELECT id FROM purged)),
        counted AS (
          UPDATE {{schema}}.queue_meta SET value = value + (SELECT count(*) FROM purged)
          WHERE key = 'deleted' AND EXISTS (SELECT 1 FROM purged)
@@ -157,6 +160,7 @@ export async function transitionEach(client: Queryable, s: TransitionStatements,
   if (purged.length > 0) {
     await client.query(s.purgeHistory, [purged]);
     await client.query(s.purgeSteps, [purged]);
+    await client.query(s.purgeLogs, [purged]);
     await client.query(s.countDeleted, [purged.length]);
   }
   return out;

@@ -74,7 +74,7 @@ export function openDatabase(options: OpenOptions): Database.Database {
 }
 
 /** The tables every litejobs file holds. */
-const OWN_TABLES = ['jobs', 'job_history', 'queue_meta', 'paused_names', 'schedules', 'job_limits', 'job_steps'];
+const OWN_TABLES = ['jobs', 'job_history', 'queue_meta', 'paused_names', 'schedules', 'job_limits', 'job_steps', 'job_logs', 'worker_processes'];
 
 /**
  * Refuses a file litejobs did not make (other tables, or a schema level but

@@ -1,5 +1,5 @@
 /**
- * Deleting jobs (retention): the job rows, their steps and history, and two marks the
+ * Deleting jobs (retention): the job rows, their steps, log lines and history, and two marks the
  * readers of the history rely on. Every delete is counted in `queue_meta`
  * (`deleted`), so the dashboard's counts, kept from the history, know when
  * rows went without a transition. And when the newest history rows go, a
@@ -37,6 +37,7 @@ export function createPurge(db: Database.Database, recordHistory: boolean): Purg
     purgeJob: db.prepare(sql('purge-job')),
     deleteJob: db.prepare(sql('delete-job')),
     purgeSteps: db.prepare(sql('purge-steps')),
+    purgeLogs: db.prepare(sql('purge-logs')),
     purgeHistory: db.prepare(sql('purge-history')),
     countDeleted: db.prepare(sql('count-deleted')),
     historyTop: db.prepare(sql('history-top')).pluck(),
@@ -61,8 +62,9 @@ export function createPurge(db: Database.Database, recordHistory: boolean): Purg
         job({ id, version, from, token, at, expiredBy }, always = false) {
           if (s.purgeJob.run({ id, version, from, token, expiredBy: expiredBy ?? null }).changes !== 1) return false;
           deleted++;
-          // One probe of job_steps' primary key: a job that took no steps costs no more.
+          // One probe of job_steps' primary key, and of job_logs': a job that took no steps and logged nothing costs no more.
           s.purgeSteps.run({ id });
+          s.purgeLogs.run({ id });
           // A process that keeps no history skips it here (the hot path); purges by age clear any other process's.
           if (recordHistory || always) history(id, at);
           return true;
@@ -71,6 +73,7 @@ export function createPurge(db: Database.Database, recordHistory: boolean): Purg
           for (const id of ids) {
             s.deleteJob.run({ id });
             s.purgeSteps.run({ id });
+            s.purgeLogs.run({ id });
             history(id, at);
           }
           deleted += ids.length;

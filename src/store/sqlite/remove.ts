@@ -1,6 +1,6 @@
 /**
  * Deleting jobs on a caller's word (queue.remove, queue.clean): the rows,
- * their steps and their history, in one IMMEDIATE transaction, counted like
+ * their steps, log lines and history, in one IMMEDIATE transaction, counted like
  * retention's deletes (purge.ts). A job is removed only while it is still at
  * the version it was read at and holds no lease: one that moved on meanwhile
  * (claimed by another process, say) stays, and the caller decides again.

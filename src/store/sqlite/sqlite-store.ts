@@ -11,6 +11,8 @@ import { createSqliteAdmin } from './admin.js';
 import { createSqliteLimits } from './limits.js';
 import { createSqliteSchedules } from './schedules.js';
 import { createSqliteSteps } from './steps.js';
+import { createSqliteLogs } from './logs.js';
+import { createSqliteProcesses } from './processes.js';
 import { browseJobs } from './browse-jobs.js';
 import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
@@ -150,6 +152,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     insert: async (jobs, at) => insert(jobs, at),
     insertSync: createSyncInsert(db, appDb, options.busyTimeoutMs, Math.min(SQLITE_BUSY_WAIT_MS, options.busyTimeoutMs)),
     ...createSqliteSteps(db),
+    ...createSqliteLogs(db),
     claim: async (req) => claimTx.immediate(req, `${tokenPrefix}.${(++tokenSeq).toString(36)}`),
     transition: async (reqs) => transitionTx.immediate(reqs),
     insertFlow: async (root, waiting, at) => insertFlowTx.immediate(root, waiting, at),
@@ -231,6 +234,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     countByStateAndName: async (ids) => dashboard.countByStateAndName(ids),
     leases: async (since, limit) => dashboard.leases(since, limit),
     cursorAt: async (at) => dashboard.cursorAt(at),
+    ...createSqliteProcesses(db),
     close: async () => {
       for (const stop of [...walWatches]) stop();
       await checkpointer?.close();

@@ -1,0 +1,53 @@
+/**
+ * The process registry's rows, as every store reads and writes them: one per
+ * process running workers, so that the dashboard can show a process (its
+ * host, pid, slots, uptime) and not only the lease owner ids its claims
+ * write. A process renews its row every `heartbeatMs`; one that has not for
+ * PROCESS_GONE_BEATS of its intervals is gone (killed, or cut off from the
+ * database), whatever its row still says.
+ */
+
+export interface WorkerProcessRecord {
+  /** The lease owner id its claims write (`host:pid:random`). */
+  owner: string;
+  host: string;
+  pid: number;
+  /** Its worker slots (the queue's `concurrency`). */
+  concurrency: number;
+  /** The job names it runs. */
+  names: string[];
+  /** The litejobs version it runs. */
+  version: string;
+  /** When its queue started, ms. */
+  startedAt: number;
+  /** Its last heartbeat, ms. */
+  seenAt: number;
+  /** How often it renews `seenAt`, ms. */
+  heartbeatMs: number;
+}
+
+/** Heartbeat intervals a process may miss before it counts as gone. */
+export const PROCESS_GONE_BEATS = 3;
+
+/** The record's row values, named as the statements bind them (`names` as JSON text). */
+export function processRow(p: WorkerProcessRecord) {
+  return {
+    owner: p.owner,
+    host: p.host,
+    pid: p.pid,
+    concurrency: p.concurrency,
+    names: JSON.stringify(p.names),
+    version: p.version,
+    startedAt: p.startedAt,
+    seenAt: p.seenAt,
+    heartbeatMs: p.heartbeatMs,
+  };
+}
+
+/** A row as read back (`names` as JSON text). */
+export type ProcessRow = ReturnType<typeof processRow>;
+
+export function toProcessRecord(row: ProcessRow): WorkerProcessRecord {
+  const names = JSON.parse(row.names) as unknown;
+  return { ...row, names: Array.isArray(names) ? names.map(String) : [] };
+}

@@ -1,0 +1,1 @@
+SELECT seq, at, attempt, level, message, fields FROM job_logs WHERE job_id = @id AND seq > @after ORDER BY seq LIMIT @limit
