@@ -113,7 +113,8 @@ export function Lifecycle({ config, names, rates, pulsing, selected, path, pathG
         data-machine={shown.id}
         {...(graphs.length > 1 ? { role: 'tabpanel', 'aria-labelledby': `machine-tab-${shown.id}` } : {})}
       >
-        {width !== undefined && (width >= layout.width * MIN_SCALE ? <Statechart key={shown.id} {...props} /> : <StateList key={shown.id} {...props} />)}
+        {width !== undefined &&
+          (layout && width >= layout.width * MIN_SCALE ? <Statechart key={shown.id} {...props} layout={layout} /> : <StateList key={shown.id} {...props} />)}
       </div>
     </>
   );

@@ -12,7 +12,8 @@ import type { DashboardGraph, DiagramLayout, GraphState } from './types';
 
 interface Props {
   graph: DashboardGraph;
-  layout: DiagramLayout;
+  /** null: no layout (it failed or took too long): the machine's own order. */
+  layout: DiagramLayout | null;
   counts: Record<string, number>;
   rates: Map<string, number>;
   pulsing: Set<string>;
@@ -32,7 +33,8 @@ const SAME_LAYER = 24;
  * The states as the chart reads them, layer by layer and top to bottom
  * within a layer, the finished ones last: a job's way runs down the list.
  */
-function inFlowOrder(layout: DiagramLayout): GraphState[] {
+function inFlowOrder(layout: DiagramLayout | null, states: GraphState[]): GraphState[] {
+  if (!layout) return [...states].sort((a, b) => Number(a.final) - Number(b.final));
   const byCentre = [...layout.states].sort((a, b) => a.x + a.width / 2 - (b.x + b.width / 2));
   const layer = new Map<string, number>();
   byCentre.forEach((placed, i) => {
@@ -49,7 +51,7 @@ export function StateList({ graph, layout, counts, rates, pulsing, selected, pat
   const edges = graph.graph.edges;
   return (
     <ol class="state-list" aria-label={`${graph.id} state machine`}>
-      {inFlowOrder(layout).map((state) => {
+      {inFlowOrder(layout, graph.graph.states).map((state) => {
         const n = counts[state.id] ?? 0;
         const exits = edges.filter((edge) => edge.from === state.id);
         return (

@@ -13,7 +13,8 @@ export interface DashboardGraph {
   /** null: every job name no other graph claims. */
   names: string[] | null;
   graph: MachineGraph;
-  layouts: { RIGHT: DiagramLayout; DOWN: DiagramLayout };
+  /** null where the server could not lay the chart out in time: the page lists the states instead. */
+  layouts: { RIGHT: DiagramLayout | null; DOWN: DiagramLayout | null };
 }
 export interface Paused {
   all: boolean;

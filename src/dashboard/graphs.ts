@@ -10,8 +10,10 @@
 import type { AnyStateMachine } from 'xstate';
 import { createJobMachine } from '../../machines/job.machine.js';
 import { machineGraph, type MachineGraph } from '../diagram/machine-graph.js';
-import { layoutGraph, type DiagramLayout, type LayoutOptions } from '../diagram/svg-layout.js';
+import type { DiagramLayout, LayoutOptions } from '../diagram/svg-layout.js';
 import type { AnyJobDefinition } from '../engine/job-definition.js';
+import type { Logger } from '../lib/logger.js';
+import { layoutOffThread } from './layout-off-thread.js';
 
 export interface DashboardGraph {
   /** `job` for the base machine; otherwise the machine's id, or its first job's name (made unique). */
@@ -19,7 +21,8 @@ export interface DashboardGraph {
   /** The job names drawn on this chart; null: every name no other chart lists. */
   names: string[] | null;
   graph: MachineGraph;
-  layouts: { RIGHT: DiagramLayout; DOWN: DiagramLayout };
+  /** null: elk failed or ran over its budget on this machine; the page lists its states instead. */
+  layouts: { RIGHT: DiagramLayout | null; DOWN: DiagramLayout | null };
 }
 
 function machineOf(definition: AnyJobDefinition): AnyStateMachine {
@@ -77,13 +80,19 @@ export function dashboardLayoutOptions(graph: MachineGraph): LayoutOptions {
   return { bundles: edgeBundles(graph), stateLines: 2, edgeGap: 12, finalsLast: true, wrapLabels: true, compact: true };
 }
 
-/** Every chart with its layouts (elk runs here: about 100 ms per graph, once). */
-export async function dashboardGraphs(definitions: ReadonlyMap<string, AnyJobDefinition>): Promise<DashboardGraph[]> {
+/**
+ * Every chart with its layouts, each laid out by elk in a thread of its own
+ * (about 100 ms per graph, once), so a machine elk takes seconds over (a
+ * long ring of states) stalls no request; one over the budget, or one elk
+ * fails on, has no layout and a warning in the log.
+ */
+export async function dashboardGraphs(definitions: ReadonlyMap<string, AnyJobDefinition>, logger?: Logger, budgetMs?: number): Promise<DashboardGraph[]> {
   return Promise.all(
     groupGraphs(definitions).map(async (g) => {
-      const options = dashboardLayoutOptions(g.graph);
-      const [RIGHT, DOWN] = await Promise.all([layoutGraph(g.graph, 'RIGHT', options), layoutGraph(g.graph, 'DOWN', options)]);
-      return { ...g, layouts: { RIGHT, DOWN } };
+      const outcome = await layoutOffThread(g.graph, dashboardLayoutOptions(g.graph), budgetMs);
+      if (outcome.layouts) return { ...g, layouts: outcome.layouts };
+      logger?.warn({ chart: g.id, reason: outcome.reason }, 'dashboard: no statechart layout for this machine; the page lists its states');
+      return { ...g, layouts: { RIGHT: null, DOWN: null } };
     }),
   );
 }

@@ -162,3 +162,34 @@ describe('layoutGraph without the dashboard’s options', () => {
     }
   });
 });
+
+describe('dashboardGraphs off the event loop', () => {
+  /** A ring of states (state i → state i + 1): a shape elk takes seconds over, or runs out of stack on. */
+  function ringJob(n: number) {
+    const states: Record<string, unknown> = {};
+    const on: Record<string, unknown> = {};
+    for (let i = 0; i < n; i++) {
+      states[`state ${i}`] = { on: { 'job.cancel': { target: 'cancelled' }, 'job.approve': { target: 'pending' }, [`next${i}`]: { target: `state ${(i + 1) % n}` } } };
+      on[`go ${i}`] = { target: `state ${i}` };
+    }
+    return defineJob({ name: 'ring', handler: () => 1, machine: (p: unknown) => createJobMachine(p as never, { on: { pending: on }, states } as never) });
+  }
+
+  it('gives a machine elk cannot lay out in its budget no layout, the others theirs, and never blocks the event loop meanwhile', async () => {
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 20);
+    const warnings: unknown[] = [];
+    const logger = { warn: (obj: unknown) => warnings.push(obj) } as never;
+    try {
+      const [own, ring] = await dashboardGraphs(new Map([['ring', ringJob(60)]]), logger, 1500);
+      expect(own!.layouts.RIGHT?.states.length).toBe(base.states.length);
+      expect(ring!.layouts).toEqual({ RIGHT: null, DOWN: null });
+      expect(ring!.graph.states.length).toBe(base.states.length + 60);
+      expect(warnings).toEqual([expect.objectContaining({ chart: ring!.id })]);
+      // 1.5 s of budget at a 20 ms tick: the loop ran all along (a blocked loop would tick about once).
+      expect(ticks).toBeGreaterThan(10);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
+});

@@ -40,12 +40,16 @@ export interface DashboardRouteOptions {
 }
 
 export function dashboardRoutes(app: FastifyInstance, queue: Queue, options: DashboardRouteOptions): void {
-  const { store, definitions } = internalsOf(queue);
+  const { store, definitions, logger } = internalsOf(queue);
   const { live } = options;
   let graphs: Promise<DashboardGraph[]> | undefined;
 
   app.get('/v1/dashboard', async () => {
-    graphs ??= dashboardGraphs(definitions);
+    // Laid out once; an unexpected failure is not kept, the next request tries again.
+    graphs ??= dashboardGraphs(definitions, logger).catch((err: unknown) => {
+      graphs = undefined;
+      throw err;
+    });
     const [charts, counts] = await Promise.all([graphs, live.counts()]);
     const stored = Object.values(counts.names).flatMap((byName) => Object.keys(byName));
     const names = new Set([...definitions.keys(), ...stored]);

@@ -1,0 +1,37 @@
+/**
+ * A chart's layouts computed in a thread of its own, within a time budget.
+ * Layouts that take longer, or fail, are null: the page then lists the
+ * machine's states instead of drawing them, and the server stays responsive
+ * (elk blocks the thread it runs on, for seconds on some machine shapes).
+ */
+import { siblingModule, startModuleWorker } from '../lib/module-worker.js';
+import type { MachineGraph } from '../diagram/machine-graph.js';
+import type { DiagramLayout, LayoutOptions } from '../diagram/svg-layout.js';
+import type { LayoutRequest } from './layout-thread.js';
+
+/** Far above the ~100 ms a usual machine takes, on a busy machine too. */
+export const LAYOUT_BUDGET_MS = 10_000;
+
+export type Layouts = { RIGHT: DiagramLayout; DOWN: DiagramLayout };
+export type LayoutOutcome = { layouts: Layouts } | { layouts: null; reason: string };
+
+export function layoutOffThread(graph: MachineGraph, options: LayoutOptions, budgetMs = LAYOUT_BUDGET_MS): Promise<LayoutOutcome> {
+  return new Promise((resolve) => {
+    const worker = startModuleWorker(siblingModule(import.meta.url, 'layout-thread'));
+    let settled = false;
+    const settle = (outcome: LayoutOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void worker.terminate();
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => settle({ layouts: null, reason: `the layout took over ${budgetMs} ms` }), budgetMs);
+    worker.once('message', (m: { layouts?: Layouts; error?: string }) =>
+      settle(m.layouts ? { layouts: m.layouts } : { layouts: null, reason: m.error ?? 'the layout thread answered nothing' }),
+    );
+    worker.once('error', (err) => settle({ layouts: null, reason: err.message }));
+    worker.once('exit', (code) => settle({ layouts: null, reason: `the layout thread exited with code ${code}` }));
+    worker.postMessage({ graph, options } satisfies LayoutRequest);
+  });
+}
