@@ -251,7 +251,8 @@ export function createJobMachine(policy?: RetryPolicy, extension: JobMachineExte
   const impl = baseImplementations(resolved);
   const states = baseStates();
   for (const [stateName, extraOn] of Object.entries(extension.on ?? {})) {
-    const state = states[stateName];
+    // Own keys only: a state named `constructor` or `toString` is not Object.prototype's.
+    const state = Object.hasOwn(states, stateName) ? states[stateName] : undefined;
     if (!state) throw new MachineCompileError(`extension.on names unknown base state "${stateName}"`);
     const on: Record<string, unknown> = { ...(state.on ?? {}) };
     for (const [eventType, transitions] of Object.entries(extraOn ?? {})) {
@@ -260,7 +261,7 @@ export function createJobMachine(policy?: RetryPolicy, extension: JobMachineExte
     state.on = on;
   }
   for (const [name, config] of Object.entries(extension.states ?? {})) {
-    if (states[name]) throw new MachineCompileError(`extension.states redefines base state "${name}"`);
+    if (Object.hasOwn(states, name)) throw new MachineCompileError(`extension.states redefines base state "${name}"`);
     states[name] = config as { on?: Record<string, unknown> };
   }
   const context: JobContext = { attempts: 0, lastError: null, retryDelay: 0, retryLaters: 0 };

@@ -34,7 +34,16 @@ export function fieldsText(fields: Record<string, unknown> | undefined): string 
   if (fields === undefined || Object.keys(fields).length === 0) return null;
   let text: string;
   try {
-    text = JSON.stringify(fields, (_key, value: unknown) => (value instanceof Error ? plainError(value) : typeof value === 'bigint' ? value.toString() : value));
+    // An error met twice (an error that is its own cause) is written once: plainError makes a new object each time, which JSON's own cycle check cannot see.
+    const errors = new WeakSet<Error>();
+    text = JSON.stringify(fields, (_key, value: unknown) => {
+      if (value instanceof Error) {
+        if (errors.has(value)) return '[Circular]';
+        errors.add(value);
+        return plainError(value);
+      }
+      return typeof value === 'bigint' ? value.toString() : value;
+    });
   } catch (err) {
     return JSON.stringify({ logError: `the log object is not JSON-serialisable: ${err instanceof Error ? err.message : String(err)}` });
   }
@@ -68,7 +77,9 @@ export class LogBuffer {
       message = msg as string;
       own = rest;
     }
-    this.lines.push({ at: this.now(), level, message: cutText(message ?? '', LOG_TEXT_BYTES), fields: fieldsText(own) });
+    // NUL cannot be stored in PostgreSQL text (nor migrated there from SQLite): shown as U+FFFD instead.
+    const text = cutText(message ?? '', LOG_TEXT_BYTES).replaceAll('\u0000', '\uFFFD');
+    this.lines.push({ at: this.now(), level, message: text, fields: fieldsText(own) });
     // Trimmed now and then, not on every line: a handler logging in a loop pays a splice per JOB_LOG_LINES lines.
     if (this.lines.length >= 2 * JOB_LOG_LINES) this.drop(this.lines.length - JOB_LOG_LINES);
   }

@@ -3,8 +3,9 @@
  * workers: written when the consumer starts, renewed by a heartbeat that
  * rides on the lease sweeper's timer (no timer of its own, nothing on the
  * claim path: one small write every `heartbeatMs`), deleted when it stops.
- * Each heartbeat also deletes the rows of processes gone quiet, so a killed
- * process's row goes with the next beat of any survivor. Its methods never
+ * Each heartbeat also deletes the rows of processes long gone quiet
+ * (PROCESS_DELETE_BEATS), so a killed process's row goes with a later beat
+ * of any survivor; the view leaves it out sooner (PROCESS_GONE_BEATS). Its methods never
  * reject: a database out of reach is reported through the outage log, and
  * the next beat tries again.
  */

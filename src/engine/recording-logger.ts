@@ -28,8 +28,13 @@ export function recordingLogger(target: Logger, record: RecordLine, bindings?: R
         try {
           const [obj, msg] = pinoArgs(args);
           record(level, bindings || obj ? { ...bindings, ...obj } : undefined, msg);
-        } catch {
-          // Recording never fails a handler.
+        } catch (err) {
+          // Recording never fails a handler; an object that cannot be read (a getter that throws) leaves a line that says so.
+          try {
+            record(level, { logError: `the log object could not be read: ${err instanceof Error ? err.message : String(err)}` }, typeof args[1] === 'string' ? args[1] : undefined);
+          } catch {
+            // nothing more to do
+          }
         }
       }
       // Read at each call: a level set on ctx.log (`ctx.log.level = 'debug'`) swaps pino's methods.

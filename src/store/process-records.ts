@@ -28,6 +28,13 @@ export interface WorkerProcessRecord {
 
 /** Heartbeat intervals a process may miss before it counts as gone. */
 export const PROCESS_GONE_BEATS = 3;
+/**
+ * Heartbeat intervals after which a quiet row is deleted (by another
+ * process's heartbeat). Far more than PROCESS_GONE_BEATS: the deleting
+ * process compares with its own clock, and one running a few seconds ahead
+ * must not delete the rows of processes that are alive.
+ */
+export const PROCESS_DELETE_BEATS = 20;
 
 /** The record's row values, named as the statements bind them (`names` as JSON text). */
 export function processRow(p: WorkerProcessRecord) {

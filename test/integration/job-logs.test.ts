@@ -113,6 +113,27 @@ describe('queue.logs', () => {
     ]);
   });
 
+  it('stores what cannot be stored as given: a NUL in a message, an error that is its own cause, an object whose getter throws', async () => {
+    const selfCaused = new Error('loops');
+    (selfCaused as { cause?: unknown }).cause = selfCaused;
+    const job = defineJob({
+      name: 'odd',
+      handler: (_p, { log }) => {
+        log.info('has a \u0000 NUL');
+        log.warn({ err: selfCaused }, 'own cause');
+        log.info({ get secret(): string { throw new Error('no reading me'); } }, 'getter');
+        log.info('after them');
+      },
+    });
+    const q = fx.open({ logger: false, jobs: [job] });
+    const { id } = await q.enqueue('odd', null);
+    await runToEnd(q, id);
+    const lines = (await q.logs(id)).lines;
+    expect(lines.map((l) => l.message)).toEqual(['has a \uFFFD NUL', 'own cause', 'getter', 'after them']);
+    expect(lines[1]!.fields).toMatchObject({ err: { type: 'Error', message: 'loops', cause: '[Circular]' } });
+    expect(lines[2]!.fields).toEqual({ logError: 'the log object could not be read: no reading me' });
+  });
+
   it('stores the lines of a thread job', async () => {
     const q = fx.open({ jobs: [defineJob({ name: 'threaded', isolation: 'thread', module: threadHandler('logs') })] });
     const { id } = await q.enqueue('threaded', null);

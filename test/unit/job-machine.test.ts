@@ -317,3 +317,15 @@ describe('promote', () => {
     }
   });
 });
+
+describe('extensions', () => {
+  it('take states named like Object.prototype members (constructor, toString) as new states, and refuse base ones and unknown ones', () => {
+    const machine = createJobMachine(undefined, {
+      on: { pending: { 'job.hold': { target: 'constructor' } } },
+      states: { constructor: { on: { 'job.release-hold': { target: 'toString' } } }, toString: { on: { 'job.release-hold': { target: 'pending' } } } },
+    } as never);
+    expect(Object.keys(machine.config.states ?? {})).toEqual(expect.arrayContaining(['constructor', 'toString', 'pending']));
+    expect(() => createJobMachine(undefined, { states: { dead: {} } } as never)).toThrow('extension.states redefines base state "dead"');
+    expect(() => createJobMachine(undefined, { on: { hasOwnProperty: {} } } as never)).toThrow('extension.on names unknown base state "hasOwnProperty"');
+  });
+});

@@ -82,7 +82,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const freedNotice = () => [channel, `${instanceId}.freed`];
   const dashboard = createDashboardReads(db, schema);
   const flows = postgresFlows(schema, insertSql, history);
-  const removal = createPostgresRemoval(schema, db.rows);
+  const removal = createPostgresRemoval(schema, db);
 
   const store: Store = {
     insert: async (jobs, at) => {

@@ -4,7 +4,7 @@
  * A heartbeat is one autocommitted statement: the row's upsert, and the
  * deletion of rows gone quiet beside it.
  */
-import { PROCESS_GONE_BEATS, processRow, toProcessRecord, type ProcessRow } from '../process-records.js';
+import { PROCESS_DELETE_BEATS, PROCESS_GONE_BEATS, processRow, toProcessRecord, type ProcessRow } from '../process-records.js';
 import type { Store } from '../store.js';
 import type { Database } from './connect.js';
 import { render } from './sql.js';
@@ -29,7 +29,7 @@ export function createPostgresProcesses(db: Database, schema: string): Required<
   return {
     beatProcess: async (record) => {
       const r = processRow(record);
-      await db.query(s.beat, [r.owner, r.host, r.pid, r.concurrency, r.names, r.version, r.startedAt, r.seenAt, r.heartbeatMs, PROCESS_GONE_BEATS]);
+      await db.query(s.beat, [r.owner, r.host, r.pid, r.concurrency, r.names, r.version, r.startedAt, r.seenAt, r.heartbeatMs, PROCESS_DELETE_BEATS]);
     },
     removeProcess: async (owner) => {
       await db.query(s.remove, [owner]);

@@ -9,6 +9,7 @@
  */
 import type { CleanFilter, RemoveTarget } from '../store.js';
 import { FINISHED_STATES } from '../../../machines/job.machine.js';
+import type { Database } from './connect.js';
 import { render } from './sql.js';
 
 /** The deletes that follow the jobs' own: their history, steps and log lines go, and the deletion is counted. */
@@ -24,7 +25,8 @@ export interface PostgresRemoval {
   cleanJobs(filter: CleanFilter): Promise<number>;
 }
 
-export function createPostgresRemoval(schema: string, rows: <R>(text: string, values?: readonly unknown[]) => Promise<R[]>): PostgresRemoval {
+export function createPostgresRemoval(schema: string, db: Pick<Database, 'rows' | 'tx'>): PostgresRemoval {
+  const { rows } = db;
   const remove = render(
     `WITH r AS (SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[]) AS r (id, version, state)),
      gone AS (
@@ -50,9 +52,16 @@ export function createPostgresRemoval(schema: string, rows: <R>(text: string, va
      SELECT count(*)::int AS n FROM gone`,
     schema,
   );
+  // A second look, in a statement of its own: a remove that waited on an append's lock on the job row
+  // deletes it once the append commits, but its own gone_logs reads the snapshot taken before that.
+  const lateLogs = render('DELETE FROM {{schema}}.job_logs WHERE job_id = ANY($1::bigint[])', schema);
   return {
     async removeJobs(targets) {
-      const gone = await rows<{ id: string | number }>(remove, [targets.map((t) => t.id), targets.map((t) => t.version), targets.map((t) => t.state)]);
+      const gone = await db.tx(async (client) => {
+        const removed = (await client.query<{ id: string | number }>(remove, [targets.map((t) => t.id), targets.map((t) => t.version), targets.map((t) => t.state)])).rows;
+        if (removed.length > 0) await client.query(lateLogs, [removed.map((r) => r.id)]);
+        return removed;
+      });
       const ids = new Set(gone.map((r) => Number(r.id)));
       return targets.map((t) => ids.has(t.id));
     },

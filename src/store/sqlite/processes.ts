@@ -1,6 +1,6 @@
 /** The SQLite store's process registry (see sql/migrations/012_workers.sql and process-records.ts). */
 import type Database from 'better-sqlite3';
-import { PROCESS_GONE_BEATS, processRow, toProcessRecord, type ProcessRow, type WorkerProcessRecord } from '../process-records.js';
+import { PROCESS_DELETE_BEATS, PROCESS_GONE_BEATS, processRow, toProcessRecord, type ProcessRow, type WorkerProcessRecord } from '../process-records.js';
 import { sql } from './sql.js';
 
 export interface SqliteProcesses {
@@ -18,7 +18,7 @@ export function createSqliteProcesses(db: Database.Database): SqliteProcesses {
   };
   const beatTx = db.transaction((record: WorkerProcessRecord) => {
     s.beat.run(processRow(record));
-    s.gone.run({ now: record.seenAt, beats: PROCESS_GONE_BEATS });
+    s.gone.run({ now: record.seenAt, beats: PROCESS_DELETE_BEATS });
   });
   return {
     beatProcess: async (record) => beatTx.immediate(record),
