@@ -20,7 +20,7 @@ import { createStartCheck } from './start-check.js';
 import { createScheduler } from './scheduler.js';
 import { createThreadPool } from './threads/thread-pool.js';
 import { expireLeases, promoteDue } from './sweeps.js';
-import { createRatePauses, RATE_PAUSES_REFRESH_MS, takePaused } from './rate-pauses.js';
+import { createPauseReads, createRatePauses, takePaused } from './rate-pauses.js';
 
 export interface ConsumerOptions {
   ownerId: string;
@@ -138,6 +138,12 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       (err) => void outage.failed(what, err),
     );
 
+  // Other processes' RateLimitedError pauses, read while claimed jobs wait to start.
+  const pauseReads = createPauseReads(clock, outage, () => waiting.length, async () => {
+    pauses.refresh(await store.pauses(clock.now()), clock.now());
+    handBackPaused();
+  });
+
   const sweepMs = Math.min(5000, Math.max(50, Math.floor(o.leaseMs / 4)));
   // This process in the store's process registry (the dashboard's Workers): its heartbeat rides on the sweeps.
   const registration = createProcessRegistry({ store, clock, outage, owner: o.ownerId, concurrency: o.concurrency, names, heartbeatMs: heartbeatEvery(o.leaseMs, sweepMs) });
@@ -190,6 +196,7 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       heldBack = jobs.heldBack;
       engine.claimed(jobs, o.ownerId);
       for (const job of jobs) waiting.push(job);
+      pauseReads.arm();
       handBackPaused(); // a claim that committed before a pause of this process was written
       pool.kick();
       return jobs.length;
@@ -253,13 +260,8 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
           for (const r of [running, waitingJobs]) if (r.status === 'rejected') throw r.reason;
         }),
       );
-      stops.push(
-        loop('reading rate-limit pauses', RATE_PAUSES_REFRESH_MS, async () => {
-          if (waiting.length === 0) return;
-          pauses.refresh(await store.pauses(clock.now()), clock.now());
-          handBackPaused();
-        }),
-      );
+      pauseReads.start();
+      stops.push(() => pauseReads.stop());
       void registration.register();
       stops.push(loop('sweeping expired leases', sweepMs, async () => void (await Promise.all([sweep(), registration.beatIfDue()]))));
       if (deletesByAge(engine.retention)) {

@@ -12,10 +12,13 @@
  *   the handler's error. Jobs a claim brings in are checked as they arrive
  *   (a claim may commit before the pause's write does).
  * - Pauses raised elsewhere are read from the store every REFRESH_MS while
- *   the buffer holds jobs (a small read of the limits table, and none while
- *   the buffer is empty): another process's jobs wait at most that long to
- *   hear of a pause.
+ *   the buffer holds jobs (a small read of the limits table): another
+ *   process's jobs wait at most that long to hear of a pause. While the
+ *   buffer is empty no read is made and no timer armed (an idle queue in a
+ *   test's virtual hour would otherwise fire 72,000).
  */
+import type { Clock, TimerHandle } from '../lib/clock.js';
+import type { OutageLog } from './outage.js';
 import type { JobRecord, LeasedJob, LimitPause } from '../store/store.js';
 
 /** How often the pauses are read from the store while claimed jobs wait to start, ms. */
@@ -69,4 +72,43 @@ export function takePaused(waiting: LeasedJob[], pauses: RatePauses, now: number
     waiting.splice(i, 1);
   }
   return out;
+}
+
+export interface PauseReads {
+  /** After jobs joined the buffer: a read is due in REFRESH_MS, unless one is already. */
+  arm(): void;
+  start(): void;
+  stop(): void;
+}
+
+/** The reads of other processes' pauses, on a timer armed only while the buffer holds jobs (`waiting()` of them). */
+export function createPauseReads(clock: Clock, outage: Pick<OutageLog, 'recovered' | 'failed'>, waiting: () => number, read: () => Promise<void>): PauseReads {
+  const what = 'reading rate-limit pauses';
+  let running = false;
+  let timer: TimerHandle | undefined;
+  const arm = (): void => {
+    if (!running || timer !== undefined || waiting() === 0) return;
+    timer = clock.setTimeout(() => {
+      read()
+        .then(
+          () => outage.recovered(what),
+          (err: unknown) => void outage.failed(what, err),
+        )
+        .finally(() => {
+          timer = undefined;
+          arm();
+        });
+    }, RATE_PAUSES_REFRESH_MS);
+  };
+  return {
+    arm,
+    start() {
+      running = true;
+    },
+    stop() {
+      running = false;
+      if (timer !== undefined) clock.clearTimeout(timer);
+      timer = undefined;
+    },
+  };
 }
