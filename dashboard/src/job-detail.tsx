@@ -152,15 +152,15 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose, readOnly }: 
           </>
         )}
         <dt>created</dt>
-        <dd><When at={job.createdAt} now={now} /></dd>
+        <dd><When at={job.createdAt} /></dd>
         <dt>run at</dt>
-        <dd><When at={job.runAt} now={now} /></dd>
+        <dd><When at={job.runAt} /></dd>
         <dt>updated</dt>
-        <dd><When at={job.updatedAt} now={now} /></dd>
+        <dd><When at={job.updatedAt} /></dd>
         {job.lockedUntil != null && (
           <>
             <dt>locked until</dt>
-            <dd><When at={job.lockedUntil} now={now} /></dd>
+            <dd><When at={job.lockedUntil} /></dd>
           </>
         )}
       </dl>
@@ -200,7 +200,7 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose, readOnly }: 
                 <span class="from">{h.from ?? 'enqueued'}</span> → <span class={`pill s-${h.to}`}>{h.to}</span> <code>{h.event}</code>
               </div>
               <div class="muted small-text">
-                <When at={h.at} now={now} />
+                <When at={h.at} />
                 {h.workerId ? ` · ${h.workerId}` : ''}
                 {spent[i] !== undefined ? ` · ${duration(spent[i]!)} in ${h.to}` : ''}
                 {h.error ? ` · ${h.error.message}` : ''}
