@@ -8,7 +8,7 @@
  */
 import Database from 'better-sqlite3';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,13 +59,19 @@ let tmp: { dir: string; cleanup(): void };
 let project: string;
 let files: string[];
 
+/** What the build and the pack read: copied, so that the build's `rm -rf dist` never pulls the page from under the browser tests running beside this one. */
+const SOURCES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'src', 'machines', 'dashboard', 'scripts'];
+
 beforeAll(async () => {
   tmp = tempDir('litejobs-pack-');
+  const checkout = join(tmp.dir, 'checkout');
+  for (const path of SOURCES) cpSync(join(root, path), join(checkout, path), { recursive: true });
+  symlinkSync(join(root, 'node_modules'), join(checkout, 'node_modules'), 'dir');
   // The build starts by deleting dist/, so nothing stale gets packed. Then
   // no scripts on pack: `prepare` would only build a second time.
-  const built = await run('npm', ['run', 'build'], root);
+  const built = await run('npm', ['run', 'build'], checkout);
   expect(built.code, built.out).toBe(0);
-  const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp.dir], root);
+  const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp.dir], checkout);
   expect(packed.code, packed.out).toBe(0);
   const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   files = info!.files.map((f) => f.path);
