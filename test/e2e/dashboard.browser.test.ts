@@ -9,22 +9,16 @@
  * dashboard.layout.browser.test.ts).
  */
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, launchChromium, openPage } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { ARTIFACTS, openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-db.js';
 
 /** The demo's first jobs: 4 samples and 12 deliveries; `import-orders` stays dead until retried. */
 const COMPLETED = 15;
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 const count = (page: Page, state: string) => page.locator(`[data-state="${state}"] [data-count]`).first();
 
@@ -45,7 +39,7 @@ describe('dashboard in Chromium', () => {
         await demo.waitForOutput(/dashboard\s+http:\/\/\S+\/\n/, 60_000);
         const url = /dashboard\s+(http:\/\/\S+\/)\n/.exec(demo.stdout())![1]!;
 
-        const { page, context, problems } = await openPage(browser, { width: 1280, height: 800 });
+        const { page, context, problems } = await openPage(browser(), { width: 1280, height: 800 });
         await page.goto(url);
         await expectCount(page, 'completed', COMPLETED);
         await expectCount(page, 'dead', 1);
@@ -99,7 +93,7 @@ describe('dashboard in Chromium', () => {
         expect(problems).toEqual([]);
         await context.close();
 
-        const phone = await openPage(browser, { width: 390, height: 844, colorScheme: 'dark' });
+        const phone = await openPage(browser(), { width: 390, height: 844, colorScheme: 'dark' });
         await phone.page.goto(url);
         await expectCount(phone.page, 'completed', COMPLETED + 1);
         expect(await phone.page.evaluate(() => (globalThis as unknown as { document: { documentElement: { dataset: { theme?: string } } } }).document.documentElement.dataset.theme)).toBe('dark');
@@ -113,7 +107,7 @@ describe('dashboard in Chromium', () => {
         const readOnly = startCli(['serve', '--read-only', '--port', '0', '--db', db]);
         await readOnly.waitForOutput(/serving on http:\/\/127\.0\.0\.1:\d+/, 60_000);
         const viewerUrl = /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(readOnly.stdout())![1]!;
-        const viewer = await openPage(browser, { width: 1280, height: 800 });
+        const viewer = await openPage(browser(), { width: 1280, height: 800 });
         await viewer.page.goto(`${viewerUrl}/`);
         await viewer.page.locator('[data-testid=read-only]').waitFor();
         await expectCount(viewer.page, 'completed', COMPLETED + 1);

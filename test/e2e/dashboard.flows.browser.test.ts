@@ -4,22 +4,15 @@
  * parent's detail shows its children's counts and policy, and a child's
  * shows its parent.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startServer } from '../../src/http/index.js';
 import { createQueue, defineJob } from '../../src/index.js';
-import { launchChromium, openPage } from '../helpers/browser.js';
+import { openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 describe('dashboard flows', () => {
   it('draws the flow and sleep states, and shows a parent its children and a child its parent', { timeout: CLI_TEST_TIMEOUT }, async () => {
@@ -29,7 +22,7 @@ describe('dashboard flows', () => {
     const server = await startServer({ queue, port: 0 });
     try {
       const flow = await queue.enqueueFlow({ name: 'step', payload: {}, onChildFailure: 'continue', children: [{ name: 'step', payload: { n: 1 } }, { name: 'step', payload: { n: 2 } }] });
-      const { page, context, problems } = await openPage(browser, { width: 1280, height: 800 });
+      const { page, context, problems } = await openPage(browser(), { width: 1280, height: 800 });
       await page.goto(`${server.url}/`);
       const states = page.locator('[data-state]');
       await page.locator('[data-state="waiting-children"]').first().waitFor({ timeout: 30_000 });

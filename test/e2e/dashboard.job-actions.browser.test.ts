@@ -6,23 +6,17 @@
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { startServer } from '../../src/http/index.js';
 import { createQueue } from '../../src/index.js';
 import { importJob } from '../fixtures/quarantine-handlers.js';
-import { ARTIFACTS, launchChromium, openPage } from '../helpers/browser.js';
+import { ARTIFACTS, openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 const HOUR = 3_600_000;
 
@@ -49,7 +43,7 @@ describe('dashboard job actions', () => {
       set('completed', done!.id);
       set('dead', dead1!.id);
       set('dead', dead2!.id);
-      const { page, context, problems } = await openPage(browser, { width: 1280, height: 800 });
+      const { page, context, problems } = await openPage(browser(), { width: 1280, height: 800 });
 
       // A delayed job offers exactly what its machine accepts in pending, and Delete.
       await openJob(page, server.url, later!.id, 'pending');

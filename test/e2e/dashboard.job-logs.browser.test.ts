@@ -4,23 +4,16 @@
  * of the attempt that logged it, with its level, fields and attempt; and says
  * how many earlier lines a job that logged too much dropped.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startServer } from '../../src/http/index.js';
 import { createQueue, defineJob } from '../../src/index.js';
 import { JOB_LOG_LINES } from '../../src/engine/log-buffer.js';
-import { launchChromium, openPage } from '../helpers/browser.js';
+import { openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { events } from '../helpers/wait.js';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 describe('dashboard job timeline', () => {
   it('shows the job\'s log lines between the transitions they were logged between', { timeout: CLI_TEST_TIMEOUT }, async () => {
@@ -48,7 +41,7 @@ describe('dashboard job timeline', () => {
       await queue.start();
       await done;
 
-      const { page, context, problems } = await openPage(browser, { width: 1280, height: 800 });
+      const { page, context, problems } = await openPage(browser(), { width: 1280, height: 800 });
       await page.goto(`${server.url}/#job=${id}`);
       const items = page.locator('[data-testid=timeline] > li');
       await page.locator('[data-testid=timeline-log]').nth(3).waitFor({ timeout: 30_000 });

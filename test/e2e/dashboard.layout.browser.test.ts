@@ -8,9 +8,9 @@
  */
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, launchChromium, openPage } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { ARTIFACTS, openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT, startCli } from '../helpers/cli.js';
 import { probeLayout } from '../helpers/layout-probe.js';
 import { tempDir } from '../helpers/temp-db.js';
@@ -24,13 +24,7 @@ const DOCS = new URL('../../docs/guides/', import.meta.url);
 /** The screenshots docs/guides/dashboard.md shows. */
 const DOCS_SHOTS = new Set(['layout-1280-light.png', 'layout-1280-dark-job.png', 'layout-390-light.png', 'layout-390-dark-job.png']);
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 async function settled(page: Page): Promise<void> {
   await page.locator('[data-state="completed"] [data-count]').first().filter({ hasText: /^\s*[1-9]\d*\s*$/ }).waitFor({ timeout: 30_000 });
@@ -54,7 +48,7 @@ describe('dashboard layout in Chromium', () => {
       const url = /dashboard\s+(http:\/\/\S+\/)\n/.exec(demo.stdout())![1]!;
       for (const size of SIZES) {
         for (const theme of THEMES) {
-          const { page, context, problems } = await openPage(browser, { ...size, colorScheme: theme });
+          const { page, context, problems } = await openPage(browser(), { ...size, colorScheme: theme });
           const tag = `${size.width}-${theme}`;
           await page.goto(url);
           await settled(page);

@@ -3,23 +3,16 @@
  * with their running and pending jobs, followed as they change without a
  * reload; and a job's detail shows its group.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startServer } from '../../src/http/index.js';
 import { createQueue, defineJob } from '../../src/index.js';
-import { launchChromium, openPage } from '../helpers/browser.js';
+import { openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { transitions$, waitFor } from '../helpers/wait.js';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 describe('dashboard limits panel', () => {
   it('lists the limited name and each group with its running and pending jobs; the job detail shows the group', { timeout: CLI_TEST_TIMEOUT }, async () => {
@@ -39,7 +32,7 @@ describe('dashboard limits panel', () => {
       await queue.start();
       await waitFor(() => started.size === 2);
 
-      const { page, context, problems } = await openPage(browser, { width: 1280, height: 800 });
+      const { page, context, problems } = await openPage(browser(), { width: 1280, height: 800 });
       await page.goto(`${server.url}/`);
       const customer1 = page.locator('[data-testid=limit-groups] tr[data-group="customer:1"]');
       await customer1.waitFor({ timeout: 30_000 });

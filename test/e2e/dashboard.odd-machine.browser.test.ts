@@ -3,12 +3,11 @@
  * page at 1280 and at 390 px is no wider than the screen (the name wraps in
  * the list of states, the chart fits its panel), and the state is there.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createJobMachine } from '../../machines/job.machine.js';
 import { startServer } from '../../src/http/index.js';
 import { createQueue, defineJob } from '../../src/index.js';
-import { launchChromium, openPage } from '../helpers/browser.js';
+import { openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
 import { probeLayout } from '../helpers/layout-probe.js';
 import { silentLogger } from '../helpers/silent-logger.js';
@@ -16,13 +15,7 @@ import { tempDbPath } from '../helpers/temp-db.js';
 
 const LONG = `awaiting${'Manual'.repeat(12)}Review`;
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 describe('a custom machine with a long state name', () => {
   it('keeps the page within the screen at 1280 and 390 px', { timeout: CLI_TEST_TIMEOUT }, async () => {
@@ -39,7 +32,7 @@ describe('a custom machine with a long state name', () => {
         { width: 1280, height: 800 },
         { width: 390, height: 844 },
       ]) {
-        const { page, context, problems } = await openPage(browser, size);
+        const { page, context, problems } = await openPage(browser(), size);
         await page.goto(`${server.url}/`);
         await page.locator('[role=tab][data-machine]').nth(1).click();
         await page.locator(`#machine-panel [data-state="${LONG}"]`).first().waitFor();

@@ -7,24 +7,17 @@
  */
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createQuarantineMachine } from '../../machines/examples/quarantine.machine.js';
 import { startServer } from '../../src/http/index.js';
 import { createQueue, defineJob, UnrecoverableError, ValidationError } from '../../src/index.js';
-import { ARTIFACTS, launchChromium, openPage } from '../helpers/browser.js';
+import { ARTIFACTS, openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { events } from '../helpers/wait.js';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 const jobs = [
   defineJob({ name: 'send', handler: async () => 'sent' }),
@@ -87,7 +80,7 @@ describe('dashboard overview', () => {
         { name: 'audit', payload: 2 },
       ]);
 
-      const { page, context, problems } = await openPage(browser, { width: 1280, height: 900 });
+      const { page, context, problems } = await openPage(browser(), { width: 1280, height: 900 });
       await page.goto(`${server.url}/`);
       await expectCell(page, 'send', 'completed', 3);
       await expectCell(page, 'charge', 'dead', 2);
@@ -143,7 +136,7 @@ describe('dashboard overview', () => {
       await context.close();
 
       // A phone, dark: nothing wider than the screen; the table scrolls in its own box, the names stay in view.
-      const phone = await openPage(browser, { width: 390, height: 844, colorScheme: 'dark' });
+      const phone = await openPage(browser(), { width: 390, height: 844, colorScheme: 'dark' });
       await phone.page.goto(`${server.url}/`);
       await expectCell(phone.page, 'send', 'completed', 5);
       const doc = () => phone.page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);

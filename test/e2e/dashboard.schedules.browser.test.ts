@@ -2,22 +2,15 @@
  * The dashboard's schedules panel in Chromium: the schedules stored in the
  * queue with their next run times, and nothing else on the page going wrong.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startServer } from '../../src/http/index.js';
 import { createQueue } from '../../src/index.js';
-import { launchChromium, openPage } from '../helpers/browser.js';
+import { openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 describe('dashboard schedules panel', () => {
   it('lists each schedule with its expression, zone and next run', { timeout: CLI_TEST_TIMEOUT }, async () => {
@@ -25,7 +18,7 @@ describe('dashboard schedules panel', () => {
     const queue = createQueue({ path: db.path, logger: silentLogger });
     const server = await startServer({ queue, port: 0 });
     try {
-      const { page, context, problems } = await openPage(browser, { width: 1280, height: 800 });
+      const { page, context, problems } = await openPage(browser(), { width: 1280, height: 800 });
       await page.goto(`${server.url}/`);
       await page.getByText('No cron schedules').waitFor({ timeout: 30_000 });
 

@@ -9,12 +9,12 @@
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { createQuarantineMachine } from '../../machines/examples/quarantine.machine.js';
 import { startServer } from '../../src/http/index.js';
 import { createQueue, defineJob } from '../../src/index.js';
-import { ARTIFACTS, launchChromium, openPage } from '../helpers/browser.js';
+import { ARTIFACTS, openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
@@ -24,13 +24,7 @@ const MIN_PX = 12;
 const ARROW_WIDTH = 9;
 const HOUR = 3_600_000;
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 // The functions below run in the page: the DOM's types are not this project's (no DOM lib), hence the loose types.
 // biome-ignore lint/suspicious/noExplicitAny: page-side values
@@ -142,7 +136,7 @@ describe('dashboard statechart in Chromium', () => {
       const [base, own] = config.graphs;
       const statesOf = (g: typeof base) => g!.graph.states.map((s) => s.id);
 
-      const { page, context, problems } = await openPage(browser, { width: 1280, height: 800 });
+      const { page, context, problems } = await openPage(browser(), { width: 1280, height: 800 });
       await page.goto(`${server.url}/`);
       const tabs = page.locator('[role=tab]');
       await tabs.first().waitFor();
@@ -197,7 +191,7 @@ describe('dashboard statechart in Chromium', () => {
       await context.close();
 
       // A phone: each machine as a list of its states, none past the screen's edge, each with its count.
-      const phone = await openPage(browser, { width: 390, height: 844, colorScheme: 'dark' });
+      const phone = await openPage(browser(), { width: 390, height: 844, colorScheme: 'dark' });
       await phone.page.goto(`${server.url}/`);
       await phone.page.locator('#machine-panel .state-list [data-state=completed] [data-count]').filter({ hasText: /^\s*2\s*$/ }).waitFor({ timeout: 30_000 });
       expect(await phone.page.locator('svg.statechart').count()).toBe(0);

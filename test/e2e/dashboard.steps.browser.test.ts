@@ -4,23 +4,16 @@
  * behind (a step completed on attempt 1 under the first `processing`, the
  * one completed on attempt 2 under the second).
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startServer } from '../../src/http/index.js';
 import { createQueue, defineJob } from '../../src/index.js';
-import { launchChromium, openPage } from '../helpers/browser.js';
+import { openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { nextEvent } from '../helpers/wait.js';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 describe('dashboard job timeline', () => {
   it('shows the completed steps between the transitions they ran between', { timeout: CLI_TEST_TIMEOUT }, async () => {
@@ -45,7 +38,7 @@ describe('dashboard job timeline', () => {
       await queue.start();
       await done;
 
-      const { page, context, problems } = await openPage(browser, { width: 1280, height: 800 });
+      const { page, context, problems } = await openPage(browser(), { width: 1280, height: 800 });
       await page.goto(`${server.url}/#job=${id}`);
       const items = page.locator('[data-testid=timeline] > li');
       await page.locator('[data-testid=timeline-step]').nth(2).waitFor({ timeout: 30_000 });

@@ -5,21 +5,15 @@
  * (Last-Event-ID) when it is shown again.
  */
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, launchChromium, openPage } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { ARTIFACTS, openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-db.js';
 
 const TOKEN = 'dashboard-token-0123456789';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 async function enqueue(url: string, n: number): Promise<void> {
   const jobs = Array.from({ length: n }, (_, i) => ({ name: 'report', payload: { i } }));
@@ -49,7 +43,7 @@ describe('dashboard with a token, in Chromium', () => {
       const url = /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.stdout())![1]!;
       await enqueue(url, 4);
 
-      const { page, context, problems } = await openPage(browser, { width: 1280, height: 800 });
+      const { page, context, problems } = await openPage(browser(), { width: 1280, height: 800 });
       await page.goto(`${url}/`);
       await page.getByRole('heading', { name: 'This server needs its token' }).waitFor();
       expect(await page.locator('[data-state]').count()).toBe(0);

@@ -6,24 +6,17 @@
  */
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startServer } from '../../src/http/index.js';
 import { createQueue, defineJob } from '../../src/index.js';
 import { internalsOf } from '../../src/queue-internals.js';
-import { ARTIFACTS, launchChromium, openPage } from '../helpers/browser.js';
+import { ARTIFACTS, openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { nextEvent } from '../helpers/wait.js';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 describe('dashboard workers panel', () => {
   it('shows the process with its host, pid, uptime and slots, and its running job as a link; fits 390 px', { timeout: CLI_TEST_TIMEOUT }, async () => {
@@ -40,7 +33,7 @@ describe('dashboard workers panel', () => {
       const owner = internalsOf(queue).ownerId;
 
       for (const width of [1280, 390]) {
-        const { page, context, problems } = await openPage(browser, { width, height: 800 });
+        const { page, context, problems } = await openPage(browser(), { width, height: 800 });
         await page.goto(`${server.url}/`);
         const item = page.locator(`[data-testid=workers] li[data-owner="${owner}"]`);
         await item.locator('[data-testid=worker-host]').waitFor({ timeout: 30_000 });

@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const ARTIFACTS = fileURLToPath(new URL('../e2e/artifacts/', import.meta.url));
@@ -45,4 +46,19 @@ export async function openPage(browser: Browser, options: { width: number; heigh
     if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
   });
   return { page, context, problems };
+}
+
+/** One Chromium for the test file: launched before its tests, closed after them. Call the getter inside a test. */
+export function useChromium(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('useChromium: the browser is launched in beforeAll; call the getter inside a test');
+    return browser;
+  };
 }

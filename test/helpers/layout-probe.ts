@@ -19,25 +19,29 @@ export interface LayoutReport {
 
 export const MIN_TEXT_PX = 12;
 
+// The probe runs in the page: the DOM's types are not this project's (no DOM lib), hence the loose type.
+// biome-ignore lint/suspicious/noExplicitAny: page-side values
+type Any = any;
+
 export async function probeLayout(page: Page): Promise<LayoutReport> {
   // The function runs in the page: the DOM's types are not this project's (no DOM lib), hence the loose types.
   return page.evaluate((minPx: number) => {
-    const g = globalThis as unknown as { document: any; getComputedStyle(el: unknown): any; NodeFilter: { SHOW_TEXT: number } };
+    const g = globalThis as unknown as { document: Any; getComputedStyle(el: unknown): Any; NodeFilter: { SHOW_TEXT: number } };
     const doc = g.document;
     const viewport = doc.documentElement.clientWidth;
-    const describe = (el: any) => {
+    const describe = (el: Any) => {
       const id = el.getAttribute?.('data-testid') ?? el.getAttribute?.('data-state') ?? '';
       const cls = typeof el.className === 'string' ? el.className : (el.getAttribute?.('class') ?? '');
       return `${el.tagName.toLowerCase()}${cls ? `.${cls.trim().split(/\s+/).join('.')}` : ''}${id ? `[${id}]` : ''} "${(el.textContent ?? '').trim().slice(0, 30)}"`;
     };
-    const scrollsSideways = (el: any) => {
+    const scrollsSideways = (el: Any) => {
       for (let p = el.parentElement; p; p = p.parentElement) {
         const o = g.getComputedStyle(p).overflowX;
         if ((o === 'auto' || o === 'scroll') && p !== doc.documentElement && p !== doc.body) return true;
       }
       return false;
     };
-    const hidden = (el: any) => {
+    const hidden = (el: Any) => {
       const s = g.getComputedStyle(el);
       return s.display === 'none' || s.visibility === 'hidden';
     };
