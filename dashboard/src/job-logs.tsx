@@ -45,7 +45,6 @@ async function readAll(id: number): Promise<{ lines: LogLineRow[]; dropped: numb
  */
 export function useJobLogs(id: number, history: readonly HistoryRow[], refresh: readonly unknown[], running: boolean): PlacedLogs {
   const [read, setRead] = useState<{ lines: LogLineRow[]; dropped: number; error?: string }>({ lines: [], dropped: 0 });
-  useEffect(() => setRead({ lines: [], dropped: 0 }), [id]);
   useEffect(() => {
     let live = true;
     const load = () =>

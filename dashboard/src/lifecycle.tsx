@@ -76,20 +76,22 @@ function MachineTabs({ graphs, shown, onShow }: { graphs: DashboardGraph[]; show
 
 export function Lifecycle({ config, names, rates, pulsing, selected, path, pathGraph, onSelect }: Props) {
   const { graphs } = config;
-  const shown = graphs.find((g) => g.id === selected?.graph) ?? graphs[0]!;
+  // The tab shown: the selection's machine, unless a job's path brought another forward (that changes no selection).
+  const [forward, setForward] = useState<string | undefined>();
+  useEffect(() => setForward(undefined), [selected?.graph]);
+  const shown = graphs.find((g) => g.id === (forward ?? selected?.graph)) ?? graphs[0]!;
   const box = useRef<HTMLDivElement>(null);
   const width = useContentWidth(box);
 
   // Showing another machine keeps the state chosen when that machine has it too (dead → dead).
   const show = (id: string) => {
     const g = graphs.find((c) => c.id === id);
+    setForward(undefined);
     if (!g || g.id === selected?.graph) return;
     onSelect(g.id, selected && g.graph.states.some((s) => s.id === selected.state) ? selected.state : g.graph.initial);
   };
-  const showRef = useRef(show);
-  showRef.current = show;
   useEffect(() => {
-    if (pathGraph !== undefined) showRef.current(pathGraph);
+    if (pathGraph !== undefined) setForward(pathGraph);
   }, [pathGraph]);
 
   const layout = shown.layouts.RIGHT;

@@ -35,7 +35,8 @@ export function namesOfGraph(graphs: DashboardGraph[], graph: DashboardGraph, kn
 export function graphCounts(graphs: DashboardGraph[], graph: DashboardGraph, names: NameCounts): Record<string, number> {
   const claimed = new Set(graphs.flatMap((g) => g.names ?? []));
   const own = graph.names === null ? (n: string) => !claimed.has(n) : (n: string) => graph.names!.includes(n);
-  const out: Record<string, number> = {};
+  // No prototype: a custom state named `constructor` or `__proto__` is a count like any other.
+  const out: Record<string, number> = Object.create(null);
   for (const [state, byName] of Object.entries(names)) {
     let sum = 0;
     for (const [name, n] of Object.entries(byName)) if (own(name)) sum += n;

@@ -124,7 +124,7 @@ export function Overview({ names, paused, readOnly, onPaused, onSelect }: Props)
             <tr>
               <th class="overview-name">name</th>
               {states.map((s) => (
-                <th key={s} class="num" title={STATE_TITLES[s]}>
+                <th key={s} class="num" title={Object.hasOwn(STATE_TITLES, s) ? STATE_TITLES[s] : undefined}>
                   {s}
                 </th>
               ))}

@@ -4,7 +4,7 @@
  * from one shared tick, so "19 s ago" does not stay put until the next fetch
  * and two times read at once agree.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { absolute, relative, toMs } from './format';
 import type { Time } from './types';
 
@@ -17,6 +17,8 @@ function subscribe(listener: (now: number) => void): () => void {
   listeners.add(listener);
   if (timer === undefined) {
     timer = setInterval(() => {
+      // A hidden tab shows nothing: no renders for it (the first tick once shown catches up).
+      if (document.hidden) return;
       shared = Date.now();
       for (const l of listeners) l(shared);
     }, TICK_MS);
@@ -40,9 +42,11 @@ export function useNow(): number {
 export function When({ at, prefix = '' }: { at: Time | null | undefined; prefix?: string }) {
   const now = useNow();
   const ms = toMs(at);
-  if (ms === undefined) return <span class="muted">–</span>;
+  // Formatted once per time, not at every tick: a running job's timeline holds many of them.
+  const fixed = useMemo(() => (ms === undefined ? undefined : { iso: new Date(ms).toISOString(), title: absolute(ms) }), [ms]);
+  if (ms === undefined || !fixed) return <span class="muted">–</span>;
   return (
-    <time dateTime={new Date(ms).toISOString()} title={absolute(ms)} class="when">
+    <time dateTime={fixed.iso} title={fixed.title} class="when">
       {prefix}
       {relative(ms, now)}
     </time>

@@ -184,9 +184,12 @@ describe('dashboard statechart in Chromium', () => {
       // Back to the base machine, then a quarantine job's detail: its path brings its machine's chart forward, marked.
       await page.locator('[role=tab][data-machine=job]').click();
       await page.locator('#machine-panel [data-state=waiting-children]').waitFor();
+      await page.locator(`[data-testid=job-list] tr[data-job-id="${emailDead!.id}"]`).waitFor({ timeout: 30_000 });
       await page.goto(`${server.url}/#job=${importWaiting!.id}`);
       await page.locator('#machine-panel[data-machine=import] [data-state=pending].marker').waitFor({ timeout: 30_000 });
       expect(await page.locator('[role=tab][data-machine=import]').getAttribute('aria-selected')).toBe('true');
+      // Bringing the job's machine forward chose nothing: the list is still the base machine's dead jobs.
+      expect(await rows.evaluateAll((trs) => trs.map((tr: Any) => tr.getAttribute('data-job-id')))).toEqual([String(emailDead!.id)]);
       expect(problems).toEqual([]);
       await context.close();
 
