@@ -6,7 +6,7 @@
  * is a state nobody sees.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { graphCounts } from './live';
+import { graphCounts } from './graph-counts';
 import { StateList } from './state-list';
 import { type PathHighlight, Statechart } from './statechart';
 import type { DashboardConfig, DashboardGraph, NameCounts } from './types';

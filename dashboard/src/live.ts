@@ -3,7 +3,7 @@
  * (from the per-name counts), per-edge rates over a sliding window built from
  * the ticks' aggregated transitions, and what is paused.
  */
-import type { DashboardGraph, GraphEdge, NameCounts, Paused, Tick, TickTransition } from './types';
+import type { DashboardGraph, GraphEdge, Paused, Tick, TickTransition } from './types';
 
 export const RATE_WINDOW_MS = 5 * 60_000;
 
@@ -29,20 +29,6 @@ export function namesOfGraph(graphs: DashboardGraph[], graph: DashboardGraph, kn
   if (graph.names !== null) return graph.names;
   const claimed = new Set(graphs.flatMap((g) => g.names ?? []));
   return known.filter((n) => !claimed.has(n));
-}
-
-/** Jobs per state for one graph: its names' counts (or every unclaimed name's, for the catch-all). */
-export function graphCounts(graphs: DashboardGraph[], graph: DashboardGraph, names: NameCounts): Record<string, number> {
-  const claimed = new Set(graphs.flatMap((g) => g.names ?? []));
-  const own = graph.names === null ? (n: string) => !claimed.has(n) : (n: string) => graph.names!.includes(n);
-  // No prototype: a custom state named `constructor` or `__proto__` is a count like any other.
-  const out: Record<string, number> = Object.create(null);
-  for (const [state, byName] of Object.entries(names)) {
-    let sum = 0;
-    for (const [name, n] of Object.entries(byName)) if (own(name)) sum += n;
-    out[state] = sum;
-  }
-  return out;
 }
 
 /** The id machineGraph gives the edge a transition took: `from:event:to`, `#n` for the n-th guarded candidate. */

@@ -25,6 +25,7 @@ import { toJob, type Job } from './job-view.js';
 import { slotOf } from './cron.js';
 import { createLogWriter, LogBuffer } from './log-buffer.js';
 import { recordsLevel } from './recording-logger.js';
+import { loggedFields } from '../lib/logged-fields.js';
 
 /** A schedule's job's slot, for the thread that runs it (HandlerContext `slot`). */
 const slotSpec = (job: LeasedJob): { slot?: number } => {
@@ -117,7 +118,14 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     const run = runOf(job);
     if (!run) return; // a line logged after its run ended: nothing writes it any more
     run.logs ??= new LogBuffer(job.id, job.attempts, () => clock.now());
-    run.logs.add(level, fields, message);
+    let shown: Record<string, unknown> | undefined;
+    try {
+      shown = loggedFields(logger, level, fields);
+    } catch (err) {
+      // Never the fields unredacted: a line that says why they are missing.
+      shown = { logError: `the log object could not be written: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    run.logs.add(level, shown, message);
   };
   const host: ContextHost = {
     extend,
@@ -248,6 +256,8 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
 
   const done: Array<() => void> = [];
   const end = (run: Run) => {
+    // Lines logged while the outcome was being written: stored too (never awaited; a write that fails says so in the log).
+    if (run.logs?.size) void logWriter.flush(run.logs);
     runs.delete(run);
     if (runs.size === 0) for (const resolve of done.splice(0)) resolve();
     if (byJob.get(run.job.id) === run) byJob.delete(run.job.id);
@@ -310,7 +320,8 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
           failures.push(err);
         }
       }
-      await written;
+      // Not awaited (flush never rejects): a slow log write holds back no later renewal.
+      void written;
       if (failures.length > 0) throw failures[0];
     },
     isRunning: (jobId) => byJob.has(jobId),

@@ -64,7 +64,7 @@ export const STEP_COLUMNS = {
 /** A job's log lines (ctx.log), copied with the job. */
 export const LOG_COLUMNS = {
   job_id: 'bigint',
-  seq: 'int',
+  seq: 'bigint',
   at: 'bigint',
   attempt: 'int',
   level: 'text',

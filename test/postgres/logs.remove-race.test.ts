@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { pgClient } from '../helpers/postgres.js';
-import { job, NOW, usePgStores } from './fixture.js';
+import { claimOf, job, move, NOW, usePgStores } from './fixture.js';
 
 const stores = usePgStores();
 
@@ -27,6 +27,31 @@ describe('remove racing a log append', () => {
       await append.query('COMMIT');
       expect(await removing).toEqual([true]);
       const left = await append.query(`SELECT count(*)::int AS n FROM ${schema}.job_logs WHERE job_id = $1`, [id]);
+      expect(left.rows[0]!.n).toBe(0);
+    } finally {
+      await append.end();
+    }
+  });
+});
+
+describe('a purge (retention 0) racing a log append', () => {
+  it('deletes the lines appended while the purge waited for the row', async () => {
+    const schema = stores.schema();
+    const store = stores.open({ schema });
+    await store.insert([job()], NOW);
+    const [claimed] = await claimOf(store, { limit: 1 });
+    const append = await pgClient();
+    try {
+      await append.query('BEGIN');
+      await append.query(`SELECT id FROM ${schema}.jobs WHERE id = $1 FOR NO KEY UPDATE`, [claimed!.id]);
+      const purging = store.transition([
+        move({ id: claimed!.id, version: claimed!.version, from: 'processing', token: claimed!.leaseToken, to: 'completed', purge: true }),
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await append.query(`INSERT INTO ${schema}.job_logs (job_id, seq, at, attempt, level, message) VALUES ($1, 1, 0, 1, 'info', 'late line')`, [claimed!.id]);
+      await append.query('COMMIT');
+      expect(await purging).toEqual([true]);
+      const left = await append.query(`SELECT count(*)::int AS n FROM ${schema}.job_logs WHERE job_id = $1`, [claimed!.id]);
       expect(left.rows[0]!.n).toBe(0);
     } finally {
       await append.end();

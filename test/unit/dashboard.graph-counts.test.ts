@@ -1,9 +1,8 @@
 /** The page's counts per state of one chart: states named like Object.prototype members count as any other. */
 import { describe, expect, it } from 'vitest';
-import { graphCounts } from '../../dashboard/src/live.js';
-import type { DashboardGraph } from '../../dashboard/src/types.js';
+import { graphCounts } from '../../dashboard/src/graph-counts.js';
 
-const graph = (id: string, names: string[] | null) => ({ id, names }) as DashboardGraph;
+const graph = (id: string, names: string[] | null) => ({ id, names });
 
 describe('graphCounts', () => {
   it('sums each state over the chart’s names, states named constructor or __proto__ included', () => {

@@ -187,6 +187,11 @@ export async function transitionBatch(client: Queryable, s: TransitionStatements
   const out = new Array<boolean>(reqs.length).fill(false);
   // The row without an ord is the wake-up's.
   for (const { ord } of rows) if (ord !== null) out[ord - 1] = true;
+  // A second look at the purged jobs' log lines, in a statement of its own: a purge that waited on a log
+  // append's lock on the job row deletes it once the append commits, but the batch's own delete of the
+  // lines read the snapshot taken before (ids are never reused: nothing else can be hit).
+  const purged = reqs.filter((t, i) => t.purge && out[i]).map((t) => t.id);
+  if (purged.length > 0) await client.query(s.purgeLogs, [purged]);
   return out;
 }
 

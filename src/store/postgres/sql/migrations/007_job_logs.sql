@@ -4,7 +4,8 @@
 -- lines were dropped).
 CREATE TABLE {{schema}}.job_logs (
   job_id   bigint NOT NULL,
-  seq      integer NOT NULL,
+  -- bigint: numbers keep growing past the lines trimmed away, over every attempt of a long-lived job.
+  seq      bigint NOT NULL,
   at       bigint NOT NULL,
   attempt  integer NOT NULL,
   level    text COLLATE "C" NOT NULL,
