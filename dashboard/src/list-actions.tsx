@@ -5,7 +5,7 @@
  * which asks first, reports the outcome and reloads the list.
  */
 import { api } from './api';
-import { pausedWith } from './live';
+import { pauseQuestion, togglePause } from './pause-name';
 import type { Paused } from './types';
 
 /** States a job can be cancelled from (the base machine's job.cancel edges). */
@@ -29,6 +29,14 @@ export function ListActions({ state, name, where, chosen, paused, act, onPaused 
   const isPaused = paused.all || (name !== '' && paused.names.includes(name));
   const some = `${chosen.size} ${state} job${chosen.size === 1 ? '' : 's'}`;
   const skipped = (n: number) => (n ? `, skipped ${n}` : '');
+  const togglePauseAct = (resume: boolean) => {
+    const { verb, body } = pauseQuestion(name, resume);
+    return act(verb, body, verb, async () => {
+      const after = await togglePause(name, resume, paused);
+      onPaused(after.paused);
+      return after.done;
+    });
+  };
   return (
     <div class="row actions">
       {CANCELLABLE.includes(state) && (
@@ -96,13 +104,7 @@ export function ListActions({ state, name, where, chosen, paused, act, onPaused 
           <button
             type="button"
             data-action="resume"
-            onClick={() =>
-              act('Resume', `Resume claiming "${name}" jobs?`, 'Resume', async () => {
-                const r = await api.resume(name);
-                onPaused(pausedWith(paused, r.name, r.paused));
-                return `Resumed ${name}`;
-              })
-            }
+            onClick={() => togglePauseAct(true)}
           >
             Resume {name}
           </button>
@@ -110,13 +112,7 @@ export function ListActions({ state, name, where, chosen, paused, act, onPaused 
           <button
             type="button"
             data-action="pause"
-            onClick={() =>
-              act('Pause', `Pause "${name}"? Workers stop claiming its jobs until it is resumed.`, 'Pause', async () => {
-                const r = await api.pause(name);
-                onPaused(pausedWith(paused, r.name, r.paused));
-                return `Paused ${name}`;
-              })
-            }
+            onClick={() => togglePauseAct(false)}
           >
             Pause {name}
           </button>

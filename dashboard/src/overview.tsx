@@ -10,7 +10,7 @@ import { useState } from 'preact/hooks';
 import { api, errorText } from './api';
 import { confirmAction, toast } from './confirm';
 import { count, duration, rate } from './format';
-import { pausedWith } from './live';
+import { pauseQuestion, togglePause } from './pause-name';
 import type { NameCounts, Overview as OverviewData, OverviewFigures, Paused } from './types';
 import { useVisibleInterval } from './visible';
 
@@ -101,13 +101,12 @@ export function Overview({ names, paused, readOnly, onPaused, onSelect }: Props)
   };
 
   const toggle = async (name: string, isPaused: boolean) => {
-    const verb = isPaused ? 'Resume' : 'Pause';
-    const body = isPaused ? `Resume claiming "${name}" jobs?` : `Pause "${name}"? Workers stop claiming its jobs until it is resumed.`;
+    const { verb, body } = pauseQuestion(name, isPaused);
     if (!(await confirmAction(verb, body, verb))) return;
     try {
-      const r = isPaused ? await api.resume(name) : await api.pause(name);
-      onPaused(pausedWith(paused, r.name, r.paused));
-      toast(`${isPaused ? 'Resumed' : 'Paused'} ${name}`);
+      const after = await togglePause(name, isPaused, paused);
+      onPaused(after.paused);
+      toast(after.done);
     } catch (e) {
       toast(errorText(e), 'error');
     }
