@@ -117,7 +117,8 @@ export function createTimeSeries(now: () => number): TimeSeries {
       // Cut short: the backlog is known back to the oldest change read.
       const knownFrom = complete === Number.POSITIVE_INFINITY ? (first ?? t) : complete;
       const existedBefore = hourAgo.jobId > 0 || hourAgo.historyId > 0;
-      since = Math.min(since, existedBefore ? t - HOUR_MS : (first ?? t));
+      // Cut short, the data is known from the oldest change read, whatever came before the hour.
+      since = Math.min(since, existedBefore && complete !== Number.POSITIVE_INFINITY ? t - HOUR_MS : (first ?? t));
       const rebuilt = backlogBackwards(pending, deltas, { now: t, step: BACKLOG_STEP, len: len(BACKLOG_STEP), complete: knownFrom });
       for (let i = 0; i < len(BACKLOG_STEP); i++) {
         const at = rebuilt.end - (len(BACKLOG_STEP) - i) * BACKLOG_STEP;

@@ -9,6 +9,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FeedMessage } from '../../src/dashboard/change-feed.js';
 import { createDashboardLive, type DashboardLive } from '../../src/dashboard/live.js';
 import { defineJob, type Queue } from '../../src/index.js';
+import { HOUR_MS } from '../../src/dashboard/series-buckets.js';
+import { createTimeSeries } from '../../src/dashboard/time-series.js';
+import { createVirtualClock } from '../../src/lib/virtual-clock.js';
+import { internalsOf } from '../../src/queue-internals.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { events } from '../helpers/wait.js';
 
@@ -198,5 +202,27 @@ describe('series rebuilt from the history at start', () => {
     // A queue new this hour: the data begins with its first change, not an hour ago.
     expect(series.since).toBeGreaterThanOrEqual(began);
     expect(series.since).toBeLessThanOrEqual(Date.now());
+  });
+});
+
+describe('series since, rebuilt from a history longer than the read', () => {
+  it('begins at the oldest change read, not an hour ago, when the read was cut short', async () => {
+    const clock = createVirtualClock(Date.now() - 3 * HOUR_MS);
+    const q = fx.open({ clock });
+    await q.enqueue('old', {}); // the queue existed before the hour drawn
+    await clock.advance(2.5 * HOUR_MS);
+    for (let i = 0; i < 5; i++) {
+      await q.enqueue('recent', { i });
+      await clock.advance(60_000);
+    }
+    const { store } = internalsOf(q);
+    const upTo = await store.cursorAt!(clock.now() + 1);
+    const series = createTimeSeries(clock.now);
+    await series.rebuild(store, upTo, {}, { maxRows: 2 });
+    // Two rows read of the five this hour: the data is known from the fourth minute on, not from an hour ago.
+    expect(series.view().since).toBeGreaterThan(clock.now() - 4 * 60_000);
+    const whole = createTimeSeries(clock.now);
+    await whole.rebuild(store, upTo, {});
+    expect(whole.view().since).toBe(clock.now() - HOUR_MS);
   });
 });
