@@ -16,6 +16,7 @@ import type { AbortReason } from './job-runner.js';
 import { deletesByAge } from './options.js';
 import { createPool, type WorkerInfo } from './pool.js';
 import { createProcessRegistry, heartbeatEvery } from './process-registry.js';
+import { createPrefetchSize } from './prefetch-size.js';
 import { createStartCheck } from './start-check.js';
 import { createScheduler } from './scheduler.js';
 import { createThreadPool } from './threads/thread-pool.js';
@@ -25,8 +26,8 @@ import { createPauseReads, createRatePauses, takePaused } from './rate-pauses.js
 export interface ConsumerOptions {
   ownerId: string;
   concurrency: number;
-  /** Jobs claimed ahead of idle workers (same lease), so claims come in batches. */
-  prefetch: number;
+  /** Jobs claimed ahead of idle workers (same lease), so claims come in batches; absent: sized as the queue runs (prefetch-size.ts). */
+  prefetch: number | undefined;
   leaseMs: number;
   pollMs: number;
   stuckAfterMs: number;
@@ -74,28 +75,34 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       engine.apply(job, { type: JobEventType.release }, { runAt: until, again: stillOurs(job), retryUnavailable: true }).catch((err: unknown) => void outage.failed('handing back paused jobs', err));
     }
   };
+  const prefetch = createPrefetchSize(o.concurrency, o.prefetch, clock.now());
   const executor = createExecutor(engine, {
     leaseMs: o.leaseMs,
     stuckAfterMs: o.stuckAfterMs,
-    maxBacklog: 4 * (o.concurrency + o.prefetch),
+    maxBacklog: 4 * (o.concurrency + prefetch.max),
     onRateLimited: (pause) => {
       pauses.note(pause);
       handBackPaused();
     },
     ...(threads ? { threads } : {}),
   });
-  const capacity = o.concurrency + o.prefetch;
   // Refill when a quarter of the prefetch is left: each claim then takes about
   // three quarters of it in one transaction (a claim costs a commit, so small
   // top-ups of a few jobs each would cost more than the jobs they bring).
-  const lowWater = Math.floor(o.prefetch / 4);
+  const lowWater = () => Math.floor(prefetch.target() / 4);
   const hungry$ = new Subject<void>();
+  /** Set while the buffer is above the low-water mark: its next fall to the mark asks for a claim, once. */
+  let refillArmed = false;
   const takeNext = (): LeasedJob | undefined => {
     // A job whose previous run is still alive here waits for it (its lease is renewed meanwhile).
     const i = waiting.findIndex((job) => !executor.isRunning(job.id));
     if (i < 0) return undefined;
     const [job] = waiting.splice(i, 1);
-    if (waiting.length === lowWater) hungry$.next(); // refill before the workers run dry
+    prefetch.took();
+    if (refillArmed && waiting.length <= lowWater()) {
+      refillArmed = false;
+      hungry$.next(); // refill before the workers run dry
+    }
     return job;
   };
   // A job that waited in the buffer may have been cancelled by another process meanwhile: looked at once more first.
@@ -187,15 +194,18 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
   const scheduler = createScheduler({
     clock,
     // Above the low-water mark the buffer is full enough: `hungry$` asks again.
-    freeSlots: () => (waiting.length > lowWater ? 0 : capacity - pool.busy() - waiting.length),
+    freeSlots: () => (waiting.length > lowWater() ? 0 : o.concurrency + prefetch.target() - pool.busy() - waiting.length),
     claim: async (limit) => {
       // Rate-limited jobs only for workers idle now: a rate counts claims (see ClaimRequest.startNow).
       const startNow = Math.max(0, o.concurrency - pool.busy() - waiting.length);
-      const request = { names, limit, owner: o.ownerId, leaseMs: o.leaseMs, now: clock.now(), rule: registry.claimRule };
+      const now = clock.now();
+      const request = { names, limit, owner: o.ownerId, leaseMs: o.leaseMs, now, rule: registry.claimRule };
       const jobs = await store.claim(limits.size > 0 ? { ...request, limits, startNow } : request);
+      prefetch.claimed(clock.now() - now, clock.now());
       heldBack = jobs.heldBack;
       engine.claimed(jobs, o.ownerId);
       for (const job of jobs) waiting.push(job);
+      refillArmed = waiting.length > lowWater();
       pauseReads.arm();
       handBackPaused(); // a claim that committed before a pause of this process was written
       pool.kick();

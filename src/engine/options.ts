@@ -43,8 +43,11 @@ export interface QueueOptions {
   concurrency?: number;
   /**
    * Jobs claimed ahead of idle workers, under the same lease, so that claims
-   * come in batches. Default: four times `concurrency`. Use 0 for long jobs
-   * shared across processes, so no process holds jobs it has not started.
+   * come in batches. Default: sized as the queue runs, 20 to 30 ms of work
+   * between four times `concurrency` and 512:
+   * large for many short jobs, small for long ones. A number fixes it. Use 0
+   * for long jobs shared across processes, so no process holds jobs it has
+   * not started.
    */
   prefetch?: number;
   /**
@@ -109,8 +112,8 @@ const QUEUE_KEYS = [
   'pollInterval', 'cacheSize', 'busyTimeout', 'clock', 'store', 'stuckAfter', 'threads', 'connection', 'schema', 'database',
 ] as const;
 
-export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'retention' | 'connection' | 'schema' | 'database'>> &
-  Pick<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'connection' | 'schema' | 'database'> & { retention: ResolvedRetention };
+export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'retention' | 'connection' | 'schema' | 'database' | 'prefetch'>> &
+  Pick<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'connection' | 'schema' | 'database' | 'prefetch'> & { retention: ResolvedRetention };
 
 export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions {
   rejectUnknownOptions('createQueue', options, QUEUE_KEYS);
@@ -118,7 +121,6 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
   const o: ResolvedQueueOptions = {
     name: 'default',
     concurrency,
-    prefetch: 4 * concurrency,
     lease: 30_000,
     durability: 'normal',
     jobs: [],
@@ -164,7 +166,8 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
   }
   checkString('createQueue name', o.name, 200);
   checkInteger('createQueue concurrency', o.concurrency, 1, 10_000);
-  checkInteger('createQueue prefetch', o.prefetch, 0, 100_000);
+  // Absent: sized as the queue runs (prefetch-size.ts).
+  if (o.prefetch !== undefined) checkInteger('createQueue prefetch', o.prefetch, 0, 100_000);
   checkInteger('createQueue lease', o.lease, 100);
   if (o.durability !== 'normal' && o.durability !== 'full') throw new ValidationError('createQueue durability must be "normal" or "full"');
   if (o.logger !== undefined && o.logger !== false && (typeof o.logger !== 'object' || o.logger === null || typeof (o.logger as { child?: unknown }).child !== 'function')) {

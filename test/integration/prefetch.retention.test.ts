@@ -49,6 +49,30 @@ describe('prefetch', () => {
     expect(batches.slice(0, -1).filter((n) => n < 6)).toEqual([]);
   });
 
+  it('by default claims more per transaction while the workers take jobs fast, and no more than four times concurrency ahead for slow jobs', async () => {
+    const fast = fx.open({ concurrency: 2, jobs: [defineJob({ name: 'j', handler: () => undefined })] });
+    await fast.enqueueMany(Array.from({ length: 3000 }, (_, i) => ({ name: 'j', payload: i })));
+    const done = events(fast.events$, (e) => e.to === 'completed', 3000, 20_000);
+    await fast.start();
+    await done;
+    await fast.stop();
+    const batches = (await fx.sql<{ n: number }>("SELECT count(*) AS n FROM job_history WHERE event = 'job.claim' GROUP BY lease_token")).map((r) => Number(r.n));
+    // A fixed prefetch of 4 × concurrency would take at most 2 + 8 jobs per claim.
+    expect(Math.max(...batches)).toBeGreaterThan(2 * 10);
+
+    const slow = fx.open({ name: 'slow', concurrency: 2, jobs: [defineJob({ name: 's', handler: () => new Promise((r) => setTimeout(r, 20)) })] });
+    await slow.enqueueMany(Array.from({ length: 40 }, (_, i) => ({ name: 's', payload: i })));
+    const slowDone = events(slow.events$, (e) => e.to === 'completed' && e.job.name === 's', 40, 20_000);
+    await slow.start();
+    await slowDone;
+    const slowBatches = await fx.sql<{ n: number }>(
+      "SELECT count(*) AS n FROM job_history h JOIN jobs j ON j.id = h.job_id WHERE h.event = 'job.claim' AND j.name = 's' GROUP BY h.lease_token",
+    );
+    // 20 ms jobs: the buffer stays at its floor, so a claim takes at most the 2 workers + 4 × 2.
+    expect(slowBatches.length).toBeGreaterThan(1);
+    expect(Math.max(...slowBatches.map((r) => Number(r.n)))).toBeLessThanOrEqual(2 + 4 * 2);
+  });
+
   it('prefetch 0 claims only for idle workers', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));

@@ -1,0 +1,75 @@
+/**
+ * How many claimed jobs a process keeps waiting for its workers (the prefetch
+ * buffer), sized from what the workers consume and what a claim costs.
+ *
+ * A claim is one transaction, and on PostgreSQL a round trip: claims of a few
+ * dozen jobs spend most of their time on the statement, not the jobs (50,000
+ * no-op jobs at concurrency 16 took ~2,080 claims and outcome batches at a
+ * fixed 64, ~46 µs of server time per job, against ~26 µs at 400). A fixed
+ * large buffer is wrong the other way: a process would hold hundreds of long
+ * jobs under its lease while other hosts sit idle, and a job enqueued with a
+ * higher priority would wait behind all of them.
+ *
+ * So by default the buffer holds a horizon of work: the rate at which this
+ * process's workers took jobs, times four claims' time, kept between 20 and
+ * 30 ms (a job that waits longer than the start check's 50 ms is read again
+ * before it starts), between four times `concurrency` (the floor, where short
+ * claims cost little) and MAX_ADAPTIVE. No-op jobs grow it to the ceiling in a
+ * few claims; jobs of a second each keep it at the floor; an idle queue drops
+ * back to the floor at its next claim. Jobs that wait in the buffer start
+ * within about one horizon, so neither leases nor priorities are held long.
+ * An explicit `prefetch` option is used as given.
+ */
+
+/** The most jobs the adaptive buffer holds. */
+export const MAX_ADAPTIVE = 512;
+const MIN_HORIZON_MS = 20;
+/** Below the start check's 50 ms (start-check.ts): a job that waited longer is read again before it starts. */
+const MAX_HORIZON_MS = 30;
+/** The buffer covers this many claims' time, so workers do not wait on one. */
+const CLAIMS_AHEAD = 4;
+/** Rate samples span at least this long, so a burst of quick claims is not read as the rate. */
+const SAMPLE_MS = 20;
+
+export interface PrefetchSize {
+  /** The buffer's size now. */
+  target(): number;
+  /** The largest size it may take (bounds what waits for outcomes). */
+  readonly max: number;
+  /** A worker took a job from the buffer. */
+  took(): void;
+  /** A claim finished: `ms` long, at `now`. */
+  claimed(ms: number, now: number): void;
+}
+
+export function createPrefetchSize(concurrency: number, fixed: number | undefined, now: number): PrefetchSize {
+  if (fixed !== undefined) return { target: () => fixed, max: fixed, took() {}, claimed() {} };
+  const floor = 4 * concurrency;
+  const max = Math.max(floor, MAX_ADAPTIVE);
+  let size = floor;
+  let taken = 0;
+  let since = now;
+  /** Jobs taken per ms, smoothed over samples; null before the first. */
+  let rate: number | null = null;
+  /** A claim's duration, smoothed. */
+  let claimMs = 0;
+  return {
+    target: () => size,
+    max,
+    took() {
+      taken++;
+    },
+    claimed(ms, at) {
+      claimMs = claimMs === 0 ? ms : 0.8 * claimMs + 0.2 * ms;
+      const elapsed = at - since;
+      if (elapsed < SAMPLE_MS) return;
+      const sample = taken / elapsed;
+      // A long quiet stretch is its own answer: the rate is what it was.
+      rate = rate === null || elapsed > 1000 ? sample : 0.5 * rate + 0.5 * sample;
+      taken = 0;
+      since = at;
+      const horizon = Math.min(MAX_HORIZON_MS, Math.max(MIN_HORIZON_MS, CLAIMS_AHEAD * claimMs));
+      size = Math.min(max, Math.max(floor, Math.round(rate * horizon)));
+    },
+  };
+}

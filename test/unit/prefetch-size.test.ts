@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { createPrefetchSize, MAX_ADAPTIVE } from '../../src/engine/prefetch-size.js';
+
+/** Workers take `perMs` jobs a millisecond for `ms`, with a claim of `claimMs` every `every` ms. */
+function run(size: ReturnType<typeof createPrefetchSize>, from: number, ms: number, perMs: number, claimMs = 1, every = 5): number {
+  let t = from;
+  for (; t < from + ms; t += every) {
+    for (let i = 0; i < perMs * every; i++) size.took();
+    size.claimed(claimMs, t + every);
+  }
+  return t;
+}
+
+describe('the adaptive prefetch size', () => {
+  it('is the given prefetch when one is set, whatever the workers do', () => {
+    const size = createPrefetchSize(16, 10, 0);
+    run(size, 0, 1000, 50);
+    expect(size.target()).toBe(10);
+    expect(size.max).toBe(10);
+  });
+
+  it('starts at four times concurrency and grows to its ceiling while workers take jobs fast', () => {
+    const size = createPrefetchSize(16, undefined, 0);
+    expect(size.target()).toBe(64);
+    run(size, 0, 200, 40); // 40 jobs/ms: no-op handlers
+    expect(size.target()).toBe(MAX_ADAPTIVE);
+  });
+
+  it('holds about 20 to 30 ms of work between the floor and the ceiling', () => {
+    const size = createPrefetchSize(16, undefined, 0);
+    run(size, 0, 400, 8); // 8 jobs/ms, claims of 1 ms: a 20 ms horizon
+    expect(size.target()).toBeGreaterThanOrEqual(8 * 20 - 1);
+    expect(size.target()).toBeLessThanOrEqual(8 * 30 + 1);
+  });
+
+  it('covers four slow claims, up to 30 ms', () => {
+    const size = createPrefetchSize(16, undefined, 0);
+    run(size, 0, 400, 8, 6, 10); // claims of 6 ms: 24 ms of work
+    expect(size.target()).toBeGreaterThan(8 * 22);
+    expect(size.target()).toBeLessThan(8 * 26);
+    run(size, 400, 400, 8, 50, 50); // claims of 50 ms: capped at 30 ms of work
+    expect(size.target()).toBeLessThanOrEqual(8 * 30 + 1);
+  });
+
+  it('stays at the floor for long jobs, and falls back to it after a quiet spell', () => {
+    const slow = createPrefetchSize(16, undefined, 0);
+    run(slow, 0, 10_000, 0.016, 1, 100); // 16 workers, 1 s jobs
+    expect(slow.target()).toBe(64);
+
+    const size = createPrefetchSize(16, undefined, 0);
+    const t = run(size, 0, 200, 40);
+    expect(size.target()).toBe(MAX_ADAPTIVE);
+    size.took();
+    size.claimed(1, t + 60_000); // the next claim, a minute later
+    expect(size.target()).toBe(64);
+  });
+});
