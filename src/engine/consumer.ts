@@ -17,6 +17,7 @@ import { deletesByAge } from './options.js';
 import { createPool, type WorkerInfo } from './pool.js';
 import { createProcessRegistry, heartbeatEvery } from './process-registry.js';
 import { createPrefetchSize } from './prefetch-size.js';
+import { createRateStarts } from './rate-starts.js';
 import { createStartCheck } from './start-check.js';
 import { createScheduler } from './scheduler.js';
 import { createThreadPool } from './threads/thread-pool.js';
@@ -75,7 +76,8 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       engine.apply(job, { type: JobEventType.release }, { runAt: until, again: stillOurs(job), retryUnavailable: true }).catch((err: unknown) => void outage.failed('handing back paused jobs', err));
     }
   };
-  const prefetch = createPrefetchSize(o.concurrency, o.prefetch, clock.now());
+  const grouped = [...limits.values()].some((l) => l.groupConcurrency !== undefined);
+  const prefetch = createPrefetchSize(o.concurrency, o.prefetch, clock.now(), grouped);
   const executor = createExecutor(engine, {
     leaseMs: o.leaseMs,
     stuckAfterMs: o.stuckAfterMs,
@@ -93,17 +95,26 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
   const hungry$ = new Subject<void>();
   /** Set while the buffer is above the low-water mark: its next fall to the mark asks for a claim, once. */
   let refillArmed = false;
+  const rateStarts = createRateStarts(limits);
   const takeNext = (): LeasedJob | undefined => {
-    // A job whose previous run is still alive here waits for it (its lease is renewed meanwhile).
-    const i = waiting.findIndex((job) => !executor.isRunning(job.id));
-    if (i < 0) return undefined;
-    const [job] = waiting.splice(i, 1);
-    prefetch.took();
-    if (refillArmed && waiting.length <= lowWater()) {
-      refillArmed = false;
-      hungry$.next(); // refill before the workers run dry
+    for (;;) {
+      // A job whose previous run is still alive here waits for it (its lease is renewed meanwhile).
+      const i = waiting.findIndex((job) => !executor.isRunning(job.id));
+      if (i < 0) return undefined;
+      const [job] = waiting.splice(i, 1) as [LeasedJob];
+      if (refillArmed && waiting.length <= lowWater()) {
+        refillArmed = false;
+        hungry$.next(); // refill before the workers run dry
+      }
+      const late = rateStarts.late(job, clock.now());
+      rateStarts.forget(job);
+      if (!late) {
+        prefetch.took();
+        return job;
+      }
+      // Past its start deadline, its token no longer covers a start: back to pending, due now, no attempt spent.
+      engine.apply(job, { type: JobEventType.release }, { runAt: clock.now(), again: stillOurs(job), retryUnavailable: true }).catch((err: unknown) => void outage.failed('handing back late jobs', err));
     }
-    return job;
   };
   // A job that waited in the buffer may have been cancelled by another process meanwhile: looked at once more first.
   const stillHeld = createStartCheck(store, clock, o.leaseMs);
@@ -200,7 +211,9 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       const startNow = Math.max(0, o.concurrency - pool.busy() - waiting.length);
       const now = clock.now();
       const request = { names, limit, owner: o.ownerId, leaseMs: o.leaseMs, now, rule: registry.claimRule };
-      const jobs = await store.claim(limits.size > 0 ? { ...request, limits, startNow } : request);
+      const asked = rateStarts.request(now);
+      const jobs = await store.claim(limits.size > 0 ? { ...request, limits, startNow, ...asked } : request);
+      rateStarts.claimed(jobs, now, asked, jobs.heldBack?.tokensOut === true);
       prefetch.claimed(clock.now() - now, clock.now());
       heldBack = jobs.heldBack;
       engine.claimed(jobs, o.ownerId);

@@ -23,6 +23,14 @@
 
 /** The most jobs the adaptive buffer holds. */
 export const MAX_ADAPTIVE = 512;
+/**
+ * The most, per worker, when names have a group concurrency: a buffered job
+ * holds its group's slot, so a large buffer blocks groups for other hosts and
+ * makes each claim step over more busy groups. 50,000 jobs in 1,000 groups
+ * of concurrency 1, concurrency 16: 17.4k jobs/s at 64, 18.3k at 128, 9.7k
+ * at 256.
+ */
+export const MAX_GROUPED_PER_WORKER = 8;
 const MIN_HORIZON_MS = 20;
 /** Below the start check's 50 ms (start-check.ts): a job that waited longer is read again before it starts. */
 const MAX_HORIZON_MS = 30;
@@ -42,10 +50,10 @@ export interface PrefetchSize {
   claimed(ms: number, now: number): void;
 }
 
-export function createPrefetchSize(concurrency: number, fixed: number | undefined, now: number): PrefetchSize {
+export function createPrefetchSize(concurrency: number, fixed: number | undefined, now: number, grouped = false): PrefetchSize {
   if (fixed !== undefined) return { target: () => fixed, max: fixed, took() {}, claimed() {} };
   const floor = 4 * concurrency;
-  const max = Math.max(floor, MAX_ADAPTIVE);
+  const max = Math.max(floor, grouped ? MAX_GROUPED_PER_WORKER * concurrency : MAX_ADAPTIVE);
   let size = floor;
   let taken = 0;
   let since = now;

@@ -56,7 +56,8 @@ export function createVirtualClock(start = 0): VirtualClock {
         timer.fn();
         await settle();
       }
-      t = until;
+      // Never back: an advance made meanwhile (two at once) may have gone further.
+      t = Math.max(t, until);
       await settle();
     },
     pending: () => timers.size,

@@ -12,6 +12,17 @@
  * back `perMs` after it was spent. So no window of `perMs` ever holds more
  * than `max` claims (a classic refilling bucket lets twice that through a
  * window that straddles a full bucket and its refill).
+ *
+ * A claim may also take rate-limited jobs for a prefetch buffer (`holdMs`),
+ * past the `startNow` it takes for idle workers: the claimer starts each
+ * within `holdMs` of the claim's `now` or hands it back, and their spend is
+ * stamped at that deadline, so the token comes back
+ * `perMs` after the latest moment its job could start. Tokens are counted
+ * as held from the claim until their stamp plus `perMs` (a stamp may lie
+ * ahead of a later claim's clock). Then no window of `perMs` holds more than
+ * `max` starts either: of the jobs starting in one window, the last claimed
+ * saw every other's token held (each was claimed before it, and comes back
+ * no sooner than a window after its own start).
  */
 import type { LimitKind, NameLimits, RateLimitRule } from './store.js';
 
@@ -45,8 +56,10 @@ export interface BucketRef {
 
 export interface SelectInput<C extends Candidate> {
   limit: number;
-  /** Rate-limited jobs taken at most. */
+  /** Rate-limited jobs taken at most, unless `holdMs` is set. */
   startNow: number;
+  /** Rate-limited jobs up to `limit`, each started within this long of `now` by the claimer (their spends are stamped then). */
+  holdMs?: number;
   now: number;
   limits: ReadonlyMap<string, NameLimits>;
   running: readonly RunningCount[];
@@ -68,7 +81,13 @@ export interface Selection<C extends Candidate> {
   spent: Array<BucketRef & { spent: Spent }>;
   /** The last group of the walk a job was taken from: the next claim's walk starts after it. */
   lastGroup: string | undefined;
-  heldBack: { until: number | null } | undefined;
+  heldBack: HeldBack | undefined;
+}
+
+/** Due jobs a claim left behind for a limit; `tokensOut`: some for lack of a rate-limit token. */
+export interface HeldBack {
+  until: number | null;
+  tokensOut?: boolean;
 }
 
 export const bucketId = (ref: BucketRef): string => `${ref.kind}\u0000${ref.key}`;
@@ -79,34 +98,30 @@ export function bucketOf(name: string, group: string | null | undefined, rule: R
   return rule.perGroup && group ? { kind: 'name-group', key: JSON.stringify([name, group]) } : { kind: 'name', key: name };
 }
 
-/**
- * The time a bucket is read and spent at: `now`, or its latest spend when
- * that is later. Claims may commit out of the order of their clocks (a
- * PostgreSQL claim reads its time before it waits for the lock), and a spend
- * placed before a later one would open a window holding more than `max`.
- */
-const bucketNow = (spent: Spent | undefined, now: number): number => Math.max(now, spent?.at(-1)?.[0] ?? now);
-
-/** Tokens left in a bucket at `now`, and when the next one comes back (null: the bucket is full). */
+/** Tokens left in a bucket at `now` (every spend whose stamp plus `perMs` is later is held), and when the next one comes back (null: the bucket is full). */
 export function tokens(spent: Spent | undefined, rule: RateLimitRule, now: number): { left: number; nextAt: number | null } {
-  const at0 = bucketNow(spent, now);
   let used = 0;
   let nextAt: number | null = null;
   for (const [at, n] of spent ?? []) {
-    if (at + rule.perMs <= at0) continue;
+    if (at + rule.perMs <= now) continue;
     used += n;
     nextAt = nextAt === null ? at + rule.perMs : Math.min(nextAt, at + rule.perMs);
   }
   return { left: Math.max(0, rule.max - used), nextAt };
 }
 
-/** The log without the spends that came back, plus `n` spent now (or at its latest spend, if later). */
-export function spend(spent: Spent | undefined, rule: RateLimitRule, now: number, n: number): Spent {
-  const at0 = bucketNow(spent, now);
-  const kept = (spent ?? []).filter(([at]) => at + rule.perMs > at0);
+/**
+ * The log without the spends that came back, plus `n` stamped at `now +
+ * holdMs`, or at the latest stamp when that is later: claims may commit out
+ * of the order of their clocks (a PostgreSQL claim reads its time before it
+ * waits for the lock), and the log stays in stamp order.
+ */
+export function spend(spent: Spent | undefined, rule: RateLimitRule, now: number, n: number, holdMs = 0): Spent {
+  const kept = (spent ?? []).filter(([at]) => at + rule.perMs > now);
   const last = kept.at(-1);
-  if (last && last[0] === at0) last[1] += n;
-  else kept.push([at0, n]);
+  const stamp = Math.max(now + holdMs, last?.[0] ?? Number.NEGATIVE_INFINITY);
+  if (last && last[0] === stamp) kept[kept.length - 1] = [stamp, last[1] + n];
+  else kept.push([stamp, n]);
   return kept;
 }
 
@@ -160,7 +175,8 @@ export function selectClaims<C extends Candidate>(input: SelectInput<C>): Select
 
   const left = new Map<string, number>(); // tokens left per bucket
   const returns = new Map<string, number>(); // when each bucket's next token comes back
-  const logs = new Map<string, { ref: BucketRef; rule: RateLimitRule; n: number }>();
+  /** Per bucket: tokens spent for jobs starting now (`n`), and for jobs claimed ahead under the hold (`held`). */
+  const logs = new Map<string, { ref: BucketRef; rule: RateLimitRule; n: number; held: number }>();
   const takenByName = new Map<string, number>();
   const takenByGroup = new Map<string, number>();
   const take: C[] = [];
@@ -183,7 +199,7 @@ export function selectClaims<C extends Candidate>(input: SelectInput<C>): Select
     }
     const ref = bucketOf(job.name, group, lim?.rateLimit);
     if (ref) {
-      if (rateTaken >= input.startNow) {
+      if (input.holdMs === undefined && rateTaken >= input.startNow) {
         blockedByRunning = true;
         continue;
       }
@@ -200,8 +216,10 @@ export function selectClaims<C extends Candidate>(input: SelectInput<C>): Select
         continue;
       }
       left.set(id, left.get(id)! - 1);
-      const log = logs.get(id) ?? { ref, rule, n: 0 };
-      log.n++;
+      const log = logs.get(id) ?? { ref, rule, n: 0, held: 0 };
+      // The first `startNow` go to idle workers at once; the rest wait in the buffer, stamped at their deadline.
+      if (rateTaken < input.startNow) log.n++;
+      else log.held++;
       logs.set(id, log);
       rateTaken++;
     }
@@ -211,10 +229,13 @@ export function selectClaims<C extends Candidate>(input: SelectInput<C>): Select
     if (turn > lastTurn) lastTurn = turn;
   }
 
-  const spent = [...logs.entries()].map(([id, { ref, rule, n }]) => ({ ...ref, spent: spend(input.buckets.get(id), rule, now, n) }));
+  const spent = [...logs.entries()].map(([id, { ref, rule, n, held }]) => {
+    const now0 = n > 0 ? spend(input.buckets.get(id), rule, now, n) : input.buckets.get(id);
+    return { ...ref, spent: held > 0 ? spend(now0, rule, now, held, input.holdMs) : now0! };
+  });
   const short = take.length < input.limit;
   const pauseEnds = input.pauseEnds ?? null;
   const until = nextToken === null ? pauseEnds : pauseEnds === null ? nextToken : Math.min(nextToken, pauseEnds);
-  const heldBack = short && (blockedByRunning || until !== null) ? { until } : undefined;
+  const heldBack = short && (blockedByRunning || until !== null) ? { until, ...(nextToken !== null ? { tokensOut: true } : {}) } : undefined;
   return { take, spent, lastGroup: lastTurn >= 0 ? input.groups[lastTurn]!.key : undefined, heldBack };
 }

@@ -53,8 +53,9 @@ export function limitFacts(rows: Iterable<LimitFact>, now: number, pauseEnds: nu
  * Ungrouped jobs of a limited name to read: as many as it may take, plus one
  * to learn whether it holds jobs back (the claim then says so).
  */
-export function readLimit(name: string, limit: number, startNow: number, facts: { limits: ReadonlyMap<string, NameLimits>; running: readonly RunningCount[]; buckets: ReadonlyMap<string, Spent>; now: number }): number {
-  const rate = facts.limits.get(name)?.rateLimit !== undefined;
+export function readLimit(name: string, limit: number, startNow: number, facts: { limits: ReadonlyMap<string, NameLimits>; running: readonly RunningCount[]; buckets: ReadonlyMap<string, Spent>; now: number; holdMs?: number }): number {
+  // With a hold, rate-limited jobs go into the claimer's buffer too (claim-limits.ts).
+  const rate = facts.limits.get(name)?.rateLimit !== undefined && facts.holdMs === undefined;
   return Math.min(limit, nameAllowance(name, facts), rate ? startNow : limit) + 1;
 }
 

@@ -43,6 +43,13 @@ export interface ClaimRequest {
    * start later, closer to the next window's jobs. Absent: `limit`.
    */
   startNow?: number;
+  /**
+   * Rate-limited jobs up to `limit` instead, for a prefetch buffer: the
+   * claimer starts each within this many ms of `now`, or hands it back
+   * unstarted. Their tokens come back `perMs` after that deadline, so no
+   * window of `perMs` holds more than `max` starts (claim-limits.ts).
+   */
+  startWithinMs?: number;
 }
 
 export interface TransitionRequest {

@@ -194,6 +194,41 @@ describe('rate limits', () => {
     expect(view).toMatchObject({ name: 'call', rateLimit: { max: 3, perMs: 1000, perGroup: false }, tokensLeft: 2 });
   });
 
+  it('a limit far from reached lets claims fill the buffer; a buffered job past its start deadline goes back unstarted', async () => {
+    const START = Date.parse('2026-06-01T00:00:00Z');
+    const clock = createVirtualClock(START);
+    const started: Array<[number, number]> = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const job = defineJob({
+      name: 'call',
+      rateLimit: { max: 1000, per: '1s' },
+      handler: async (n: number, ctx) => {
+        started.push([ctx.jobId, clock.now()]);
+        if (n === 0) await held;
+      },
+    });
+    const q = fx.open({ clock, concurrency: 1, prefetch: 5, jobs: [job] });
+    const ids = (await q.enqueueMany(Array.from({ length: 6 }, (_, i) => ({ name: 'call', payload: i })))).map((r) => r.id);
+    await q.start();
+    await until(clock, () => started.length === 1, 'the first job started');
+    // One worker, six jobs claimed: the five others wait in the buffer with a start deadline 40 ms on.
+    expect(await fx.value<number>("SELECT count(*) FROM jobs WHERE state = 'processing'")).toBe(6);
+    await clock.advance(100);
+    release();
+    await until(clock, async () => (await fx.value<number>("SELECT count(*) FROM jobs WHERE state = 'completed'")) === 6, 'every job completed');
+    const history = await fx.sql<{ job_id: number; event: string; at: number }>('SELECT job_id, event, at FROM job_history ORDER BY id');
+    // Each of the five went back once (no attempt spent), then ran.
+    for (const id of ids.slice(1)) expect(history.filter((h) => Number(h.job_id) === id).map((h) => h.event)).toEqual(['job.claim', 'job.release', 'job.claim', 'job.complete']);
+    expect((await q.getJob(ids[5]!)).attempts).toBe(1);
+    // Every start within 40 ms of its job's last claim.
+    for (const [id, at] of started) {
+      const claimed = history.filter((h) => Number(h.job_id) === id && h.event === 'job.claim' && Number(h.at) <= at).at(-1)!;
+      expect(at - Number(claimed.at)).toBeLessThan(40);
+    }
+    await q.stop();
+  });
+
   it('perGroup: each group has a bucket of its own', async () => {
     const START = Date.parse('2026-06-01T00:00:00Z');
     const clock = createVirtualClock(START);

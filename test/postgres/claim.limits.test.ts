@@ -13,7 +13,7 @@ import { job, move, NOW, usePgStores } from './fixture.js';
 
 const pg = usePgStores();
 
-const claim = (store: Store, o: { limits?: ReadonlyMap<string, NameLimits>; limit?: number; owner?: string; now?: number; names?: string[]; startNow?: number } = {}): Promise<ClaimResult> =>
+const claim = (store: Store, o: { limits?: ReadonlyMap<string, NameLimits>; limit?: number; owner?: string; now?: number; names?: string[]; startNow?: number; startWithinMs?: number } = {}): Promise<ClaimResult> =>
   store.claim({
     names: o.names ?? ['a'],
     limit: o.limit ?? 10,
@@ -23,6 +23,7 @@ const claim = (store: Store, o: { limits?: ReadonlyMap<string, NameLimits>; limi
     rule: CLAIM_RULE,
     ...(o.limits ? { limits: o.limits } : {}),
     ...(o.startNow === undefined ? {} : { startNow: o.startNow }),
+    ...(o.startWithinMs === undefined ? {} : { startWithinMs: o.startWithinMs }),
   });
 
 const complete = (store: Store, j: { id: number; version: number; leaseToken: string }) => store.transition([move({ id: j.id, version: j.version, from: 'processing', token: j.leaseToken, to: 'completed' })]);
@@ -126,11 +127,24 @@ describe('rate limits across processes', () => {
     expect(await claim(store, { limits, now: NOW + 400 })).toHaveLength(1);
     const dry = await claim(store, { limits, now: NOW + 999 });
     expect(dry).toHaveLength(0);
-    expect(dry.heldBack).toEqual({ until: NOW + 1000 });
+    expect(dry.heldBack).toEqual({ until: NOW + 1000, tokensOut: true });
     // The first two tokens come back at NOW + 1000, the third at NOW + 1400.
     expect(await claim(store, { limits, now: NOW + 1000 })).toHaveLength(2);
     expect(await claim(store, { limits, now: NOW + 1399 })).toHaveLength(0);
     expect(await claim(store, { limits, now: NOW + 1400 })).toHaveLength(1);
+  });
+
+  it('startWithinMs: jobs past startNow go to the buffer, their tokens stamped at the start deadline', async () => {
+    const store = pg.open();
+    await store.insert(Array.from({ length: 10 }, () => job()), NOW);
+    const limits = new Map([['a', { rateLimit: { max: 4, perMs: 1000, perGroup: false } }]]);
+    const got = await claim(store, { limits, startNow: 1, startWithinMs: 40 });
+    expect(got).toHaveLength(4);
+    expect((await store.limits()).map((l) => l.spent)).toEqual([[[NOW, 1], [NOW + 40, 3]]]);
+    // The idle worker's token comes back a window after the claim, the buffer's a window after their deadline.
+    expect(await claim(store, { limits, now: NOW + 1000, startWithinMs: 40 })).toHaveLength(1);
+    expect(await claim(store, { limits, now: NOW + 1039, startWithinMs: 40 })).toHaveLength(0);
+    expect(await claim(store, { limits, now: NOW + 1040 })).toHaveLength(3);
   });
 
   it('perGroup: each group of the name spends from a bucket of its own, ungrouped jobs from the name', async () => {
@@ -141,7 +155,7 @@ describe('rate limits across processes', () => {
     expect(got.map((j) => j.group ?? '-').sort()).toEqual(['-', '-', 'x', 'x', 'y', 'y']);
     const dry = await claim(store, { limits, now: NOW + 1 });
     expect(dry).toHaveLength(0);
-    expect(dry.heldBack).toEqual({ until: NOW + 1000 });
+    expect(dry.heldBack).toEqual({ until: NOW + 1000, tokensOut: true });
     expect((await store.limits()).map((l) => [l.kind, l.key, l.spent])).toEqual([
       ['name', 'a', [[NOW, 2]]],
       ['name-group', '["a","x"]', [[NOW, 2]]],

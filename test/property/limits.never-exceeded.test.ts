@@ -9,7 +9,10 @@
  *   name, or a group's own setting);
  * - no name has more jobs leased than its `globalConcurrency`;
  * - no window of `per` holds more than `max` claims of a rate-limited name
- *   (from the claims' history rows);
+ *   (from the claims' history rows), nor more than `max` starts: a claim for
+ *   a prefetch buffer (`startWithinMs`) holds jobs that start later, or are
+ *   handed back unstarted once their deadline has passed, as the consumer
+ *   does;
  * - no job is leased by two claims at once.
  * And once the clock has moved on and every leased job is finished, every
  * job has finished: a limit holds jobs back, it never loses one.
@@ -49,6 +52,8 @@ const RUNS = TEST_STORE === 'postgres' ? 0.4 : 1;
 type Op =
   | { type: 'enqueue'; name: number; group: number }
   | { type: 'claim'; limit: number }
+  | { type: 'claimAhead'; limit: number }
+  | { type: 'start'; pick: number }
   | { type: 'complete'; pick: number }
   | { type: 'fail'; pick: number }
   | { type: 'tick'; ms: number };
@@ -65,10 +70,34 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 /** Rate-limited jobs only, with short clock steps: windows that straddle several claims. */
 const rateOpArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ type: fc.constant('enqueue' as const), name: fc.constant(2), group: fc.constant(GROUPS.length) }) },
-  { weight: 4, arbitrary: fc.record({ type: fc.constant('claim' as const), limit: fc.integer({ min: 1, max: 3 }) }) },
+  { weight: 3, arbitrary: fc.record({ type: fc.constant('claim' as const), limit: fc.integer({ min: 1, max: 3 }) }) },
+  { weight: 3, arbitrary: fc.record({ type: fc.constant('claimAhead' as const), limit: fc.integer({ min: 1, max: 4 }) }) },
+  { weight: 3, arbitrary: fc.record({ type: fc.constant('start' as const), pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('complete' as const), pick: fc.nat() }) },
-  { weight: 3, arbitrary: fc.record({ type: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 400 }) }) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 400 }) }) },
+  // Steps within a hold, and ones that land a window after it: where a token spent too early would show.
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 60 }) }) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('tick' as const), ms: fc.constantFrom(961, 980, 1000) }) },
 );
+
+/** The hold of a claim for a prefetch buffer (the consumer's START_WITHIN_MS). */
+const HOLD_MS = 40;
+
+const idle: Op = { type: 'tick', ms: 0 };
+const rated: Op = { type: 'enqueue', name: 2, group: GROUPS.length };
+/**
+ * Three rated jobs claimed ahead at 0, one started at 30, three claimed at
+ * 1010: four starts within 980 ms unless the held tokens came back a window
+ * after their deadline, not after the claim. (Ops run three at a time.)
+ */
+const HELD_THEN_WINDOW = [
+  ...[rated, rated, rated, rated, rated, rated],
+  ...[{ type: 'claimAhead', limit: 3 }, idle, idle],
+  ...[{ type: 'tick', ms: 30 }, idle, idle],
+  ...[{ type: 'start', pick: 0 }, idle, idle],
+  ...[{ type: 'tick', ms: 980 }, idle, idle],
+  ...[{ type: 'claim', limit: 3 }, idle, idle],
+] as Op[];
 
 const newSchema = TEST_STORE === 'postgres' ? usePgSchema() : undefined;
 
@@ -86,6 +115,16 @@ async function freshDatabase(): Promise<{ stores: Store[]; raw: RawSql; cleanup(
 }
 
 interface Leased { id: number; name: string; group_key: string | null }
+
+/** Four starts of `rated` within one window of its rate (1000 ms). */
+function crowdedStarts(starts: readonly number[]): string[] {
+  const sorted = [...starts].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let i = 0; i + 3 < sorted.length; i++) {
+    if (sorted[i + 3]! - sorted[i]! < 1000) out.push(`rated: 4 starts within ${sorted[i + 3]! - sorted[i]!} ms (at ${sorted.slice(i, i + 4).join(', ')})`);
+  }
+  return out;
+}
 
 /** What the database holds now that breaks a limit. */
 async function violations(raw: RawSql): Promise<string[]> {
@@ -115,12 +154,30 @@ async function run(ops: readonly Op[]): Promise<{ found: string[]; unfinished: n
   const engines = stores.map((store) => createEngine({ store, clock, logger: silentLogger, jobs: JOBS, retention: {}, maxPayloadBytes: 1024 })) as Engine[];
   await stores[0]!.setGroupConcurrency('c', OWN.c, START);
   const held: LeasedJob[] = [];
+  /** Claimed for a buffer, not started yet: each with its start deadline. */
+  const ahead: Array<{ job: LeasedJob; deadline: number }> = [];
+  /** When each `rated` job started (a plain claim starts its jobs at once). */
+  const starts: number[] = [];
   const found: string[] = [];
-  const claim = async (e: Engine, limit: number) => {
-    const jobs = await e.store.claim({ names: NAMES, limit, owner: 'w', leaseMs: 600_000, now: clock.now(), rule: e.registry.claimRule, limits: LIMITS, startNow: limit });
-    for (const job of jobs) if (held.some((h) => h.id === job.id)) found.push(`job ${job.id} leased twice`);
-    held.push(...jobs);
+  const claim = async (e: Engine, limit: number, hold = false) => {
+    const now = clock.now();
+    const request = { names: NAMES, limit, owner: 'w', leaseMs: 600_000, now, rule: e.registry.claimRule, limits: LIMITS, startNow: hold ? 0 : limit };
+    const jobs = await e.store.claim(hold ? { ...request, startWithinMs: HOLD_MS } : request);
+    for (const job of jobs) if (held.some((h) => h.id === job.id) || ahead.some((a) => a.job.id === job.id)) found.push(`job ${job.id} leased twice`);
+    if (hold) ahead.push(...jobs.map((job) => ({ job, deadline: now + HOLD_MS - 1 })));
+    else {
+      held.push(...jobs);
+      for (const job of jobs) if (job.name === 'rated') starts.push(now);
+    }
     return jobs.length;
+  };
+  /** A buffered job starts if its deadline has not passed (it may start at the deadline's last ms), else goes back unstarted. */
+  const start = async (e: Engine, pick: number) => {
+    if (ahead.length === 0) return;
+    const [{ job, deadline }] = ahead.splice(pick % ahead.length, 1) as [{ job: LeasedJob; deadline: number }];
+    if (clock.now() >= deadline) return void (await e.apply(job, { type: 'job.release' }, { runAt: clock.now() }));
+    if (job.name === 'rated') starts.push(clock.now());
+    held.push(job);
   };
   const settle = async (e: Engine, pick: number, event: { type: string } & Record<string, unknown>) => {
     if (held.length === 0) return;
@@ -132,6 +189,8 @@ async function run(ops: readonly Op[]): Promise<{ found: string[]; unfinished: n
       const group = GROUPS[op.group];
       await e.enqueue(e.newJob({ name: NAMES[op.name], payload: null, options: group ? { group } : {} }, clock.now()));
     } else if (op.type === 'claim') await claim(e, op.limit);
+    else if (op.type === 'claimAhead') await claim(e, op.limit, true);
+    else if (op.type === 'start') await start(e, op.pick);
     else if (op.type === 'complete') await settle(e, op.pick, { type: 'job.complete' });
     else if (op.type === 'fail') await settle(e, op.pick, { type: 'job.fail', error: { name: 'Error', message: 'failed' }, random: 0 });
     else await clock.advance(op.ms);
@@ -140,8 +199,9 @@ async function run(ops: readonly Op[]): Promise<{ found: string[]; unfinished: n
     for (let i = 0; i < ops.length && found.length === 0; i += 3) {
       await Promise.all(ops.slice(i, i + 3).map((op, k) => perform(engines[k]!, op)));
       await Promise.all(engines.map((e) => e.flush()));
-      found.push(...(await violations(raw)));
+      found.push(...(await violations(raw)), ...crowdedStarts(starts));
     }
+    for (const { job } of ahead.splice(0)) await engines[0]!.apply(job, { type: 'job.release' }, { runAt: clock.now() });
     // Finish: retries come due, tokens come back, every job gets its turn.
     for (let round = 0; round < 60 && found.length === 0; round++) {
       for (const e of engines) {
@@ -150,7 +210,7 @@ async function run(ops: readonly Op[]): Promise<{ found: string[]; unfinished: n
           await e.apply(d, { type: next.eventType });
         }
       }
-      while ((await claim(engines[round % 3]!, 4)) > 0) found.push(...(await violations(raw)));
+      while ((await claim(engines[round % 3]!, 4)) > 0) found.push(...(await violations(raw)), ...crowdedStarts(starts));
       for (const job of held.splice(0)) await engines[0]!.apply(job, { type: 'job.complete' });
       await engines[0]!.flush();
       await clock.advance(500);
@@ -176,14 +236,14 @@ describe('limits across three connections', () => {
     );
   }, 180_000);
 
-  it('no window of a rate limit holds more claims than its max', async () => {
+  it('no window of a rate limit holds more claims or starts than its max, with jobs claimed ahead for a buffer', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(rateOpArb, { minLength: 6, maxLength: 45 }), async (ops) => {
         const { found, unfinished } = await run(ops);
         expect(found).toEqual([]);
         expect(unfinished).toBe(0);
       }),
-      { numRuns: Math.round(30 * RUNS) },
+      { numRuns: Math.round(30 * RUNS), examples: [[HELD_THEN_WINDOW]] },
     );
   }, 180_000);
 });

@@ -27,11 +27,24 @@ describe('rate-limit buckets', () => {
     expect(spend([[1200, 2]], rule, 1200, 1)).toEqual([[1200, 3]]);
   });
 
-  it('spend at the latest spend when a claim arrives with an earlier clock', () => {
+  it('spend at the latest spend when a claim arrives with an earlier clock, and count every token held at its own clock', () => {
     const spent: Array<[number, number]> = [[100, 3], [205, 2]];
-    // A claim reading 190 after one at 205 committed: its window ends at 205, not 190.
-    expect(tokens(spent, { ...rule, max: 5, perMs: 100 }, 190)).toEqual({ left: 3, nextAt: 305 });
-    expect(spend(spent, { ...rule, max: 5, perMs: 100 }, 190, 3)).toEqual([[205, 5]]);
+    const r = { ...rule, max: 6, perMs: 100 };
+    // A claim reading 190 after one at 205 committed: the tokens spent at 100 are still out until 200.
+    expect(tokens(spent, r, 190)).toEqual({ left: 1, nextAt: 200 });
+    expect(spend(spent, r, 190, 1)).toEqual([[100, 3], [205, 3]]);
+    expect(tokens(spent, r, 200)).toEqual({ left: 4, nextAt: 305 });
+  });
+
+  it('stamp a spend for a prefetch buffer at its start deadline: the token comes back a window after the latest start', () => {
+    const spent: Array<[number, number]> = [[100, 3]];
+    expect(spend(spent, rule, 1000, 2, 40)).toEqual([[100, 3], [1040, 2]]);
+    // Held from the claim on, and until 1040 + 1000.
+    expect(tokens([[1040, 2]], rule, 1001)).toEqual({ left: 1, nextAt: 2040 });
+    expect(tokens([[1040, 2]], rule, 2039)).toEqual({ left: 1, nextAt: 2040 });
+    expect(tokens([[1040, 2]], rule, 2040)).toEqual({ left: 3, nextAt: null });
+    // A later claim without a hold stamps no earlier than the latest stamp.
+    expect(spend([[1040, 2]], rule, 1010, 1)).toEqual([[1040, 3]]);
   });
 
   it('per group only for grouped jobs of a perGroup name', () => {
@@ -81,14 +94,19 @@ describe('selectClaims', () => {
     const out = selectClaims(input({ limits, now: 1200, ungrouped: jobs, buckets: new Map([['name\u0000r', [[500, 2]] as Array<[number, number]>]]) }));
     expect(out.take).toEqual([jobs[0]]);
     expect(out.spent).toEqual([{ kind: 'name', key: 'r', spent: [[500, 2], [1200, 1]] }]);
-    expect(out.heldBack).toEqual({ until: 1500 });
+    expect(out.heldBack).toEqual({ until: 1500, tokensOut: true });
   });
 
-  it('takes rate-limited jobs only for the workers idle now', () => {
+  it('takes rate-limited jobs only for the workers idle now, or up to the limit with a start deadline', () => {
     const limits = new Map<string, NameLimits>([['r', { rateLimit: { ...rule, max: 100 } }]]);
     const jobs = [job('r'), job('r'), job('free')];
     const out = selectClaims(input({ limits, startNow: 1, ungrouped: jobs }));
     expect(out.take).toEqual([jobs[0], jobs[2]]);
+    expect(out.heldBack).toEqual({ until: null });
+    const held = selectClaims(input({ limits, startNow: 1, holdMs: 40, now: 5000, ungrouped: jobs }));
+    expect(held.take).toEqual(jobs);
+    expect(held.spent).toEqual([{ kind: 'name', key: 'r', spent: [[5000, 1], [5040, 1]] }]);
+    expect(held.heldBack).toBeUndefined();
   });
 
   it('a pause in force is a time to come back at when the claim came back short', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPrefetchSize, MAX_ADAPTIVE } from '../../src/engine/prefetch-size.js';
+import { createPrefetchSize, MAX_ADAPTIVE, MAX_GROUPED_PER_WORKER } from '../../src/engine/prefetch-size.js';
 
 /** Workers take `perMs` jobs a millisecond for `ms`, with a claim of `claimMs` every `every` ms. */
 function run(size: ReturnType<typeof createPrefetchSize>, from: number, ms: number, perMs: number, claimMs = 1, every = 5): number {
@@ -53,5 +53,14 @@ describe('the adaptive prefetch size', () => {
     size.took();
     size.claimed(1, t + 60_000); // the next claim, a minute later
     expect(size.target()).toBe(64);
+  });
+});
+
+describe('the adaptive prefetch size with group concurrency', () => {
+  it('grows to eight jobs per worker at most: buffered jobs hold their groups', () => {
+    const size = createPrefetchSize(16, undefined, 0, true);
+    run(size, 0, 200, 40);
+    expect(size.target()).toBe(MAX_GROUPED_PER_WORKER * 16);
+    expect(size.max).toBe(128);
   });
 });

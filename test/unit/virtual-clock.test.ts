@@ -116,4 +116,10 @@ describe('createVirtualClock', () => {
     await clock.advance(10);
     expect(clock.pending()).toBe(0);
   });
+
+  it('never goes back when two advances run at once', async () => {
+    const clock = createVirtualClock(1000);
+    await Promise.all([clock.advance(30), clock.advance(0), clock.advance(0)]);
+    expect(clock.now()).toBeGreaterThanOrEqual(1030);
+  });
 });

@@ -40,7 +40,7 @@ export interface Sent {
 
 export interface LimitedResult {
   jobs: LeasedJob[];
-  heldBack?: { until: number | null };
+  heldBack?: { until: number | null; tokensOut?: boolean };
   /** Whether grouped jobs were pending as the claim read: while they are, this claimer's claims come here. */
   grouped: boolean;
 }
@@ -86,11 +86,12 @@ export function createLimitedClaim(db: Database, schema: string, history: boolea
       // Ungrouped: names without a limit in one read; each limited name on its
       // own, one more than it may take, to learn whether it holds jobs back.
       const startNow = req.startNow ?? limit;
+      const hold = req.startWithinMs === undefined ? {} : { holdMs: req.startWithinMs };
       const reads: string[] = [];
       const plain = names.filter((n) => !hasNameLimit(limits.get(n)));
       if (plain.length > 0) reads.push(s.ready(plain, limit));
       for (const name of names) {
-        if (hasNameLimit(limits.get(name))) reads.push(s.ready([name], readLimit(name, limit, startNow, { limits, running, buckets, now })));
+        if (hasNameLimit(limits.get(name))) reads.push(s.ready([name], readLimit(name, limit, startNow, { limits, running, buckets, now, ...hold })));
       }
       // Grouped: groups at their limit for every name (busy), and paused ones, are skipped by the walk.
       const runningByGroup = new Map<string, number>();
@@ -118,7 +119,7 @@ export function createLimitedClaim(db: Database, schema: string, history: boolea
         }
       }
 
-      const selection = selectClaims({ limit, startNow, now, limits, running, ungrouped, groups, overrides, buckets, pauseEnds: wakeAt });
+      const selection = selectClaims({ limit, startNow, ...hold, now, limits, running, ungrouped, groups, overrides, buckets, pauseEnds: wakeAt });
       const writes: string[] = [];
       const chosen = selection.take.map((r) => r.id);
       if (chosen.length > 0) writes.push(s.lease(chosen, { owner: sent.owner, token: sent.token, lockedUntil: sent.lockedUntil, history }));

@@ -40,13 +40,14 @@ export function createLimitedClaim(db: Database.Database): LimitedClaim {
   return (req, names, pauseEnds) => {
     const { now, limit } = req;
     const startNow = req.startNow ?? limit;
+    const hold = req.startWithinMs === undefined ? {} : { holdMs: req.startWithinMs };
     const limits = req.limits ?? new Map<string, NameLimits>();
     const { overrides, paused, buckets, wakeAt } = limitFacts(s.active.all({ now }) as LimitFact[], now, pauseEnds);
     // Leased jobs: per name for names with a global concurrency; per group (name '') for the groups visited.
     const capped = names.filter((n) => limits.get(n)?.globalConcurrency !== undefined);
     const running: RunningCount[] = capped.length > 0 ? (s.namesRunning.all(capped, {}) as RunningCount[]) : [];
     const runningIn = new Map<string, number>();
-    const facts = { limits, running, buckets, now };
+    const facts = { limits, running, buckets, now, ...hold };
 
     // Ungrouped: names without a limit in one read; each limited name on its
     // own, one more than it may take, to learn whether it holds jobs back.
@@ -90,7 +91,7 @@ export function createLimitedClaim(db: Database.Database): LimitedClaim {
       }
     }
 
-    const selection = selectClaims({ limit, startNow, now, limits, running, ungrouped, groups, overrides, buckets, pauseEnds: wakeAt });
+    const selection = selectClaims({ limit, startNow, ...hold, now, limits, running, ungrouped, groups, overrides, buckets, pauseEnds: wakeAt });
     for (const b of selection.spent) s.spend.run({ kind: b.kind, key: b.key, spent: JSON.stringify(b.spent), now });
     if (selection.lastGroup !== undefined) cursor = selection.lastGroup;
     else if (groups.length === 0) cursor = '';
