@@ -92,7 +92,10 @@ describe('without statistics', () => {
       const claimed = await claimOf(store, { limit: 400 });
       expect(claimed).toHaveLength(400);
       const reqs = claimed.map((c, i) => move({ id: c.id, version: c.version, from: 'processing', token: c.leaseToken, to: 'completed', purge: i % 2 === 0 }));
-      const lines = await plan(admin, `EXPLAIN ${transitionStatements(schema, false).batch}`, batchValues(reqs));
+      const { constant, values } = batchValues(reqs);
+      // Tokens differ per claim; states, events and most fields are the same for every request.
+      expect(constant.filter(Boolean).length).toBeGreaterThan(5);
+      const lines = await plan(admin, `EXPLAIN ${transitionStatements(schema, false).batch(constant)}`, values);
       expect(lines).toMatch(/Index Scan using jobs_pkey on jobs|Bitmap Index Scan on jobs_pkey/);
       expect(lines).not.toMatch(/Seq Scan on jobs\b/);
     } finally {

@@ -49,7 +49,7 @@ it('copies each job group and every limit row; on PostgreSQL they hold as they d
     const claim = (names: string[], now: number) => store.claim({ names, limit: 10, owner: 'w', leaseMs: 1000, now, rule: CLAIM_RULE, limits });
     const r = await claim(['r'], NOW + 5001);
     expect(r).toHaveLength(0);
-    expect(r.heldBack).toEqual({ until: NOW + 60_000 });
+    expect(r.heldBack).toEqual({ until: NOW + 60_000, tokensOut: true });
     const a = await claim(['a'], NOW + 1);
     expect(a.map((j) => j.group ?? '-').sort()).toEqual(['-', 'g1', 'g1']);
     expect(a.heldBack).toEqual({ until: NOW + 5000 });

@@ -27,7 +27,8 @@ export interface TransitionStatements {
   purgeSteps: string;
   purgeLogs: string;
   countDeleted: string;
-  batch: string;
+  /** The batch statement for a batch whose columns marked true hold one value for every request (bound once, not as an array). */
+  batch(constant: readonly boolean[]): string;
 }
 
 type Values = Record<'to' | 'attempts' | 'lastError' | 'ctx' | 'runAt' | 'result' | 'at' | 'uniqueNeed', string>;
@@ -68,7 +69,14 @@ const WAKE = BATCH_COLUMNS.length + 1;
 export function transitionStatements(schema: string, history: boolean): TransitionStatements {
   const param: Values = { to: '$4', attempts: '$5::int', lastError: '$6', ctx: '$7', runAt: '$8::bigint', result: '$9', at: '$10', uniqueNeed: '$11::int' };
   const column: Values = { to: 'r.to_state', attempts: 'r.attempts', lastError: 'r.last_error', ctx: 'r.ctx', runAt: 'r.run_at', result: 'r.result', at: 'r.at', uniqueNeed: 'r.unique_need' };
-  const unnest = `unnest(${BATCH_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')}) WITH ORDINALITY AS r (${BATCH_COLUMNS.map(([name]) => name).join(', ')}, ord)`;
+  // A column whose value is the same for every request (a batch of completions: the states, the event, the
+  // nulls) is bound once as a scalar at its own position, so the wake-up's parameters keep theirs. Decoding
+  // and unnesting the 18 arrays of a batch of 384 took ~2.3 ms a round trip against ~1 ms for the 6 that vary.
+  const requests = (constant: readonly boolean[]) => {
+    const varying = BATCH_COLUMNS.map((c, i) => [c, i] as const).filter(([, i]) => !constant[i]);
+    const fixed = BATCH_COLUMNS.map(([name, type], i) => (constant[i] ? `, $${i + 1}::${type} AS ${name}` : '')).join('');
+    return `SELECT u.*${fixed} FROM unnest(${varying.map(([[, type], i]) => `$${i + 1}::${type}[]`).join(', ')}) WITH ORDINALITY AS u (${varying.map(([[name]]) => name).join(', ')}, ord)`;
+  };
   // The jobs are found by primary key, from an array the planner takes for a handful of ids
   // (`ANY (ARRAY(…))` is estimated at 10): it then reads the index, whatever it believes of the table.
   // Joined on `r` alone (or on the bound array, whose 400 ids it counts), it read the whole table
@@ -90,8 +98,9 @@ export function transitionStatements(schema: string, history: boolean): Transiti
     purgeSteps: render('DELETE FROM {{schema}}.job_steps WHERE job_id = ANY($1::bigint[])', schema),
     purgeLogs: render('DELETE FROM {{schema}}.job_logs WHERE job_id = ANY($1::bigint[])', schema),
     countDeleted: render(`UPDATE {{schema}}.queue_meta SET value = value + $1 WHERE key = 'deleted'`, schema),
-    batch: render(
-      `WITH r AS (SELECT * FROM ${unnest}),
+    batch: cached((constant) =>
+      render(
+      `WITH r AS (${requests(constant)}),
        moved AS (
          UPDATE {{schema}}.jobs j SET ${set(column, 'j.')}
          FROM r WHERE NOT r.purge AND ${cas}
@@ -131,7 +140,19 @@ export function transitionStatements(schema: string, history: boolean): Transiti
          WHERE to_state = {{completed}} OR to_state = {{dead}} OR to_state = {{cancelled}}
        )`,
       schema,
+      ),
     ),
+  };
+}
+
+/** `make` once per shape of constant columns. */
+function cached(make: (constant: readonly boolean[]) => string): (constant: readonly boolean[]) => string {
+  const texts = new Map<string, string>();
+  return (constant) => {
+    const key = constant.map((c) => (c ? '1' : '0')).join('');
+    let text = texts.get(key);
+    if (text === undefined) texts.set(key, (text = make(constant)));
+    return text;
   };
 }
 
@@ -183,7 +204,8 @@ export interface FreedSlotWake {
 
 /** One statement for the batch; only for requests that name distinct jobs. */
 export async function transitionBatch(client: Queryable, s: TransitionStatements, reqs: readonly TransitionRequest[], wake?: FreedSlotWake): Promise<boolean[]> {
-  const { rows } = await client.query<{ ord: number | null }>(s.batch, batchValues(reqs, wake));
+  const { constant, values } = batchValues(reqs, wake);
+  const { rows } = await client.query<{ ord: number | null }>(s.batch(constant), values);
   const out = new Array<boolean>(reqs.length).fill(false);
   // The row without an ord is the wake-up's.
   for (const { ord } of rows) if (ord !== null) out[ord - 1] = true;
@@ -195,8 +217,11 @@ export async function transitionBatch(client: Queryable, s: TransitionStatements
   return out;
 }
 
-/** The batch statement's values: one array per request field (BATCH_COLUMNS), then the wake-up's. */
-export function batchValues(reqs: readonly TransitionRequest[], wake?: FreedSlotWake): unknown[] {
+/**
+ * The batch statement's values: per request field (BATCH_COLUMNS), one array,
+ * or the value itself where every request has the same (`constant`); then the wake-up's.
+ */
+export function batchValues(reqs: readonly TransitionRequest[], wake?: FreedSlotWake): { constant: boolean[]; values: unknown[] } {
   const columns: unknown[][] = BATCH_COLUMNS.map(() => new Array(reqs.length));
   reqs.forEach((t, i) => {
     const row = [t.id, t.from, t.token, t.to, t.event, t.candidate ?? null, t.at, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.workerId ?? null, json(t.error), t.purge === true, t.uniqueNeed ?? 0, t.version, t.expiredBy ?? null];
@@ -204,7 +229,10 @@ export function batchValues(reqs: readonly TransitionRequest[], wake?: FreedSlot
       columns[c]![i] = value;
     });
   });
-  return [...columns, wake?.channel ?? null, wake?.payload ?? null, wake?.names ?? [], wake?.finished ?? null];
+  // One request is one row whatever is constant: the ids (distinct) keep at least one array.
+  const constant = columns.map((col, c) => c !== 0 && col.every((v) => v === col[0]));
+  const values = columns.map((col, c) => (constant[c] ? col[0] : col));
+  return { constant, values: [...values, wake?.channel ?? null, wake?.payload ?? null, wake?.names ?? [], wake?.finished ?? null] };
 }
 
 /** Whether the batch can run as one statement: no job named twice. */
