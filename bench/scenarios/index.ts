@@ -13,5 +13,6 @@ import { latencyScenario } from './latency.js';
 import { limitsScenario } from './limits.js';
 import { machineScenario } from './machine.js';
 import { memoryScenario } from './memory.js';
+import { multiHostScenario } from './multi-host.js';
 
-export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, limitsScenario, composableScenario, latencyScenario, httpScenario, batchesScenario, dashboardScenario, largeScenario, memoryScenario, machineScenario];
+export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, limitsScenario, composableScenario, latencyScenario, multiHostScenario, httpScenario, batchesScenario, dashboardScenario, largeScenario, memoryScenario, machineScenario];
