@@ -35,7 +35,11 @@ if (system === 'litejobs-pg') {
 
 process.on('message', (m: { type: string }) => {
   if (m.type === 'go') {
-    const started = queue ? queue.start() : startGraphile(url, schema, 'batched', concurrency, handler).then((r) => void (runner = r));
+    const started = queue
+      ? queue.start()
+      : startGraphile(url, schema, 'batched', concurrency, handler).then((r) => {
+          runner = r;
+        });
     void started.then(() => send({ type: 'started' }));
   } else if (m.type === 'exit') {
     void (async () => {
