@@ -150,8 +150,10 @@ function cached(make: (constant: readonly boolean[]) => string): (constant: read
   const texts = new Map<string, string>();
   return (constant) => {
     const key = constant.map((c) => (c ? '1' : '0')).join('');
-    let text = texts.get(key);
-    if (text === undefined) texts.set(key, (text = make(constant)));
+    const known = texts.get(key);
+    if (known !== undefined) return known;
+    const text = make(constant);
+    texts.set(key, text);
     return text;
   };
 }
