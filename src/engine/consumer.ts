@@ -107,7 +107,6 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
         hungry$.next(); // refill before the workers run dry
       }
       const late = rateStarts.late(job, clock.now());
-      rateStarts.forget(job);
       if (!late) {
         prefetch.took();
         return job;
@@ -213,7 +212,7 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       const request = { names, limit, owner: o.ownerId, leaseMs: o.leaseMs, now, rule: registry.claimRule };
       const asked = rateStarts.request(now);
       const jobs = await store.claim(limits.size > 0 ? { ...request, limits, startNow, ...asked } : request);
-      rateStarts.claimed(jobs, now, asked, jobs.heldBack?.tokensOut === true);
+      rateStarts.claimed(now, jobs.heldBack?.tokensOut === true);
       prefetch.claimed(clock.now() - now, clock.now());
       heldBack = jobs.heldBack;
       engine.claimed(jobs, o.ownerId);

@@ -5,8 +5,10 @@
  * must start soon, or its token would be spent long before the call it
  * stands for. So while no rate limit binds, claims take rate-limited jobs
  * into the buffer with a start deadline (`ClaimRequest.startWithinMs`): the
- * store stamps their tokens at that deadline, and a job still waiting when it
- * passes is handed back unstarted. Claims of jobs for idle workers alone
+ * store stamps their tokens at that deadline and marks them (`startBy`), and
+ * a job still waiting when it passes is handed back unstarted. The jobs the
+ * claim took for workers idle then (`startNow`) are stamped at the claim and
+ * have no deadline, as without the buffer. Claims of jobs for idle workers alone
  * (`startNow`) cost a transaction per few jobs: a drain under a limit that
  * is never reached ran at about a third of the plain drain's pace.
  *
@@ -22,38 +24,25 @@ export const START_WITHIN_MS = 40;
 export interface RateStarts {
   /** What the next claim asks: `{ startWithinMs }` while no limit binds, else nothing. */
   request(now: number): { startWithinMs?: number };
-  /** A claim made at `now` with `request(now)`'s answer came back. */
-  claimed(jobs: readonly LeasedJob[], now: number, asked: { startWithinMs?: number }, tokensOut: boolean): void;
-  /** Whether a waiting job missed its start deadline (it must be handed back, not started). */
+  /** A claim made at `now` came back; `tokensOut`: it found a bucket empty. */
+  claimed(now: number, tokensOut: boolean): void;
+  /** Whether a waiting job missed its start deadline (`LeasedJob.startBy`): it must be handed back, not started. */
   late(job: LeasedJob, now: number): boolean;
-  /** The job left the buffer. */
-  forget(job: LeasedJob): void;
 }
+
+/** A millisecond early: the store stamped the token at `startBy`, and the handler starts just after this check. */
+export const isLate = (job: LeasedJob, now: number): boolean => job.startBy !== undefined && now >= job.startBy - 1;
 
 export function createRateStarts(limits: ReadonlyMap<string, NameLimits>): RateStarts {
   const perMs = Math.max(0, ...[...limits.values()].map((l) => l.rateLimit?.perMs ?? 0));
-  if (perMs === 0) return { request: () => ({}), claimed() {}, late: () => false, forget() {} };
+  if (perMs === 0) return { request: () => ({}), claimed() {}, late: isLate };
   /** Claims take rate-limited jobs for idle workers only until then. */
   let bindsUntil = Number.NEGATIVE_INFINITY;
-  const deadlines = new Map<number, number>();
   return {
     request: (now) => (now < bindsUntil ? {} : { startWithinMs: START_WITHIN_MS }),
-    claimed(jobs, now, asked, tokensOut) {
+    claimed(now, tokensOut) {
       if (tokensOut) bindsUntil = now + perMs;
-      if (asked.startWithinMs === undefined) {
-        for (const job of jobs) deadlines.delete(job.id);
-        return;
-      }
-      // A millisecond early: the store stamps the tokens at now + startWithinMs, and the handler starts just after this check.
-      const deadline = now + asked.startWithinMs - 1;
-      for (const job of jobs) if (limits.get(job.name)?.rateLimit) deadlines.set(job.id, deadline);
     },
-    late(job, now) {
-      const deadline = deadlines.get(job.id);
-      return deadline !== undefined && now >= deadline;
-    },
-    forget(job) {
-      deadlines.delete(job.id);
-    },
+    late: isLate,
   };
 }

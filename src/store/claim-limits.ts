@@ -82,6 +82,8 @@ export interface Selection<C extends Candidate> {
   /** The last group of the walk a job was taken from: the next claim's walk starts after it. */
   lastGroup: string | undefined;
   heldBack: HeldBack | undefined;
+  /** The rate-limited jobs taken under the hold (past `startNow`): each must start before `now + holdMs` or go back unstarted. */
+  held: ReadonlySet<number>;
 }
 
 /** Due jobs a claim left behind for a limit; `tokensOut`: some for lack of a rate-limit token. */
@@ -180,6 +182,7 @@ export function selectClaims<C extends Candidate>(input: SelectInput<C>): Select
   const takenByName = new Map<string, number>();
   const takenByGroup = new Map<string, number>();
   const take: C[] = [];
+  const held = new Set<number>();
   let rateTaken = 0;
   let blockedByRunning = false;
   let nextToken: number | null = null;
@@ -219,7 +222,10 @@ export function selectClaims<C extends Candidate>(input: SelectInput<C>): Select
       const log = logs.get(id) ?? { ref, rule, n: 0, held: 0 };
       // The first `startNow` go to idle workers at once; the rest wait in the buffer, stamped at their deadline.
       if (rateTaken < input.startNow) log.n++;
-      else log.held++;
+      else {
+        log.held++;
+        held.add(job.id);
+      }
       logs.set(id, log);
       rateTaken++;
     }
@@ -237,5 +243,5 @@ export function selectClaims<C extends Candidate>(input: SelectInput<C>): Select
   const pauseEnds = input.pauseEnds ?? null;
   const until = nextToken === null ? pauseEnds : pauseEnds === null ? nextToken : Math.min(nextToken, pauseEnds);
   const heldBack = short && (blockedByRunning || until !== null) ? { until, ...(nextToken !== null ? { tokensOut: true } : {}) } : undefined;
-  return { take, spent, lastGroup: lastTurn >= 0 ? input.groups[lastTurn]!.key : undefined, heldBack };
+  return { take, spent, lastGroup: lastTurn >= 0 ? input.groups[lastTurn]!.key : undefined, heldBack, held };
 }

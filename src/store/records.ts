@@ -52,8 +52,13 @@ export interface JobRecord {
   flow?: FlowState | null;
 }
 
-/** A job held under a lease: a claim's result. */
-export type LeasedJob = JobRecord & { leaseToken: string; lockedUntil: number };
+/**
+ * A job held under a lease: a claim's result. `startBy` is set on a
+ * rate-limited job claimed ahead of a free worker (`ClaimRequest.startWithinMs`):
+ * its token is stamped at that time, so it must start before it or be handed
+ * back unstarted.
+ */
+export type LeasedJob = JobRecord & { leaseToken: string; lockedUntil: number; startBy?: number };
 
 export interface NewJob {
   name: string;

@@ -45,9 +45,11 @@ export interface ClaimRequest {
   startNow?: number;
   /**
    * Rate-limited jobs up to `limit` instead, for a prefetch buffer: the
-   * claimer starts each within this many ms of `now`, or hands it back
-   * unstarted. Their tokens come back `perMs` after that deadline, so no
-   * window of `perMs` holds more than `max` starts (claim-limits.ts).
+   * first `startNow` are for idle workers as without it; each further one
+   * comes back with `startBy` (`now` plus this many ms), and the claimer
+   * starts it before then or hands it back unstarted. Their tokens come back
+   * `perMs` after that deadline, so no window of `perMs` holds more than
+   * `max` starts (claim-limits.ts).
    */
   startWithinMs?: number;
 }

@@ -5,6 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createVirtualClock, defineJob, RateLimitedError, type Queue, type VirtualClock } from '../../src/index.js';
+import { isLate } from '../../src/engine/rate-starts.js';
+import { limitsByName } from '../../src/engine/limits.js';
+import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { nextEvent, waitFor } from '../helpers/wait.js';
 
@@ -227,6 +230,26 @@ describe('rate limits', () => {
       expect(at - Number(claimed.at)).toBeLessThan(40);
     }
     await q.stop();
+  });
+
+  it('a claim with a start deadline gives one only to the jobs past its idle workers: those for idle workers start whenever they can', async () => {
+    const call = defineJob({ name: 'call', rateLimit: { max: 50, per: '1h' }, handler: () => {} });
+    const q = fx.open({ jobs: [call] });
+    await q.enqueueMany(Array.from({ length: 3 }, (_, i) => ({ name: 'call', payload: i })));
+    const store = fx.store();
+    try {
+      const now = Date.now() + 1000; // the jobs are due
+      const request = { names: ['call'], limit: 3, owner: 'w', leaseMs: 60_000, now, rule: CLAIM_RULE, limits: limitsByName([call]) };
+      const jobs = await store.claim({ ...request, startNow: 1, startWithinMs: 40 });
+      // The first for the idle worker, stamped at the claim; the two for the buffer must start within 40 ms.
+      expect(jobs.map((j) => j.startBy)).toEqual([undefined, now + 40, now + 40]);
+      expect(isLate(jobs[0]!, now + 60_000)).toBe(false);
+      expect([isLate(jobs[1]!, now + 38), isLate(jobs[1]!, now + 39)]).toEqual([false, true]);
+      // Three tokens spent of fifty.
+      expect(JSON.parse(await fx.value<string>("SELECT spent FROM job_limits WHERE kind = 'name' AND key = 'call'"))).toEqual([[now, 1], [now + 40, 2]]);
+    } finally {
+      await store.close();
+    }
   });
 
   it('perGroup: each group has a bucket of its own', async () => {

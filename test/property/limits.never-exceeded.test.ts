@@ -10,9 +10,10 @@
  * - no name has more jobs leased than its `globalConcurrency`;
  * - no window of `per` holds more than `max` claims of a rate-limited name
  *   (from the claims' history rows), nor more than `max` starts: a claim for
- *   a prefetch buffer (`startWithinMs`) holds jobs that start later, or are
- *   handed back unstarted once their deadline has passed, as the consumer
- *   does;
+ *   a prefetch buffer (`startWithinMs`) starts the jobs for its idle
+ *   workers at once, and holds those the store marked with a `startBy`,
+ *   which start later, or are handed back unstarted once it has passed, as
+ *   the consumer does;
  * - no job is leased by two claims at once.
  * And once the clock has moved on and every leased job is finished, every
  * job has finished: a limit holds jobs back, it never loses one.
@@ -52,7 +53,7 @@ const RUNS = TEST_STORE === 'postgres' ? 0.4 : 1;
 type Op =
   | { type: 'enqueue'; name: number; group: number }
   | { type: 'claim'; limit: number }
-  | { type: 'claimAhead'; limit: number }
+  | { type: 'claimAhead'; limit: number; startNow: number }
   | { type: 'start'; pick: number }
   | { type: 'complete'; pick: number }
   | { type: 'fail'; pick: number }
@@ -71,7 +72,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 const rateOpArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ type: fc.constant('enqueue' as const), name: fc.constant(2), group: fc.constant(GROUPS.length) }) },
   { weight: 3, arbitrary: fc.record({ type: fc.constant('claim' as const), limit: fc.integer({ min: 1, max: 3 }) }) },
-  { weight: 3, arbitrary: fc.record({ type: fc.constant('claimAhead' as const), limit: fc.integer({ min: 1, max: 4 }) }) },
+  { weight: 3, arbitrary: fc.record({ type: fc.constant('claimAhead' as const), limit: fc.integer({ min: 1, max: 4 }), startNow: fc.integer({ min: 0, max: 2 }) }) },
   { weight: 3, arbitrary: fc.record({ type: fc.constant('start' as const), pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('complete' as const), pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 400 }) }) },
@@ -92,7 +93,7 @@ const rated: Op = { type: 'enqueue', name: 2, group: GROUPS.length };
  */
 const HELD_THEN_WINDOW = [
   ...[rated, rated, rated, rated, rated, rated],
-  ...[{ type: 'claimAhead', limit: 3 }, idle, idle],
+  ...[{ type: 'claimAhead', limit: 3, startNow: 0 }, idle, idle],
   ...[{ type: 'tick', ms: 30 }, idle, idle],
   ...[{ type: 'start', pick: 0 }, idle, idle],
   ...[{ type: 'tick', ms: 980 }, idle, idle],
@@ -159,15 +160,20 @@ async function run(ops: readonly Op[]): Promise<{ found: string[]; unfinished: n
   /** When each `rated` job started (a plain claim starts its jobs at once). */
   const starts: number[] = [];
   const found: string[] = [];
-  const claim = async (e: Engine, limit: number, hold = false) => {
+  /** A claim for `startNow` idle workers (started at once) and, with `hold`, for a buffer: the jobs the store gave a `startBy`. */
+  const claim = async (e: Engine, limit: number, hold = false, startNow = limit) => {
     const now = clock.now();
-    const request = { names: NAMES, limit, owner: 'w', leaseMs: 600_000, now, rule: e.registry.claimRule, limits: LIMITS, startNow: hold ? 0 : limit };
+    const request = { names: NAMES, limit, owner: 'w', leaseMs: 600_000, now, rule: e.registry.claimRule, limits: LIMITS, startNow };
     const jobs = await e.store.claim(hold ? { ...request, startWithinMs: HOLD_MS } : request);
     for (const job of jobs) if (held.some((h) => h.id === job.id) || ahead.some((a) => a.job.id === job.id)) found.push(`job ${job.id} leased twice`);
-    if (hold) ahead.push(...jobs.map((job) => ({ job, deadline: now + HOLD_MS - 1 })));
-    else {
-      held.push(...jobs);
-      for (const job of jobs) if (job.name === 'rated') starts.push(now);
+    for (const job of jobs) {
+      if (job.startBy !== undefined) {
+        if (job.startBy !== now + HOLD_MS) found.push(`job ${job.id} has startBy ${job.startBy}, not ${now + HOLD_MS}`);
+        ahead.push({ job, deadline: job.startBy - 1 });
+      } else {
+        held.push(job);
+        if (job.name === 'rated') starts.push(now);
+      }
     }
     return jobs.length;
   };
@@ -189,7 +195,7 @@ async function run(ops: readonly Op[]): Promise<{ found: string[]; unfinished: n
       const group = GROUPS[op.group];
       await e.enqueue(e.newJob({ name: NAMES[op.name], payload: null, options: group ? { group } : {} }, clock.now()));
     } else if (op.type === 'claim') await claim(e, op.limit);
-    else if (op.type === 'claimAhead') await claim(e, op.limit, true);
+    else if (op.type === 'claimAhead') await claim(e, op.limit, true, op.startNow);
     else if (op.type === 'start') await start(e, op.pick);
     else if (op.type === 'complete') await settle(e, op.pick, { type: 'job.complete' });
     else if (op.type === 'fail') await settle(e, op.pick, { type: 'job.fail', error: { name: 'Error', message: 'failed' }, random: 0 });

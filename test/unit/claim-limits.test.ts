@@ -106,6 +106,8 @@ describe('selectClaims', () => {
     const held = selectClaims(input({ limits, startNow: 1, holdMs: 40, now: 5000, ungrouped: jobs }));
     expect(held.take).toEqual(jobs);
     expect(held.spent).toEqual([{ kind: 'name', key: 'r', spent: [[5000, 1], [5040, 1]] }]);
+    // The first goes to the idle worker (stamped now); only the second has a start deadline.
+    expect([...held.held]).toEqual([jobs[1]!.id]);
     expect(held.heldBack).toBeUndefined();
   });
 

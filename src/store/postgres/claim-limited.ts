@@ -134,6 +134,8 @@ export function createLimitedClaim(db: Database, schema: string, history: boolea
       else if (groups.length === 0) cursor = '';
       // A busy group's jobs never reach the selection (the walk skips the group): they are held back by a running job.
       const heldBack = selection.heldBack ?? (heldByBusy && selection.take.length < limit ? { until: null } : undefined);
-      return { jobs: selection.take.map((r) => toLeasedRecord(r, sent)), heldBack, grouped };
+      const startBy = now + (req.startWithinMs ?? 0);
+      const jobs = selection.take.map((r) => (selection.held.has(r.id) ? { ...toLeasedRecord(r, sent), startBy } : toLeasedRecord(r, sent)));
+      return { jobs, heldBack, grouped };
     });
 }

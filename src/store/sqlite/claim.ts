@@ -55,10 +55,12 @@ export function createClaim(
     indexNewJobs();
     const writes = claimWritesFor(req.rule);
     let rows: ReadyRow[];
+    let held: ReadonlySet<number> | undefined;
     if (names.some((n) => hasNameLimit(req.limits?.get(n))) || groupedAny.get() !== undefined) {
       const selection = limited(req, names, pauseEnds);
       rows = selection.take;
       heldBack = selection.heldBack;
+      held = selection.held;
     } else {
       rows = claimReady.all(names, { now: req.now, limit: req.limit }) as ReadyRow[];
     }
@@ -71,6 +73,7 @@ export function createClaim(
     for (let i = 0; i < rows.length; i++) {
       ids[i] = rows[i]!.id;
       out[i] = toLeasedRecord(rows[i]!, claim);
+      if (held?.has(ids[i]!)) out[i]!.startBy = req.now + req.startWithinMs!;
     }
     const idList = JSON.stringify(ids);
     const leased = writes.lease.run({ ids: idList, owner: req.owner, token, lockedUntil, now: req.now }).changes;
