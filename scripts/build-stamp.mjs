@@ -5,6 +5,7 @@
  *
  * Usage: node scripts/build-stamp.mjs write     (the end of `npm run build`)
  *        node scripts/build-stamp.mjs ensure    (builds unless the stamp matches)
+ *        node scripts/build-stamp.mjs check     (exit 0 if it matches, 1 if not: the packed-package test)
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -51,7 +52,9 @@ if (mode === 'write') {
     const run = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
     if (run.status !== 0) process.exit(run.status ?? 1);
   }
+} else if (mode === 'check') {
+  process.exit(current() ? 0 : 1);
 } else {
-  console.error('usage: node scripts/build-stamp.mjs write|ensure');
+  console.error('usage: node scripts/build-stamp.mjs write|ensure|check');
   process.exit(2);
 }

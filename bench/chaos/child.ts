@@ -1,6 +1,7 @@
 /**
  * The chaos check's child processes: started from TypeScript through tsx's
- * loader (as the multi-process tests do), each with a lifetime record that
+ * loader, or as JavaScript when this module runs compiled (the test suite's
+ * compiled tree), each with a lifetime record that
  * the verdict reads: when it was spawned, when it was SIGKILLed, when it
  * exited and how.
  */
@@ -12,6 +13,7 @@ import type { ProcessLifetime } from './verdict.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const LOADER = pathToFileURL(fileURLToPath(new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url))).href;
+const COMPILED = import.meta.url.endsWith('.js');
 /** Kept per child for a crash report: the tail of its stderr is enough. */
 const STDERR_KEEP = 16_384;
 
@@ -26,7 +28,8 @@ export interface ChaosChild {
 
 export function spawnChaosChild(role: 'worker' | 'producer', label: string, config: object): ChaosChild {
   const spawnedAt = Date.now();
-  const proc = spawn(process.execPath, ['--import', LOADER, `${HERE}${role}.ts`, JSON.stringify(config)], {
+  const entry = COMPILED ? [`${HERE}${role}.js`] : ['--import', LOADER, `${HERE}${role}.ts`];
+  const proc = spawn(process.execPath, [...entry, JSON.stringify(config)], {
     // stdin: a pipe that closes when this process dies, so that the child ends too (parent-watch.ts).
     stdio: ['pipe', 'pipe', 'pipe'],
   });

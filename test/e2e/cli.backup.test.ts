@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_TEST_TIMEOUT, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-db.js';
-import { tsxArgs } from '../helpers/tsx.js';
+import { nodeArgs } from '../helpers/node-args.js';
 
 const WRITER = fileURLToPath(new URL('../fixtures/cli-writer.ts', import.meta.url));
 /** Pages the store's backup copies per step (src/store/sqlite/admin.ts), at the default 4 KiB page size. */
@@ -27,7 +27,7 @@ describe('litejobs backup', { timeout: CLI_TEST_TIMEOUT }, () => {
     const dir = tempDir();
     const db = join(dir.dir, 'jobs.db');
     const dest = join(dir.dir, 'copy.db');
-    const writer = spawn(process.execPath, tsxArgs(WRITER, db, 'busy'), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const writer = spawn(process.execPath, nodeArgs(WRITER, db, 'busy'), { stdio: ['ignore', 'pipe', 'pipe'] });
     stops.push(() => writer.kill('SIGKILL'), dir.cleanup);
     let stderr = '';
     writer.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));

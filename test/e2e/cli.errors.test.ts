@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI_TEST_TIMEOUT, runCli, type CliResult } from '../helpers/cli.js';
+import { CLI_TEST_TIMEOUT, runCli, startCli, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-db.js';
 
 let cleanup: (() => void) | undefined;
@@ -55,6 +55,14 @@ describe('litejobs usage errors', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect(enqueue.stdout).toMatch(/--delay <duration>/);
     expect(enqueue.stdout).toMatch(/Examples:\n {2}\$ litejobs enqueue /);
     expect(enqueue.stdout).toMatch(/Exit codes:\n {2}0 .*\n {2}1 .*\n {2}2 /);
+  });
+
+  it('ends quietly with its exit code when the reader closes the pipe (litejobs --help | head -1)', async () => {
+    const cli = startCli(['--help']);
+    // Closed before the command has written anything: its first write meets EPIPE.
+    cli.proc.stdout!.destroy();
+    const r = await cli.done;
+    expect({ code: r.code, signal: r.signal, stderr: r.stderr }).toEqual({ code: 0, signal: null, stderr: '' });
   });
 });
 

@@ -15,7 +15,7 @@ import { createQueue } from '../../src/index.js';
 import { CLI_TEST_TIMEOUT, json, runCli, startCli } from '../helpers/cli.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDir } from '../helpers/temp-db.js';
-import { tsxArgs } from '../helpers/tsx.js';
+import { nodeArgs } from '../helpers/node-args.js';
 import { waitFor } from '../helpers/wait.js';
 
 const WRITER = fileURLToPath(new URL('../fixtures/cli-writer.ts', import.meta.url));
@@ -85,7 +85,7 @@ describe('litejobs doctor', { timeout: CLI_TEST_TIMEOUT }, () => {
 
   it('reports the expired lease a killed worker left (exit 0: a running queue takes it back)', async () => {
     const db = dbPath();
-    holder = spawn(process.execPath, tsxArgs(WRITER, db, 'hold'), { stdio: ['ignore', 'pipe', 'inherit'] });
+    holder = spawn(process.execPath, nodeArgs(WRITER, db, 'hold'), { stdio: ['ignore', 'pipe', 'inherit'] });
     const [line] = (await once(createInterface({ input: holder.stdout! }), 'line')) as [string];
     const { id } = JSON.parse(line) as { id: number };
     holder.kill('SIGKILL');

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-db.js';
-import { tsxArgs } from '../helpers/tsx.js';
+import { nodeArgs } from '../helpers/node-args.js';
 
 const bin = fileURLToPath(new URL('../../src/cli/bin.ts', import.meta.url));
 /** A seed whose receiver fails a few requests, never the same one twice in a row. */
@@ -30,7 +30,7 @@ afterEach(() => {
 });
 
 async function startDemo(dir: string): Promise<{ child: ChildProcess; out: () => string; api: string; receiver: string }> {
-  const child = spawn(process.execPath, tsxArgs(bin, 'demo', '--port', '0', '--seed', SEED, '--rate', '0'), { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, nodeArgs(bin, 'demo', '--port', '0', '--seed', SEED, '--rate', '0'), { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
   running.push(child);
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { beforeAll } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const ARTIFACTS = fileURLToPath(new URL('../e2e/artifacts/', import.meta.url));
@@ -48,17 +48,21 @@ export async function openPage(browser: Browser, options: { width: number; heigh
   return { page, context, problems };
 }
 
-/** One Chromium for the test file: launched before its tests, closed after them. Call the getter inside a test. */
+/**
+ * One Chromium for the test worker: launched before the first browser test
+ * file's tests, kept for the files after it (the worker runs file after
+ * file, helpers/after-each.ts), and ended with the worker (playwright kills
+ * the browsers it launched when the process exits). Tests open a context of
+ * their own, so no state passes between them. Call the getter inside a test.
+ */
+let shared: Browser | undefined;
+
 export function useChromium(): () => Browser {
-  let browser: Browser | undefined;
   beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
+    if (!shared?.isConnected()) shared = await launchChromium();
   });
   return () => {
-    if (!browser) throw new Error('useChromium: the browser is launched in beforeAll; call the getter inside a test');
-    return browser;
+    if (!shared) throw new Error('useChromium: the browser is launched in beforeAll; call the getter inside a test');
+    return shared;
   };
 }

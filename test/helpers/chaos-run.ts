@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect } from 'vitest';
-import { tsxArgs } from './tsx.js';
+import { nodeArgs } from './node-args.js';
 
 const TOOL = fileURLToPath(new URL('../../bench/chaos/run.ts', import.meta.url));
 
@@ -24,7 +24,7 @@ export function useChaosTool(): (args: readonly string[]) => Promise<ChaosRun> {
     if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   return async (args) => {
-    child = spawn(process.execPath, tsxArgs(TOOL, ...args, '--quiet'), { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, nodeArgs(TOOL, ...args, '--quiet'), { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));

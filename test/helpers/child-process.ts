@@ -7,8 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
-import { tsxArgs } from './tsx.js';
+import { afterEachTest } from './after-each.js';
+import { nodeArgs } from './node-args.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/worker-process.ts', import.meta.url));
 
@@ -34,7 +34,7 @@ export function spawnChild(db: string, mode: 'work' | 'enqueue'): Child {
 
 /** Any fixture script that speaks JSON lines on stdout, run like worker-process.ts. */
 export function spawnFixture(script: string, ...args: string[]): Child {
-  const proc = spawn(process.execPath, tsxArgs(script, ...args), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, nodeArgs(script, ...args), { stdio: ['ignore', 'pipe', 'pipe'] });
   const messages: Message[] = [];
   const stderr: string[] = [];
   const waiters = new Set<() => void>();
@@ -78,10 +78,6 @@ export function spawnFixture(script: string, ...args: string[]): Child {
   return child;
 }
 
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
-});
-
-afterEach(() => {
+afterEachTest(() => {
   for (const c of children.splice(0)) if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
 });

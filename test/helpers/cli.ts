@@ -1,8 +1,8 @@
 /** The `litejobs` command as users run it: src/cli/bin.ts in a child process through tsx. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
-import { tsxArgs } from './tsx.js';
+import { afterEachTest } from './after-each.js';
+import { nodeArgs } from './node-args.js';
 
 export const CLI = fileURLToPath(new URL('../../src/cli/bin.ts', import.meta.url));
 
@@ -31,7 +31,7 @@ export interface CliProcess {
 
 const running: ChildProcess[] = [];
 
-afterEach(() => {
+afterEachTest(() => {
   for (const p of running.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
 });
 
@@ -40,7 +40,7 @@ export function startCli(args: readonly string[], options: { env?: Record<string
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...options.env };
   if (!options.env?.LITEJOBS_DB) delete env.LITEJOBS_DB;
   delete env.LITEJOBS_LOG_LEVEL;
-  const proc = spawn(process.execPath, tsxArgs(CLI, ...args), { env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, nodeArgs(CLI, ...args), { env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   running.push(proc);
   let stdout = '';
   let stderr = '';

@@ -44,7 +44,15 @@ export function useServers(): (options?: { queue?: Partial<QueueOptions>; server
     const db = schema === undefined ? tempDbPath() : undefined;
     const target: Partial<QueueOptions> = db ? { path: db.path } : { connection: pgUrl(), schema };
     const queue = createQueue({ ...target, logger: silentLogger, ...options.queue });
-    const server = await startServer({ queue, port: 0, ...options.server });
+    let server: RunningServer;
+    try {
+      server = await startServer({ queue, port: 0, ...options.server });
+    } catch (err) {
+      // Options the server refuses (a test of that): the queue is closed here, as no test holds it.
+      await queue.close({ timeout: 1000 });
+      db?.cleanup();
+      throw err;
+    }
     open.push({ server, queue, cleanup: () => db?.cleanup() });
     // A PostgreSQL queue makes its schema on first use: made before a test reads it.
     if (!db) await queue.stats();

@@ -7,20 +7,20 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
+import { afterEachTest } from './after-each.js';
 import { pgClient } from './postgres.js';
-import { tsxArgs } from './tsx.js';
+import { nodeArgs } from './node-args.js';
 
 const HOLDER = fileURLToPath(new URL('../fixtures/hold-lease.ts', import.meta.url));
 const holders: ChildProcess[] = [];
 
-afterEach(() => {
+afterEachTest(() => {
   for (const p of holders.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
 });
 
 /** Starts a worker that claims the file's `stuck` jobs and never finishes them; resolves once one runs. */
 export async function holdLease(path: string, leaseMs: number): Promise<{ id: number; kill(): Promise<void> }> {
-  const proc = spawn(process.execPath, tsxArgs(HOLDER, path, String(leaseMs)), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, nodeArgs(HOLDER, path, String(leaseMs)), { stdio: ['ignore', 'pipe', 'pipe'] });
   holders.push(proc);
   let stderr = '';
   proc.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));

@@ -7,7 +7,7 @@
  */
 import { once } from 'node:events';
 import { createServer, connect, type Socket } from 'node:net';
-import { afterEach } from 'vitest';
+import { afterEachTest } from './after-each.js';
 import { pgUrl } from './postgres.js';
 
 /** The frontend Query message `COMMIT`: 'Q', its length (4 + 7), the text and its NUL. */
@@ -32,7 +32,7 @@ export interface PgProxy {
 }
 
 const open: PgProxy[] = [];
-afterEach(async () => {
+afterEachTest(async () => {
   await Promise.all(open.splice(0).map((p) => p.close()));
 });
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createQueue, DatabaseError } from '../../src/index.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDir } from '../helpers/temp-db.js';
-import { tsxArgs } from '../helpers/tsx.js';
+import { nodeArgs } from '../helpers/node-args.js';
 
 const fixture = fileURLToPath(new URL('../fixtures/open-queue.ts', import.meta.url));
 
@@ -43,7 +43,7 @@ describe('a database that cannot be used is refused with a typed error', () => {
       chmodSync(path, 0o444);
       chmodSync(dir.dir, 0o555);
       // Root writes anything: the child drops CAP_DAC_OVERRIDE so file modes apply to it too.
-      const node = [process.execPath, ...tsxArgs(fixture, path)];
+      const node = [process.execPath, ...nodeArgs(fixture, path)];
       const argv = process.getuid?.() === 0 ? ['setpriv', '--inh-caps=-dac_override', '--bounding-set=-dac_override', ...node] : node;
       const run = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8' });
       chmodSync(dir.dir, 0o755);

@@ -4,14 +4,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createQueue } from '../../src/index.js';
 import { tempDbPath } from '../helpers/temp-db.js';
-import { tsxArgs } from '../helpers/tsx.js';
+import { nodeArgs } from '../helpers/node-args.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/logger-option.ts', import.meta.url));
 
 function run(mode: 'false' | 'default') {
   const db = tempDbPath();
   try {
-    return spawnSync(process.execPath, tsxArgs(FIXTURE, db.path, mode), { encoding: 'utf8', timeout: 60_000, env: { ...process.env, LITEJOBS_LOG_LEVEL: 'info' } });
+    return spawnSync(process.execPath, nodeArgs(FIXTURE, db.path, mode), { encoding: 'utf8', timeout: 60_000, env: { ...process.env, LITEJOBS_LOG_LEVEL: 'info' } });
   } finally {
     db.cleanup();
   }

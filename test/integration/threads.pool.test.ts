@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createThreadPool } from '../../src/engine/threads/thread-pool.js';
 import { deferred, never, recordingHost, threadJob, usePools, type Deferred } from '../helpers/thread-pool.js';
-import { tsxArgs } from '../helpers/tsx.js';
+import { nodeArgs } from '../helpers/node-args.js';
 
 const pool = usePools();
 const osThreads = (): number => readdirSync('/proc/self/task').length;
@@ -131,7 +131,7 @@ describe('the thread pool', () => {
 
   it('an idle pool does not keep the process alive', async () => {
     const script = fileURLToPath(new URL('../fixtures/thread-pool-idle.ts', import.meta.url));
-    const child = spawn(process.execPath, tsxArgs(script), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, nodeArgs(script), { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));

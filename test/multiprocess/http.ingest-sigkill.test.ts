@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDbPath } from '../helpers/temp-db.js';
-import { tsxArgs } from '../helpers/tsx.js';
+import { nodeArgs } from '../helpers/node-args.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/bin.ts', import.meta.url));
 const TOTAL = 20_000;
@@ -30,7 +30,7 @@ async function startServer(db: string): Promise<{ proc: ChildProcess; url: strin
   // Only listed hooks exist.
   const hooks = `${db}.hooks.json`;
   writeFileSync(hooks, JSON.stringify({ ingest: {} }));
-  const proc = spawn(process.execPath, tsxArgs(CLI, 'serve', '--port', '0', '--hooks', hooks, '--db', db), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LITEJOBS_LOG_LEVEL: 'info' } });
+  const proc = spawn(process.execPath, nodeArgs(CLI, 'serve', '--port', '0', '--hooks', hooks, '--db', db), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LITEJOBS_LOG_LEVEL: 'info' } });
   children.push(proc);
   const url = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: proc.stdout! });

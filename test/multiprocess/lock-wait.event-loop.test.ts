@@ -14,7 +14,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DatabaseError } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
-import { tsxArgs } from '../helpers/tsx.js';
+import { nodeArgs } from '../helpers/node-args.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/hold-write-lock.ts', import.meta.url));
 
@@ -33,7 +33,7 @@ afterEach(() => {
 
 /** Starts a child that holds the write lock of `path` for `ms` (or until released); resolves once it holds it. */
 async function holdWriteLock(path: string, ms: number): Promise<Holder> {
-  const proc = spawn(process.execPath, tsxArgs(FIXTURE, path, String(ms)), { stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, nodeArgs(FIXTURE, path, String(ms)), { stdio: ['pipe', 'pipe', 'pipe'] });
   holders.push(proc);
   let stderr = '';
   proc.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));

@@ -14,6 +14,7 @@ import { parseWhere } from '../../src/store/where.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { nameArbitrary, reference, rowArbitrary, SEARCHES, STATES, type Row } from '../helpers/browse-model.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 /** A litejobs file whose rows are written straight into the table (every column a real job of that state has). */
 function seed(path: string, rows: Row[]): Array<Row & { id: number }> {
@@ -93,7 +94,7 @@ describe('store.browse keyset paging', () => {
           }
         },
       ),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(150) },
     );
   });
 

@@ -24,6 +24,7 @@ import { pgUrl, usePgSchema } from '../helpers/postgres.js';
 import { TEST_STORE } from '../helpers/queue-fixture.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 const NAME = 'job';
 const LEASE = 1000;
@@ -204,7 +205,7 @@ describe('concurrent workers never share a job', () => {
         expect((counts.completed ?? 0) + (counts.dead ?? 0)).toBe(plan.jobs);
         expect(out.chainsValid).toBe(true);
       }),
-      { numRuns: 50 },
+      { numRuns: propertyRuns(50) },
     );
   });
 

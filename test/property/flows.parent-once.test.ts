@@ -15,6 +15,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defineJob, UnrecoverableError, type FlowJob, type Queue } from '../../src/index.js';
 import { TEST_STORE, useQueues } from '../helpers/queue-fixture.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 const fx = useQueues();
 
@@ -41,7 +42,7 @@ function expected(tree: Tree): string {
 }
 
 const FINISHED = ['completed', 'dead', 'cancelled'];
-const RUNS = TEST_STORE === 'postgres' ? 12 : 25;
+const RUNS = propertyRuns(1) * (TEST_STORE === 'postgres' ? 12 : 25);
 
 describe('flows: random trees', () => {
   it('a parent completes exactly once, and only after all its children finished', async () => {

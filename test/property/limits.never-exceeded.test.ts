@@ -33,6 +33,7 @@ import { TEST_STORE } from '../helpers/queue-fixture.js';
 import { openRawSql, type RawSql } from '../helpers/raw-sql.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 const retry = { attempts: 2, backoff: { type: 'fixed' as const, delay: 0 } };
 const JOBS = [
@@ -48,7 +49,7 @@ const GROUPS = ['a', 'b', 'c'];
 const OWN = { c: 1 };
 const START = Date.parse('2026-06-01T00:00:00Z');
 /** Runs per property: a PostgreSQL run makes a schema and three pools, several times a SQLite file's cost. */
-const RUNS = TEST_STORE === 'postgres' ? 0.4 : 1;
+const RUNS = propertyRuns(1) * (TEST_STORE === 'postgres' ? 0.4 : 1);
 
 type Op =
   | { type: 'enqueue'; name: number; group: number }

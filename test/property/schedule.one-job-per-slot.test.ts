@@ -17,6 +17,7 @@ import { createQueue, createVirtualClock, declareJob, type Store } from '../../s
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 const START = Date.parse('2026-06-01T00:00:00.250Z');
 const FIRST_SLOT = Date.parse('2026-06-01T00:00:01Z');
@@ -96,7 +97,7 @@ describe('several queues firing one schedule, in any interleaving', () => {
           }
         },
       ),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     );
   }, 120_000);
 });

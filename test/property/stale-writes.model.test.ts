@@ -36,6 +36,7 @@ import { createVirtualClock } from '../../src/lib/virtual-clock.js';
 import type { LeasedJob, NewFlowNode, Store } from '../../src/store/store.js';
 import { leaseViolations, type HistoryRow } from '../helpers/lease-history.js';
 import { TEST_STORE, useQueues } from '../helpers/queue-fixture.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 
 const fx = useQueues();
@@ -280,7 +281,7 @@ describe('three connections, every store call interleaved by fast-check', () => 
       fc.asyncProperty(fc.scheduler(), fc.array(stepArb, { minLength: 3, maxLength: TEST_STORE === 'postgres' ? 8 : 12 }), async (s, steps) => {
         expect(await run(s, steps)).toEqual([]);
       }),
-      { numRuns: Number(process.env.LJ_MODEL_RUNS ?? (TEST_STORE === 'postgres' ? 40 : 80)) },
+      { numRuns: Number(process.env.LJ_MODEL_RUNS ?? propertyRuns(40)) },
     );
   }, 120_000);
 });

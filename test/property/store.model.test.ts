@@ -20,6 +20,7 @@ import { silentLogger } from '../helpers/silent-logger.js';
 import type { ErrorInfo } from '../../machines/policy.js';
 import { pgUrl, usePgSchema } from '../helpers/postgres.js';
 import { tempDbPath } from '../helpers/temp-db.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 const LEASE = 1000;
 const RETRY_AFTER = 50;
@@ -272,7 +273,7 @@ describe.each(STORES)('the %s store behaves like its model under random commands
         }
       }),
       // Sized for a busy 2-core machine: a few seconds, a fraction of the timeout.
-      { numRuns: 50 },
+      { numRuns: propertyRuns(50) },
     );
   });
 });

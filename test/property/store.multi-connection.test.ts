@@ -15,6 +15,7 @@ import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { LeasedJob, NewJob, Store } from '../../src/store/store.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 const NAME = 'job';
 const LEASE = 1000;
@@ -139,7 +140,7 @@ describe('two connections on one file', () => {
         }
       }),
       // Opening a file costs ~20 ms of fsyncs per connection: fewer, longer runs.
-      { numRuns: 50 },
+      { numRuns: propertyRuns(50) },
     );
   });
 

@@ -10,6 +10,7 @@ import { compileMachine } from '../../machines/compile.js';
 import { createJobMachine, type JobContext } from '../../machines/job.machine.js';
 import { createQuarantineMachine } from '../../machines/examples/quarantine.machine.js';
 import type { Backoff, ErrorInfo, ErrorMatcher, RetryPolicy } from '../../machines/policy.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 type Event = { type: string } & Record<string, unknown>;
 type Action = { type: string; params?: unknown };
@@ -129,7 +130,7 @@ function checkSameAsXstate(machine: AnyStateMachine, events: Event[], from?: str
 const RETRY_DUE = 'xstate.after.retryDelay.job.failed';
 const SLEEP_DUE = 'xstate.after.sleepDelay.job.sleeping';
 const QUARANTINE_DUE = 'xstate.after.quarantineExpiry.job.quarantined';
-const RUNS = 300;
+const RUNS = propertyRuns(300);
 
 const baseEvents = fc.array(eventArb([RETRY_DUE, SLEEP_DUE], []), { maxLength: 40 });
 const quarantineEvents = fc.array(eventArb([RETRY_DUE, SLEEP_DUE, QUARANTINE_DUE], ['job.approve']), { maxLength: 40 });

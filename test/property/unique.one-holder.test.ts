@@ -25,6 +25,7 @@ import { TEST_STORE } from '../helpers/queue-fixture.js';
 import { openRawSql, type RawSql } from '../helpers/raw-sql.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 const NAME = 'job';
 const JOB = defineJob({ name: NAME, handler: () => undefined, retry: { attempts: 3, backoff: { type: 'fixed', delay: 0 } } });
@@ -158,7 +159,7 @@ describe('unique keys across two connections', () => {
         expect(violations).toEqual([]);
         expect(notFreed).toEqual([]);
       }),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(60) },
     );
   }, 120_000);
 });

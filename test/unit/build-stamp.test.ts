@@ -42,6 +42,8 @@ function ensure(): string {
 }
 
 const builds = () => Number(readFileSync(join(root, 'builds'), 'utf8'));
+/** `check`'s exit code: 0 while dist/ matches the sources. */
+const check = () => spawnSync(process.execPath, ['scripts/build-stamp.mjs', 'check'], { cwd: root }).status;
 
 describe('scripts/build-stamp.mjs ensure', () => {
   it('builds the first time, skips while nothing changed, and builds again after a source or the dashboard changes or dist/ is gone', () => {
@@ -50,8 +52,11 @@ describe('scripts/build-stamp.mjs ensure', () => {
     expect(builds()).toBe(1);
     expect(ensure()).toContain('build skipped');
     expect(builds()).toBe(1);
+    expect(check()).toBe(0);
 
     writeFileSync(join(root, 'src', 'index.ts'), 'export const a = 2;\n');
+    expect(check()).toBe(1);
+    expect(builds()).toBe(1); // check never builds
     ensure();
     expect(builds()).toBe(2);
     ensure();

@@ -135,10 +135,14 @@ describe('the dashboard’s layouts', () => {
     expect(x('quarantined')).toBeLessThan(x('cancelled'));
   });
 
-  it('is what dashboardGraphs sends, both ways', async () => {
-    const [, own] = await dashboardGraphs(new Map([['import', defineJob({ name: 'import', handler: () => 'ok', machine: createQuarantineMachine })]]));
+  it('is what dashboardGraphs sends, both ways; laid out once per process', async () => {
+    const definitions = new Map([['import', defineJob({ name: 'import', handler: () => 'ok', machine: createQuarantineMachine })]]);
+    const [, own] = await dashboardGraphs(definitions);
     expect(own!.layouts.RIGHT).toEqual(await layoutGraph(quarantine, 'RIGHT', dashboardLayoutOptions(quarantine)));
     expect(own!.layouts.DOWN).toEqual(await layoutGraph(quarantine, 'DOWN', dashboardLayoutOptions(quarantine)));
+    // A second server of the process: the same layouts, not made again.
+    const [, again] = await dashboardGraphs(definitions);
+    expect(again!.layouts.RIGHT).toBe(own!.layouts.RIGHT);
   });
 });
 

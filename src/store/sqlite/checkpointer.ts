@@ -68,6 +68,11 @@ function shared(): Worker {
   return worker;
 }
 
+/** SQLite files the thread checkpoints now: one per open store (for tests and diagnostics). */
+export function checkpointedFiles(): number {
+  return listeners.size;
+}
+
 /** True while the shared thread exists (for tests and diagnostics). */
 export function checkpointerRunning(): boolean {
   return thread !== undefined;
