@@ -17,7 +17,7 @@ import { deletesByAge } from './options.js';
 import { createPool, type WorkerInfo } from './pool.js';
 import { createProcessRegistry, heartbeatEvery } from './process-registry.js';
 import { createPrefetchSize } from './prefetch-size.js';
-import { createRateStarts } from './rate-starts.js';
+import { createRateStarts, isLate } from './rate-starts.js';
 import { createStartCheck } from './start-check.js';
 import { createScheduler } from './scheduler.js';
 import { createThreadPool } from './threads/thread-pool.js';
@@ -106,8 +106,7 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
         refillArmed = false;
         hungry$.next(); // refill before the workers run dry
       }
-      const late = rateStarts.late(job, clock.now());
-      if (!late) {
+      if (!isLate(job, clock.now())) {
         prefetch.took();
         return job;
       }

@@ -26,16 +26,18 @@ export interface RateStarts {
   request(now: number): { startWithinMs?: number };
   /** A claim made at `now` came back; `tokensOut`: it found a bucket empty. */
   claimed(now: number, tokensOut: boolean): void;
-  /** Whether a waiting job missed its start deadline (`LeasedJob.startBy`): it must be handed back, not started. */
-  late(job: LeasedJob, now: number): boolean;
 }
 
-/** A millisecond early: the store stamped the token at `startBy`, and the handler starts just after this check. */
+/**
+ * Whether a waiting job missed its start deadline (`LeasedJob.startBy`): it
+ * must be handed back, not started. A millisecond early: the store stamped
+ * the token at `startBy`, and the handler starts just after this check.
+ */
 export const isLate = (job: LeasedJob, now: number): boolean => job.startBy !== undefined && now >= job.startBy - 1;
 
 export function createRateStarts(limits: ReadonlyMap<string, NameLimits>): RateStarts {
   const perMs = Math.max(0, ...[...limits.values()].map((l) => l.rateLimit?.perMs ?? 0));
-  if (perMs === 0) return { request: () => ({}), claimed() {}, late: isLate };
+  if (perMs === 0) return { request: () => ({}), claimed() {} };
   /** Claims take rate-limited jobs for idle workers only until then. */
   let bindsUntil = Number.NEGATIVE_INFINITY;
   return {
@@ -43,6 +45,5 @@ export function createRateStarts(limits: ReadonlyMap<string, NameLimits>): RateS
     claimed(now, tokensOut) {
       if (tokensOut) bindsUntil = now + perMs;
     },
-    late: isLate,
   };
 }

@@ -14,7 +14,7 @@
  * window that straddles a full bucket and its refill).
  *
  * A claim may also take rate-limited jobs for a prefetch buffer (`holdMs`),
- * past the `startNow` it takes for idle workers: the claimer starts each
+ * past the first `startNow` jobs, which idle workers take: the claimer starts each
  * within `holdMs` of the claim's `now` or hands it back, and their spend is
  * stamped at that deadline, so the token comes back
  * `perMs` after the latest moment its job could start. Tokens are counted
@@ -56,7 +56,7 @@ export interface BucketRef {
 
 export interface SelectInput<C extends Candidate> {
   limit: number;
-  /** Rate-limited jobs taken at most, unless `holdMs` is set. */
+  /** Workers idle now: they take the first `startNow` jobs of the claim (in claim order). Rate-limited jobs only there, unless `holdMs` is set. */
   startNow: number;
   /** Rate-limited jobs up to `limit`, each started within this long of `now` by the claimer (their spends are stamped then). */
   holdMs?: number;
@@ -183,7 +183,6 @@ export function selectClaims<C extends Candidate>(input: SelectInput<C>): Select
   const takenByGroup = new Map<string, number>();
   const take: C[] = [];
   const held = new Set<number>();
-  let rateTaken = 0;
   let blockedByRunning = false;
   let nextToken: number | null = null;
   let lastTurn = -1;
@@ -202,7 +201,10 @@ export function selectClaims<C extends Candidate>(input: SelectInput<C>): Select
     }
     const ref = bucketOf(job.name, group, lim?.rateLimit);
     if (ref) {
-      if (input.holdMs === undefined && rateTaken >= input.startNow) {
+      // Idle workers take the claim's jobs in claim order: the first `startNow`
+      // start at once, whatever their name; a rate-limited job further back
+      // would start after the jobs ahead of it, long after its token's stamp.
+      if (input.holdMs === undefined && take.length >= input.startNow) {
         blockedByRunning = true;
         continue;
       }
@@ -221,13 +223,12 @@ export function selectClaims<C extends Candidate>(input: SelectInput<C>): Select
       left.set(id, left.get(id)! - 1);
       const log = logs.get(id) ?? { ref, rule, n: 0, held: 0 };
       // The first `startNow` go to idle workers at once; the rest wait in the buffer, stamped at their deadline.
-      if (rateTaken < input.startNow) log.n++;
+      if (take.length < input.startNow) log.n++;
       else {
         log.held++;
         held.add(job.id);
       }
       logs.set(id, log);
-      rateTaken++;
     }
     take.push(job);
     takenByName.set(job.name, (takenByName.get(job.name) ?? 0) + 1);

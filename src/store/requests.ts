@@ -38,8 +38,9 @@ export interface ClaimRequest {
    */
   limits?: ReadonlyMap<string, NameLimits>;
   /**
-   * Rate-limited jobs taken at most (the workers idle now): a rate counts
-   * claims, so a rate-limited job must not wait in a prefetch buffer and
+   * The workers idle now, which take the claim's first `startNow` jobs in
+   * the order the claim returns them: a rate-limited job is taken only among
+   * those, since one further back would wait in the prefetch buffer and
    * start later, closer to the next window's jobs. Absent: `limit`.
    */
   startNow?: number;

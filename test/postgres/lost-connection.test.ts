@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { createQueue, defineJob, type Queue } from '../../src/index.js';
 import { DatabaseError } from '../../src/errors.js';
+import { isLate } from '../../src/engine/rate-starts.js';
 import { openDatabase, type Database } from '../../src/store/postgres/connect.js';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { NewJob } from '../../src/store/store.js';
@@ -147,6 +148,26 @@ describe('a connection lost under the PostgreSQL store', () => {
         expect((await store.history(id)).map((t) => t.event)).toEqual(['job.enqueue', 'job.claim']);
       }
       expect(await store.get(ids[2]!)).toMatchObject({ state: 'pending', attempts: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('cut after the server committed a claim of rate-limited jobs: they come back past their start deadline, to be handed back, not started late', async () => {
+    const proxy = await startPgProxy();
+    const store = createPostgresStore({ connection: proxy.url, schema: newSchema(), history: true });
+    try {
+      await store.ping();
+      const ids = (await store.insert([pending(null), pending(null)], NOW)).map((r) => r.id);
+      const limits = new Map([['a', { rateLimit: { max: 10, perMs: 60_000, perGroup: false } }]]);
+      const claim = (now: number) => store.claim({ names: ['a'], limit: 2, owner: 'w', leaseMs: 120_000, now, rule: CLAIM_RULE, limits, startNow: 1, startWithinMs: 40 });
+      const cut = proxy.loseNextCommitReply();
+      await expect(claim(NOW)).rejects.toMatchObject({ code: 'LJ_ERR_DATABASE_UNAVAILABLE' });
+      await cut;
+      const back = await claim(NOW + 5000);
+      expect(back.map((j) => j.id)).toEqual(ids);
+      // Both are late at once, the one stamped at the claim as well as the one stamped at its deadline.
+      expect(back.map((j) => isLate(j, NOW + 5000))).toEqual([true, true]);
     } finally {
       await store.close();
     }

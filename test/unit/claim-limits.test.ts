@@ -108,6 +108,13 @@ describe('selectClaims', () => {
     expect(held.spent).toEqual([{ kind: 'name', key: 'r', spent: [[5000, 1], [5040, 1]] }]);
     // The first goes to the idle worker (stamped now); only the second has a start deadline.
     expect([...held.held]).toEqual([jobs[1]!.id]);
+    // Idle workers take the claim's first jobs whatever their name: behind an urgent plain job, no rated one starts at once.
+    const urgent = job('free', null, { priority: 1 });
+    const behind = [urgent, job('r'), job('r')];
+    expect(selectClaims(input({ limits, startNow: 1, ungrouped: behind })).take).toEqual([urgent]);
+    const buffered = selectClaims(input({ limits, startNow: 1, holdMs: 40, now: 5000, ungrouped: behind }));
+    expect(buffered.take).toEqual(behind);
+    expect([...buffered.held]).toEqual([behind[1]!.id, behind[2]!.id]);
     expect(held.heldBack).toBeUndefined();
   });
 

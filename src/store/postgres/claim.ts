@@ -131,15 +131,23 @@ export function createClaimer(db: Database, schema: string, history: boolean, ne
   /** Grouped jobs were pending at this claimer's last look: its claims take the limited path. */
   let grouped = false;
 
-  /** The jobs of claims in doubt that are still held under their tokens: they are this process's. */
-  const takeBack = async (state: string): Promise<LeasedJob[]> => {
+  /**
+   * The jobs of claims in doubt that are still held under their tokens: they
+   * are this process's. A rate-limited one comes back with `startBy` at its
+   * claim's time, already past: its token was stamped at that claim or at its
+   * start deadline, so it goes back unstarted rather than starting late.
+   */
+  const takeBack = async (state: string, limits: ClaimRequest['limits']): Promise<LeasedJob[]> => {
     const claims = [...inDoubt.values()].filter((c) => c.state === state);
     if (claims.length === 0) return [];
     const byToken = new Map(claims.map((c) => [c.token, c]));
     const { rows } = await db.query<ReadyRow & { lease_token: string }>(s.held, [[...byToken.keys()], state]);
     // Answered: a claim with no rows never committed, or its lease ran out and the sweeper took the jobs back.
     for (const token of byToken.keys()) inDoubt.delete(token);
-    return rows.map((r) => leased(r, byToken.get(r.lease_token)!));
+    return rows.map((r) => {
+      const claim = byToken.get(r.lease_token)!;
+      return limits?.get(r.name)?.rateLimit ? { ...leased(r, claim), startBy: claim.now } : leased(r, claim);
+    });
   };
 
   /** Runs one claim under `sent`'s token; a claim whose reply was lost with the connection is kept in doubt. */
@@ -169,7 +177,7 @@ export function createClaimer(db: Database, schema: string, history: boolean, ne
     const { rule } = req;
     if (!Number.isSafeInteger(rule.attempts)) throw new TypeError(`claim rule attempts must be an integer, got ${rule.attempts}`);
     if (req.names.length === 0 || req.limit <= 0) return [];
-    const got: ClaimResult = await takeBack(rule.to);
+    const got: ClaimResult = await takeBack(rule.to, req.limits);
     if (got.length >= req.limit) return got;
     const sentFor = (): Sent => ({ state: rule.to, attempts: rule.attempts, owner: req.owner, token: nextToken(), lockedUntil: req.now + req.leaseMs, now: req.now });
     try {
@@ -184,7 +192,9 @@ export function createClaimer(db: Database, schema: string, history: boolean, ne
         }
       }
       const sent = sentFor();
-      const found = await inDoubtOnLoss(sent, () => limited({ ...req, limit: req.limit - got.length }, sent));
+      // The jobs already got go to the idle workers first.
+      const startNow = req.startNow === undefined ? {} : { startNow: Math.max(0, req.startNow - got.length) };
+      const found = await inDoubtOnLoss(sent, () => limited({ ...req, limit: req.limit - got.length, ...startNow }, sent));
       got.push(...found.jobs);
       grouped = found.grouped;
       if (found.heldBack) got.heldBack = found.heldBack;
