@@ -74,7 +74,7 @@ export default defineConfig({
     setupFiles: ['test/setup/after-each.ts'],
     pool: 'forks',
     // Two cores: the multi-process tests start their own children.
-    maxWorkers: 2,
+    maxWorkers: 3,
     // A worker runs file after file without loading the modules again:
     // loading src/ and its dependencies took ~0.6 s of CPU per file, a
     // quarter of the suite. Every file opens its own queues on its own

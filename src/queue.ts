@@ -28,6 +28,7 @@ import { createJobUpdate } from './engine/job-update.js';
 import { readJobLogs } from './engine/job-logs.js';
 import { payloadSchemasOf, validateItems, validatePayload } from './engine/payload-schema.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './engine/validate.js';
+import { watchStartGate } from './engine/watch-start.js';
 import { InvalidTransitionError, JobNotFoundError, QueueClosedError, ValidationError } from './errors.js';
 import type { Queue } from './queue-api.js';
 import { registerInternals } from './queue-internals.js';
@@ -65,7 +66,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
   }
   const clock = o.clock ?? systemClock;
   const logger = o.logger === false ? silentLogger() : o.logger ? o.logger.child({ queue: o.name }) : createDefaultLogger(o.name);
-  const store =
+  const opened =
     o.store ??
     openStore(
       {
@@ -82,6 +83,8 @@ function createUntypedQueue(options: QueueOptions): Queue {
       clock,
       logger,
     );
+  const watchStart = watchStartGate(opened);
+  const { store } = watchStart;
   // Declared jobs are only enqueued here: the engine runs (and claims) the defined ones.
   const engine = createEngine({ store, clock, logger, jobs: o.jobs.filter((job) => !isDeclaration(job)) as AnyJobDefinition[], retention: o.retention, maxPayloadBytes: o.maxPayloadBytes });
   // Declared jobs' schemas too: a producer validates what it enqueues.
@@ -247,7 +250,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     },
     ...createJobActions({ store, clock, registry: engine.registry, open }),
     result: results.result as Queue['result'],
-    watch: createWatch({ store, clock, events$: engine.events$, open }),
+    watch: createWatch({ store, clock, events$: engine.events$, open, holdWrites: watchStart.hold }),
     update: createJobUpdate({ store, clock, apply: engine.apply, schemas, maxPayloadBytes: o.maxPayloadBytes, open }),
     async retryDead(filter = {}) {
       open();

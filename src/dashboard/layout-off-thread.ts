@@ -16,25 +16,33 @@ export type Layouts = { RIGHT: DiagramLayout; DOWN: DiagramLayout };
 export type LayoutOutcome = { layouts: Layouts } | { layouts: null; reason: string };
 
 /**
- * Layouts made in this process, by graph, options and budget. A layout is a
- * function of those alone, and a chart costs a thread, elk's loading and
- * ~0.1–1 s of CPU, which a process that starts its server more than once (a
- * host restarting it, a test suite) would pay each time. Outcomes without a
- * layout are not kept: the next start tries again.
+ * Layouts made in this process, by graph and options. A layout is a function
+ * of those alone (whatever budget it was made under), and a chart costs a
+ * thread, elk's loading and ~0.1–1 s of CPU, which a process that starts its
+ * server more than once (a host restarting it, a test suite) would pay each
+ * time. Outcomes without a layout are not kept: the next start tries again.
  */
-const made = new Map<string, Promise<LayoutOutcome>>();
+const made = new Map<string, Layouts>();
+/** Layouts being made, by graph, options and budget: two charts asking at once share one thread. */
+const making = new Map<string, Promise<LayoutOutcome>>();
 const MADE_MAX = 64;
 
 export function layoutOffThread(graph: MachineGraph, options: LayoutOptions, budgetMs = LAYOUT_BUDGET_MS): Promise<LayoutOutcome> {
-  const key = JSON.stringify([graph, options, budgetMs]);
+  const key = JSON.stringify([graph, options]);
   const known = made.get(key);
-  if (known) return known;
-  const outcome = layoutInThread(graph, options, budgetMs);
-  made.set(key, outcome);
-  if (made.size > MADE_MAX) made.delete(made.keys().next().value!);
-  void outcome.then((o) => {
-    if (!o.layouts) made.delete(key);
+  if (known) return Promise.resolve({ layouts: known });
+  const attempt = `${budgetMs}:${key}`;
+  const underWay = making.get(attempt);
+  if (underWay) return underWay;
+  const outcome = layoutInThread(graph, options, budgetMs).then((o) => {
+    making.delete(attempt);
+    if (o.layouts) {
+      made.set(key, o.layouts);
+      if (made.size > MADE_MAX) made.delete(made.keys().next().value!);
+    }
+    return o;
   });
+  making.set(attempt, outcome);
   return outcome;
 }
 

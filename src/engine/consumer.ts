@@ -285,6 +285,9 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       stops.push(() => pauseReads.stop());
       void registration.register();
       stops.push(loop('sweeping expired leases', sweepMs, async () => void (await Promise.all([sweep(), registration.beatIfDue()]))));
+      // Leases that ran out while no worker was up (a crash, a deploy) are
+      // found now, not one sweep interval (up to 5 s) after the start.
+      sweep().catch((err: unknown) => void outage.failed('sweeping expired leases', err));
       if (deletesByAge(engine.retention)) {
         stops.push(loop('deleting old jobs', RETENTION_EVERY_MS, purgeOld));
         purgeOld().catch((err: unknown) => void outage.failed('deleting old jobs', err));

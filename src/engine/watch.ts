@@ -58,7 +58,7 @@ function checkList(what: string, value: unknown): ReadonlySet<string> | undefine
   return new Set(value as string[]);
 }
 
-export function createWatch(deps: { store: Store; clock: Clock; events$: Observable<QueueEvent>; open: () => void }) {
+export function createWatch(deps: { store: Store; clock: Clock; events$: Observable<QueueEvent>; open: () => void; holdWrites?: (read: Promise<unknown>) => void }) {
   return (options: WatchOptions = {}): Observable<JobChange> => {
     deps.open();
     rejectUnknownOptions('watch options', options, ['names', 'states', 'after']);
@@ -120,7 +120,9 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
       // PostgreSQL notifies claim loops only of new work; finished jobs come on a notice of their own.
       const unwatchFinished = store.watchFinished?.(() => void read());
       armTick();
-      void read();
+      const first = read();
+      // "Now" is where the first read finds the store: this queue's writes wait for it (watch-start.ts).
+      if (cursor === null) deps.holdWrites?.(first);
       return () => {
         stopped = true;
         own.unsubscribe();

@@ -64,16 +64,24 @@ interface Summary {
   verified: boolean;
 }
 
+/**
+ * A copy long enough that a signal sent on its first progress line lands
+ * mid-copy: 480 batches, each its own PostgreSQL transaction (~1 ms), so
+ * the copy runs for about half a second after that line at least.
+ */
+const COPY_JOBS = 12_000;
+const BATCH = 25;
+
 describe('litejobs migrate, run again', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('continues after SIGKILL from the last committed batch: every job once, history once', async () => {
     const { path, queue } = sqliteQueue();
-    const ids = await enqueue(queue, 40_000);
-    // History to copy too: every 400th job cancelled.
-    for (const id of ids.filter((_, i) => i % 400 === 0)) await queue.cancel(id);
+    const ids = await enqueue(queue, COPY_JOBS);
+    // History to copy too: every 120th job cancelled.
+    for (const id of ids.filter((_, i) => i % 120 === 0)) await queue.cancel(id);
     const name = schema();
     const url = `${pgUrl()}?schema=${name}`;
 
-    const first = startCli(['migrate', '--from', path, '--to', url, '--batch', '50']);
+    const first = startCli(['migrate', '--from', path, '--to', url, '--batch', String(BATCH)]);
     await waitForProgress(first);
     first.proc.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
@@ -84,7 +92,7 @@ describe('litejobs migrate, run again', { timeout: CLI_TEST_TIMEOUT }, () => {
     // The mark moved in each batch's own transaction: it is exactly where the committed jobs end.
     expect((await progressRows(name)).upto).toBe(Number(top));
 
-    const rerun = await runCli(['migrate', '--from', path, '--to', url, '--batch', '50', '--json', '--quiet']);
+    const rerun = await runCli(['migrate', '--from', path, '--to', url, '--batch', String(BATCH), '--json', '--quiet']);
     expect({ code: rerun.code, stderr: rerun.stderr }).toEqual({ code: 0, stderr: '' });
     const summary = json<Summary>(rerun);
     expect(summary).toMatchObject({ copied: ids.length - Number(n), verified: true, pass: { from: 0, upTo: ids.at(-1), resumed: true } });
@@ -94,10 +102,10 @@ describe('litejobs migrate, run again', { timeout: CLI_TEST_TIMEOUT }, () => {
 
   it('stops after the batch under way on Ctrl+C (SIGINT), saying how to go on', async () => {
     const { path, queue } = sqliteQueue();
-    const ids = await enqueue(queue, 40_000);
+    const ids = await enqueue(queue, COPY_JOBS);
     const name = schema();
     const url = `${pgUrl()}?schema=${name}`;
-    const run = startCli(['migrate', '--from', path, '--to', url, '--batch', '50']);
+    const run = startCli(['migrate', '--from', path, '--to', url, '--batch', String(BATCH)]);
     await waitForProgress(run);
     run.proc.kill('SIGINT');
     const ended = await run.done;

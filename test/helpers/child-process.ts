@@ -28,8 +28,8 @@ export interface Child {
 
 const children: Child[] = [];
 
-export function spawnChild(db: string, mode: 'work' | 'enqueue'): Child {
-  return spawnFixture(FIXTURE, db, mode);
+export function spawnChild(db: string, mode: 'work' | 'enqueue', leaseMs?: number): Child {
+  return spawnFixture(FIXTURE, db, mode, ...(leaseMs === undefined ? [] : [String(leaseMs)]));
 }
 
 /** Any fixture script that speaks JSON lines on stdout, run like worker-process.ts. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineJob, type InsertResult, type JobRecord, type TransitionRequest } from '../../src/index.js';
+import { createVirtualClock, defineJob, type InsertResult, type JobRecord, type TransitionRequest } from '../../src/index.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { nextEvent, waitFor } from '../helpers/wait.js';
@@ -21,6 +21,20 @@ describe('leases', () => {
     expect(e.error).toMatchObject({ name: 'LeaseExpiredError', code: 'LJ_ERR_LEASE_LOST' });
     await done;
     expect(await consumer.getJob(id)).toMatchObject({ state: 'completed', attempts: 2, result: 'recovered' });
+  });
+
+  it('a queue that starts expires the leases that ran out while no worker was up at once, not a sweep interval later', async () => {
+    const clock = createVirtualClock(Date.now());
+    const producer = fx.open({ clock });
+    const { id } = await producer.enqueue('j', {});
+    await fx.sql("UPDATE jobs SET state='processing', attempts=1, lease_owner='dead-host:1', lease_token='t-dead', locked_until=? WHERE id=?", [clock.now() - 1, id]);
+    // A 30 s lease sweeps every 5 s; the virtual clock never gets there.
+    const consumer = fx.open({ clock, lease: 30_000, jobs: [defineJob({ name: 'j', retry: { backoff: { type: 'fixed', delay: 0 } }, handler: () => 'recovered' })] });
+    const done = nextEvent(consumer.events$, (e) => e.job.id === id && e.to === 'completed');
+    await consumer.start();
+    for (let i = 0; i < 20 && (await consumer.getJob(id)).state !== 'completed'; i++) await clock.advance(10);
+    await done;
+    expect((await consumer.history(id)).map((h) => h.event)).toContain('job.expire');
   });
 
   it('an expired lease on the last attempt makes the job dead', async () => {

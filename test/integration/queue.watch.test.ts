@@ -18,8 +18,9 @@ describe('queue.watch', () => {
     const watcher = fx.open({ clock: still() });
     const { id: before } = await watcher.enqueue('ok', {});
     const seen = firstValueFrom(watcher.watch({ names: ['ok'] }).pipe(take(4), toArray()));
-    // A subscription reads once to find where "now" is; the next enqueue comes after it.
-    await new Promise((resolve) => setImmediate(resolve));
+    // A subscription reads once to find where "now" is; the watcher's own store
+    // calls wait for that read, so once this ping answers, the other queue's enqueue comes after it.
+    await watcher.ping();
     const worker = fx.open({ jobs: [defineJob({ name: 'ok', handler: () => 'done' }), defineJob({ name: 'other', handler: () => 1 })] });
     const { id } = await worker.enqueue('ok', {});
     await worker.enqueue('other', {});
@@ -31,12 +32,25 @@ describe('queue.watch', () => {
     expect(changes.every((c) => c.at instanceof Date && typeof c.cursor === 'string')).toBe(true);
   });
 
+  it("sees this queue's own writes sent right after subscribe(), however long the watch's first read takes", async () => {
+    const inner = fx.store();
+    // The read that finds "now" answers late and takes its snapshot late, as a
+    // query on a busy PostgreSQL connection may, while the enqueue below goes at once.
+    const store = { ...inner, changes: async (...args: Parameters<NonNullable<typeof inner.changes>>) => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return inner.changes!(...args);
+    } };
+    const q = fx.open({ clock: still(), store });
+    const seen = firstValueFrom(q.watch().pipe(take(1), toArray()));
+    const { id } = await q.enqueue('a', {});
+    expect((await seen).map(line)).toEqual([`${id} a ·→pending job.enqueue`]);
+  });
+
   it('filters by state, and resumes after a cursor with exactly the changes that followed it', async () => {
     const q = fx.open({ clock: still() });
+    // From now on means from the subscription: this queue's writes that follow it are seen.
     const all = firstValueFrom(q.watch().pipe(take(6), toArray()));
-    await new Promise((resolve) => setImmediate(resolve));
     const dead = firstValueFrom(q.watch({ states: ['cancelled'] }).pipe(take(2), toArray()));
-    await new Promise((resolve) => setImmediate(resolve));
     const a = await q.enqueue('a', {});
     const b = await q.enqueue('b', {});
     await q.cancel(a.id);

@@ -41,9 +41,9 @@ const ownerOf = (queue: Queue) => internalsOf(queue).ownerId;
 const find = (v: WorkersView, owner: string): WorkerView | undefined => v.workers.find((w) => w.owner === owner);
 const registered = async (): Promise<string[]> => (await fx.sql<{ owner: string }>('SELECT owner FROM worker_processes ORDER BY owner')).map((r) => r.owner);
 
-/** A child running 'work' jobs (test/fixtures/worker-process.ts: 8 workers, a 1.5 s lease), once it has started. */
-async function startChild(): Promise<{ child: Child; owner: string; pid: number }> {
-  const child = spawnChild(fx.dbArg(), 'work');
+/** A child running 'work' jobs (test/fixtures/worker-process.ts: 8 workers, a 1.5 s lease unless given), once it has started. */
+async function startChild(leaseMs?: number): Promise<{ child: Child; owner: string; pid: number }> {
+  const child = spawnChild(fx.dbArg(), 'work', leaseMs);
   const ready = await child.waitFor((m) => m.type === 'ready', CHILD_MS);
   return { child, owner: ready.owner as string, pid: ready.pid as number };
 }
@@ -98,12 +98,13 @@ describe('the process registry', () => {
     // Runs no workers, so it writes no heartbeat of its own: only the view's reading decides.
     const viewer = fx.open();
     await viewer.ping();
-    const { child, owner } = await startChild();
+    // A 400 ms lease beats every 200 ms (half of it): its row leaves the view
+    // 600 ms after its last beat and may be deleted 4 s after it.
+    const { child, owner } = await startChild(400);
     await until(() => view(viewer), (v) => find(v, owner)?.process !== undefined);
 
     child.proc.kill('SIGKILL');
     await child.exited;
-    // Its heartbeat (every 750 ms, half its lease) ages out after three intervals: no long wait.
     await until(() => view(viewer), (v) => find(v, owner) === undefined);
     expect(await registered()).toEqual([owner]);
 

@@ -5,7 +5,8 @@
  * store left open would go on checkpointing (and its queue claiming) under
  * the files that follow.
  */
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { checkpointedFiles } from '../../src/store/sqlite/checkpointer.js';
 import { runAfterEachTest } from '../helpers/after-each.js';
 
@@ -16,6 +17,36 @@ let atStart = 0;
 beforeAll(() => {
   atStart = checkpointedFiles();
 });
+
+/**
+ * With LITEJOBS_TEST_CPU_LOG=<file>, each file appends one JSON line: its
+ * wall time, the worker's CPU time and that of the child processes it
+ * reaped (the CLI, fixtures, tsc), in ms. The suite's time is CPU on two
+ * cores; this says where it goes.
+ */
+const cpuLog = process.env.LITEJOBS_TEST_CPU_LOG;
+/** This process's reaped children's CPU time, ms (/proc/self/stat: cutime + cstime, in 1/100 s). */
+const childrenCpuMs = () => {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+};
+if (cpuLog) {
+  let start: { at: number; cpu: NodeJS.CpuUsage; children: number } | undefined;
+  beforeAll(() => {
+    start = { at: performance.now(), cpu: process.cpuUsage(), children: childrenCpuMs() };
+  });
+  afterAll(() => {
+    const cpu = process.cpuUsage(start!.cpu);
+    const line = {
+      file: expect.getState().testPath,
+      store: process.env.LITEJOBS_TEST_STORE ?? 'sqlite',
+      wallMs: Math.round(performance.now() - start!.at),
+      cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+      childrenMs: childrenCpuMs() - start!.children,
+    };
+    appendFileSync(cpuLog, `${JSON.stringify(line)}\n`);
+  });
+}
 
 afterAll(async () => {
   // A close under way (a queue closed as its test ended) gets a moment to finish.
