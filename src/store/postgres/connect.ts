@@ -13,6 +13,7 @@
 import { DatabaseError, LitejobsError, QueueClosedError } from '../../errors.js';
 import { loadPg, type ConnectionConfig, type Pool, type PoolClient, type Queryable, type QueryResult } from './driver.js';
 import { isConnectionLost } from './lost-connection.js';
+import { isStalePlan, prepareAgain, preparing } from './prepared.js';
 import { migrations } from './sql.js';
 
 /** PostgreSQL type oids whose text this store reads as numbers. */
@@ -182,6 +183,10 @@ export function openDatabase(o: { connection: string; schema: string; poolSize: 
       try {
         return await call();
       } catch (err) {
+        if (isStalePlan(err) && attempt < MAX_TRIES && !closed) {
+          prepareAgain();
+          continue;
+        }
         if (RETRYABLE.has(codeOf(err)) && attempt < MAX_TRIES && !closed) {
           // A short random pause, so that the two transactions that met do not meet again.
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
@@ -193,15 +198,16 @@ export function openDatabase(o: { connection: string; schema: string; poolSize: 
     }
   };
 
+  const prepared = preparing(pool);
   return {
     where,
-    query: <R>(text: string, values?: readonly unknown[]) => run(() => pool.query<R>(text, values)),
-    rows: <R>(text: string, values?: readonly unknown[]) => run(async () => (await pool.query<R>(text, values)).rows),
+    query: <R>(text: string, values?: readonly unknown[]) => run(() => prepared.query<R>(text, values)),
+    rows: <R>(text: string, values?: readonly unknown[]) => run(async () => (await prepared.query<R>(text, values)).rows),
     tx: <T>(fn: (client: Queryable) => Promise<T>, mode: 'write' | 'snapshot' = 'write') =>
       run(() =>
         checkout(pool, async (client) => {
           await client.query(mode === 'snapshot' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
-          const out = await fn(client);
+          const out = await fn(preparing(client));
           await client.query('COMMIT');
           return out;
         }),

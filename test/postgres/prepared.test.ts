@@ -1,0 +1,49 @@
+/**
+ * Statements with parameters run as named prepared statements, parsed once
+ * per connection; one whose result columns a migration by another process
+ * changed (a newer litejobs adding a column that `SELECT *` reads) is
+ * prepared again under a new name instead of failing.
+ */
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openDatabase, type Database } from '../../src/store/postgres/connect.js';
+import type { InsertResult, Store } from '../../src/store/store.js';
+import { pgUrl, usePgSchema } from '../helpers/postgres.js';
+
+const schema = usePgSchema();
+const open: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const o of open.splice(0)) await o.close();
+});
+
+const job = (n: number) => ({ name: 'j', state: 'pending', payload: JSON.stringify({ n }), key: null, priority: 0, runAt: 0, retry: null, timeout: null });
+
+describe('prepared statements on PostgreSQL', () => {
+  it('are named and kept by the connection: the same text is parsed once', async () => {
+    const db: Database = openDatabase({ connection: pgUrl(), schema: schema(), poolSize: 1 });
+    open.push(db);
+    for (let i = 0; i < 3; i++) await db.query('SELECT $1::int + 1 AS n', [i]);
+    const { rows } = await db.query<{ name: string; calls: string }>("SELECT name, generic_plans + custom_plans AS calls FROM pg_prepared_statements WHERE statement = 'SELECT $1::int + 1 AS n'");
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.name).toMatch(/^lj\d+_/);
+    expect(Number(rows[0]!.calls)).toBe(3);
+  });
+
+  it("run again under new names when another process's migration changed the columns a statement reads", async () => {
+    const name = schema();
+    const store: Store = createPostgresStore({ connection: pgUrl(), schema: name, poolSize: 1, history: true });
+    open.push(store);
+    const [{ id }] = (await store.insert([job(1)], 1000)) as [InsertResult];
+    expect((await store.list({ limit: 10 })).map((j) => j.id)).toEqual([id]);
+    // A newer version's migration, from another connection: one more column on jobs.
+    const other = new pg.Client(pgUrl());
+    await other.connect();
+    try {
+      await other.query(`ALTER TABLE "${name}".jobs ADD COLUMN added_later int`);
+    } finally {
+      await other.end();
+    }
+    expect((await store.list({ limit: 10 })).map((j) => j.id)).toEqual([id]);
+  });
+});
