@@ -140,6 +140,8 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
     if (failures.length > 0) throw failures[0];
   };
   const stops: Array<() => void> = [];
+  /** The lease sweep made at start: stop() waits for it, as for a pass under way. */
+  let firstSweep: Promise<void> = Promise.resolve();
   let readySubscription: Subscription | undefined;
   const { outage } = engine;
   /** A side loop: one try per tick; a database out of reach is logged once per outage. */
@@ -287,7 +289,7 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       stops.push(loop('sweeping expired leases', sweepMs, async () => void (await Promise.all([sweep(), registration.beatIfDue()]))));
       // Leases that ran out while no worker was up (a crash, a deploy) are
       // found now, not one sweep interval (up to 5 s) after the start.
-      sweep().catch((err: unknown) => void outage.failed('sweeping expired leases', err));
+      firstSweep = sweep().catch((err: unknown) => void outage.failed('sweeping expired leases', err));
       if (deletesByAge(engine.retention)) {
         stops.push(loop('deleting old jobs', RETENTION_EVERY_MS, purgeOld));
         purgeOld().catch((err: unknown) => void outage.failed('deleting old jobs', err));
@@ -295,7 +297,7 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
     },
     async stop(timeoutMs) {
       readySubscription?.unsubscribe();
-      await scheduler.stop();
+      await Promise.all([scheduler.stop(), firstSweep]);
       // Claimed but never started: straight back to pending, no attempt spent.
       const unstarted = waiting.splice(0);
       // Not retried: a job that could not go back waits for its lease to expire (it never ran).

@@ -10,23 +10,38 @@
  */
 import type { Store } from '../store/store.js';
 
-/** Calls that answer at once (no I/O), and the first read itself. */
-const UNGATED = new Set(['changes', 'insertSync', 'externalChange', 'watchChanges', 'watchFinished', 'close']);
+/**
+ * Calls that answer at once (no I/O), the first read itself, and inserts
+ * through the caller's own connection: those commit with the caller's
+ * transaction, whenever that is, and holding one could wait on a pool the
+ * caller's own locks keep busy.
+ */
+const UNGATED = new Set(['changes', 'insertSync', 'insertVia', 'externalChange', 'watchChanges', 'watchFinished', 'close']);
+
+/** The store's methods, own or inherited (a store may be a class instance). */
+function methodNames(store: Store): string[] {
+  const out = new Set<string>();
+  for (let o: object | null = store; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+    for (const key of Object.getOwnPropertyNames(o)) if (key !== 'constructor' && typeof (store as unknown as Record<string, unknown>)[key] === 'function') out.add(key);
+  }
+  return [...out];
+}
 
 export interface WatchStartGate {
   /** The store the queue, its engine and its consumer use. */
   store: Store;
-  /** Holds the store's other calls until `read` settles. */
+  /** Holds the store's other calls until `read` (one `changes` call) settles. */
   hold(read: Promise<unknown>): void;
 }
 
 export function watchStartGate(inner: Store): WatchStartGate {
   let gate: Promise<void> | undefined;
   const store: Record<string, unknown> = { ...inner };
-  for (const [key, value] of Object.entries(inner)) {
-    if (typeof value !== 'function' || UNGATED.has(key)) continue;
-    const fn = value as (...args: unknown[]) => Promise<unknown>;
-    store[key] = (...args: unknown[]) => (gate === undefined ? fn.apply(inner, args) : gate.then(() => fn.apply(inner, args)));
+  for (const key of methodNames(inner)) {
+    const fn = (inner as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[key]!;
+    store[key] = UNGATED.has(key)
+      ? (...args: unknown[]) => fn.apply(inner, args)
+      : (...args: unknown[]) => (gate === undefined ? fn.apply(inner, args) : gate.then(() => fn.apply(inner, args)));
   }
   return {
     store: store as unknown as Store,

@@ -87,6 +87,8 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
           if (stopped) return;
         }
       };
+      /** Set by the first read's first call to the store: where "now" is found. */
+      let firstCall: Promise<unknown> | undefined;
       const read = async () => {
         if (reading) {
           again = true;
@@ -96,7 +98,9 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
         try {
           do {
             again = false;
-            const batch = await changes.call(store, cursor, READ, { recent: READ, latencySamples: 0 });
+            const call = changes.call(store, cursor, READ, { recent: READ, latencySamples: 0 });
+            firstCall ??= call;
+            const batch = await call;
             if (stopped) return;
             if (cursor !== null) emit(batch.recent ?? [], cursor);
             cursor = batch.cursor;
@@ -120,9 +124,9 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
       // PostgreSQL notifies claim loops only of new work; finished jobs come on a notice of their own.
       const unwatchFinished = store.watchFinished?.(() => void read());
       armTick();
-      const first = read();
-      // "Now" is where the first read finds the store: this queue's writes wait for it (watch-start.ts).
-      if (cursor === null) deps.holdWrites?.(first);
+      void read();
+      // "Now" is where the first call finds the store: this queue's writes wait for its answer (watch-start.ts).
+      if (start === null && firstCall) deps.holdWrites?.(firstCall);
       return () => {
         stopped = true;
         own.unsubscribe();

@@ -46,6 +46,43 @@ describe('queue.watch', () => {
     expect((await seen).map(line)).toEqual([`${id} a ·→pending job.enqueue`]);
   });
 
+  it("holds this queue's calls for the watch's first store call only, not for the reads that follow it", async () => {
+    const inner = fx.store();
+    let calls = 0;
+    let releaseFirst!: () => void;
+    let releaseLater!: () => void;
+    const first = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const later = new Promise<void>((resolve) => (releaseLater = resolve));
+    // Every read waits until the test lets it go: the first, then all the others.
+    const store = { ...inner, changes: async (...args: Parameters<NonNullable<typeof inner.changes>>) => {
+      await (++calls === 1 ? first : later);
+      return inner.changes!(...args);
+    } };
+    const clock = still();
+    const q = fx.open({ clock, store });
+    const seen = firstValueFrom(q.watch().pipe(take(1), toArray()));
+    // The watch's safety tick asks for another read while the first is under way: it reads again after it.
+    await clock.advance(1000);
+    releaseFirst();
+    // The second read is held, and this queue's calls go on meanwhile.
+    const a = await q.enqueue('a', {});
+    expect(calls).toBe(2);
+    releaseLater();
+    expect((await seen).map((c) => c.id)).toEqual([a.id]);
+  });
+
+  it('works on a store written as a class (methods on its prototype)', async () => {
+    const inner = fx.store() as unknown as Record<string, unknown>;
+    class ClassStore {}
+    for (const [key, value] of Object.entries(inner)) {
+      if (typeof value === 'function') Object.defineProperty(ClassStore.prototype, key, { value: (...args: unknown[]) => (value as (...a: unknown[]) => unknown)(...args) });
+    }
+    const q = fx.open({ clock: still(), store: new ClassStore() as never });
+    const seen = firstValueFrom(q.watch().pipe(take(1), toArray()));
+    const { id } = await q.enqueue('a', {});
+    expect((await seen).map(line)).toEqual([`${id} a ·→pending job.enqueue`]);
+  });
+
   it('filters by state, and resumes after a cursor with exactly the changes that followed it', async () => {
     const q = fx.open({ clock: still() });
     // From now on means from the subscription: this queue's writes that follow it are seen.

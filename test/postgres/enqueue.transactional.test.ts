@@ -254,3 +254,29 @@ it('createQueue({ connection }) takes the schema from the URL\'s ?schema=, as th
   open.push(same);
   expect((await same.getJob(id)).name).toBe('in-url-schema');
 });
+
+it("goes through while a watch looks for where now is: the caller's transaction may hold what that look waits on", async () => {
+  const s = schema();
+  const inner = createQueue({ connection: pgUrl(), schema: s, logger: silentLogger });
+  open.push(inner);
+  await inner.stats(); // migrated
+  const store = (await import('../../src/store/postgres/postgres-store.js')).createPostgresStore({ connection: pgUrl(), schema: s, poolSize: 2, history: true });
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const producer = createQueue({ logger: silentLogger, store: { ...store, changes: async (...args: Parameters<NonNullable<typeof store.changes>>) => {
+    await held;
+    return store.changes!(...args);
+  } } });
+  open.push(producer);
+  const app = await appClient();
+  const watching = producer.watch().subscribe();
+  try {
+    await app.query('BEGIN');
+    const r = await producer.enqueue('email', { order: 7 }, { client: app });
+    await app.query('COMMIT');
+    expect(r.created).toBe(true);
+  } finally {
+    release();
+    watching.unsubscribe();
+  }
+});

@@ -3,7 +3,8 @@
  * each connection parses and plans one the first time and reuses it after.
  * An unnamed statement is parsed and planned on every call, which cost more
  * than running the store's usual statements (measured on the local server:
- * the enqueue's insert 0.53 ms unnamed, 0.34 ms named). The server keeps a
+ * the enqueue's insert 0.53 ms unnamed, 0.34 ms named). Deployments behind
+ * a pooler need one that keeps sessions (docs/guides/scaling.md). The server keeps a
  * custom plan per call while it is cheaper than the generic one (its plan
  * cache decides), and re-plans when a migration changes a table.
  *
@@ -14,18 +15,34 @@
 import { createHash } from 'node:crypto';
 import type { Queryable, QueryResult } from './driver.js';
 
-/** Names by text; a process that renders statements for ever more schemas stops naming new ones here. */
+/**
+ * Names by text. A text is named from its third use, so that statements
+ * built per call (a search's conditions, a listing's filters) are not kept
+ * by every connection: each prepared statement holds server memory for the
+ * connection's life. At most NAMES_MAX names in all (a queue uses a few
+ * dozen statements over and over); past that, texts go unnamed.
+ */
 const names = new Map<string, string>();
-const NAMES_MAX = 20_000;
+const NAMES_MAX = 200;
+/** Uses of texts not named yet, forgotten all at once when USES_MAX texts are counted. */
+const uses = new Map<string, number>();
+const USES_MAX = 2000;
+const NAMED_FROM_USE = 3;
 /** Part of every name: a new generation prepares every statement again, on every connection. */
 let generation = 0;
 
 function nameOf(text: string): string | undefined {
-  let name = names.get(text);
-  if (name === undefined && names.size < NAMES_MAX) {
-    name = `lj${generation}_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
-    names.set(text, name);
+  const known = names.get(text);
+  if (known !== undefined || names.size >= NAMES_MAX) return known;
+  const used = (uses.get(text) ?? 0) + 1;
+  if (used < NAMED_FROM_USE) {
+    if (uses.size >= USES_MAX) uses.clear();
+    uses.set(text, used);
+    return undefined;
   }
+  uses.delete(text);
+  const name = `lj${generation}_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
+  names.set(text, name);
   return name;
 }
 
@@ -36,14 +53,16 @@ function nameOf(text: string): string | undefined {
  * made again, under new names.
  */
 export function isStalePlan(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown } | null;
-  return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change result type');
+  const e = err as { code?: unknown; message?: unknown; routine?: unknown } | null;
+  // The routine that raises it names it whatever the server's message language.
+  return e?.code === '0A000' && (e.routine === 'RevalidateCachedQuery' || (typeof e.message === 'string' && e.message.includes('cached plan must not change result type')));
 }
 
 /** Names every statement anew (after isStalePlan): the old prepared ones are left unused. */
 export function prepareAgain(): void {
   generation++;
   names.clear();
+  uses.clear();
 }
 
 /** The pg query config for `text` and `values`: named when it has parameters. */
