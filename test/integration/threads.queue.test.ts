@@ -13,16 +13,20 @@ import { nextEvent } from '../helpers/wait.js';
 
 const fx = useQueues();
 const handler = (name: string) => new URL(`../fixtures/thread-handlers/${name}.ts`, import.meta.url);
-const LEASE = 300;
+/**
+ * Short enough that the work spans several leases; long enough that the
+ * renewals (every quarter lease) keep it on a machine whose cores are all busy.
+ */
+const LEASE = 750;
 
 describe('thread jobs', () => {
-  it('CPU-bound work ten leases long keeps its lease: another process sharing the file never takes the job', async () => {
+  it('CPU-bound work four leases long keeps its lease: another process sharing the file never takes the job', async () => {
     // Named 'work' so that the worker child process (test/fixtures/worker-process.ts) runs it too:
     // its lease sweeper would expire a lease this process failed to renew, and take the job.
     const q = fx.open({ lease: LEASE, jobs: [defineJob({ name: 'work', isolation: 'thread', module: handler('busy') })] });
     // Started first (spawning is synchronous), it boots while the job runs here.
     const other = spawnChild(fx.dbArg(), 'work');
-    const { id } = await q.enqueue('work', { ms: 10 * LEASE });
+    const { id } = await q.enqueue('work', { ms: 4 * LEASE });
     const done = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'completed', 20_000);
     await q.start();
     await done;
