@@ -2,17 +2,17 @@
  * Producer in a process of its own for the cross-process latency scenario.
  * argv: litejobs <db path> | litejobs-pg <url> <schema> | bullmq <queue name>
  * | graphile <url> <schema>. On each {go} message it enqueues one job whose
- * payload carries the wall-clock send time (ms, sub-millisecond precision:
- * performance.timeOrigin + performance.now()).
+ * payload carries its send time on the machine's monotonic clock (ms,
+ * sub-millisecond precision: wallNow of lib/cross-process.ts).
  */
 import { Queue } from 'bullmq';
 import { Logger, makeWorkerUtils } from 'graphile-worker';
 import { connection, PREFIX } from '../peers/bullmq.js';
+import { wallNow } from '../lib/cross-process.js';
 import { JOB, openLitejobs } from '../peers/litejobs.js';
 
 const [system, target, schema] = process.argv.slice(2) as [string, string, string | undefined];
 const send = (m: unknown) => process.send!(m);
-const now = () => performance.timeOrigin + performance.now();
 
 let enqueue: (payload: { i: number; t: number }) => Promise<unknown>;
 let close: () => Promise<void>;
@@ -38,7 +38,7 @@ if (system === 'litejobs' || system === 'litejobs-pg') {
 
 process.on('message', (m: { type: string; i?: number }) => {
   if (m.type === 'go') {
-    enqueue({ i: m.i ?? 0, t: now() }).then(
+    enqueue({ i: m.i ?? 0, t: wallNow() }).then(
       () => send({ type: 'sent' }),
       (err: Error) => send({ type: 'error', message: err.message }),
     );

@@ -110,7 +110,7 @@ export const latencyScenario: Scenario = {
       description:
         'One job at a time into an idle, started queue: the time from just before the enqueue call to the moment the handler starts. ' +
         'p50/p99 are over the samples of one round; the table shows their median over the rounds. ' +
-        'Cross-process: a child process enqueues with its send time (performance.timeOrigin + performance.now()) in the payload.',
+        'Cross-process: a child process enqueues with its send time on the machine\'s monotonic clock (process.hrtime) in the payload.',
       metrics: [P50, P99],
       config: {
         samples: `litejobs and BullMQ ${n.lj} in-process / ${n.x} cross-process per round; plainjob ${n.plain}; pg-boss ${n.boss}`,
