@@ -3,7 +3,7 @@
  * process, from any working folder.
  *
  * Under vitest the global set-up has written the sources as JavaScript
- * (compiled-tree.mjs, named by LITEJOBS_TEST_TREE): a script found there runs
+ * (compiled-tree.ts, named by LITEJOBS_TEST_TREE): a script found there runs
  * from its compiled twin, and so does every argument that names one of the
  * repository's `.ts` files (a `--handlers` module), so that the child loads
  * one module graph. Elsewhere the script runs through tsx.

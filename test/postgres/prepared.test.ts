@@ -1,6 +1,6 @@
 /**
  * Statements with parameters run as named prepared statements, parsed once
- * per connection; one whose result columns a migration by another process
+ * per connection, from their third use and up to a bound per store; one whose result columns a migration by another process
  * changed (a newer litejobs adding a column that `SELECT *` reads) is
  * prepared again under a new name instead of failing.
  */
@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { openDatabase, type Database } from '../../src/store/postgres/connect.js';
+import { PREPARED_MAX } from '../../src/store/postgres/prepared.js';
 import type { InsertResult, Store } from '../../src/store/store.js';
 import { pgUrl, usePgSchema } from '../helpers/postgres.js';
 
@@ -32,6 +33,14 @@ describe('prepared statements on PostgreSQL', () => {
     expect(rows.map((r) => r.statement)).toEqual(['SELECT $1::int + 1 AS n']);
     expect(rows[0]!.name).toMatch(/^lj\d+_/);
     expect(Number(rows[0]!.calls)).toBe(3);
+  });
+
+  it('are named at most PREPARED_MAX times per store: texts past that go unnamed', async () => {
+    const db: Database = openDatabase({ connection: pgUrl(), schema: schema(), poolSize: 1 });
+    open.push(db);
+    for (let t = 0; t < PREPARED_MAX + 20; t++) for (let i = 0; i < 3; i++) await db.query(`SELECT $1::int + ${t} AS capped`, [i]);
+    const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE '%AS capped'");
+    expect(Number(rows[0]!.n)).toBe(PREPARED_MAX);
   });
 
   it("run again under new names when another process's migration changed the columns a statement reads", async () => {

@@ -13,7 +13,7 @@
 import { DatabaseError, LitejobsError, QueueClosedError } from '../../errors.js';
 import { loadPg, type ConnectionConfig, type Pool, type PoolClient, type Queryable, type QueryResult } from './driver.js';
 import { isConnectionLost } from './lost-connection.js';
-import { isStalePlan, prepareAgain, preparing } from './prepared.js';
+import { isStalePlan, preparedStatements } from './prepared.js';
 import { migrations } from './sql.js';
 
 /** PostgreSQL type oids whose text this store reads as numbers. */
@@ -176,7 +176,9 @@ export function openDatabase(o: { connection: string; schema: string; poolSize: 
     return ready;
   };
 
-  /** Runs `call` once ready; again after a serialization failure or deadlock; maps what it throws. */
+  /** This pool's prepared statements (prepared.ts). */
+  const statements = preparedStatements();
+  /** Runs `call` once ready; again after a serialization failure, a deadlock or a stale prepared plan; maps what it throws. */
   const run = async <T>(call: () => Promise<T>): Promise<T> => {
     await whenReady();
     for (let attempt = 1; ; attempt++) {
@@ -184,7 +186,7 @@ export function openDatabase(o: { connection: string; schema: string; poolSize: 
         return await call();
       } catch (err) {
         if (isStalePlan(err) && attempt < MAX_TRIES && !closed) {
-          prepareAgain();
+          statements.again();
           continue;
         }
         if (RETRYABLE.has(codeOf(err)) && attempt < MAX_TRIES && !closed) {
@@ -198,7 +200,7 @@ export function openDatabase(o: { connection: string; schema: string; poolSize: 
     }
   };
 
-  const prepared = preparing(pool);
+  const prepared = statements.wrap(pool);
   return {
     where,
     query: <R>(text: string, values?: readonly unknown[]) => run(() => prepared.query<R>(text, values)),
@@ -207,7 +209,7 @@ export function openDatabase(o: { connection: string; schema: string; poolSize: 
       run(() =>
         checkout(pool, async (client) => {
           await client.query(mode === 'snapshot' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
-          const out = await fn(preparing(client));
+          const out = await fn(statements.wrap(client));
           await client.query('COMMIT');
           return out;
         }),
