@@ -7,7 +7,7 @@
  * back as they were.
  */
 import { describe, expect, it } from 'vitest';
-import { claimRequest, claimStatement, type ClaimValue } from '../../src/store/postgres/claim.js';
+import { claimStatement } from '../../src/store/postgres/claim.js';
 import { limitedStatements } from '../../src/store/postgres/claim-limited-sql.js';
 import { batchValues, transitionStatements } from '../../src/store/postgres/transition.js';
 import type { Client } from '../../src/store/postgres/driver.js';
@@ -48,15 +48,27 @@ async function backlog(history = true, grouped = false) {
 }
 
 describe('without statistics', () => {
-  it('a claim walks jobs_ready in order and reads no more of the backlog than it takes', async () => {
+  it('a claim walks jobs_ready in order and reads no more of the backlog than it takes, planned once per connection', async () => {
     const { schema, admin, analyzed } = await backlog();
     try {
       expect(analyzed).toBe(false);
-      const values: ClaimValue[] = [CLAIM_RULE.from, CLAIM_RULE.to, CLAIM_RULE.attempts, NOW, ['a'], 400, 'w1', 't1', NOW + 1000, CLAIM_RULE.event];
-      const text = claimRequest(claimStatement(schema, true), values).replace('WITH ready AS', 'EXPLAIN WITH ready AS');
-      const lines = await plan(admin, text);
-      expect(lines).toMatch(/Index Scan using jobs_ready on jobs/);
-      expect(lines).not.toMatch(/(Bitmap Heap Scan|Seq Scan) on jobs\b/);
+      // The plans claim_ready runs, as auto_explain logs them to this session.
+      const logged: string[] = [];
+      (admin as unknown as NodeJS.EventEmitter).on('notice', (n: { message?: string }) => void logged.push(n.message ?? ''));
+      await admin.query(`LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET client_min_messages = log`);
+      const claim = (token: string) => admin.query(claimStatement(schema), [['a'], NOW, 400, 'w1', token, NOW + 1000, CLAIM_RULE.attempts, CLAIM_RULE.event, true]);
+      const first = await claim('t1');
+      expect(first.rows).toHaveLength(401); // 400 jobs, then the probe's row
+      const plans = logged.filter((m) => m.includes('jobs_ready'));
+      expect(plans.join('\n')).toMatch(/Index Scan using jobs_ready on jobs/);
+      expect(plans.join('\n')).not.toMatch(/(Bitmap Heap Scan|Seq Scan) on jobs\b/);
+      // Generic: the parameters stay parameters in the plan, which the next calls reuse.
+      expect(plans.join('\n')).toMatch(/run_at <= \$\d+|run_at <= p_now/);
+      logged.length = 0;
+      const second = await claim('t2');
+      expect(second.rows).toHaveLength(401);
+      expect(second.rows.at(-1)).toMatchObject({ id: null, grouped: false, pause_ends: null });
+      expect(logged.filter((m) => m.includes('jobs_ready')).join('\n')).toMatch(/Index Scan using jobs_ready on jobs/);
     } finally {
       await admin.end();
     }

@@ -113,7 +113,7 @@ describe('a connection lost under the PostgreSQL store', () => {
     });
     const ids = (await queue.enqueueMany([1, 2, 3].map((n) => ({ name: 'once', payload: n })))).map((r) => r.id);
     const done = events(queue.events$, (e) => e.to === 'completed', ids.length, 20_000);
-    const cut = proxy.loseNextReply('WITH ready AS');
+    const cut = proxy.loseNextReply('claim_ready(');
     await queue.start();
     await cut;
     expect((await done).map((e) => e.job.id).sort()).toEqual(ids);

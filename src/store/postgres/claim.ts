@@ -1,37 +1,21 @@
 /**
- * A claim in one statement: pick the due jobs in claim order, skipping rows
- * another claim holds (FOR UPDATE SKIP LOCKED: concurrent claimers in other
- * processes take disjoint jobs without waiting for each other), lease them as
- * the job machine's claim rule says, and record the claim in the history.
- * Paused names are read by the same statement, so a pause committed by any
- * process holds from the next claim on.
- *
- * The claim must walk jobs_ready in order and stop after `limit` jobs,
- * whatever the planner believes of the table. Three things keep it there:
- *
- * - Its values are written into the text (quoted by `literal`), so the
- *   planner sees that `state = 'pending'` matches the partial index.
- * - It runs with bitmap scans (and JIT) off for its own transaction:
- *   without statistics (a burst of jobs after an idle spell, before
- *   autovacuum analyzes the table) the planner took the backlog for a
- *   handful of rows, and read all of it and sorted it for every claim
- *   (26 ms for 400 jobs of a 50k backlog, against 3 ms in order). Both
- *   settings are `SET LOCAL` in the same simple-protocol request, which runs
- *   as one implicit transaction: one round trip, nothing left set after it.
- * - The pauses filter the names once per claim, not the jobs row by row:
- *   joined against each job, the (small, never analyzed) paused_names table
- *   made the planner expect almost no job to pass.
- *
- * The leased rows are then found by primary key from an array, not joined:
- * a join hashed the whole table when the planner took it for small.
+ * A claim in one call of the schema's claim_ready function (migration 009,
+ * where its plan settings are explained): pick the due jobs in claim order,
+ * skipping rows another claim holds (FOR UPDATE SKIP LOCKED: concurrent
+ * claimers in other processes take disjoint jobs without waiting for each
+ * other), lease them as the job machine's claim rule says, and record the
+ * claim in the history. Paused names are read by the same call, so a pause
+ * committed by any process holds from the next claim on. The function keeps
+ * its statements' plans per connection, and its call goes as a prepared
+ * statement: a claim is planned once per connection, not once per call.
  *
  * Grouped jobs and names with limits of their own are claimed by
  * claim-limited.ts instead, in a transaction that serializes such claims.
- * This statement leaves grouped jobs alone (jobs_ready holds none) and
- * skips names a RateLimitedError paused; the request also asks whether any
- * grouped job is pending. When one is, the claim goes on in claim-limited.ts
- * for what it did not fill, and so do this claimer's next claims, until a
- * limited claim finds none pending.
+ * The function leaves grouped jobs alone (jobs_ready holds none) and skips
+ * names a RateLimitedError paused; its last row says whether any grouped job
+ * is pending. When one is, the claim goes on in claim-limited.ts for what it
+ * did not fill, and so do this claimer's next claims, until a limited claim
+ * finds none pending.
  *
  * A claim whose connection broke (a server restart) may have committed with
  * its reply lost: its jobs would then sit leased under a token nobody holds
@@ -39,6 +23,7 @@
  * run. The claimer keeps the tokens of such claims and, at its next call,
  * takes back the jobs still held under them before claiming more.
  */
+import { JobState } from '../../../machines/job.machine.js';
 import { isDatabaseUnavailable } from '../../errors.js';
 import { hasNameLimit } from '../limited-claim.js';
 import { toLeasedRecord, type ReadyRow } from '../sqlite/rows.js';
@@ -46,72 +31,18 @@ import type { ClaimRequest, ClaimResult, LeasedJob } from '../store.js';
 import { createLimitedClaim, type Sent } from './claim-limited.js';
 import { READY_COLUMNS } from './claim-limited-sql.js';
 import type { Database } from './connect.js';
-import type { QueryResult } from './driver.js';
-import { literal, render } from './sql.js';
-
-/** Planner settings for the claim's own transaction (see above). */
-const SETTINGS = 'SET LOCAL enable_bitmapscan = off; SET LOCAL jit = off;';
+import { render } from './sql.js';
 
 /** Claims in doubt kept at most: beyond a long outage's worth, the oldest leases run out instead. */
 const MAX_IN_DOUBT = 64;
 
-/** The names of $5 that are not paused, by a pause (paused.sql) or a RateLimitedError (limits-names-paused.sql), at $4. */
-const OPEN_NAMES = `SELECT n FROM unnest($5::text[]) AS n
-  WHERE NOT EXISTS (SELECT 1 FROM {{schema}}.paused_names p WHERE p.name = n OR p.name = '')
-    AND NOT EXISTS (SELECT 1 FROM {{schema}}.job_limits l WHERE l.kind = 'name' AND l.key = n AND l.paused_until > $4)`;
-
-/** $1 from, $2 to, $3 attempts, $4 now, $5 names, $6 limit, $7 owner, $8 token, $9 locked until; $10 event (with history only): replaced by literals per claim. */
-export function claimStatement(schema: string, history: boolean): string {
-  const record = history
-    ? `, recorded AS (
-         INSERT INTO {{schema}}.job_history (job_id, from_state, to_state, event, at, worker_id, lease_token)
-         SELECT id, $1, $2, $10, $4, $7, $8 FROM leased
-       )`
-    : '';
-  return render(
-    `WITH ready AS (
-       SELECT id FROM {{schema}}.jobs
-       WHERE state = $1 AND group_key IS NULL AND run_at <= $4
-         AND name = ANY (ARRAY(${OPEN_NAMES}))
-       ORDER BY priority DESC, run_at, id
-       LIMIT $6
-       FOR UPDATE SKIP LOCKED
-     ), leased AS (
-       UPDATE {{schema}}.jobs j
-       SET state = $2, attempts = j.attempts + $3::int, lease_owner = $7, lease_token = $8, locked_until = $9, updated_at = $4, version = j.version + 1,
-         -- The claimed state holds unique keys of span 'active' (2) or longer (engine/unique.ts).
-         unique_key = CASE WHEN j.unique_span >= 2 THEN j.unique_key END
-       WHERE j.id = ANY (ARRAY(SELECT id FROM ready))
-       RETURNING ${READY_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}
-     )${record}
-     SELECT * FROM leased ORDER BY priority DESC, run_at, id`,
-    schema,
-  );
+/** $1 names, $2 now, $3 limit, $4 owner, $5 token, $6 locked until, $7 attempts added, $8 history event, $9 record history. */
+export function claimStatement(schema: string): string {
+  return render('SELECT * FROM {{schema}}.claim_ready($1, $2, $3, $4, $5, $6, $7, $8, $9)', schema);
 }
 
-/**
- * Sent after the claim, in the same request: whether any grouped job is
- * pending (one step into jobs_grouped), and the earliest end of a
- * RateLimitedError pause among the names (the claim loop comes back then).
- */
-export function probeStatement(schema: string): string {
-  return render(
-    `SELECT EXISTS (SELECT 1 FROM {{schema}}.jobs WHERE state = $1 AND group_key IS NOT NULL) AS grouped,
-       (SELECT min(l.paused_until) FROM {{schema}}.job_limits l
-        WHERE l.kind = 'name' AND l.paused_until > $4 AND l.key = ANY ($5::text[])
-          AND NOT EXISTS (SELECT 1 FROM {{schema}}.paused_names p WHERE p.name = l.key OR p.name = '')) AS pause_ends`,
-    schema,
-  );
-}
-
-/** What a claim writes into its statement, in the order of its placeholders. */
-export type ClaimValue = string | number | readonly string[];
-
-/** The text a claim sends: its settings, then the statement with `values` written in. */
-export function claimRequest(statement: string, values: readonly ClaimValue[]): string {
-  // `\d+` reads `$10` whole, and one pass never reads a replacement again.
-  return `${SETTINGS}\n${statement.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1]!))}`;
-}
+/** A row claim_ready answers: a leased job, or (the last row, id NULL) whether grouped jobs are pending and when the names' pauses end. */
+type ClaimRow = ReadyRow & { grouped: boolean | null; pause_ends: number | null };
 
 /** $1 lease tokens, $2 the claimed state: the jobs still held under claims whose reply was lost. */
 export function heldStatement(schema: string): string {
@@ -125,7 +56,7 @@ export type Claimer = (req: ClaimRequest) => Promise<ClaimResult>;
 
 /** `nextToken`: a new lease token, one per claim statement or transaction. */
 export function createClaimer(db: Database, schema: string, history: boolean, nextToken: () => string): Claimer {
-  const s = { claim: `${claimStatement(schema, history)};\n${probeStatement(schema)}`, held: heldStatement(schema) };
+  const s = { claim: claimStatement(schema), held: heldStatement(schema) };
   const limited = createLimitedClaim(db, schema, history);
   const inDoubt = new Map<string, Sent>();
   /** Grouped jobs were pending at this claimer's last look: its claims take the limited path. */
@@ -165,17 +96,16 @@ export function createClaimer(db: Database, schema: string, history: boolean, ne
 
   const fast = async (req: ClaimRequest, limit: number, sent: Sent) => {
     const { rule } = req;
-    const values: ClaimValue[] = [rule.from, rule.to, rule.attempts, req.now, req.names, limit, req.owner, sent.token, sent.lockedUntil];
-    if (history) values.push(rule.event);
-    // The simple protocol answers each statement of the request: the claim's, then the probe's.
-    const answer = (await db.query<ReadyRow>(claimRequest(s.claim, values))) as unknown as Array<QueryResult<ReadyRow>>;
-    const probe = answer.at(-1)!.rows[0] as unknown as { grouped: boolean; pause_ends: number | null };
-    return { jobs: answer.at(-2)!.rows.map((r) => leased(r, sent)), ...probe };
+    const { rows } = await db.query<ClaimRow>(s.claim, [req.names, req.now, limit, req.owner, sent.token, sent.lockedUntil, rule.attempts, rule.event, history]);
+    const probe = rows.pop()!;
+    return { jobs: rows.map((r) => leased(r, sent)), grouped: probe.grouped === true, pause_ends: probe.pause_ends };
   };
 
   return async (req) => {
     const { rule } = req;
     if (!Number.isSafeInteger(rule.attempts)) throw new TypeError(`claim rule attempts must be an integer, got ${rule.attempts}`);
+    // claim_ready writes the claim edge every accepted machine has (machine-registry.ts).
+    if (rule.from !== JobState.pending || rule.to !== JobState.processing) throw new TypeError(`claim rule must take ${JobState.pending} to ${JobState.processing}, not ${rule.from} to ${rule.to}`);
     if (req.names.length === 0 || req.limit <= 0) return [];
     const got: ClaimResult = await takeBack(rule.to, req.limits);
     if (got.length >= req.limit) return got;
