@@ -1,7 +1,8 @@
 /**
  * A TCP proxy that adds round-trip time, in a process of its own (its event
  * loop is not the workers'). argv: <target host> <target port> <rtt ms>.
- * Sends {type:'ready', port} once listening on 127.0.0.1.
+ * Sends {type:'ready', port} once listening on 127.0.0.1; answers {cpu} with
+ * the CPU it has used ({cpu, ms}).
  *
  * This kernel has no netem qdisc, so `tc` cannot delay loopback traffic:
  * every chunk the server sends is held `rtt` ms before it is written to the
@@ -61,5 +62,9 @@ proxy.listen(0, '127.0.0.1', () => {
 });
 process.on('message', (m: { type?: string }) => {
   if (m.type === 'exit') process.exit(0);
+  if (m.type === 'cpu') {
+    const used = process.cpuUsage();
+    process.send!({ type: 'cpu', ms: (used.user + used.system) / 1000 });
+  }
 });
 process.on('disconnect', () => process.exit(0));

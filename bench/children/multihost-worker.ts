@@ -3,7 +3,8 @@
  * argv: litejobs-pg | graphile-batched <url (through the delay proxy)> <schema> <concurrency>.
  * Starts its workers on {go}; reports the jobs it ran ({ran, is}: the
  * payloads' `i`, batched every 10 ms) and, for a payload with a send time
- * `t`, its enqueue-to-start time ({lat, ms}); stops and exits on {exit}.
+ * `t`, its enqueue-to-start time ({lat, ms}); answers {cpu} with the CPU it
+ * used since {go} ({cpu, ms}); stops and exits on {exit}.
  */
 import type { Runner } from 'graphile-worker';
 import type { Queue } from '../../src/index.js';
@@ -16,6 +17,7 @@ const concurrency = Number(concurrencyText);
 const send = (m: unknown) => process.send!(m);
 
 let ran: number[] = [];
+let cpuAtGo: NodeJS.CpuUsage | undefined;
 const handler = (payload: { i?: number; t?: number }) => {
   if (payload.t !== undefined) send({ type: 'lat', ms: wallNow() - payload.t });
   else ran.push(payload.i ?? -1);
@@ -34,7 +36,11 @@ if (system === 'litejobs-pg') {
 }
 
 process.on('message', (m: { type: string }) => {
-  if (m.type === 'go') {
+  if (m.type === 'cpu') {
+    const used = process.cpuUsage(cpuAtGo);
+    send({ type: 'cpu', ms: (used.user + used.system) / 1000 });
+  } else if (m.type === 'go') {
+    cpuAtGo = process.cpuUsage();
     const started = queue
       ? queue.start()
       : startGraphile(url, schema, 'batched', concurrency, handler).then((r) => {

@@ -9,16 +9,31 @@ import { JOB, enqueueInChunks, openLitejobs } from '../peers/litejobs.js';
 import { dropSchema, openGraphile } from '../peers/graphile.js';
 import { freshPgTarget } from '../peers/litejobs-pg.js';
 import { exited, forkChild, nextMessage } from './child.js';
+import { serverCpuMs } from './server-cpu.js';
 import { percentile, sleep, withTimeout } from './stats.js';
 
 export type HostSystem = 'litejobs-pg' | 'graphile-batched';
 
 export const HOSTS = 3;
 
-const is = <T extends string>(type: T) => (m: unknown): m is { type: T; port?: number } => (m as { type?: string }).type === type;
+const is = <T extends string>(type: T) => (m: unknown): m is { type: T; port?: number; ms?: number } => (m as { type?: string }).type === type;
 
-/** The proxy's port, and how to stop it. */
-export async function startProxy(url: string, rttMs: number): Promise<{ url: string; stop(): Promise<void> }> {
+/** The CPU (ms) a child has used, as it reports it on {cpu} (since its {go} for a host, since its start for the proxy). */
+async function cpuOf(child: ChildProcess): Promise<number> {
+  const answer = nextMessage(child, is('cpu'), 10_000);
+  child.send({ type: 'cpu' });
+  return (await answer).ms ?? Number.NaN;
+}
+
+export interface Proxy {
+  url: string;
+  /** The CPU the proxy process has used so far, ms. */
+  cpuMs(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** The proxy's port, its CPU, and how to stop it. */
+export async function startProxy(url: string, rttMs: number): Promise<Proxy> {
   const server = new URL(url);
   const child = forkChild('delay-proxy.ts', [server.hostname, server.port || '5432', String(rttMs)]);
   const { port } = await nextMessage(child, is('ready'), 30_000);
@@ -27,6 +42,7 @@ export async function startProxy(url: string, rttMs: number): Promise<{ url: str
   proxied.port = String(port);
   return {
     url: proxied.toString(),
+    cpuMs: () => cpuOf(child),
     async stop() {
       if (child.connected) child.send({ type: 'exit' });
       await exited(child, 5000);
@@ -38,6 +54,13 @@ export interface HostRound {
   rate: number;
   p50: number;
   p99: number;
+  /**
+   * CPU per job of the drain, µs: the three hosts together, the PostgreSQL
+   * server (null where it cannot be read), and the proxy. Two cores are
+   * 2,000,000 µs a second, shared by all three: their sum per job bounds
+   * the rate.
+   */
+  cpuUs: { hosts: number; server: number | null; proxy: number };
   /** Jobs run twice or never (each must run once). */
   problems: string[];
 }
@@ -64,7 +87,8 @@ async function backlog(system: HostSystem, url: string, n: number): Promise<{ sc
   return { schema: g.schema, drop: () => g.close() };
 }
 
-export async function hostRound(system: HostSystem, url: string, proxyUrl: string, o: { n: number; samples: number; concurrency: number; timeoutMs: number }): Promise<HostRound> {
+export async function hostRound(system: HostSystem, url: string, proxy: Proxy, o: { n: number; samples: number; concurrency: number; timeoutMs: number }): Promise<HostRound> {
+  const proxyUrl = proxy.url;
   const { schema, drop } = await backlog(system, url, o.n);
   const hosts: ChildProcess[] = [];
   const seen = new Uint8Array(o.n);
@@ -89,10 +113,18 @@ export async function hostRound(system: HostSystem, url: string, proxyUrl: strin
       hosts.push(child);
     }
     await Promise.all(hosts.map((c) => nextMessage(c, is('ready'), 60_000)));
+    const [server0, proxy0] = [serverCpuMs(url), await proxy.cpuMs()];
     const t0 = performance.now();
     for (const c of hosts) c.send({ type: 'go' });
     await withTimeout(drained, o.timeoutMs, `${system}: ${o.n} jobs through ${HOSTS} hosts`);
     const ms = performance.now() - t0;
+    const [server1, proxy1, hostsMs] = [serverCpuMs(url), await proxy.cpuMs(), await Promise.all(hosts.map(cpuOf))];
+    const perJob = (cpuMs: number) => (cpuMs * 1000) / o.n;
+    const cpuUs = {
+      hosts: perJob(hostsMs.reduce((a, b) => a + b, 0)),
+      server: server0 === null || server1 === null ? null : perJob(server1 - server0),
+      proxy: perJob(proxy1 - proxy0),
+    };
 
     // Latency: the backlog is gone, the hosts wait; one job at a time from a fourth process.
     const producer = forkChild('latency-producer.ts', [system === 'litejobs-pg' ? 'litejobs-pg' : 'graphile', proxyUrl, schema]);
@@ -109,7 +141,7 @@ export async function hostRound(system: HostSystem, url: string, proxyUrl: strin
       if (producer.connected) producer.send({ type: 'exit' });
       await exited(producer, 10_000);
     }
-    return { rate: o.n / (ms / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), problems };
+    return { rate: o.n / (ms / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuUs, problems };
   } finally {
     for (const c of hosts) if (c.connected) c.send({ type: 'exit' });
     await Promise.all(hosts.map((c) => exited(c, 15_000)));

@@ -15,6 +15,9 @@ const RTTS = [1, 5];
 const C = 16;
 const P50: Metric = { key: 'p50', label: 'p50', unit: 'ms', better: 'lower' };
 const P99: Metric = { key: 'p99', label: 'p99', unit: 'ms', better: 'lower' };
+const HOST_CPU: Metric = { key: 'hostCpu', label: 'hosts CPU/job', unit: 'µs', better: 'lower' };
+const SERVER_CPU: Metric = { key: 'serverCpu', label: 'server CPU/job', unit: 'µs', better: 'lower' };
+const PROXY_CPU: Metric = { key: 'proxyCpu', label: 'proxy CPU/job', unit: 'µs', better: 'lower' };
 const lj = (rtt: number) => `litejobs PostgreSQL, ${HOSTS} hosts, ${rtt} ms RTT`;
 const gw = (rtt: number) => `graphile-worker batched, ${HOSTS} hosts, ${rtt} ms RTT`;
 
@@ -39,9 +42,10 @@ export const multiHostScenario: Scenario = {
         const proxy = await startProxy(url, rtt);
         try {
           if (!measured.has(rtt)) measured.set(rtt, await roundTripMs(proxy.url));
-          const out = await hostRound(system, url, proxy.url, { n, samples, concurrency: C, timeoutMs: ctx.quick ? 60_000 : 300_000 });
+          const out = await hostRound(system, url, proxy, { n, samples, concurrency: C, timeoutMs: ctx.quick ? 60_000 : 300_000 });
           for (const p of out.problems.slice(0, 5)) notes.add(`${label}: ${p}`);
-          return { rate: out.rate, p50: out.p50, p99: out.p99 };
+          const cpu = { hostCpu: out.cpuUs.hosts, proxyCpu: out.cpuUs.proxy, ...(out.cpuUs.server === null ? {} : { serverCpu: out.cpuUs.server }) };
+          return { rate: out.rate, p50: out.p50, p99: out.p99, ...cpu };
         } finally {
           await proxy.stop();
         }
@@ -56,8 +60,10 @@ export const multiHostScenario: Scenario = {
       description:
         `${n.toLocaleString('en-US')} no-op jobs enqueued first (untimed, straight to the server), then ${HOSTS} worker processes of concurrency ${C} start together, each through the proxy; ` +
         'the clock runs until every job has run once (each host reports the jobs it ran). Then a producer in a fourth process, also through the proxy, ' +
-        `enqueues ${samples} jobs one at a time, 5 ms apart, with its send time in the payload: p50/p99 are the enqueue-to-start times, the table shows their median over the rounds.`,
-      metrics: [throughput, P50, P99],
+        `enqueues ${samples} jobs one at a time, 5 ms apart, with its send time in the payload: p50/p99 are the enqueue-to-start times, the table shows their median over the rounds. ` +
+        'The CPU columns are the drain\'s CPU per job: the three hosts together, the PostgreSQL server (every postgres process, from /proc) and the proxy; ' +
+        'all of them share the machine\'s two cores (2,000,000 µs of CPU a second), so their sum per job bounds the rate.',
+      metrics: [throughput, P50, P99, HOST_CPU, SERVER_CPU, PROXY_CPU],
       config: {
         proxy:
           'bench/children/delay-proxy.ts, a process of its own: each chunk the server sends waits the RTT before it reaches the client (no netem on this kernel); ' +

@@ -96,16 +96,24 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
   /** Set while the buffer is above the low-water mark: its next fall to the mark asks for a claim, once. */
   let refillArmed = false;
   const rateStarts = createRateStarts(limits);
+  /** Set while a claim runs; `ranDry` once a worker found the buffer empty meanwhile (prefetch-size.ts `starved`). */
+  const claiming = { now: false, ranDry: false };
+  // A job that waited in the buffer may have been cancelled by another process meanwhile: looked at once more first.
+  const stillHeld = createStartCheck(store, clock, o.leaseMs);
   const takeNext = (): LeasedJob | undefined => {
     for (;;) {
       // A job whose previous run is still alive here waits for it (its lease is renewed meanwhile).
       const i = waiting.findIndex((job) => !executor.isRunning(job.id));
-      if (i < 0) return undefined;
+      if (i < 0) {
+        if (claiming.now && waiting.length === 0) claiming.ranDry = true;
+        return undefined;
+      }
       const [job] = waiting.splice(i, 1) as [LeasedJob];
       if (refillArmed && waiting.length <= lowWater()) {
         refillArmed = false;
         hungry$.next(); // refill before the workers run dry
       }
+      stillHeld.ahead(waiting, (lost) => void dropWaiting(lost.id));
       if (!isLate(job, clock.now())) {
         prefetch.took();
         return job;
@@ -114,8 +122,6 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       engine.apply(job, { type: JobEventType.release }, { runAt: clock.now(), again: stillOurs(job), retryUnavailable: true }).catch((err: unknown) => void outage.failed('handing back late jobs', err));
     }
   };
-  // A job that waited in the buffer may have been cancelled by another process meanwhile: looked at once more first.
-  const stillHeld = createStartCheck(store, clock, o.leaseMs);
   const pool = createPool(o.concurrency, o.ownerId, takeNext, async (job, workerId) => {
     if (await stillHeld(job)) await executor.run(job, workerId);
   });
@@ -212,9 +218,18 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       const now = clock.now();
       const request = { names, limit, owner: o.ownerId, leaseMs: o.leaseMs, now, rule: registry.claimRule };
       const asked = rateStarts.request(now);
-      const jobs = await store.claim(limits.size > 0 ? { ...request, limits, startNow, ...asked } : request);
+      // The buffer held jobs when this claim was sent: emptied before it came back, it was too small.
+      claiming.now = true;
+      claiming.ranDry = false;
+      const fed = waiting.length > 0;
+      let jobs: Awaited<ReturnType<typeof store.claim>>;
+      try {
+        jobs = await store.claim(limits.size > 0 ? { ...request, limits, startNow, ...asked } : request);
+      } finally {
+        claiming.now = false;
+      }
       rateStarts.claimed(now, jobs.heldBack?.tokensOut === true);
-      prefetch.claimed(clock.now() - now, clock.now());
+      prefetch.claimed(clock.now() - now, clock.now(), fed && claiming.ranDry && jobs.length === limit);
       heldBack = jobs.heldBack;
       engine.claimed(jobs, o.ownerId);
       for (const job of jobs) waiting.push(job);

@@ -12,17 +12,25 @@
  *
  * So by default the buffer holds a horizon of work: the rate at which this
  * process's workers took jobs, times four claims' time, kept between 20 and
- * 30 ms (a job that waits longer than the start check's 50 ms is read again
- * before it starts), between four times `concurrency` (the floor, where short
- * claims cost little) and MAX_ADAPTIVE. No-op jobs grow it to the ceiling in a
- * few claims; jobs of a second each keep it at the floor; an idle queue drops
- * back to the floor at its next claim. Jobs that wait in the buffer start
- * within about one horizon, so neither leases nor priorities are held long.
- * An explicit `prefetch` option is used as given.
+ * 100 ms, between four times `concurrency` (the floor, where short claims
+ * cost little) and MAX_ADAPTIVE. The horizon follows the claims' cost: a
+ * process beside its database claims in about a millisecond and keeps 20 ms
+ * of work; one whose claims cross a network keeps four of its round trips
+ * (a buffered job confirmed longer ago than the start check's 50 ms is
+ * confirmed again ahead of its start: start-check.ts).
+ *
+ * The rate is what the workers took, which a buffer too small holds down:
+ * when the workers emptied the buffer while a claim was on its way and that
+ * claim came back full (`starved`), the backlog is deeper than the buffer
+ * and the size doubles at once. No-op jobs grow it to the ceiling in a few
+ * claims; jobs of a second each never empty it and keep it at the floor; an
+ * idle queue drops back to the floor at its next claim. Jobs that wait in
+ * the buffer start within about one horizon, so neither leases nor
+ * priorities are held long. An explicit `prefetch` option is used as given.
  */
 
 /** The most jobs the adaptive buffer holds. */
-export const MAX_ADAPTIVE = 512;
+export const MAX_ADAPTIVE = 1024;
 /**
  * The most, per worker, when names have a group concurrency: a buffered job
  * holds its group's slot, so a large buffer blocks groups for other hosts and
@@ -32,8 +40,8 @@ export const MAX_ADAPTIVE = 512;
  */
 export const MAX_GROUPED_PER_WORKER = 8;
 const MIN_HORIZON_MS = 20;
-/** Below the start check's 50 ms (start-check.ts): a job that waited longer is read again before it starts. */
-const MAX_HORIZON_MS = 30;
+/** How long a buffered job waits at most, about: what a job enqueued with a higher priority waits behind it. */
+const MAX_HORIZON_MS = 100;
 /** The buffer covers this many claims' time, so workers do not wait on one. */
 const CLAIMS_AHEAD = 4;
 /** Rate samples span at least this long, so a burst of quick claims is not read as the rate. */
@@ -46,8 +54,8 @@ export interface PrefetchSize {
   readonly max: number;
   /** A worker took a job from the buffer. */
   took(): void;
-  /** A claim finished: `ms` long, at `now`. */
-  claimed(ms: number, now: number): void;
+  /** A claim finished: `ms` long, at `now`; `starved`: the workers emptied the buffer while it ran, and it came back full. */
+  claimed(ms: number, now: number, starved?: boolean): void;
 }
 
 export function createPrefetchSize(concurrency: number, fixed: number | undefined, now: number, grouped = false): PrefetchSize {
@@ -67,8 +75,16 @@ export function createPrefetchSize(concurrency: number, fixed: number | undefine
     took() {
       taken++;
     },
-    claimed(ms, at) {
+    claimed(ms, at, starved = false) {
       claimMs = claimMs === 0 ? ms : 0.8 * claimMs + 0.2 * ms;
+      if (starved) {
+        // The rate measured so far was held down by the buffer: measure it again at the new size.
+        size = Math.min(max, size * 2);
+        rate = null;
+        taken = 0;
+        since = at;
+        return;
+      }
       const elapsed = at - since;
       if (elapsed < SAMPLE_MS) return;
       const sample = taken / elapsed;

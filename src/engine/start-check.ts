@@ -5,13 +5,20 @@
  * starting it then would run a handler (and its side effects) for a job that
  * is no longer this process's to run.
  *
- * A job whose lease was confirmed (claimed or renewed) less than
- * `START_CHECK_AFTER_MS` ago starts at once: a cancel landing in that window
- * meets it as a job that has just started (its handler sees the abort at its
- * next lease renewal), and a drain, whose jobs wait a few milliseconds each,
- * pays nothing. One that waited longer is read again first, the jobs
- * starting together in one read; one no longer held under its token is
- * dropped without its handler ever being called.
+ * A job whose lease was confirmed less than `START_CHECK_AFTER_MS` ago starts
+ * at once: a cancel landing in that window meets it as a job that has just
+ * started (its handler sees the abort at its next lease renewal), and a
+ * drain, whose jobs wait a few milliseconds each, pays nothing. One that
+ * waited longer is read again first, the jobs starting together in one read;
+ * one no longer held under its token is dropped without its handler ever
+ * being called.
+ *
+ * A lease is confirmed by its claim, by a renewal, and by `ahead()`: once the
+ * oldest job of the buffer passes half that window, one read confirms every
+ * job of the buffer that old, before a worker needs them. Where a claim costs
+ * a round trip of a few milliseconds (hosts away from their PostgreSQL), the
+ * buffer must hold more than 50 ms of work to keep the workers fed; without
+ * this every job past the window would hold its worker for a read.
  */
 import { createBatcher } from '../lib/batcher.js';
 import type { Clock } from '../lib/clock.js';
@@ -19,18 +26,56 @@ import type { LeasedJob, Store } from '../store/store.js';
 
 /** How long a buffered job may wait after its lease was last confirmed and still start unchecked. */
 export const START_CHECK_AFTER_MS = 50;
+/** Buffered jobs confirmed longer ago than this are confirmed again ahead of their start. */
+const CONFIRM_AHEAD_AFTER_MS = START_CHECK_AFTER_MS / 2;
+/** Leases read by one confirmation at most. */
+const CONFIRM_MAX = 2000;
 
-export type StartCheck = (job: LeasedJob) => Promise<boolean> | boolean;
+export interface StartCheck {
+  /** Whether `job` may start: at once when its lease was confirmed lately, else after a read. */
+  (job: LeasedJob): Promise<boolean> | boolean;
+  /**
+   * Confirms ahead of time the leases of `buffer`'s jobs (oldest first)
+   * confirmed over half the window ago, one read at a time; `lost` is called
+   * for each job no longer held under its token. Cheap when there is nothing
+   * to do: it looks at the first job only.
+   */
+  ahead(buffer: readonly LeasedJob[], lost: (job: LeasedJob) => void): void;
+}
 
 export function createStartCheck(store: Store, clock: Clock, leaseMs: number): StartCheck {
   const reads = createBatcher<{ id: number; token: string }, boolean>((leases) => store.held(leases));
-  return (job) => {
-    // lockedUntil is the lease's last confirmation (a claim or a renewal) plus the lease.
-    if (clock.now() - (job.lockedUntil - leaseMs) < START_CHECK_AFTER_MS) return true;
+  /** Confirmations newer than the job's claim or renewal (which lockedUntil records). */
+  const confirmed = new WeakMap<LeasedJob, number>();
+  let confirming = false;
+  // lockedUntil is the lease's last claim or renewal plus the lease.
+  const confirmedAt = (job: LeasedJob) => Math.max(job.lockedUntil - leaseMs, confirmed.get(job) ?? Number.NEGATIVE_INFINITY);
+
+  const check = (job: LeasedJob): Promise<boolean> | boolean => {
+    if (clock.now() - confirmedAt(job) < START_CHECK_AFTER_MS) return true;
     return reads.push({ id: job.id, token: job.leaseToken }).catch(
       // The database is out of reach: run as before. The outcome is still a compare-and-set
       // on the lease, and the lease sweep of whoever holds the job settles it.
       () => true,
     );
   };
+
+  const ahead: StartCheck['ahead'] = (buffer, lost) => {
+    if (confirming || buffer.length === 0) return;
+    const sentAt = clock.now();
+    if (sentAt - confirmedAt(buffer[0]!) < CONFIRM_AHEAD_AFTER_MS) return;
+    const jobs = buffer.filter((job) => sentAt - confirmedAt(job) >= CONFIRM_AHEAD_AFTER_MS).slice(0, CONFIRM_MAX);
+    confirming = true;
+    store.held(jobs.map((job) => ({ id: job.id, token: job.leaseToken }))).then(
+      (held) => {
+        confirming = false;
+        // Held when the read ran, which was after it was sent: confirmed as of the send.
+        jobs.forEach((job, i) => (held[i] ? confirmed.set(job, sentAt) : lost(job)));
+      },
+      // Not confirmed: a job that gets old meanwhile is read at its start, as before.
+      () => void (confirming = false),
+    );
+  };
+
+  return Object.assign(check, { ahead });
 }

@@ -3,7 +3,8 @@
  * effect. Two queues on one database, each with its own connection:
  *
  * - a job claimed ahead of time waits in B's buffer; A cancels it; its
- *   handler must never start in B;
+ *   handler must never start in B, whether B reads the lease again at the
+ *   job's start or confirms the buffer's leases ahead of time;
  * - retryDead({ where }) reads a page of dead jobs; meanwhile the other queue
  *   retries one, which dies again; the page's retry must not land on that
  *   later death (the attempts would run twice over);
@@ -73,6 +74,66 @@ describe('a job claimed ahead of time and cancelled by another process', () => {
     await j3done;
     expect(ran).toEqual([j1!.id, j3!.id]);
     expect((await a.getJob(j2!.id)).state).toBe('cancelled');
+  });
+});
+
+describe('the buffer confirmed ahead of the starts', () => {
+  it('one read confirms the jobs waiting past half the window: a cancelled one is dropped, the others start with no read of their own', async () => {
+    const clock = createVirtualClock(Date.parse('2026-06-01T00:00:00Z'));
+    const ran: number[] = [];
+    const reads: number[][] = [];
+    let answered!: () => void;
+    const confirmed = new Promise<void>((r) => (answered = r));
+    const store = fx.store();
+    const counting = new Proxy(store, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof v !== 'function') return v;
+        if (prop !== 'held') return (v as (...a: unknown[]) => unknown).bind(target);
+        return async (leases: Array<{ id: number }>) => {
+          reads.push(leases.map((l) => l.id));
+          const out = await (v as (l: unknown) => Promise<boolean[]>).call(target, leases);
+          answered();
+          return out;
+        };
+      },
+    });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const ids: number[] = [];
+    const b = fx.open({
+      clock,
+      store: counting,
+      concurrency: 1,
+      prefetch: 8,
+      jobs: [
+        defineJob({
+          name: 'j',
+          handler: async (_p, ctx) => {
+            ran.push(ctx.jobId);
+            if (ctx.jobId === ids[0]) await gate;
+            // The second job holds the worker until the buffer's confirmation has answered (5 s at most: without one, the test fails on what ran).
+            if (ctx.jobId === ids[1]) await Promise.race([confirmed, new Promise((r) => setTimeout(r, 5000))]);
+            return 'ok';
+          },
+        }),
+      ],
+    });
+    ids.push(...(await b.enqueueMany([1, 2, 3, 4, 5, 6].map((n) => ({ name: 'j', payload: { n } })))).map((r) => r.id));
+    const all = ids.filter((_, i) => i !== 2);
+    const done = Promise.all(all.map((id) => nextEvent(b.events$, (e) => e.job.id === id && e.to === 'completed', 20_000)));
+    await b.start();
+    await waitFor(() => ran.includes(ids[0]!));
+    const a = fx.open({ clock });
+    expect((await a.cancel(ids[2]!)).state).toBe('cancelled');
+    // Past half the start check's window, not past the window.
+    await clock.advance(START_CHECK_AFTER_MS / 2 + 5);
+    release();
+    await done;
+    expect(ran).toEqual(all);
+    // One read, for the four jobs still waiting when the second started; none at any start.
+    expect(reads).toEqual([ids.slice(2)]);
+    expect((await a.getJob(ids[2]!)).state).toBe('cancelled');
   });
 });
 

@@ -22,7 +22,7 @@ describe('the adaptive prefetch size', () => {
   it('starts at four times concurrency and grows to its ceiling while workers take jobs fast', () => {
     const size = createPrefetchSize(16, undefined, 0);
     expect(size.target()).toBe(64);
-    run(size, 0, 200, 40); // 40 jobs/ms: no-op handlers
+    run(size, 0, 200, 60); // 60 jobs/ms: no-op handlers, past the ceiling at 20 ms of work
     expect(size.target()).toBe(MAX_ADAPTIVE);
   });
 
@@ -33,13 +33,42 @@ describe('the adaptive prefetch size', () => {
     expect(size.target()).toBeLessThanOrEqual(8 * 30 + 1);
   });
 
-  it('covers four slow claims, up to 30 ms', () => {
+  it('covers four slow claims (round trips away from the database), up to 100 ms', () => {
     const size = createPrefetchSize(16, undefined, 0);
-    run(size, 0, 400, 8, 6, 10); // claims of 6 ms: 24 ms of work
-    expect(size.target()).toBeGreaterThan(8 * 22);
-    expect(size.target()).toBeLessThan(8 * 26);
-    run(size, 400, 400, 8, 50, 50); // claims of 50 ms: capped at 30 ms of work
-    expect(size.target()).toBeLessThanOrEqual(8 * 30 + 1);
+    run(size, 0, 400, 4, 6, 10); // claims of 6 ms: 24 ms of work
+    expect(size.target()).toBeGreaterThan(4 * 22);
+    expect(size.target()).toBeLessThan(4 * 26);
+    run(size, 400, 800, 4, 15, 20); // claims of 15 ms: 60 ms of work
+    expect(size.target()).toBeGreaterThan(4 * 55);
+    expect(size.target()).toBeLessThan(4 * 65);
+    run(size, 1200, 800, 4, 50, 50); // claims of 50 ms: capped at 100 ms of work
+    expect(size.target()).toBeLessThanOrEqual(4 * 100 + 1);
+    expect(size.target()).toBeGreaterThan(4 * 90);
+  });
+
+  it('doubles at once when the workers emptied it during a claim that came back full', () => {
+    const size = createPrefetchSize(16, undefined, 0);
+    // Claims of 20 ms deliver what the buffer asked for; the workers took it all meanwhile.
+    size.claimed(20, 20, true);
+    expect(size.target()).toBe(128);
+    size.claimed(20, 40, true);
+    expect(size.target()).toBe(256);
+    for (let t = 60; t < 200; t += 20) size.claimed(20, t, true);
+    expect(size.target()).toBe(MAX_ADAPTIVE);
+    // Fed at last: the rate the workers keep up (10 jobs/ms) over four claims' time (80 ms) sets it.
+    for (let t = 200; t < 400; t += 20) {
+      for (let i = 0; i < 200; i++) size.took();
+      size.claimed(20, t);
+    }
+    expect(size.target()).toBeGreaterThan(10 * 75);
+    expect(size.target()).toBeLessThan(10 * 85);
+  });
+
+  it('does not grow for long jobs the workers never run dry of', () => {
+    const size = createPrefetchSize(16, undefined, 0);
+    size.claimed(1, 1, false); // the first claim found idle workers, but the buffer had never held jobs
+    run(size, 1, 10_000, 0.016, 1, 100);
+    expect(size.target()).toBe(64);
   });
 
   it('stays at the floor for long jobs, and falls back to it after a quiet spell', () => {
@@ -48,7 +77,7 @@ describe('the adaptive prefetch size', () => {
     expect(slow.target()).toBe(64);
 
     const size = createPrefetchSize(16, undefined, 0);
-    const t = run(size, 0, 200, 40);
+    const t = run(size, 0, 200, 60);
     expect(size.target()).toBe(MAX_ADAPTIVE);
     size.took();
     size.claimed(1, t + 60_000); // the next claim, a minute later
