@@ -70,10 +70,15 @@ export function createStartCheck(store: Store, clock: Clock, leaseMs: number): S
       (held) => {
         confirming = false;
         // Held when the read ran, which was after it was sent: confirmed as of the send.
-        jobs.forEach((job, i) => (held[i] ? confirmed.set(job, sentAt) : lost(job)));
+        for (let i = 0; i < jobs.length; i++) {
+          if (held[i]) confirmed.set(jobs[i]!, sentAt);
+          else lost(jobs[i]!);
+        }
       },
-      // Not confirmed: a job that gets old meanwhile is read at its start, as before.
-      () => void (confirming = false),
+      () => {
+        // Not confirmed: a job that gets old meanwhile is read at its start, as before.
+        confirming = false;
+      },
     );
   };
 
