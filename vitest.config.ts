@@ -28,6 +28,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/declare-job.test.ts',
   'test/integration/enqueue.ready-now.claim-only.test.ts',
   'test/integration/enqueue.bad-input.test.ts',
+  'test/integration/enqueue-many.ids.test.ts',
   'test/integration/enqueue.payload-schema.test.ts',
   'test/integration/enqueue.unique.test.ts',
   'test/integration/flows.test.ts',

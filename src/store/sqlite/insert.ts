@@ -11,12 +11,13 @@
  */
 import type Database from 'better-sqlite3';
 import type { InsertResult, NewJob } from '../store.js';
+import { createInsertRows } from './insert-rows.js';
 import { insertUnique, uniqueStatements } from './insert-unique.js';
 import { newJobIndexer } from './index-new.js';
 import { positional } from './positional.js';
 import { sql } from './sql.js';
 
-/** The values insert.sql, insert-keyless.sql and insert-keyless-at.sql bind. */
+/** The values insert.sql and insert-keyless-at.sql bind. */
 type InsertRow = Omit<NewJob, 'key' | 'unique' | 'group'> & { id: number | null; key: string | null; group: string | null; at: number };
 
 export type SqliteInsert = (jobs: readonly NewJob[], at: number) => InsertResult[];
@@ -39,13 +40,15 @@ function createSqliteInsert(db: Database.Database): SqliteInsert {
   const s = {
     // The hot statements bind positionally from their names (positional.ts).
     insert: positional(db, sql('insert')),
-    insertKeyless: positional(db, sql('insert-keyless')),
     insertKeylessAt: positional(db, sql('insert-keyless-at')),
     insertSingle: positional(db, sql('insert-single')),
     nextId: db.prepare(sql('next-id')),
     findByKey: db.prepare<{ key: string }, { id: number; state: string }>(sql('find-by-key')),
     unique: uniqueStatements(db),
+    rows: createInsertRows(db),
   };
+  /** A job that goes in with insert-keyless.sql's row: no key to look up, no unique guard. */
+  const keyless = (job: NewJob) => job.key === null && !job.unique;
 
   const insertTx = db.transaction((jobs: readonly NewJob[], at: number): InsertResult[] => {
     const out: InsertResult[] = new Array(jobs.length);
@@ -56,6 +59,17 @@ function createSqliteInsert(db: Database.Database): SqliteInsert {
     const row: InsertRow = { id: null, name: '', state: '', payload: '', key: null, priority: 0, runAt: 0, retry: null, timeout: null, group: null, at };
     for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i]!;
+      if (explicit === null && keyless(job)) {
+        // A run of keyless jobs: many rows a statement, ids from the newest + 1 on (insert-rows.ts).
+        let end = i + 1;
+        while (end < jobs.length && keyless(jobs[end]!)) end++;
+        // The newest id now (rows inserted before in this batch included): the run's first takes the next.
+        const first = (s.nextId.get() as { top: number }).top + 1;
+        s.rows(jobs, i, end, at, first);
+        for (let k = i; k < end; k++) out[k] = { id: first + (k - i), created: true, state: jobs[k]!.state };
+        i = end - 1;
+        continue;
+      }
       row.id = explicit;
       row.name = job.name;
       row.state = job.state;
@@ -72,7 +86,8 @@ function createSqliteInsert(db: Database.Database): SqliteInsert {
         if (result.created) explicit = null;
         out[i] = result;
       } else if (job.key === null) {
-        const { lastInsertRowid } = (explicit === null ? s.insertKeyless : s.insertKeylessAt).run(row);
+        // The first row when the newest ids were deleted: it takes mark + 1 (next-id.sql).
+        const { lastInsertRowid } = s.insertKeylessAt.run(row);
         out[i] = { id: Number(lastInsertRowid), created: true, state: job.state };
         explicit = null;
       } else {
