@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { claimStatement } from '../../src/store/postgres/claim.js';
 import { limitedStatements } from '../../src/store/postgres/claim-limited-sql.js';
+import { statements } from '../../src/store/postgres/statements.js';
 import { batchValues, transitionStatements } from '../../src/store/postgres/transition.js';
 import type { Client } from '../../src/store/postgres/driver.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';
@@ -93,6 +94,23 @@ describe('without statistics', () => {
       const lease = await explainLast(admin, s.lease(Array.from({ length: 400 }, (_, i) => i + 1), { owner: 'w', token: 't', lockedUntil: NOW + 1000, history: true }));
       expect(lease).toMatch(/Index Scan using jobs_pkey on jobs/);
       expect(lease).not.toMatch(/Seq Scan on jobs\b/);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it('a start check reads its leases by primary key, not every processing job', async () => {
+    const { schema, store, admin, analyzed } = await backlog(false);
+    try {
+      expect(analyzed).toBe(false);
+      const claimed = await claimOf(store, { limit: 2000 });
+      expect(claimed).toHaveLength(2000);
+      const lines = await plan(admin, `EXPLAIN ${statements(schema).held}`, [claimed.slice(0, 50).map((c) => c.id)]);
+      expect(lines).toMatch(/Index Scan using jobs_pkey on jobs|Bitmap Index Scan on jobs_pkey/);
+      expect(lines).not.toMatch(/jobs_leased|Seq Scan on jobs\b/);
+      // And it answers as before: held under its token while processing.
+      const held = await store.held([...claimed.slice(0, 3).map((c) => ({ id: c.id, token: c.leaseToken })), { id: claimed[3]!.id, token: 'another' }]);
+      expect(held).toEqual([true, true, true, false]);
     } finally {
       await admin.end();
     }

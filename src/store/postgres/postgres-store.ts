@@ -147,8 +147,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     heartbeat: async (id, token, lockedUntil) => (await db.query(s.heartbeat, [id, token, lockedUntil])).rowCount === 1,
     progress: async (id, token, progress) => (await db.query(s.progress, [id, token, progress])).rowCount === 1,
     held: async (leases) => {
-      const rows = await db.rows<{ id: string | number; lease_token: string }>(s.held, [leases.map((l) => l.id), leases.map((l) => l.token)]);
-      const held = new Set(rows.map((r) => `${r.id}:${r.lease_token}`));
+      const rows = await db.rows<{ id: string | number; state: string; lease_token: string | null }>(s.held, [leases.map((l) => l.id)]);
+      const held = new Set(rows.filter((r) => r.state === JobState.processing).map((r) => `${r.id}:${r.lease_token}`));
       return leases.map((l) => held.has(`${l.id}:${l.token}`));
     },
     expiredLeases: async (names, now, limit) => (await db.rows<JobRow>(s.expired, [names, now, limit])).map(toJobRecord),

@@ -14,9 +14,11 @@ export function statements(schema: string) {
     // heartbeat.sql: a renewal never shortens the lease.
     heartbeat: q(`UPDATE {{schema}}.jobs SET locked_until = greatest(locked_until, $3)
       WHERE id = $1 AND state = {{processing}} AND lease_token = $2`),
-    // holds-lease.sql, for a batch of leases at once.
-    held: q(`SELECT j.id, j.lease_token FROM unnest($1::bigint[], $2::text[]) AS r (id, token)
-      JOIN {{schema}}.jobs j ON j.id = r.id AND j.state = {{processing}} AND j.lease_token = r.token`),
+    // holds-lease.sql, for a batch of leases at once: the rows by primary key, their state and token compared
+    // by the caller. Before the table has statistics the planner took it for small: a condition on the state
+    // read all of jobs_leased (every processing job, 9 ms at 20,000, for each read), and the bound array,
+    // whose ids it counts, a sequential scan. `ANY (ARRAY(…))` it estimates at 10 ids: it reads the index.
+    held: q(`SELECT id, state, lease_token FROM {{schema}}.jobs WHERE id = ANY (ARRAY(SELECT unnest($1::bigint[])))`),
     // progress.sql
     progress: q(`UPDATE {{schema}}.jobs SET progress = $3 WHERE id = $1 AND state = {{processing}} AND lease_token = $2`),
     // expired-leases.sql: a processing job with no lease at all is as good as expired (SQLite sorts NULL first).
