@@ -96,7 +96,11 @@ export function pgLatency(url: string, samples: { in: number; x: number }): PgLa
     },
     checks(rows) {
       const x = medianOf(rows, LJ_PG_X, 'p50');
-      return [valueCheck(x, (v) => v <= 5, `${fmt(x)} ms`, 'PostgreSQL latency cross-process p50 ≤ 5 ms (LISTEN/NOTIFY)')];
+      const ratio = x / medianOf(rows, GW_X, 'p50');
+      return [
+        valueCheck(x, (v) => v <= 5, `${fmt(x)} ms`, 'PostgreSQL latency cross-process p50 ≤ 5 ms (LISTEN/NOTIFY)'),
+        valueCheck(ratio, (r) => r <= 1, `${fmt(ratio)}×`, 'PostgreSQL latency cross-process p50 ≤ graphile-worker cross-process'),
+      ];
     },
   };
 }

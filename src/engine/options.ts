@@ -43,8 +43,8 @@ export interface QueueOptions {
   concurrency?: number;
   /**
    * Jobs claimed ahead of idle workers, under the same lease, so that claims
-   * come in batches. Default: sized as the queue runs, 20 to 30 ms of work
-   * between four times `concurrency` and 512:
+   * come in batches. Default: sized as the queue runs, four claims' time of
+   * work (20–100 ms) between four times `concurrency` and 1,024:
    * large for many short jobs, small for long ones. A number fixes it. Use 0
    * for long jobs shared across processes, so no process holds jobs it has
    * not started.
