@@ -12,6 +12,7 @@
  */
 import { FINISHED_STATES } from '../../machines/job.machine.js';
 import { ValidationError } from '../errors.js';
+import { UniqueSpan } from '../store/records.js';
 import type { UniqueGuard } from '../store/store.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './validate.js';
 
@@ -43,12 +44,7 @@ export interface ThrottleOptions {
   ms: number;
 }
 
-/**
- * Spans, shortest first: a row holds its key while its span is at least the
- * need of its state (`uniqueNeed`). Throttle holds it in every state: only
- * its window ends it.
- */
-export const UniqueSpan = { pending: 1, active: 2, 'until-finished': 3, always: 4 } as const;
+export { UniqueSpan };
 
 const UNIQUE_KEYS = ['key', 'while'] as const;
 const WINDOW_KEYS = ['key', 'ms'] as const;

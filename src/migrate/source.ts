@@ -10,9 +10,9 @@ import Database from 'better-sqlite3';
 import { JobState } from '../../machines/job.machine.js';
 import { DatabaseError } from '../errors.js';
 import { migrations } from '../store/sqlite/sql.js';
-import type { HistoryRow as StoredHistoryRow, JobRow } from '../store/sqlite/rows.js';
+import type { HistoryRow as StoredHistoryRow, JobRow, LogRow, StepRow as StoredStepRow } from '../store/rows.js';
 import type { LimitRow } from '../store/limit-rows.js';
-import type { ScheduleRow } from '../store/sqlite/schedules.js';
+import type { ScheduleRow } from '../store/rows.js';
 import { columnList, HISTORY_COLUMNS, JOB_COLUMNS, LIMIT_COLUMNS, LOG_COLUMNS, STEP_COLUMNS } from './columns.js';
 
 /** A row of `job_history`, as the copy reads it: with its own id and its job's. */
@@ -32,26 +32,10 @@ export interface SourceBatch {
 }
 
 /** A row of `job_steps`, with its job's id. */
-export interface StepRow {
-  job_id: number;
-  name: string;
-  seq: number;
-  result: string | null;
-  wake_at: number | null;
-  attempt: number;
-  at: number;
-}
+export type StepRow = StoredStepRow & { job_id: number };
 
 /** A row of `job_logs`, with its job's id. */
-export interface LogLineRow {
-  job_id: number;
-  seq: number;
-  at: number;
-  attempt: number;
-  level: string;
-  message: string;
-  fields: string | null;
-}
+export type LogLineRow = LogRow & { job_id: number };
 
 export interface Source {
   /** The file's real path: the key under which the target records this file's progress. */

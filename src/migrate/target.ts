@@ -21,9 +21,9 @@
 import { MigrateError } from '../errors.js';
 import { openDatabase, type Database } from '../store/postgres/connect.js';
 import type { Queryable } from '../store/postgres/driver.js';
-import type { JobRow } from '../store/sqlite/rows.js';
+import type { JobRow } from '../store/rows.js';
 import type { LimitRow } from '../store/limit-rows.js';
-import type { ScheduleRow } from '../store/sqlite/schedules.js';
+import type { ScheduleRow } from '../store/rows.js';
 import { asArrays, LIMIT_COLUMNS } from './columns.js';
 import type { SourceBatch } from './source.js';
 import { historyColumns, identityMover, jobColumns, logColumns, stepColumns } from './target-rows.js';

@@ -78,6 +78,16 @@ export interface NewJob {
 }
 
 /**
+ * How long a unique key is held, shortest first: a row holds its key while
+ * its span is at least the need of its state (TransitionRequest
+ * `uniqueNeed`; engine/unique.ts decides the needs). A claim moves a job to
+ * the claimed state, whose need is `active`: keys of a shorter span end
+ * there. Throttle holds it in every state: only its window ends it. The
+ * stores' SQL reads these as `{{span.active}}` … (sql-text.ts).
+ */
+export const UniqueSpan = { pending: 1, active: 2, 'until-finished': 3, always: 4 } as const;
+
+/**
  * A key that makes a job unique while the job is in some states. A store
  * keeps at most one job holding each (kind, key) at a time. On insert, a
  * held key hands back its holder (`created: false`), except that a debounce
@@ -88,7 +98,7 @@ export interface UniqueGuard {
   /** Each kind is its own namespace of keys. */
   kind: 'unique' | 'debounce' | 'throttle';
   key: string;
-  /** How long the key is held: see TransitionRequest `uniqueNeed` (engine/unique.ts `UniqueSpan`). */
+  /** How long the key is held (`UniqueSpan`): see TransitionRequest `uniqueNeed`. */
   span: number;
   /** Throttle: when the window ends, ms since the epoch. */
   until: number | null;

@@ -128,7 +128,7 @@ export function limitedStatements(t: ClaimTerms) {
           UPDATE {{schema}}.jobs j
           SET state = ${literal(t.rule.to)}, attempts = j.attempts + ${literal(t.rule.attempts)}, lease_owner = ${owner}, lease_token = ${token},
             locked_until = ${literal(o.lockedUntil)}, updated_at = ${now}, version = j.version + 1,
-            unique_key = CASE WHEN j.unique_span >= 2 THEN j.unique_key END
+            unique_key = CASE WHEN j.unique_span >= {{span.active}} THEN j.unique_key END
           WHERE j.id = ANY (ARRAY(SELECT unnest(${ids(chosen)}))) AND j.state = ${from}
           RETURNING j.id
         )${record}

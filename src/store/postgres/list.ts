@@ -1,6 +1,6 @@
 /** list(): one page of jobs, filtered by state and name, in id order or newest first (the SQLite store's list-jobs.ts). */
 import type { JobRecord, ListFilter } from '../store.js';
-import { toJobRecord, type JobRow } from '../sqlite/rows.js';
+import { toJobRecord, type JobRow } from '../rows.js';
 import type { Database } from './connect.js';
 import { render } from './sql.js';
 

@@ -9,7 +9,7 @@
  * lock, where one statement doing both would number from an older snapshot.
  */
 import type { Store } from '../store.js';
-import { toLogRecord, type LogRow } from '../sqlite/logs.js';
+import { toLogRecord, type LogRow } from '../rows.js';
 import type { Database } from './connect.js';
 import { render } from './sql.js';
 

@@ -23,9 +23,9 @@
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { DatabaseError } from '../../errors.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import type { QueueStats, Store, StoreDiagnostics } from '../store.js';
+import type { Store, StoreDiagnostics } from '../store.js';
 import { postgresFlows } from './flows.js';
-import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from '../sqlite/rows.js';
+import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from '../rows.js';
 import { browseJobs } from './browse.js';
 import { createClaimer } from './claim.js';
 import { openDatabase } from './connect.js';
@@ -44,7 +44,8 @@ import { checkSchema } from './sql.js';
 import { statements } from './statements.js';
 import { createPostgresRemoval } from './remove.js';
 import { distinctJobs, transitionBatch, transitionEach, transitionStatements, wakesOthers, type FreedSlotWake } from './transition.js';
-import { nameRecord } from '../../lib/name-record.js';
+import { createLeaseTokens } from '../lease-tokens.js';
+import { foldStats } from '../queue-stats.js';
 
 export interface PostgresStoreOptions {
   /** A libpq connection string: `postgres://user:password@host:5432/database`. */
@@ -66,15 +67,15 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const history = options.history;
   const warn = (message: string) => options.onWarning?.(message);
   const db = openDatabase({ connection: options.connection, schema, poolSize: options.poolSize ?? 10, onWarning: warn });
-  const instanceId = `${process.pid.toString(36)}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 10)}`;
-  let tokenSeq = 0;
+  const tokens = createLeaseTokens();
+  const instanceId = tokens.instance;
   // The channel is the schema's name: every store on one schema, and only those, hear each other.
   const channel = schema;
   const listener = createListener({ config: db.clientConfig('litejobs listen'), channel, instanceId, clock, onWarning: warn, where: db.where });
 
   const s = statements(schema);
   const insertSql = insertStatements(schema);
-  const claim = createClaimer(db, schema, history, () => `${instanceId}.${(++tokenSeq).toString(36)}`);
+  const claim = createClaimer(db, schema, history, tokens.next);
   const transitionSql = transitionStatements(schema, history);
   /** Names with a global concurrency, as this process's claims carry them: a job of one that ends frees a slot others may wait for. */
   const limitedNames = new Set<string>();
@@ -172,15 +173,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     list: async (filter) => listJobs(db, schema, filter),
     browse: async (filter) => browseJobs(db, schema, filter),
     history: async (id) => (await db.rows<HistoryRow>(s.history, [id])).map(toHistoryEntry),
-    stats: async () => {
-      const stats: QueueStats = { total: 0, byState: nameRecord(), byName: nameRecord() };
-      for (const r of await db.rows<{ state: string; name: string; n: number }>(s.stats)) {
-        stats.total += r.n;
-        stats.byState[r.state] = (stats.byState[r.state] ?? 0) + r.n;
-        stats.byName[r.name] = { ...stats.byName[r.name], [r.state]: r.n };
-      }
-      return stats;
-    },
+    stats: async () => foldStats(await db.rows<{ state: string; name: string; n: number }>(s.stats)),
     externalChange: () => !db.closed && listener.externalChange(),
     watchChanges: (onChange) => (db.closed ? () => {} : listener.watch(onChange)),
     watchFinished: (onFinished) => (db.closed ? () => {} : listener.watchFinished(onFinished)),

@@ -1,14 +1,13 @@
 /**
  * The PostgreSQL store's SQL text: every statement names its tables as
- * `{{schema}}.jobs`, and states as `{{pending}}` …, filled in once per store.
- * States stay literals, as in the SQLite store: a partial index (WHERE state
- * = 'pending') is only used when the planner can see the state matches it.
+ * `{{schema}}.jobs`, and states and unique spans as `{{pending}}`,
+ * `{{span.active}}` … (sql-text.ts), filled in once per store.
  * Migrations are numbered files in sql/migrations/, copied beside the
  * compiled module by the build, as the SQLite store's are.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { JobState } from '../../../machines/job.machine.js';
 import { ValidationError } from '../../errors.js';
+import { fillNames } from '../sql-text.js';
 
 const dir = new URL('./sql/migrations/', import.meta.url);
 
@@ -21,8 +20,6 @@ export function checkSchema(name: string): string {
   }
   return name;
 }
-
-const quoteLiteral = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 /**
  * A value written into SQL text, for the few statements sent in the simple
@@ -38,14 +35,9 @@ export function literal(value: string | number | readonly string[]): string {
   return `ARRAY[${value.map((v) => literal(v)).join(', ')}]::text[]`;
 }
 
-/** Fills in `{{schema}}` (a quoted identifier) and each `{{state}}` (a quoted literal); an unknown name is a bug in the text. */
-export function render(text: string, schema: string): string {
-  return text.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
-    if (name === 'schema') return `"${checkSchema(schema)}"`;
-    const state = (JobState as Record<string, string>)[name];
-    if (state === undefined) throw new TypeError(`{{${name}}} is neither the schema nor a job state`);
-    return quoteLiteral(state);
-  });
+/** Fills in `{{schema}}` (a quoted identifier), each `{{state}}` and `{{span.name}}` (sql-text.ts); an unknown name is a bug in the text. */
+export function render(text: string, schema: string, file = 'SQL'): string {
+  return fillNames(text, file, (name) => (name === 'schema' ? `"${checkSchema(schema)}"` : undefined));
 }
 
 /** Numbered migrations (`001_init.sql` …), in order, with their level, rendered for `schema`. */
@@ -53,5 +45,5 @@ export function migrations(schema: string): Array<{ level: number; name: string;
   return readdirSync(dir)
     .filter((f) => /^\d+_.*\.sql$/.test(f))
     .sort()
-    .map((f) => ({ level: Number.parseInt(f, 10), name: f, text: render(readFileSync(new URL(f, dir), 'utf8'), schema) }));
+    .map((f) => ({ level: Number.parseInt(f, 10), name: f, text: render(readFileSync(new URL(f, dir), 'utf8'), schema, f) }));
 }

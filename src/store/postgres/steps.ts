@@ -9,7 +9,7 @@
  * and writes nothing, and still answers true while the lease holds.
  */
 import type { StepSave, Store } from '../store.js';
-import { toStepRecord, type StepRow } from '../sqlite/steps.js';
+import { toStepRecord, type StepRow } from '../rows.js';
 import type { Database } from './connect.js';
 import { render } from './sql.js';
 

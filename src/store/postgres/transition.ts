@@ -12,7 +12,7 @@
  * twice runs request by request, in order, so that each sees what the one
  * before it did (as the SQLite store's does).
  */
-import { JobState } from '../../../machines/job.machine.js';
+import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import type { TransitionRequest } from '../store.js';
 import type { Queryable } from './driver.js';
 import { render } from './sql.js';
@@ -244,5 +244,5 @@ export function distinctJobs(reqs: readonly TransitionRequest[]): boolean {
 
 /** States another instance's claim loop waits for (a claim, or a due timer): not held, not finished. */
 export function wakesOthers(to: string): boolean {
-  return to !== JobState.processing && to !== JobState.completed && to !== JobState.dead && to !== JobState.cancelled;
+  return to !== JobState.processing && !FINISHED_STATES.includes(to);
 }

@@ -10,11 +10,12 @@
 import type Database from 'better-sqlite3';
 import { DatabaseError } from '../../errors.js';
 import { withoutPaused } from '../paused.js';
+import { UniqueSpan } from '../records.js';
 import type { ClaimRequest, ClaimResult, ClaimRule, LeasedJob } from '../store.js';
 import { hasNameLimit, withoutRatePaused } from '../limited-claim.js';
 import { createLimitedClaim } from './claim-limited.js';
 import { namesStatement } from './names-statement.js';
-import { toLeasedRecord, type ReadyRow } from './rows.js';
+import { toLeasedRecord, type ReadyRow } from '../rows.js';
 import { sql, withClaimRule } from './sql.js';
 
 export function createClaim(
@@ -79,8 +80,8 @@ export function createClaim(
     const leased = writes.lease.run({ ids: idList, owner: req.owner, token, lockedUntil, now: req.now }).changes;
     // The write lock is held since the SELECT: nothing can have moved these rows.
     if (leased !== rows.length) throw new DatabaseError('LJ_ERR_DATABASE', `claim leased ${leased} of the ${rows.length} jobs it read`);
-    // Spans shorter than 'active' (engine/unique.ts UniqueSpan) end at the claim.
-    if (rows.some((r) => (r.unique_span ?? 2) < 2)) claimUnique.run({ ids: idList });
+    // Spans shorter than 'active' end at the claim.
+    if (rows.some((r) => (r.unique_span ?? UniqueSpan.active) < UniqueSpan.active)) claimUnique.run({ ids: idList });
     if (recordHistory) writes.history.run({ ids: idList, at: req.now, owner: req.owner, token });
     return short(out);
   });

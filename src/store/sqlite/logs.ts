@@ -1,21 +1,8 @@
 /** The SQLite store's job logs (ctx.log): the job_logs table of migration 011. */
 import type Database from 'better-sqlite3';
-import type { LogAppend, LogRecord, Store } from '../store.js';
+import type { LogAppend, Store } from '../store.js';
 import { sql } from './sql.js';
-
-/** A row of job_logs, as logs.sql reads it (shared with the PostgreSQL store). */
-export interface LogRow {
-  seq: number;
-  at: number;
-  attempt: number;
-  level: string;
-  message: string;
-  fields: string | null;
-}
-
-export function toLogRecord(r: LogRow): LogRecord {
-  return { seq: Number(r.seq), at: Number(r.at), attempt: r.attempt, level: r.level, message: r.message, fields: r.fields };
-}
+import { toLogRecord, type LogRow } from '../rows.js';
 
 /** An append's lines as append-logs.sql takes them: one JSON array. */
 export const linesJson = (item: LogAppend): string => JSON.stringify(item.lines.map((l) => [l.at, l.level, l.message, l.fields]));

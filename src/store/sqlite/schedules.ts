@@ -2,22 +2,8 @@
 import type Database from 'better-sqlite3';
 import type { InsertResult, NewJob, NewSchedule, ScheduleRecord } from '../store.js';
 import type { SqliteInsert } from './insert.js';
+import { toScheduleRecord, type ScheduleRow } from '../rows.js';
 import { sql } from './sql.js';
-
-export interface ScheduleRow {
-  name: string;
-  cron: string;
-  tz: string | null;
-  payload: string;
-  missed: string;
-  last_slot: number | null;
-  created_at: number;
-  updated_at: number;
-}
-
-export function toScheduleRecord(r: ScheduleRow): ScheduleRecord {
-  return { name: r.name, cron: r.cron, tz: r.tz, payload: r.payload, missed: r.missed, lastSlot: r.last_slot, createdAt: r.created_at, updatedAt: r.updated_at };
-}
 
 export interface SqliteSchedules {
   save(schedule: NewSchedule, at: number): void;

@@ -3,24 +3,16 @@
  * The build copies `sql/` beside the compiled module, so the same relative
  * URL works from `src/` (tests) and `dist/` (the package).
  *
- * State names are never spelled in SQL: a file writes `{{pending}}`, and the
- * loader puts in the quoted name from the job machine's constants. They stay
- * literals (not bound parameters) so that SQLite can match the partial
- * indexes, whose conditions name states.
+ * A file writes states and unique spans by name (`{{pending}}`,
+ * `{{span.active}}`), filled in as the PostgreSQL store's are (sql-text.ts).
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { JobState } from '../../../machines/job.machine.js';
+import { fillNames } from '../sql-text.js';
 
 const dir = new URL('./sql/', import.meta.url);
 
-/** Replaces each `{{state}}` with the quoted state name; an unknown name is a bug in the file. */
-export function withStates(text: string, file: string): string {
-  return text.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
-    const state = (JobState as Record<string, string>)[name];
-    if (state === undefined) throw new TypeError(`${file}: {{${name}}} is not a job state`);
-    return quote(state);
-  });
-}
+/** Fills in each `{{state}}` and `{{span.name}}` (sql-text.ts); an unknown name is a bug in the file. */
+export const withStates = (text: string, file: string): string => fillNames(text, file);
 
 const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
 

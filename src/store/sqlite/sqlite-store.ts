@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import type { NewFlowNode, QueueStats, Store } from '../store.js';
+import type { NewFlowNode, Store } from '../store.js';
 import { createSqliteAdmin } from './admin.js';
 import { createSqliteLimits } from './limits.js';
 import { createSqliteSchedules } from './schedules.js';
@@ -28,12 +28,13 @@ import { listJobs } from './list-jobs.js';
 import { namesStatement } from './names-statement.js';
 import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
 import { attachAppDatabase, type SqliteDatabase } from './app-database.js';
-import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from './rows.js';
+import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from '../rows.js';
 import { createPurge } from './purge.js';
 import { createSqliteRemoval } from './remove.js';
 import { sql } from './sql.js';
 import { watchWal } from './wal-watch.js';
-import { nameRecord } from '../../lib/name-record.js';
+import { createLeaseTokens } from '../lease-tokens.js';
+import { foldStats } from '../queue-stats.js';
 
 export interface SqliteStoreOptions extends OpenOptions {
   /** Record each transition in `job_history`. */
@@ -65,8 +66,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   // From here on SQLite does not wait for a lock: waits are retried from the event loop (guard.ts).
   db.pragma(`busy_timeout = ${Math.min(SQLITE_BUSY_WAIT_MS, options.busyTimeoutMs)}`);
   const recordHistory = options.history;
-  let tokenSeq = 0;
-  const tokenPrefix = `${process.pid.toString(36)}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}`;
+  const tokens = createLeaseTokens();
 
   const s = {
 
@@ -153,7 +153,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     insertSync: createSyncInsert(db, appDb, options.busyTimeoutMs, Math.min(SQLITE_BUSY_WAIT_MS, options.busyTimeoutMs)),
     ...createSqliteSteps(db),
     ...createSqliteLogs(db),
-    claim: async (req) => claimTx.immediate(req, `${tokenPrefix}.${(++tokenSeq).toString(36)}`),
+    claim: async (req) => claimTx.immediate(req, tokens.next()),
     transition: async (reqs) => transitionTx.immediate(reqs),
     insertFlow: async (root, waiting, at) => insertFlowTx.immediate(root, waiting, at),
     children: async (parentId, after, limit) => flows.children(parentId, after, limit),
@@ -195,15 +195,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       return browseJobs(db, filter);
     },
     history: async (id) => (s.historyOf.all({ id }) as HistoryRow[]).map(toHistoryEntry),
-    stats: async () => {
-      const stats: QueueStats = { total: 0, byState: nameRecord(), byName: nameRecord() };
-      for (const r of s.stats.all() as Array<{ state: string; name: string; n: number }>) {
-        stats.total += r.n;
-        stats.byState[r.state] = (stats.byState[r.state] ?? 0) + r.n;
-        stats.byName[r.name] = { ...stats.byName[r.name], [r.state]: r.n };
-      }
-      return stats;
-    },
+    stats: async () => foldStats(s.stats.all() as Array<{ state: string; name: string; n: number }>),
     externalChange: () => {
       // data_version changes only when another connection commits.
       const v = s.dataVersion.get() as number;

@@ -1,22 +1,10 @@
 /** The SQLite store's durable steps (ctx.step, ctx.sleep): the job_steps table of migration 009. */
 import type Database from 'better-sqlite3';
-import type { StepRecord, StepSave, Store } from '../store.js';
+import type { StepSave, Store } from '../store.js';
 import { sql } from './sql.js';
+import { toStepRecord, type StepRow } from '../rows.js';
 
 /** A row of job_steps, as steps.sql reads it (shared with the PostgreSQL store). */
-export interface StepRow {
-  name: string;
-  seq: number;
-  result: string | null;
-  wake_at: number | null;
-  attempt: number;
-  at: number;
-}
-
-export function toStepRecord(r: StepRow): StepRecord {
-  return { name: r.name, seq: r.seq, result: r.result, wakeAt: r.wake_at, attempt: r.attempt, at: r.at };
-}
-
 export function createSqliteSteps(db: Database.Database): Pick<Store, 'saveSteps' | 'steps'> {
   const s = {
     save: db.prepare(sql('save-step')),

@@ -60,8 +60,8 @@ BEGIN
     UPDATE {{schema}}.jobs j
     SET state = {{processing}}, attempts = j.attempts + p_attempts, lease_owner = p_owner, lease_token = p_token,
       locked_until = p_locked_until, updated_at = p_now, version = j.version + 1,
-      -- The claimed state holds unique keys of span 'active' (2) or longer (engine/unique.ts).
-      unique_key = CASE WHEN j.unique_span >= 2 THEN j.unique_key END
+      -- The claimed state holds unique keys of span 'active' or longer (records.ts UniqueSpan).
+      unique_key = CASE WHEN j.unique_span >= {{span.active}} THEN j.unique_key END
     WHERE j.id = ANY (ARRAY(SELECT id FROM ready))
     RETURNING j.id, j.name, j.payload, j.key, j.priority, j.run_at, j.attempts, j.last_error, j.ctx, j.retry,
       j.timeout_ms, j.created_at, j.group_key, j.parent_id, j.version

@@ -1,6 +1,13 @@
-/** The row ↔ record mapping of the SQLite store (snake_case columns, JSON text): a full row, or a claimed one. */
-import type { ErrorInfo } from '../../../machines/policy.js';
-import type { FlowState, HistoryEntry, JobRecord, LeasedJob } from '../store.js';
+/**
+ * One row shape for both stores, and its mapping to the records of the store
+ * contract. The SQLite file and the PostgreSQL schema have the same tables
+ * and columns (snake_case; payload, result, context, retry policy and errors
+ * as JSON text), so a row read by either store maps the same way; PostgreSQL's
+ * bigint columns arrive as numbers (its pool's type parser) or, for a few
+ * aggregates, as strings, which `Number()` takes care of.
+ */
+import type { ErrorInfo } from '../../machines/policy.js';
+import type { FlowState, HistoryEntry, JobRecord, LeasedJob, LogRecord, ScheduleRecord, StepRecord } from './store.js';
 
 export function parseJson<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
@@ -76,10 +83,10 @@ export function flowOf(r: Pick<JobRow, 'children_left' | 'children_failed' | 'on
   return { left: Number(r.children_left), failed: Number(r.children_failed ?? 0), onChildFailure: r.on_child_failure === 'continue' ? 'continue' : 'fail' };
 }
 
-/** The columns claim-ready.sql reads: those a pending job can hold. */
+/** The columns a claim reads (claim-ready.sql, the PostgreSQL claim_ready function): those a pending job can hold. */
 export type ReadyRow = Pick<JobRow, 'id' | 'name' | 'payload' | 'key' | 'priority' | 'run_at' | 'attempts' | 'last_error' | 'ctx' | 'retry' | 'timeout_ms' | 'created_at' | 'unique_span' | 'group_key' | 'parent_id' | 'version'>;
 
-/** A claimed job's record: the ready row, plus what the claim writes (claim-lease.sql). */
+/** A claimed job's record: the ready row, plus what the claim writes (its lease, one more attempt, one more version). */
 export function toLeasedRecord(r: ReadyRow, claim: { state: string; attempts: number; owner: string; token: string; lockedUntil: number; now: number }): LeasedJob {
   return {
     id: r.id,
@@ -101,7 +108,7 @@ export function toLeasedRecord(r: ReadyRow, claim: { state: string; attempts: nu
     lockedUntil: claim.lockedUntil,
     createdAt: r.created_at,
     updatedAt: claim.now,
-    // claim-lease.sql moved it on by one.
+    // The claim moved it on by one.
     version: Number(r.version) + 1,
     group: r.group_key ?? null,
     parentId: r.parent_id ?? null,
@@ -126,4 +133,50 @@ export function toHistoryEntry(r: HistoryRow): HistoryEntry {
   if (r.lease_token !== null) entry.leaseToken = r.lease_token;
   if (r.error !== null) entry.error = JSON.parse(r.error) as ErrorInfo;
   return entry;
+}
+
+/** A row of `schedules`. */
+export interface ScheduleRow {
+  name: string;
+  cron: string;
+  tz: string | null;
+  payload: string;
+  missed: string;
+  last_slot: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export function toScheduleRecord(r: ScheduleRow): ScheduleRecord {
+  return { name: r.name, cron: r.cron, tz: r.tz, payload: r.payload, missed: r.missed, lastSlot: r.last_slot, createdAt: r.created_at, updatedAt: r.updated_at };
+}
+
+/** A row of `job_steps`, as a job's steps are read (`job_id` when several jobs' steps are: `litejobs migrate`). */
+export interface StepRow {
+  job_id?: number;
+  name: string;
+  seq: number;
+  result: string | null;
+  wake_at: number | null;
+  attempt: number;
+  at: number;
+}
+
+export function toStepRecord(r: StepRow): StepRecord {
+  return { name: r.name, seq: r.seq, result: r.result, wakeAt: r.wake_at, attempt: r.attempt, at: r.at };
+}
+
+/** A row of `job_logs`, as a job's lines are read (`job_id` when several jobs' lines are: `litejobs migrate`). */
+export interface LogRow {
+  job_id?: number;
+  seq: number;
+  at: number;
+  attempt: number;
+  level: string;
+  message: string;
+  fields: string | null;
+}
+
+export function toLogRecord(r: LogRow): LogRecord {
+  return { seq: Number(r.seq), at: Number(r.at), attempt: r.attempt, level: r.level, message: r.message, fields: r.fields };
 }
