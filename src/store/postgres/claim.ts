@@ -31,22 +31,22 @@ import type { ClaimRequest, ClaimResult, LeasedJob } from '../store.js';
 import { createLimitedClaim, type Sent } from './claim-limited.js';
 import { READY_COLUMNS } from './claim-limited-sql.js';
 import type { Database } from './connect.js';
-import { render } from './sql.js';
+import { statement } from './sql.js';
 
 /** Claims in doubt kept at most: beyond a long outage's worth, the oldest leases run out instead. */
 const MAX_IN_DOUBT = 64;
 
-/** $1 names, $2 now, $3 limit, $4 owner, $5 token, $6 locked until, $7 attempts added, $8 history event, $9 record history. */
+/** sql/claim-ready.sql: the call of the schema's claim function. */
 export function claimStatement(schema: string): string {
-  return render('SELECT * FROM {{schema}}.claim_ready($1, $2, $3, $4, $5, $6, $7, $8, $9)', schema);
+  return statement('claim-ready', schema);
 }
 
 /** A row claim_ready answers: a leased job, or (the last row, id NULL) whether grouped jobs are pending and when the names' pauses end. */
 type ClaimRow = ReadyRow & { grouped: boolean | null; pause_ends: number | null };
 
-/** $1 lease tokens, $2 the claimed state: the jobs still held under claims whose reply was lost. */
+/** sql/claim-held.sql: the jobs still held under claims whose reply was lost. */
 export function heldStatement(schema: string): string {
-  return render(`SELECT ${READY_COLUMNS}, lease_token FROM {{schema}}.jobs WHERE lease_token = ANY($1::text[]) AND state = $2 ORDER BY priority DESC, run_at, id`, schema);
+  return statement('claim-held', schema, { readyColumns: READY_COLUMNS });
 }
 
 /** RETURNING (and a later look) gives the attempts and version after the claim; the record is built from the row as it was read. */

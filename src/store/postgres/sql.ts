@@ -9,6 +9,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { ValidationError } from '../../errors.js';
 import { fillNames } from '../sql-text.js';
 
+const statementsDir = new URL('./sql/', import.meta.url);
 const dir = new URL('./sql/migrations/', import.meta.url);
 
 /** A schema name: lower case, so that quoting it changes nothing a person would type unquoted. */
@@ -35,9 +36,39 @@ export function literal(value: string | number | readonly string[]): string {
   return `ARRAY[${value.map((v) => literal(v)).join(', ')}]::text[]`;
 }
 
-/** Fills in `{{schema}}` (a quoted identifier), each `{{state}}` and `{{span.name}}` (sql-text.ts); an unknown name is a bug in the text. */
-export function render(text: string, schema: string, file = 'SQL'): string {
-  return fillNames(text, file, (name) => (name === 'schema' ? `"${checkSchema(schema)}"` : undefined));
+/**
+ * Fills in `{{schema}}` (a quoted identifier), each `{{state}}` and
+ * `{{span.name}}` (sql-text.ts), and the fragments a statement's code builds
+ * (`parts`: `{{where}}` …); an unknown name is a bug in the text.
+ */
+export function render(text: string, schema: string, file = 'SQL', parts: Readonly<Record<string, string>> = {}): string {
+  return fillNames(text, file, (name) => (name === 'schema' ? `"${checkSchema(schema)}"` : Object.hasOwn(parts, name) ? parts[name] : undefined));
+}
+
+const files = new Map<string, string>();
+
+/**
+ * The text of sql/<name>.sql without its header (the comment lines it opens
+ * with: what the server need not be sent on every call), read once per
+ * process.
+ */
+export function sqlFile(name: string): string {
+  let text = files.get(name);
+  if (text === undefined) {
+    text = readFileSync(new URL(`${name}.sql`, statementsDir), 'utf8').replace(/^(?:--[^\n]*\n|\s*\n)*/, '').trimEnd();
+    files.set(name, text);
+  }
+  return text;
+}
+
+/**
+ * The statement in sql/<name>.sql for `schema`, its names filled in, and the
+ * fragments its code builds (`parts`). Every statement of the store lives in
+ * such a file, with a header that says what it does, what its parameters
+ * are, and why it is shaped so.
+ */
+export function statement(name: string, schema: string, parts?: Readonly<Record<string, string>>): string {
+  return render(sqlFile(name), schema, `${name}.sql`, parts);
 }
 
 /** Numbered migrations (`001_init.sql` …), in order, with their level, rendered for `schema`. */

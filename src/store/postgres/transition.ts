@@ -15,7 +15,8 @@
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import type { TransitionRequest } from '../store.js';
 import type { Queryable } from './driver.js';
-import { render } from './sql.js';
+import { transitionSet, type TransitionValue } from '../transition-set.js';
+import { statement } from './sql.js';
 
 export interface TransitionStatements {
   move: string;
@@ -31,31 +32,6 @@ export interface TransitionStatements {
   batch(constant: readonly boolean[]): string;
 }
 
-type Values = Record<'to' | 'attempts' | 'lastError' | 'ctx' | 'runAt' | 'result' | 'at' | 'uniqueNeed', string>;
-
-/** What a move writes (transition.sql and transition-held.sql of the SQLite store); `self` qualifies the job's own columns. */
-const set = (v: Values, self: string) => `state = ${v.to},
-    attempts = ${v.attempts},
-    last_error = ${v.lastError},
-    ctx = ${v.ctx},
-    run_at = coalesce(${v.runAt}, ${self}run_at),
-    result = coalesce(${v.result}, ${self}result),
-    lease_owner = CASE WHEN ${v.to} = {{processing}} THEN ${self}lease_owner END,
-    lease_token = CASE WHEN ${v.to} = {{processing}} THEN ${self}lease_token END,
-    locked_until = CASE WHEN ${v.to} = {{processing}} THEN ${self}locked_until END,
-    unique_key = CASE WHEN ${self}unique_span >= ${v.uniqueNeed} THEN ${self}unique_key END,
-    updated_at = ${v.at},
-    version = ${self}version + 1`;
-
-/**
- * The compare-and-set (transition.sql of the SQLite store): the job is still
- * at the version the request was decided on, in its `from` state under its
- * lease token, and, for a lease expiry, its lease has still run out.
- */
-const match = (v: Record<'version' | 'from' | 'token' | 'expiredBy', string>, self: string) =>
-  `${self}version = ${v.version} AND ${self}state = ${v.from} AND ${self}lease_token IS NOT DISTINCT FROM ${v.token}
-    AND (${v.expiredBy} IS NULL OR ${self}locked_until IS NULL OR ${self}locked_until < ${v.expiredBy})`;
-
 /** The arrays a batch binds, in order: the request's fields, one array each. */
 const BATCH_COLUMNS = [
   ['id', 'bigint'], ['from_state', 'text'], ['token', 'text'], ['to_state', 'text'], ['event', 'text'], ['candidate', 'int'],
@@ -63,12 +39,15 @@ const BATCH_COLUMNS = [
   ['worker_id', 'text'], ['error', 'text'], ['purge', 'boolean'], ['unique_need', 'int'], ['version', 'int'], ['expired_by', 'bigint'],
 ] as const;
 
-/** The batch's parameter after its columns: the wake-up's channel, then its payload and names (FreedSlotWake). */
-const WAKE = BATCH_COLUMNS.length + 1;
+/** sql/transition-batch.sql binds the wake-up's values from $19 on: one position past the columns. */
+if (BATCH_COLUMNS.length !== 18) throw new TypeError('transition-batch.sql numbers its wake-up parameters from $19: keep them past the columns');
+
+/** How the single move binds the spec's values (sql/transition-move.sql: $4 …), and how the batch does (its requests' columns). */
+const ONE: Record<TransitionValue, string> = { to: '$4', attempts: '$5::int', lastError: '$6', ctx: '$7', runAt: '$8::bigint', result: '$9', at: '$10', uniqueNeed: '$11::int' };
+const BATCH: Record<TransitionValue, string> = { to: 'r.to_state', attempts: 'r.attempts', lastError: 'r.last_error', ctx: 'r.ctx', runAt: 'r.run_at', result: 'r.result', at: 'r.at', uniqueNeed: 'r.unique_need' };
 
 export function transitionStatements(schema: string, history: boolean): TransitionStatements {
-  const param: Values = { to: '$4', attempts: '$5::int', lastError: '$6', ctx: '$7', runAt: '$8::bigint', result: '$9', at: '$10', uniqueNeed: '$11::int' };
-  const column: Values = { to: 'r.to_state', attempts: 'r.attempts', lastError: 'r.last_error', ctx: 'r.ctx', runAt: 'r.run_at', result: 'r.result', at: 'r.at', uniqueNeed: 'r.unique_need' };
+  const q = (name: string, parts?: Record<string, string>) => statement(name, schema, parts);
   // A column whose value is the same for every request (a batch of completions: the states, the event, the
   // nulls) is bound once as a scalar at its own position, so the wake-up's parameters keep theirs. Decoding
   // and unnesting the 18 arrays of a batch of 384 took ~2.3 ms a round trip against ~1 ms for the 6 that vary.
@@ -77,71 +56,18 @@ export function transitionStatements(schema: string, history: boolean): Transiti
     const fixed = BATCH_COLUMNS.map(([name, type], i) => (constant[i] ? `, $${i + 1}::${type} AS ${name}` : '')).join('');
     return `SELECT u.*${fixed} FROM unnest(${varying.map(([[, type], i]) => `$${i + 1}::${type}[]`).join(', ')}) WITH ORDINALITY AS u (${varying.map(([[name]]) => name).join(', ')}, ord)`;
   };
-  // The jobs are found by primary key, from an array the planner takes for a handful of ids
-  // (`ANY (ARRAY(…))` is estimated at 10): it then reads the index, whatever it believes of the table.
-  // Joined on `r` alone (or on the bound array, whose 400 ids it counts), it read the whole table
-  // into a hash for every batch when it took the table for small (no statistics yet after a burst,
-  // random_page_cost 4): 26 ms, then 6 ms, for 400 completions among 50k jobs, against ~2 ms.
-  const cas = `j.id = ANY (ARRAY(SELECT id FROM r)) AND j.id = r.id AND ${match({ version: 'r.version', from: 'r.from_state', token: 'r.token', expiredBy: 'r.expired_by' }, 'j.')}`;
-  const one = match({ version: '$12::int', from: '$2', token: '$3', expiredBy: '$13::bigint' }, '');
+  const batchSet = transitionSet((name) => BATCH[name]);
 
   return {
-    move: render(`UPDATE {{schema}}.jobs SET ${set(param, '')} WHERE id = $1 AND ${one}`, schema),
-    updateFields: render('UPDATE {{schema}}.jobs SET payload = coalesce($2, payload), priority = coalesce($3::int, priority) WHERE id = $1', schema),
-    purge: render(`DELETE FROM {{schema}}.jobs WHERE id = $1 AND ${match({ version: '$4::int', from: '$2', token: '$3', expiredBy: '$5::bigint' }, '')}`, schema),
-    history: render(
-      `INSERT INTO {{schema}}.job_history (job_id, from_state, to_state, event, candidate, at, worker_id, lease_token, error)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      schema,
-    ),
-    purgeHistory: render('DELETE FROM {{schema}}.job_history WHERE job_id = ANY($1::bigint[])', schema),
-    purgeSteps: render('DELETE FROM {{schema}}.job_steps WHERE job_id = ANY($1::bigint[])', schema),
-    purgeLogs: render('DELETE FROM {{schema}}.job_logs WHERE job_id = ANY($1::bigint[])', schema),
-    countDeleted: render(`UPDATE {{schema}}.queue_meta SET value = value + $1 WHERE key = 'deleted'`, schema),
-    batch: cached((constant) =>
-      render(
-      `WITH r AS (${requests(constant)}),
-       moved AS (
-         UPDATE {{schema}}.jobs j SET ${set(column, 'j.')}
-         FROM r WHERE NOT r.purge AND ${cas}
-         RETURNING r.ord, r.from_state, r.to_state, j.name, j.group_key
-       ),
-       purged AS (
-         DELETE FROM {{schema}}.jobs j USING r WHERE r.purge AND ${cas}
-         RETURNING r.ord, j.id, r.from_state, r.to_state, j.name, j.group_key
-       ),
-       purged_history AS (DELETE FROM {{schema}}.job_history WHERE job_id IN (SELECT id FROM purged)),
-       purged_steps AS (DELETE FROM {{schema}}.job_steps WHERE job_id IN (SELECT id FROM purged)),
-       purged_logs AS (DELETE FROM {{schema}}.job_logs WHERE job_id IN (SELECT id FROM purged)),
-       counted AS (
-         UPDATE {{schema}}.queue_meta SET value = value + (SELECT count(*) FROM purged)
-         WHERE key = 'deleted' AND EXISTS (SELECT 1 FROM purged)
-       )${
-         history
-           ? `,
-       recorded AS (
-         INSERT INTO {{schema}}.job_history (job_id, from_state, to_state, event, candidate, at, worker_id, lease_token, error)
-         SELECT r.id, r.from_state, r.to_state, r.event, r.candidate, r.at, r.worker_id, r.token, r.error
-         FROM r JOIN moved USING (ord) ORDER BY r.ord
-       )`
-           : ''
-       }
-       SELECT ord FROM moved UNION ALL SELECT ord FROM purged
-       UNION ALL
-       SELECT NULL FROM (SELECT pg_notify($${WAKE}, $${WAKE + 1})) AS notified
-       WHERE $${WAKE}::text IS NOT NULL AND EXISTS (
-         SELECT 1 FROM (SELECT * FROM moved UNION ALL SELECT ord, from_state, to_state, name, group_key FROM purged) AS done
-         WHERE from_state = {{processing}} AND to_state <> {{processing}} AND (group_key IS NOT NULL OR name = ANY ($${WAKE + 2}::text[]))
-       )
-       UNION ALL
-       SELECT NULL FROM (SELECT pg_notify($${WAKE}, $${WAKE + 3})) AS finished
-       WHERE $${WAKE + 3}::text IS NOT NULL AND EXISTS (
-         SELECT 1 FROM (SELECT to_state FROM moved UNION ALL SELECT to_state FROM purged) AS done
-         WHERE to_state = {{completed}} OR to_state = {{dead}} OR to_state = {{cancelled}}
-       )`,
-      schema,
-      ),
-    ),
+    move: q('transition-move', { set: transitionSet((name) => ONE[name]) }),
+    updateFields: q('update-fields'),
+    purge: q('transition-purge'),
+    history: q('insert-history'),
+    purgeHistory: q('purge-history'),
+    purgeSteps: q('purge-steps'),
+    purgeLogs: q('purge-logs'),
+    countDeleted: q('count-deleted'),
+    batch: cached((constant) => q('transition-batch', { requests: requests(constant), set: batchSet, history: history ? 'true' : 'false' })),
   };
 }
 

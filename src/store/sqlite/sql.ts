@@ -26,8 +26,9 @@ export function withClaimRule(text: string, rule: { from: string; to: string; at
     .replaceAll('{{claim.event}}', quote(rule.event));
 }
 
-export function sql(name: string): string {
-  return withStates(readFileSync(new URL(`${name}.sql`, dir), 'utf8'), `${name}.sql`);
+/** The statement in sql/<name>.sql, its names filled in, and the fragments its code builds (`parts`: `{{set}}` …). */
+export function sql(name: string, parts: Readonly<Record<string, string>> = {}): string {
+  return fillNames(readFileSync(new URL(`${name}.sql`, dir), 'utf8'), `${name}.sql`, (part) => (Object.hasOwn(parts, part) ? parts[part] : undefined));
 }
 
 /** Numbered migrations (`001_init.sql` …), in order, with their level. */

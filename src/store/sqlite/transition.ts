@@ -6,8 +6,8 @@
  * job instead. A flow child's parent is settled in the same transaction.
  */
 import type Database from 'better-sqlite3';
-import { JobState } from '../../../machines/job.machine.js';
 import type { TransitionRequest } from '../store.js';
+import { transitionSet } from '../transition-set.js';
 import type { SqliteFlows } from './flows.js';
 import { positional } from './positional.js';
 import type { Purge } from './purge.js';
@@ -26,8 +26,7 @@ export function createTransition(db: Database.Database, deps: TransitionDeps): D
   const { purge, flows, recordHistory, indexNewJobs } = deps;
   const s = {
     // The hot statements bind positionally from their names (positional.ts).
-    transition: positional(db, sql('transition')),
-    transitionHeld: positional(db, sql('transition-held')),
+    transition: positional(db, sql('transition', { set: transitionSet((name) => `@${name}`) })),
     history: positional(db, sql('insert-history')),
     updateFields: db.prepare(sql('update-fields')),
   };
@@ -43,9 +42,8 @@ export function createTransition(db: Database.Database, deps: TransitionDeps): D
 
     function move(t: TransitionRequest): boolean {
       if (t.purge) return purging!.job(t);
-      const statement = t.to === JobState.processing ? s.transitionHeld : s.transition;
       const changed =
-        statement.run({
+        s.transition.run({
           id: t.id,
           version: t.version,
           from: t.from,

@@ -1,0 +1,5 @@
+-- A lease renewal (the SQLite store's heartbeat.sql): $1 job id, $2 lease
+-- token, $3 the lease's new end. Only the holder renews, and a renewal never
+-- shortens the lease (a late renewal racing a longer one).
+UPDATE {{schema}}.jobs SET locked_until = greatest(locked_until, $3)
+WHERE id = $1 AND state = {{processing}} AND lease_token = $2

@@ -1,0 +1,21 @@
+-- Deletes finished jobs older than their retention, with their history, steps
+-- and log lines, and counts them (finished-before.sql then purge.ts of the
+-- SQLite store, in one statement): $1 the finished state, $2 updated before
+-- this time, $3 at most this many. SKIP LOCKED: two processes' retention
+-- loops take different jobs, and neither waits on a job being moved.
+WITH gone AS (
+  DELETE FROM {{schema}}.jobs WHERE id IN (
+    SELECT id FROM {{schema}}.jobs
+    WHERE (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND state = $1 AND updated_at < $2
+    LIMIT $3 FOR UPDATE SKIP LOCKED)
+  RETURNING id
+), gone_history AS (
+  DELETE FROM {{schema}}.job_history WHERE job_id IN (SELECT id FROM gone)
+), gone_steps AS (
+  DELETE FROM {{schema}}.job_steps WHERE job_id IN (SELECT id FROM gone)
+), gone_logs AS (
+  DELETE FROM {{schema}}.job_logs WHERE job_id IN (SELECT id FROM gone)
+), counted AS (
+  UPDATE {{schema}}.queue_meta SET value = value + (SELECT count(*) FROM gone) WHERE key = 'deleted' AND EXISTS (SELECT 1 FROM gone)
+)
+SELECT count(*) AS n FROM gone

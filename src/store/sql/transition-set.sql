@@ -1,0 +1,22 @@
+-- What a move writes, for both stores: the SET of the SQLite store's
+-- transition.sql and of the PostgreSQL store's transition statements (one
+-- request at a time, and a batch of them). `:name` is a value of the move,
+-- which each store binds its own way (`@name`; `$n`; a column of the batch's
+-- requests); `j.` is the job's row as it was.
+--
+-- A move into processing (a custom machine's edge) keeps the lease; any
+-- other leaves it behind. A unique key is given back when the job leaves the
+-- states its span guards (records.ts UniqueSpan). The version moves on every
+-- move: each compare-and-set names the version it was decided on.
+state = :to,
+attempts = :attempts,
+last_error = :lastError,
+ctx = :ctx,
+run_at = coalesce(:runAt, j.run_at),
+result = coalesce(:result, j.result),
+lease_owner = CASE WHEN :to = {{processing}} THEN j.lease_owner END,
+lease_token = CASE WHEN :to = {{processing}} THEN j.lease_token END,
+locked_until = CASE WHEN :to = {{processing}} THEN j.locked_until END,
+unique_key = CASE WHEN j.unique_span >= :uniqueNeed THEN j.unique_key END,
+updated_at = :at,
+version = j.version + 1
