@@ -98,7 +98,7 @@ export interface Verdict {
   stuck: number[];
   /** More than one history row into its final state. */
   doubled: number[];
-  /** Claimed more times than its policy's attempts. */
+  /** Claimed more times than its policy's attempts (a claim handed back before it started spent none). */
   overAttempts: number[];
   /** Retries claimed before their backoff. */
   earlyRetries: EarlyRetry[];
@@ -166,6 +166,8 @@ function attemptsAndBackoffs(input: VerdictInput, jobs: Map<number, JobRow>): { 
         if (failedAt !== null && Number(h.at) - failedAt < policy.backoffMs) earlyRetries.push({ jobId, gapMs: Number(h.at) - failedAt, backoffMs: policy.backoffMs });
         failedAt = null;
       }
+      // A claimed job handed back before it started (a buffer past its horizon, a stop) spent no attempt.
+      if (h.event === 'job.release' && h.from_state === 'processing' && h.to_state === 'pending') claims--;
       if (h.to_state === 'failed') failedAt = Number(h.at);
     }
     if (claims > policy.attempts) overAttempts.push(jobId);

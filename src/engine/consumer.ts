@@ -7,7 +7,7 @@
  */
 import { merge, Observable, Subject, type Subscription } from 'rxjs';
 import { JobEventType, JobState } from '../../machines/job.machine.js';
-import { every } from '../lib/clock.js';
+import { every, type TimerHandle } from '../lib/clock.js';
 import { withoutPaused } from '../store/paused.js';
 import type { JobRecord, LeasedJob } from '../store/store.js';
 import type { Engine } from './engine.js';
@@ -68,12 +68,20 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
   // claims at most `capacity` minus what is running or waiting.
   const waiting: LeasedJob[] = [];
   const stillOurs = (job: LeasedJob) => (fresh: JobRecord) => fresh.leaseToken === job.leaseToken;
+  /**
+   * A claimed job that never started goes back to pending, no attempt spent,
+   * due at `runAt` (or as it was), recorded as this process's release. Kept
+   * trying through an outage: out of the buffer, its lease is no longer renewed.
+   */
+  const handBack = (job: LeasedJob, what: string, runAt?: number) =>
+    engine
+      .apply(job, { type: JobEventType.release }, { ...(runAt === undefined ? {} : { runAt }), workerId: o.ownerId, again: stillOurs(job), retryUnavailable: true })
+      .catch((err: unknown) => void outage.failed(what, err));
   /** Hands back the waiting jobs of paused names and groups: due when their pause ends, no attempt spent. */
   const pauses = createRatePauses();
   const handBackPaused = () => {
     for (const { job, until } of takePaused(waiting, pauses, clock.now())) {
-      // Kept trying through an outage: out of the buffer, its lease is no longer renewed.
-      engine.apply(job, { type: JobEventType.release }, { runAt: until, again: stillOurs(job), retryUnavailable: true }).catch((err: unknown) => void outage.failed('handing back paused jobs', err));
+      handBack(job, 'handing back paused jobs', until);
     }
   };
   const grouped = [...limits.values()].some((l) => l.groupConcurrency !== undefined);
@@ -100,6 +108,16 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
   const claiming = { now: false, ranDry: false };
   // A job that waited in the buffer may have been cancelled by another process meanwhile: looked at once more first.
   const stillHeld = createStartCheck(store, clock, o.leaseMs);
+  /** Hands back, newest first, the buffered jobs past what the workers reach within the horizon (prefetch-size.ts overflow): due as they were, no attempt spent. */
+  const handBackOverflow = () => {
+    const excess = prefetch.overflow(waiting.length, clock.now());
+    if (excess <= 0) return;
+    for (const job of waiting.splice(waiting.length - excess, excess)) {
+      handBack(job, 'handing back jobs claimed ahead');
+    }
+  };
+  /** After each claim: its jobs still waiting two horizons on are looked at, even while every worker is busy. */
+  let overflowCheck: TimerHandle | undefined;
   const takeNext = (): LeasedJob | undefined => {
     for (;;) {
       // A job whose previous run is still alive here waits for it (its lease is renewed meanwhile).
@@ -113,13 +131,18 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
         refillArmed = false;
         hungry$.next(); // refill before the workers run dry
       }
-      stillHeld.ahead(waiting, (lost) => void dropWaiting(lost.id));
+      // The lost lease is this object's: the same job may be back in the buffer under a newer claim.
+      stillHeld.ahead(waiting, (lost) => {
+        const k = waiting.indexOf(lost);
+        if (k >= 0) waiting.splice(k, 1);
+      });
       if (!isLate(job, clock.now())) {
         prefetch.took();
+        handBackOverflow();
         return job;
       }
       // Past its start deadline, its token no longer covers a start: back to pending, due now, no attempt spent.
-      engine.apply(job, { type: JobEventType.release }, { runAt: clock.now(), again: stillOurs(job), retryUnavailable: true }).catch((err: unknown) => void outage.failed('handing back late jobs', err));
+      handBack(job, 'handing back late jobs', clock.now());
     }
   };
   const pool = createPool(o.concurrency, o.ownerId, takeNext, async (job, workerId) => {
@@ -234,6 +257,8 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       engine.claimed(jobs, o.ownerId);
       for (const job of jobs) waiting.push(job);
       refillArmed = waiting.length > lowWater();
+      if (overflowCheck !== undefined) clock.clearTimeout(overflowCheck);
+      overflowCheck = jobs.length > 0 ? clock.setTimeout(handBackOverflow, 2 * prefetch.horizonMs()) : undefined;
       pauseReads.arm();
       handBackPaused(); // a claim that committed before a pause of this process was written
       pool.kick();
@@ -313,10 +338,11 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
     async stop(timeoutMs) {
       readySubscription?.unsubscribe();
       await Promise.all([scheduler.stop(), firstSweep]);
+      if (overflowCheck !== undefined) clock.clearTimeout(overflowCheck);
       // Claimed but never started: straight back to pending, no attempt spent.
       const unstarted = waiting.splice(0);
       // Not retried: a job that could not go back waits for its lease to expire (it never ran).
-      await Promise.all(unstarted.map((job) => engine.apply(job, { type: JobEventType.release }, { again: stillOurs(job) }).catch((err: unknown) => void outage.failed('releasing unstarted jobs', err))));
+      await Promise.all(unstarted.map((job) => engine.apply(job, { type: JobEventType.release }, { workerId: o.ownerId, again: stillOurs(job) }).catch((err: unknown) => void outage.failed('releasing unstarted jobs', err))));
       if (!(await idleWithin(timeoutMs))) {
         logger.warn({ running: executor.running() }, 'stop timeout: telling running jobs to stop; they go back to pending');
         executor.abortAll('shutdown');

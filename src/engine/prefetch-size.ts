@@ -56,10 +56,22 @@ export interface PrefetchSize {
   took(): void;
   /** A claim finished: `ms` long, at `now`; `starved`: the workers emptied the buffer while it ran, and it came back full. */
   claimed(ms: number, now: number, starved?: boolean): void;
+  /** How long the buffer's work lasts, ms: four claims' time, 20 to 100. */
+  horizonMs(): number;
+  /**
+   * How many of the `buffered` jobs to hand back at `now`: those beyond what
+   * the workers get through within the horizon at the pace they took jobs
+   * since the last claim, once the buffer holds over twice that. None until
+   * the last claim is a horizon old, nor down to the floor; the size shrinks
+   * to what is kept. Jobs that turned
+   * slow after quick ones (a burst of long jobs claimed at the quick ones'
+   * rate) would otherwise wait in one process while others sit idle.
+   */
+  overflow(buffered: number, now: number): number;
 }
 
 export function createPrefetchSize(concurrency: number, fixed: number | undefined, now: number, grouped = false): PrefetchSize {
-  if (fixed !== undefined) return { target: () => fixed, max: fixed, took() {}, claimed() {} };
+  if (fixed !== undefined) return { target: () => fixed, max: fixed, took() {}, claimed() {}, horizonMs: () => MAX_HORIZON_MS, overflow: () => 0 };
   const floor = 4 * concurrency;
   const max = Math.max(floor, grouped ? MAX_GROUPED_PER_WORKER * concurrency : MAX_ADAPTIVE);
   let size = floor;
@@ -69,14 +81,32 @@ export function createPrefetchSize(concurrency: number, fixed: number | undefine
   let rate: number | null = null;
   /** A claim's duration, smoothed. */
   let claimMs = 0;
+  let horizon = MIN_HORIZON_MS;
+  /** The last claim's end, and the jobs taken since. */
+  let lastClaimAt = now;
+  let takenSinceClaim = 0;
   return {
     target: () => size,
     max,
     took() {
       taken++;
+      takenSinceClaim++;
+    },
+    horizonMs: () => horizon,
+    overflow(buffered, at) {
+      const elapsed = at - lastClaimAt;
+      if (elapsed < horizon || buffered <= floor) return 0;
+      const keep = Math.max(floor, Math.ceil((takenSinceClaim / elapsed) * horizon));
+      // Only past twice what is kept: a pace a little below the claim's costs no hand-back (each one is a write).
+      if (buffered <= 2 * keep) return 0;
+      size = Math.min(size, keep);
+      return buffered - keep;
     },
     claimed(ms, at, starved = false) {
       claimMs = claimMs === 0 ? ms : 0.8 * claimMs + 0.2 * ms;
+      horizon = Math.min(MAX_HORIZON_MS, Math.max(MIN_HORIZON_MS, CLAIMS_AHEAD * claimMs));
+      lastClaimAt = at;
+      takenSinceClaim = 0;
       if (starved) {
         // The rate measured so far was held down by the buffer: measure it again at the new size.
         size = Math.min(max, size * 2);
@@ -92,7 +122,6 @@ export function createPrefetchSize(concurrency: number, fixed: number | undefine
       rate = rate === null || elapsed > 1000 ? sample : 0.5 * rate + 0.5 * sample;
       taken = 0;
       since = at;
-      const horizon = Math.min(MAX_HORIZON_MS, Math.max(MIN_HORIZON_MS, CLAIMS_AHEAD * claimMs));
       size = Math.min(max, Math.max(floor, Math.round(rate * horizon)));
     },
   };

@@ -8,7 +8,10 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { openDatabase, type Database } from '../../src/store/postgres/connect.js';
-import { PREPARED_MAX } from '../../src/store/postgres/prepared.js';
+import { PLANNED_PER_CALL, PREPARED_MAX } from '../../src/store/postgres/prepared.js';
+import { insertStatements } from '../../src/store/postgres/insert.js';
+import { statements } from '../../src/store/postgres/statements.js';
+import { transitionStatements } from '../../src/store/postgres/transition.js';
 import type { InsertResult, Store } from '../../src/store/store.js';
 import { pgUrl, usePgSchema } from '../helpers/postgres.js';
 
@@ -33,6 +36,17 @@ describe('prepared statements on PostgreSQL', () => {
     expect(rows.map((r) => r.statement)).toEqual(['SELECT $1::int + 1 AS n']);
     expect(rows[0]!.name).toMatch(/^lj\d+_/);
     expect(Number(rows[0]!.calls)).toBe(3);
+  });
+
+  it('never name a statement planned per call: those that find jobs by an array of ids, whose kept plan would outlive the table it was made on', async () => {
+    const name = schema();
+    const db: Database = openDatabase({ connection: pgUrl(), schema: name, poolSize: 1 });
+    open.push(db);
+    const s = statements(name);
+    for (const text of [s.held, transitionStatements(name, true).batch([false]), insertStatements(name).byKeys]) expect(text.startsWith(PLANNED_PER_CALL)).toBe(true);
+    for (let i = 0; i < 10; i++) await db.query(s.held, [[1, 2, 3]]);
+    const { rows } = await db.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements');
+    expect(rows.filter((r) => r.statement.startsWith(PLANNED_PER_CALL))).toEqual([]);
   });
 
   it('are named at most PREPARED_MAX times per store: texts past that go unnamed', async () => {

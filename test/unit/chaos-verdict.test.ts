@@ -184,6 +184,17 @@ describe('the chaos verdict', () => {
     fourth.history = [...fourth.history, step(5, 'dead', 'pending', 'job.retry', 4000), ...ran(5, 4100)];
     expect(verdict(fourth)).toMatchObject({ pass: false, overAttempts: [5] });
 
+    // A claim handed back before it started (a buffer past its horizon) spent no attempt.
+    const handedBack = cleanRun();
+    const firstClaim = handedBack.history.find((h) => h.job_id === 5 && h.event === 'job.claim')!;
+    handedBack.history = [
+      ...handedBack.history.filter((h) => h.id < firstClaim.id),
+      step(5, 'pending', 'processing', 'job.claim', firstClaim.at - 50),
+      step(5, 'processing', 'pending', 'job.release', firstClaim.at - 40),
+      ...handedBack.history.filter((h) => h.id >= firstClaim.id),
+    ].sort((a, b) => a.at - b.at || a.id - b.id);
+    expect(verdict(handedBack)).toMatchObject({ overAttempts: [] });
+
     const early = cleanRun();
     // The second claim 120 ms after the first failure: a promotion written before it was due.
     early.history = early.history.map((h) => (h.job_id === 5 && h.event === 'job.claim' && h.at === 2400 ? { ...h, at: 2125 } : h));

@@ -85,6 +85,32 @@ describe('the adaptive prefetch size', () => {
   });
 });
 
+describe('the buffer past its horizon', () => {
+  it('hands back what the workers will not reach within the horizon once the jobs turn slow, and shrinks', () => {
+    const size = createPrefetchSize(2, undefined, 0);
+    run(size, 0, 200, 60); // quick jobs: grown to the ceiling, claims of 1 ms (a 20 ms horizon)
+    expect(size.target()).toBe(MAX_ADAPTIVE);
+    size.claimed(1, 1000); // a claim of long jobs at that size
+    expect(size.overflow(600, 1010)).toBe(0); // not a horizon old yet
+    size.took();
+    size.took(); // 2 taken in 200 ms: 0.01 jobs/ms, nothing to keep past the floor (8)
+    expect(size.overflow(600, 1200)).toBe(600 - 8);
+    expect(size.target()).toBe(8);
+  });
+
+  it('hands back nothing while the workers keep their pace, or the buffer is within twice what they reach', () => {
+    const size = createPrefetchSize(16, undefined, 0);
+    run(size, 0, 200, 8); // 8 jobs/ms, a 20 ms horizon: 160 kept
+    const at = 200;
+    size.claimed(1, at);
+    for (let i = 0; i < 8 * 40; i++) size.took();
+    expect(size.overflow(300, at + 40)).toBe(0); // 320 reached in 40 ms: 160 kept, 300 within twice that
+    expect(size.overflow(64, at + 10_000)).toBe(0); // the floor stays
+    const fixed = createPrefetchSize(16, 500, 0);
+    expect(fixed.overflow(500, 10_000)).toBe(0);
+  });
+});
+
 describe('the adaptive prefetch size with group concurrency', () => {
   it('grows to eight jobs per worker at most: buffered jobs hold their groups', () => {
     const size = createPrefetchSize(16, undefined, 0, true);

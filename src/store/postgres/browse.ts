@@ -17,7 +17,7 @@ import { ValidationError } from '../../errors.js';
 import type { BrowseFilter, BrowsePage } from '../store.js';
 import type { Database } from './connect.js';
 import type { Queryable } from './driver.js';
-import { render } from './sql.js';
+import { render, statement } from './sql.js';
 import { bindNamed, compileWhere } from './where.js';
 import { decodeCursor, encodeCursor, keyOf, PAYLOAD_PREVIEW, SCAN_BUDGET, toSummary, type BrowsePlan, type Key, type Segment, type SummaryRow } from '../browse-rows.js';
 
@@ -79,30 +79,31 @@ interface Walk {
   stoppedAt?: Key;
 }
 
-async function walk(client: Queryable, q: (text: string) => string, plan: BrowsePlan, segments: Segment[], conditions: string, params: Record<string, unknown>, limit: number, scanBudget: number): Promise<Walk> {
-  const read = async <R>(text: string, extra: Record<string, unknown>): Promise<R[]> => {
-    const [sql, values] = bindNamed(q(text), { ...params, ...extra });
+async function walk(client: Queryable, schema: string, plan: BrowsePlan, segments: Segment[], conditions: string, params: Record<string, unknown>, limit: number, scanBudget: number): Promise<Walk> {
+  /** sql/browse-*.sql over one segment of the plan. */
+  const read = async <R>(name: string, segment: Segment, extra: Record<string, unknown>): Promise<R[]> => {
+    // The plan's range names the schema and states as statements do: filled in here (a part is put in as it is).
+    const parts = { columns: conditions ? SUMMARY_AND_DOC : SUMMARY, from: render(segment.from, schema), order: segment.order, keys: plan.keys.join(', '), where: conditions };
+    const [sql, values] = bindNamed(statement(name, schema, parts), { ...params, ...extra });
     return (await client.query<R>(sql, values)).rows;
   };
   const rows: SummaryRow[] = [];
   let scanned = 0;
   for (const segment of segments) {
     const want = limit - rows.length;
-    const range = `SELECT ${conditions ? SUMMARY_AND_DOC : SUMMARY} FROM ${segment.from} ORDER BY ${segment.order}`;
     if (!conditions) {
-      const found = await read<SummaryRow>(`${range} LIMIT @limit`, { limit: want });
+      const found = await read<SummaryRow>('browse-page', segment, { limit: want });
       rows.push(...found);
       scanned += found.length;
     } else {
       const budget = scanBudget - scanned;
-      const found = await read<SummaryRow>(`SELECT * FROM (${range} LIMIT @budget) AS walked WHERE ${conditions} ORDER BY ${segment.order} LIMIT @limit`, { budget, limit: want });
+      const found = await read<SummaryRow>('browse-page-where', segment, { budget, limit: want });
       rows.push(...found);
       if (found.length === want) return { rows, scanned: scanned + want };
-      const keys = `SELECT ${plan.keys.join(', ')} FROM ${segment.from} ORDER BY ${segment.order}`;
-      const [{ n }] = (await read<{ n: number }>(`SELECT count(*) AS n FROM (${keys} LIMIT @budget) AS walked`, { budget })) as [{ n: number }];
+      const [{ n }] = (await read<{ n: number }>('browse-scanned', segment, { budget })) as [{ n: number }];
       scanned += n;
       if (n === budget) {
-        const [edge] = await read<Record<string, unknown>>(`${keys} LIMIT 1 OFFSET @skip`, { skip: budget - 1 });
+        const [edge] = await read<Record<string, unknown>>('browse-edge', segment, { skip: budget - 1 });
         return { rows, scanned, stoppedAt: keyOf(edge!, plan.keys) };
       }
     }
@@ -148,13 +149,12 @@ export async function browseJobs(db: Database, schema: string, filter: BrowseFil
   after?.forEach((value, k) => {
     params[`k${k}`] = value;
   });
-  const q = (text: string) => render(text, schema);
   const { rows, scanned, stoppedAt } = await db.tx(async (client) => {
-    const found = await walk(client, q, plan, segments, conditions, params, limit, scanBudget);
+    const found = await walk(client, schema, plan, segments, conditions, params, limit, scanBudget);
     if (filter.state !== JobState.pending) return found;
     // Each run reads at most the budget.
     const grouped = pendingPlan(true);
-    return mergeWalks([found, await walk(client, q, grouped, grouped.segments(after !== undefined), conditions, params, limit, scanBudget)], plan.keys, limit);
+    return mergeWalks([found, await walk(client, schema, grouped, grouped.segments(after !== undefined), conditions, params, limit, scanBudget)], plan.keys, limit);
   }, 'snapshot');
   const last = rows.length >= limit ? keyOf(rows[rows.length - 1] as unknown as Record<string, unknown>, plan.keys) : stoppedAt;
   return { jobs: rows.map(toSummary), next: last ? encodeCursor(last) : null, scanned };

@@ -14,7 +14,7 @@ import { DatabaseError, LitejobsError, QueueClosedError } from '../../errors.js'
 import { loadPg, type ConnectionConfig, type Pool, type PoolClient, type Queryable, type QueryResult } from './driver.js';
 import { isConnectionLost } from './lost-connection.js';
 import { isStalePlan, preparedStatements } from './prepared.js';
-import { migrations } from './sql.js';
+import { migrations, sqlFile, statement } from './sql.js';
 
 /** PostgreSQL type oids whose text this store reads as numbers. */
 const INT8 = 20;
@@ -99,13 +99,16 @@ async function checkout<T>(pool: Pool, use: (client: PoolClient) => Promise<T>):
     return await use(client);
   } catch (err) {
     // A statement's own failure leaves the transaction aborted: roll it back, or drop the connection if even that fails.
-    if (!failure && !(await client.query('ROLLBACK').then(() => true, () => false))) failure = err as Error;
+    if (!failure && !(await client.query(TX.rollback).then(() => true, () => false))) failure = err as Error;
     throw err;
   } finally {
     client.removeListener('error', onError);
     client.release(failure ?? false);
   }
 }
+
+/** Transaction control (sql/tx-*.sql): the same text for every schema. */
+const TX = { begin: sqlFile('tx-begin'), beginSnapshot: sqlFile('tx-begin-snapshot'), commit: sqlFile('tx-commit'), rollback: sqlFile('tx-rollback') };
 
 /** How long a litejobs session may sit idle inside a transaction before the server ends it. */
 export const IDLE_IN_TRANSACTION_MS = 30_000;
@@ -139,14 +142,15 @@ export function openDatabase(o: { connection: string; schema: string; poolSize: 
 
   const migrate = (): Promise<void> =>
     checkout(pool, async (client) => {
-      await client.query('BEGIN');
+      await client.query(TX.begin);
       // One migrator at a time per schema, across processes: the others wait here, then find the level up to date.
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`litejobs migrate ${o.schema}`]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS "${o.schema}"`);
-      const exists = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`"${o.schema}".queue_meta`]);
+      const q = (name: string) => statement(name, o.schema);
+      await client.query(q('migrate-lock'), [`litejobs migrate ${o.schema}`]);
+      await client.query(q('migrate-schema'));
+      const exists = await client.query<{ t: string | null }>(q('migrate-exists'), [`"${o.schema}".queue_meta`]);
       let level = 0;
       if (exists.rows[0]?.t) {
-        const row = await client.query<{ value: number }>(`SELECT value FROM "${o.schema}".queue_meta WHERE key = 'migration_level'`);
+        const row = await client.query<{ value: number }>(q('migrate-level'));
         level = row.rows[0]?.value ?? 0;
       }
       const all = migrations(o.schema);
@@ -159,12 +163,8 @@ export function openDatabase(o: { connection: string; schema: string; poolSize: 
         await client.query(m.text);
         level = m.level;
       }
-      await client.query(
-        `INSERT INTO "${o.schema}".queue_meta (key, value) VALUES ('migration_level', $1)
-         ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-        [level],
-      );
-      await client.query('COMMIT');
+      await client.query(q('migrate-level-write'), [level]);
+      await client.query(TX.commit);
     });
 
   const whenReady = (): Promise<void> => {
@@ -208,9 +208,9 @@ export function openDatabase(o: { connection: string; schema: string; poolSize: 
     tx: <T>(fn: (client: Queryable) => Promise<T>, mode: 'write' | 'snapshot' = 'write') =>
       run(() =>
         checkout(pool, async (client) => {
-          await client.query(mode === 'snapshot' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
+          await client.query(mode === 'snapshot' ? TX.beginSnapshot : TX.begin);
           const out = await fn(statements.wrap(client));
-          await client.query('COMMIT');
+          await client.query(TX.commit);
           return out;
         }),
       ),

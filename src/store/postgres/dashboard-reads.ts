@@ -13,66 +13,28 @@ import type { ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, Rece
 import type { Database } from './connect.js';
 import type { Queryable } from './driver.js';
 import { safeHeads } from './safe-head.js';
-import { render } from './sql.js';
+import { statement } from './sql.js';
 import { bindNamed } from './where.js';
 import { changeWindow, newestRecent, NO_RANGE, RECENT, type Ranges } from '../change-window.js';
 
 
-/** Each statement is the counterpart of the SQLite file named beside it. */
+/** Each statement is in sql/, named as its SQLite counterpart. */
 function dashboardStatements(schema: string) {
-  const q = (text: string) => render(text, schema);
+  const q = (name: string) => statement(name, schema);
   return {
-    // changes-enqueued.sql
-    enqueued: q(`SELECT created_at / 1000 AS second, name, CASE WHEN children_left IS NOT NULL THEN {{waitingChildren}} ELSE {{pending}} END AS state, count(*) AS count
-      FROM {{schema}}.jobs WHERE id > @after AND id <= @upTo GROUP BY 1, 2, 3`),
-    // changes-transitions.sql
-    transitions: q(`SELECT h.at / 1000 AS second, h.from_state AS "from", h.to_state AS "to", h.event, h.candidate, j.name,
-        (h.job_id > @markAfter AND h.job_id <= @markUpTo) AS marked, count(*) AS count
-      FROM {{schema}}.job_history h LEFT JOIN {{schema}}.jobs j ON j.id = h.job_id
-      WHERE h.id > @after AND h.id <= @upTo AND h.job_id <> 0
-      GROUP BY 1, 2, 3, 4, 5, 6, 7`),
-    // changes-recent.sql
-    recent: q(`SELECT h.job_id AS id, h.id AS seq, j.name, h.from_state AS "from", h.to_state AS "to", h.event, h.at
-      FROM {{schema}}.job_history h LEFT JOIN {{schema}}.jobs j ON j.id = h.job_id
-      WHERE h.id > @after AND h.id <= @upTo AND h.job_id <> 0
-      ORDER BY h.id DESC LIMIT @limit`),
-    // changes-recent-jobs.sql
-    recentJobs: q(`SELECT id, id AS seq, name, NULL::text AS "from", (CASE WHEN children_left IS NOT NULL THEN {{waitingChildren}} ELSE {{pending}} END)::text AS "to", 'job.enqueue'::text AS event, created_at AS at
-      FROM {{schema}}.jobs WHERE id > @after AND id <= @upTo
-      ORDER BY id DESC LIMIT @limit`),
-    // changes-latency.sql
-    latency: q(`SELECT h.at, h.at - greatest(j.run_at, j.created_at) AS ms, j.name
-      FROM {{schema}}.job_history h JOIN {{schema}}.jobs j ON j.id = h.job_id
-      WHERE h.id > @after AND h.id <= @upTo AND h.event = 'job.claim' AND greatest(j.run_at, j.created_at) <= h.at
-      ORDER BY h.id DESC LIMIT @limit`),
-    // changes-claimers.sql
-    claimers: q(`SELECT worker_id AS owner, max(at) AS at
-      FROM {{schema}}.job_history
-      WHERE id > @after AND id <= @upTo AND event = 'job.claim' AND worker_id IS NOT NULL
-      GROUP BY worker_id`),
-    // count-by-state-name.sql
-    countSlice: q(`SELECT state, name, count(*) AS count
-      FROM {{schema}}.jobs WHERE id > @after AND id <= @upTo GROUP BY state, name`),
-    // count-by-state-name.sql as of history row @historyId: the snapshot's later rows of the slice's jobs are undone.
-    countSliceAt: q(`SELECT state, name, sum(n)::bigint AS count FROM (
-        SELECT state, name, count(*) AS n FROM {{schema}}.jobs WHERE id > @after AND id <= @upTo GROUP BY state, name
-        UNION ALL
-        SELECT h.to_state, j.name, -count(*) FROM {{schema}}.job_history h JOIN {{schema}}.jobs j ON j.id = h.job_id
-        WHERE h.id > @historyId AND h.job_id > @after AND h.job_id <= @upTo GROUP BY 1, 2
-        UNION ALL
-        SELECT h.from_state, j.name, count(*) FROM {{schema}}.job_history h JOIN {{schema}}.jobs j ON j.id = h.job_id
-        WHERE h.id > @historyId AND h.job_id > @after AND h.job_id <= @upTo AND h.from_state IS NOT NULL GROUP BY 1, 2
-      ) c GROUP BY state, name HAVING sum(n) <> 0`),
-    // deleted-count.sql
-    deleted: q(`SELECT value FROM {{schema}}.queue_meta WHERE key = 'deleted'`),
-    // paused.sql
-    paused: q('SELECT name FROM {{schema}}.paused_names ORDER BY name'),
-    // leases.sql (jobs_leased is partial on processing)
-    leases: q(`SELECT id, name, lease_owner AS owner, locked_until AS "lockedUntil", progress, updated_at AS since
-      FROM {{schema}}.jobs WHERE state = {{processing}} ORDER BY lease_owner, id`),
-    // history-at-id.sql, jobs-created-at-id.sql
-    historyAt: q('SELECT id, at FROM {{schema}}.job_history WHERE id >= @id ORDER BY id LIMIT 1'),
-    jobsAt: q('SELECT id, created_at AS at FROM {{schema}}.jobs WHERE id >= @id ORDER BY id LIMIT 1'),
+    enqueued: q('changes-enqueued'),
+    transitions: q('changes-transitions'),
+    recent: q('changes-recent'),
+    recentJobs: q('changes-recent-jobs'),
+    latency: q('changes-latency'),
+    claimers: q('changes-claimers'),
+    countSlice: q('count-by-state-name'),
+    countSliceAt: q('count-by-state-name-at'),
+    deleted: q('deleted-count'),
+    paused: q('paused'),
+    leases: q('leases'),
+    historyAt: q('history-at-id'),
+    jobsAt: q('jobs-created-at-id'),
   };
 }
 

@@ -12,7 +12,7 @@ import type { FlowInsertResult, FlowRule, JobRecord, NewFlowNode, ParentMove, Tr
 import { toJobRecord, type JobRow } from '../rows.js';
 import type { Queryable } from './driver.js';
 import { insertJobs, type InsertStatements } from './insert.js';
-import { render } from './sql.js';
+import { statement } from './sql.js';
 import { firstLevel, levelJobs, nextLevel } from '../flow-levels.js';
 
 
@@ -26,22 +26,8 @@ export interface PostgresFlows {
 }
 
 export function postgresFlows(schema: string, insertSql: InsertStatements, history: boolean): PostgresFlows {
-  const q = (text: string) => render(text, schema);
-  const s = {
-    bump: q(`UPDATE {{schema}}.jobs SET children_left = children_left + $2, children_failed = children_failed + $3
-      WHERE id = $1 AND children_left IS NOT NULL
-      RETURNING id, name, state, attempts, children_left, children_failed, on_child_failure, parent_id`),
-    move: q(`UPDATE {{schema}}.jobs SET state = $3, last_error = coalesce($4, last_error),
-        run_at = CASE WHEN $3 = {{pending}} THEN $5 ELSE run_at END, updated_at = $5, version = version + 1
-      WHERE id = $1 AND state = $2`),
-    history: q(`INSERT INTO {{schema}}.job_history (job_id, from_state, to_state, event, at, error) VALUES ($1, $2, $3, $4, $5, $6)`),
-    link: q(`UPDATE {{schema}}.jobs j SET parent_id = u.parent, children_left = u.left_n,
-        children_failed = CASE WHEN u.left_n IS NULL THEN NULL ELSE 0 END, on_child_failure = u.policy
-      FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::text[]) AS u (id, parent, left_n, policy)
-      WHERE j.id = u.id`),
-    children: q('SELECT * FROM {{schema}}.jobs WHERE parent_id = $1 AND id > $2 ORDER BY id LIMIT $3'),
-    counts: q('SELECT state, count(*)::int AS n FROM {{schema}}.jobs WHERE parent_id = $1 GROUP BY state'),
-  };
+  const q = (name: string) => statement(name, schema);
+  const s = { bump: q('flow-bump'), move: q('flow-move'), history: q('flow-history'), link: q('flow-link'), children: q('flow-children'), counts: q('flow-counts') };
 
   const insertFlow: PostgresFlows['insertFlow'] = async (client, root, waiting, at) => {
     let { level, out } = firstLevel(root);

@@ -14,7 +14,7 @@
  */
 import type { InsertResult, NewJob, UniqueGuard } from '../store.js';
 import type { Queryable } from './driver.js';
-import { render } from './sql.js';
+import { statement } from './sql.js';
 
 export interface UniqueStatements {
   insert: string;
@@ -23,20 +23,12 @@ export interface UniqueStatements {
   throttleExpired: string;
 }
 
-const HELD = 'unique_kind = $1 AND unique_key = $2';
-
 export function uniqueStatements(schema: string): UniqueStatements {
   return {
-    insert: render(
-      `INSERT INTO {{schema}}.jobs (name, state, payload, priority, run_at, retry, timeout_ms, created_at, updated_at, unique_kind, unique_key, unique_span, unique_until, group_key)
-       VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $10, $1, $2, $11, $12, $13)
-       ON CONFLICT (unique_kind, unique_key) WHERE unique_key IS NOT NULL DO NOTHING
-       RETURNING id`,
-      schema,
-    ),
-    find: render(`SELECT id, state, unique_until FROM {{schema}}.jobs WHERE ${HELD}`, schema),
-    debounce: render(`UPDATE {{schema}}.jobs SET payload = $3, run_at = $4, updated_at = $5, version = version + 1 WHERE ${HELD} RETURNING id, state`, schema),
-    throttleExpired: render(`UPDATE {{schema}}.jobs SET unique_key = NULL WHERE ${HELD} AND unique_until <= $3`, schema),
+    insert: statement('insert-unique', schema),
+    find: statement('find-by-unique', schema),
+    debounce: statement('unique-debounce', schema),
+    throttleExpired: statement('unique-throttle-expired', schema),
   };
 }
 

@@ -8,7 +8,7 @@ import { DatabaseError } from '../../errors.js';
 import type { InsertResult, NewJob } from '../store.js';
 import type { Queryable } from './driver.js';
 import { insertUnique, uniqueStatements, type UniqueStatements } from './insert-unique.js';
-import { render } from './sql.js';
+import { statement } from './sql.js';
 
 export interface InsertStatements {
   insert: string;
@@ -19,21 +19,11 @@ export interface InsertStatements {
 }
 
 export function insertStatements(schema: string): InsertStatements {
-  // ORDER BY ord: rows are inserted, and take identity values, in input
-  // order, so the created rows' ids ascend in the order they were given.
-  const insert = `INSERT INTO {{schema}}.jobs (name, state, payload, key, priority, run_at, retry, timeout_ms, group_key, created_at, updated_at)
-       SELECT name, state, payload, key, priority, run_at, retry, timeout_ms, group_key, $10, $10
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::text[], $8::bigint[], $9::text[])
-         WITH ORDINALITY AS u (name, state, payload, key, priority, run_at, retry, timeout_ms, group_key, ord)
-       ORDER BY ord
-       ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING
-       RETURNING id, key`;
   return {
-    insert: render(insert, schema),
+    insert: statement('insert', schema),
     unique: uniqueStatements(schema),
-    // The uncorrelated sub-select is an InitPlan: run once, when the first returned row needs it.
-    insertNotify: render(`${insert}, (SELECT pg_notify($11, $12)) IS NULL AS notified`, schema),
-    byKeys: render(`SELECT id, key, state FROM {{schema}}.jobs WHERE key = ANY($1::text[])`, schema),
+    insertNotify: statement('insert-notify', schema),
+    byKeys: statement('insert-by-keys', schema),
   };
 }
 

@@ -1,8 +1,8 @@
-/** list(): one page of jobs, filtered by state and name, in id order or newest first (the SQLite store's list-jobs.ts). */
+/** list(): one page of jobs, filtered by state and name, in id order or newest first (sql/list-jobs.sql; the SQLite store's list-jobs.ts). */
 import type { JobRecord, ListFilter } from '../store.js';
 import { toJobRecord, type JobRow } from '../rows.js';
 import type { Database } from './connect.js';
-import { render } from './sql.js';
+import { statement } from './sql.js';
 
 export async function listJobs(db: Database, schema: string, filter: ListFilter): Promise<JobRecord[]> {
   const where: string[] = [];
@@ -14,6 +14,7 @@ export async function listJobs(db: Database, schema: string, filter: ListFilter)
   if (filter.state !== undefined) where.push(`state = ${bind(filter.state)}`);
   if (filter.name !== undefined) where.push(`name = ${bind(filter.name)}`);
   if (filter.after !== undefined) where.push(`id ${filter.newest ? '<' : '>'} ${bind(filter.after)}`);
-  const text = `SELECT * FROM {{schema}}.jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id ${filter.newest ? 'DESC' : ''} LIMIT ${bind(filter.limit ?? 100)}`;
-  return (await db.rows<JobRow>(render(text, schema), values)).map(toJobRecord);
+  const limit = bind(filter.limit ?? 100);
+  const text = statement('list-jobs', schema, { where: where.length ? `WHERE ${where.join(' AND ')}` : '', direction: filter.newest ? 'DESC' : 'ASC', limit });
+  return (await db.rows<JobRow>(text, values)).map(toJobRecord);
 }

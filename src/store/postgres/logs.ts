@@ -11,33 +11,10 @@
 import type { Store } from '../store.js';
 import { toLogRecord, type LogRow } from '../rows.js';
 import type { Database } from './connect.js';
-import { render } from './sql.js';
+import { statement } from './sql.js';
 
 export function createPostgresLogs(db: Database, schema: string): Pick<Store, 'appendLogs' | 'jobLogs'> {
-  const q = (text: string) => render(text, schema);
-  const s = {
-    lock: q('SELECT id FROM {{schema}}.jobs WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE'),
-    // append-logs.sql then trim-logs.sql, for a batch: `rel` numbers each line within its job's part of the batch.
-    // Only lines that stay are inserted, and the trim deletes the stored lines that no longer do.
-    append: q(`WITH l AS (
-        SELECT * FROM unnest($1::bigint[], $2::int[], $3::int[], $4::bigint[], $5::text[], $6::text[], $7::text[])
-          AS u (job_id, attempt, rel, at, level, message, fields)
-      ), top AS (
-        SELECT j.id, coalesce((SELECT max(seq) FROM {{schema}}.job_logs g WHERE g.job_id = j.id), 0) AS seq, m.n
-        FROM {{schema}}.jobs j JOIN (SELECT job_id, max(rel) AS n FROM l GROUP BY job_id) m ON m.job_id = j.id
-      ), added AS (
-        INSERT INTO {{schema}}.job_logs (job_id, seq, at, attempt, level, message, fields)
-        SELECT l.job_id, top.seq + l.rel, l.at, l.attempt, l.level, l.message, l.fields
-        FROM l JOIN top ON top.id = l.job_id WHERE l.rel > top.n - $8::int
-      )
-      DELETE FROM {{schema}}.job_logs g USING top WHERE g.job_id = top.id AND g.seq <= top.seq + top.n - $8::int`),
-    // logs.sql and logs-first.sql in one statement (one snapshot): a row even when the page is empty.
-    page: q(`SELECT (SELECT min(seq) FROM {{schema}}.job_logs WHERE job_id = $1) AS first, p.*
-      FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-        SELECT seq, at, attempt, level, message, fields FROM {{schema}}.job_logs WHERE job_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3
-      ) AS p ON true
-      ORDER BY p.seq`),
-  };
+  const s = { lock: statement('logs-lock', schema), append: statement('append-logs', schema), page: statement('logs', schema) };
   return {
     appendLogs: async (items, keep) => {
       const columns: unknown[][] = [[], [], [], [], [], [], []];

@@ -13,6 +13,7 @@
  */
 import type { Clock, TimerHandle } from '../../lib/clock.js';
 import { loadPg, type Client, type ConnectionConfig } from './driver.js';
+import { checkSchema, render, sqlFile } from './sql.js';
 
 /**
  * The payload's ending (after the sender's id) that says a job finished
@@ -100,7 +101,7 @@ export function createListener(o: ListenerOptions): Listener {
     try {
       await c.connect();
       c.connection?.stream?.unref?.();
-      await c.query(`LISTEN "${o.channel}"`);
+      await c.query(render(sqlFile('listen'), o.channel, 'listen.sql', { channel: checkSchema(o.channel) }));
     } catch (err) {
       fail((err as Error).message);
       return;

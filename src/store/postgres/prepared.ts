@@ -19,9 +19,20 @@
  * Texts without parameters (BEGIN, several statements with their values
  * written in) are sent as they are: the extended protocol takes one
  * statement at a time.
+ *
+ * A statement whose text opens with PLANNED_PER_CALL is never named: the
+ * server plans it for each call, with its values. Those are the statements
+ * that find jobs by an array of ids. A named one keeps, for the life of the
+ * connection, the generic plan it settled on after a few calls: made while
+ * the table held a few rows, that plan read the whole table for every call
+ * once a burst had filled it (until the table was analyzed), where a plan
+ * made with the values reads the primary key.
  */
 import { createHash } from 'node:crypto';
 import type { Queryable, QueryResult } from './driver.js';
+
+/** The opening of a statement's text that keeps it from being named (sql/*.sql). */
+export const PLANNED_PER_CALL = '/* planned per call */';
 
 /** Texts named per pool at most. */
 export const PREPARED_MAX = 100;
@@ -43,6 +54,7 @@ export function preparedStatements(): PreparedStatements {
   let generation = 0;
 
   const nameOf = (text: string): string | undefined => {
+    if (text.startsWith(PLANNED_PER_CALL)) return undefined;
     const known = names.get(text);
     if (known !== undefined || names.size >= PREPARED_MAX) return known;
     const used = (uses.get(text) ?? 0) + 1;

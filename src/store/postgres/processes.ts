@@ -7,25 +7,10 @@
 import { PROCESS_DELETE_BEATS, PROCESS_GONE_BEATS, processRow, toProcessRecord, type ProcessRow } from '../process-records.js';
 import type { Store } from '../store.js';
 import type { Database } from './connect.js';
-import { render } from './sql.js';
+import { statement } from './sql.js';
 
 export function createPostgresProcesses(db: Database, schema: string): Required<Pick<Store, 'beatProcess' | 'removeProcess' | 'processes'>> {
-  const q = (text: string) => render(text, schema);
-  const s = {
-    // process-beat.sql and process-gone.sql. The own row is left out of the deletion: one
-    // statement must not both update and delete a row (the snapshot holds its old seen_at).
-    beat: q(`WITH gone AS (
-        DELETE FROM {{schema}}.worker_processes WHERE owner <> $1 AND seen_at + heartbeat_ms * $10 < $8
-      )
-      INSERT INTO {{schema}}.worker_processes (owner, host, pid, concurrency, names, version, started_at, seen_at, heartbeat_ms)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-      ON CONFLICT (owner) DO UPDATE SET seen_at = excluded.seen_at`),
-    // process-remove.sql
-    remove: q('DELETE FROM {{schema}}.worker_processes WHERE owner = $1'),
-    // processes.sql
-    all: q(`SELECT owner, host, pid, concurrency, names, version, started_at AS "startedAt", seen_at AS "seenAt", heartbeat_ms AS "heartbeatMs"
-      FROM {{schema}}.worker_processes WHERE seen_at + heartbeat_ms * $2 >= $1 ORDER BY owner`),
-  };
+  const s = { beat: statement('process-beat', schema), remove: statement('process-remove', schema), all: statement('processes', schema) };
   return {
     beatProcess: async (record) => {
       const r = processRow(record);

@@ -30,7 +30,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ChangeCursor } from '../reads.js';
 import type { Queryable } from './driver.js';
-import { render } from './sql.js';
+import { statement } from './sql.js';
 
 export const GRACE_MS = 2_000;
 /** Ids looked at per walk: the head moves at most this far per read. */
@@ -61,18 +61,7 @@ export function safeHeads(schema: string, now?: () => number): SafeHeads {
 
 function safeHead(schema: string, table: 'jobs' | 'job_history', now: () => number = () => performance.now()): SafeHead {
   // The floor itself stands in as a row, so that a gap right above it counts (its row may be gone).
-  const gapsSql = render(
-    `SELECT id + 1 AS "from", next - 1 AS "to", last FROM (
-       SELECT id, lead(id) OVER (ORDER BY id) AS next, max(id) OVER () AS last FROM (
-         SELECT $1::bigint AS id
-         UNION ALL
-         (SELECT id FROM {{schema}}.${table} WHERE id > $1 ORDER BY id LIMIT ${WINDOW})
-       ) ids
-     ) w
-     WHERE next > id + 1 OR next IS NULL
-     ORDER BY id`,
-    schema,
-  );
+  const gapsSql = statement('safe-head-gaps', schema, { table, window: String(WINDOW) });
   let floor = 0;
   /** Gaps by their first id, with when they were first seen. */
   let seen = new Map<number, number>();

@@ -39,7 +39,9 @@ export function literal(value: string | number | readonly string[]): string {
 /**
  * Fills in `{{schema}}` (a quoted identifier), each `{{state}}` and
  * `{{span.name}}` (sql-text.ts), and the fragments a statement's code builds
- * (`parts`: `{{where}}` …); an unknown name is a bug in the text.
+ * (`parts`: `{{where}}` …); an unknown name is a bug in the text. A part is
+ * put in as it is, never read for names again: it may hold values written
+ * in as literals (a job name that looks like a placeholder stays a name).
  */
 export function render(text: string, schema: string, file = 'SQL', parts: Readonly<Record<string, string>> = {}): string {
   return fillNames(text, file, (name) => (name === 'schema' ? `"${checkSchema(schema)}"` : Object.hasOwn(parts, name) ? parts[name] : undefined));

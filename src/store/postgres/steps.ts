@@ -11,30 +11,10 @@
 import type { StepSave, Store } from '../store.js';
 import { toStepRecord, type StepRow } from '../rows.js';
 import type { Database } from './connect.js';
-import { render } from './sql.js';
+import { statement } from './sql.js';
 
 export function createPostgresSteps(db: Database, schema: string): Pick<Store, 'saveSteps' | 'steps'> {
-  const q = (text: string) => render(text, schema);
-  const s = {
-    // save-step.sql, for a batch: the rows whose job is held come back (their ord).
-    save: q(`WITH r AS (
-        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::int[], $7::bigint[])
-          WITH ORDINALITY AS r (job_id, token, name, result, wake_at, attempt, at, ord)
-      ), held AS (
-        SELECT r.* FROM r JOIN {{schema}}.jobs j ON j.id = r.job_id AND j.state = {{processing}} AND j.lease_token = r.token
-        FOR NO KEY UPDATE OF j
-      ), saved AS (
-        INSERT INTO {{schema}}.job_steps (job_id, name, seq, result, wake_at, attempt, at)
-        SELECT h.job_id, h.name,
-          coalesce((SELECT max(seq) FROM {{schema}}.job_steps s WHERE s.job_id = h.job_id), 0) + row_number() OVER (PARTITION BY h.job_id ORDER BY h.ord),
-          h.result, h.wake_at, h.attempt, h.at
-        FROM held h ORDER BY h.ord
-        ON CONFLICT (job_id, name) DO NOTHING
-      )
-      SELECT ord FROM held`),
-    // steps.sql
-    all: q('SELECT name, seq, result, wake_at, attempt, at FROM {{schema}}.job_steps WHERE job_id = $1 ORDER BY seq'),
-  };
+  const s = { save: statement('save-step', schema), all: statement('steps', schema) };
   return {
     saveSteps: async (items) => {
       if (items.length === 0) return [];

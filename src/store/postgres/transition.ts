@@ -54,7 +54,7 @@ export function transitionStatements(schema: string, history: boolean): Transiti
   const requests = (constant: readonly boolean[]) => {
     const varying = BATCH_COLUMNS.map((c, i) => [c, i] as const).filter(([, i]) => !constant[i]);
     const fixed = BATCH_COLUMNS.map(([name, type], i) => (constant[i] ? `, $${i + 1}::${type} AS ${name}` : '')).join('');
-    return `SELECT u.*${fixed} FROM unnest(${varying.map(([[, type], i]) => `$${i + 1}::${type}[]`).join(', ')}) WITH ORDINALITY AS u (${varying.map(([[name]]) => name).join(', ')}, ord)`;
+    return statement('transition-requests', schema, { fixed, arrays: varying.map(([[, type], i]) => `$${i + 1}::${type}[]`).join(', '), columns: varying.map(([[name]]) => name).join(', ') });
   };
   const batchSet = transitionSet((name) => BATCH[name]);
 

@@ -7,4 +7,6 @@
 -- jobs_leased (every processing job, 9 ms at 20,000, for each read), and the
 -- bound array, whose ids it counts, a sequential scan. `ANY (ARRAY(…))` it
 -- estimates at 10 ids: it reads the index.
-SELECT id, state, lease_token FROM {{schema}}.jobs WHERE id = ANY (ARRAY(SELECT unnest($1::bigint[])))
+--
+-- Planned per call (prepared.ts): it finds jobs by an array of ids.
+/* planned per call */ SELECT id, state, lease_token FROM {{schema}}.jobs WHERE id = ANY (ARRAY(SELECT unnest($1::bigint[])))

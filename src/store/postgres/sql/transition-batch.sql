@@ -20,7 +20,9 @@
 -- A job leaving the claimed state frees a slot of its group or of its name's
 -- global concurrency: the claim loops held back for one hear of it at
 -- commit. A job finishing wakes those waiting for its result (notify.ts).
-WITH r AS ({{requests}}),
+--
+-- Planned per call (prepared.ts): it finds jobs by an array of ids.
+/* planned per call */ WITH r AS ({{requests}}),
 moved AS (
   UPDATE {{schema}}.jobs j SET {{set}}
   FROM r

@@ -1,1 +1,2 @@
+-- One job by id.
 SELECT * FROM jobs WHERE id = @id

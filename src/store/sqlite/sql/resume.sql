@@ -1,1 +1,2 @@
+-- Lifts a pause ('' for the whole queue).
 DELETE FROM paused_names WHERE name = @name

@@ -1,0 +1,2 @@
+-- The schema, created if missing.
+CREATE SCHEMA IF NOT EXISTS {{schema}}

@@ -1,0 +1,14 @@
+-- The gaps among the ids just above a floor (safe-head.ts): ids are handed
+-- out at insert, not at commit, so a gap may be a row still in flight. $1 the
+-- floor; the table and how many ids to look at are written in. The floor
+-- itself stands in as a row, so that a gap right above it counts (its row may
+-- be gone).
+SELECT id + 1 AS "from", next - 1 AS "to", last FROM (
+  SELECT id, lead(id) OVER (ORDER BY id) AS next, max(id) OVER () AS last FROM (
+    SELECT $1::bigint AS id
+    UNION ALL
+    (SELECT id FROM {{schema}}.{{table}} WHERE id > $1 ORDER BY id LIMIT {{window}})
+  ) ids
+) w
+WHERE next > id + 1 OR next IS NULL
+ORDER BY id

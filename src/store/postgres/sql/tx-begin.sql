@@ -1,0 +1,2 @@
+-- Opens a transaction (connect.ts tx).
+BEGIN

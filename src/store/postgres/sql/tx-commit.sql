@@ -1,0 +1,2 @@
+-- Commits the transaction.
+COMMIT

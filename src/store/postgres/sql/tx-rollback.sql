@@ -1,0 +1,2 @@
+-- Rolls the transaction back.
+ROLLBACK
