@@ -23,6 +23,7 @@ export type { Job, StepView, Transition } from './engine/job-view.js';
 export type { JobLogs, LogLine, LogLevel, LogsOptions } from './engine/job-logs.js';
 export { isTransition } from './engine/events.js';
 export type { QueueEvent, JobTransitionEvent, ClaimBatchEvent, ClaimPassEvent, RunStuckEvent } from './engine/events.js';
+export type { BufferEvent, BufferMode, HandBackReason } from './engine/claim-buffer.js';
 export type { QueueStats, BackupProgress, StoreDiagnostics, InsertResult, ListFilter, Store, JobRecord, LeasedJob, NewJob, ClaimRequest, ClaimRule, TransitionRequest, HistoryEntry, CallerClient, ScheduleRecord, NewSchedule } from './store/store.js';
 export { systemClock } from './lib/clock.js';
 export type { Clock, TimerHandle } from './lib/clock.js';

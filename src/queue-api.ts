@@ -4,6 +4,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { ClaimBatchEvent, ClaimPassEvent, QueueEvent } from './engine/events.js';
+import type { BufferEvent } from './engine/claim-buffer.js';
 import type { EnqueueItem, FlowJobOf, JobOf, JobTypeMap, UntypedJobs } from './engine/job-types.js';
 import type { BatchResult, FlowResult } from './engine/flow-api.js';
 import type { StepView, Transition } from './engine/job-view.js';
@@ -209,6 +210,13 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
    * looked and left a job alone.
    */
   readonly passes$: Observable<ClaimPassEvent>;
+  /**
+   * The prefetch buffer's signals: each change of its mode (starting,
+   * filling, empty, stocked, low, stopped), each claim it took in, and each
+   * hand-back of jobs claimed ahead (past its horizon, late, paused, lost,
+   * stopped). For tests and diagnostics, as `passes$`.
+   */
+  readonly buffer$: Observable<BufferEvent>;
   /** The worker actors' states (empty until started). */
   workers(): WorkerInfo[];
 }

@@ -335,6 +335,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     events$: engine.events$,
     claims$: engine.claims$,
     passes$: engine.passes$,
+    buffer$: engine.buffer$,
     workers: () => consumer?.workers() ?? [],
   };
   registerInternals(queue, { store, clock, logger, definitions: engine.definitions, jobNames, ownerId, closed: () => closed });

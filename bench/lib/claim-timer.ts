@@ -23,13 +23,13 @@ export function timeClaims(queue: Queue): ClaimTimes {
   const claim = store.claim.bind(store);
   store.claim = async (request) => {
     const t0 = performance.now();
-    const jobs = await claim(request);
+    const result = await claim(request);
     times.ms += performance.now() - t0;
     times.claims++;
-    times.jobs += jobs.length;
-    if (jobs.length === 0) times.empty++;
-    if (jobs.heldBack) times.heldBack++;
-    return jobs;
+    times.jobs += result.jobs.length;
+    if (result.jobs.length === 0) times.empty++;
+    if (result.heldBack) times.heldBack++;
+    return result;
   };
   return times;
 }

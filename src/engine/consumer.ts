@@ -1,28 +1,29 @@
 /**
- * The consuming side of a queue: the worker pool, the claim loop, and the
- * side loops (lease renewal, lease sweeper, retention). Built by
+ * The consuming side of a queue: the claim loop (scheduler.ts) and the
+ * prefetch buffer it fills (claim-buffer.ts), the worker pool that takes from
+ * it, and the side loops (lease renewal, lease sweeper, retention). Built by
  * `queue.start()`, torn down by `queue.stop()`. It receives the engine and
  * works through it: claims and outcomes go down, readiness comes from
  * `engine.ready$`.
  */
-import { merge, Observable, Subject, type Subscription } from 'rxjs';
+import { merge, Observable, type Subscription } from 'rxjs';
 import { JobEventType, JobState } from '../../machines/job.machine.js';
-import { every, type TimerHandle } from '../lib/clock.js';
+import { every } from '../lib/clock.js';
 import { withoutPaused } from '../store/paused.js';
-import type { JobRecord, LeasedJob } from '../store/store.js';
+import type { ClaimResult, JobRecord, LeasedJob } from '../store/store.js';
+import { createClaimBuffer } from './claim-buffer.js';
 import type { Engine } from './engine.js';
-import { createExecutor, extendLease } from './executor.js';
+import { createExecutor, extendLease, type Executor } from './executor.js';
 import type { AbortReason } from './job-runner.js';
 import { deletesByAge } from './options.js';
 import { createPool, type WorkerInfo } from './pool.js';
 import { createProcessRegistry, heartbeatEvery } from './process-registry.js';
-import { createPrefetchSize } from './prefetch-size.js';
-import { createRateStarts, isLate } from './rate-starts.js';
+import { createRateStarts } from './rate-starts.js';
 import { createStartCheck } from './start-check.js';
 import { createScheduler } from './scheduler.js';
 import { createThreadPool } from './threads/thread-pool.js';
 import { expireLeases, promoteDue } from './sweeps.js';
-import { createPauseReads, createRatePauses, takePaused } from './rate-pauses.js';
+import { createPauseReads, createRatePauses } from './rate-pauses.js';
 
 export interface ConsumerOptions {
   ownerId: string;
@@ -52,116 +53,57 @@ export interface Consumer {
 /** Rows deleted per retention transaction: small, so the claim loop is never held up long. */
 const PURGE_BATCH = 500;
 const RETENTION_EVERY_MS = 5000;
-/** How long a claim loop waits at most for a job held back by a running one to be free (see heldBackUntil). */
-const HELD_BACK_RECHECK_MS = 100;
-
 export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
-  const { store, registry, clock, logger } = engine;
+  const { store, registry, clock, logger, outage } = engine;
   const names = [...engine.definitions.keys()];
   const delayedStates = registry.delayedStates;
   const { limits } = engine;
-  /** Set when the last claim left due jobs behind for a limit: see nextDueAt. */
-  let heldBack: { until: number | null } | undefined;
   const needsThreads = [...engine.definitions.values()].some((def) => def.isolation === 'thread');
   const threads = needsThreads ? createThreadPool({ size: o.threads }) : undefined;
-  // Claimed jobs waiting for a worker, in claim order. Bounded: the scheduler
-  // claims at most `capacity` minus what is running or waiting.
-  const waiting: LeasedJob[] = [];
   const stillOurs = (job: LeasedJob) => (fresh: JobRecord) => fresh.leaseToken === job.leaseToken;
-  /**
-   * A claimed job that never started goes back to pending, no attempt spent,
-   * due at `runAt` (or as it was), recorded as this process's release. Kept
-   * trying through an outage: out of the buffer, its lease is no longer renewed.
-   */
-  const handBack = (job: LeasedJob, what: string, runAt?: number) =>
-    engine
-      .apply(job, { type: JobEventType.release }, { ...(runAt === undefined ? {} : { runAt }), workerId: o.ownerId, again: stillOurs(job), retryUnavailable: true })
-      .catch((err: unknown) => void outage.failed(what, err));
-  /** Hands back the waiting jobs of paused names and groups: due when their pause ends, no attempt spent. */
   const pauses = createRatePauses();
-  const handBackPaused = () => {
-    for (const { job, until } of takePaused(waiting, pauses, clock.now())) {
-      handBack(job, 'handing back paused jobs', until);
-    }
-  };
-  const grouped = [...limits.values()].some((l) => l.groupConcurrency !== undefined);
-  const prefetch = createPrefetchSize(o.concurrency, o.prefetch, clock.now(), grouped);
-  const executor = createExecutor(engine, {
+  // A job that waited in the buffer may have been cancelled by another process meanwhile: looked at once more first.
+  const startCheck = createStartCheck(store, clock, o.leaseMs);
+  let executor: Executor | undefined;
+  const buffer = createClaimBuffer({
+    concurrency: o.concurrency,
+    prefetch: o.prefetch,
+    grouped: [...limits.values()].some((l) => l.groupConcurrency !== undefined),
+    clock,
+    startCheck,
+    pauses,
+    isRunning: (jobId) => executor!.isRunning(jobId),
+    // Back to pending, no attempt spent, recorded as this process's release. Kept trying through an
+    // outage: out of the buffer, its lease is no longer renewed.
+    handBack: (job, why, runAt) =>
+      void engine
+        .apply(job, { type: JobEventType.release }, { ...(runAt === undefined ? {} : { runAt }), workerId: o.ownerId, again: stillOurs(job), retryUnavailable: true })
+        .catch((err: unknown) => void outage.failed(`handing back jobs claimed ahead (${why})`, err)),
+    signal: (event) => engine.buffered(event),
+  });
+  executor = createExecutor(engine, {
     leaseMs: o.leaseMs,
     stuckAfterMs: o.stuckAfterMs,
-    maxBacklog: 4 * (o.concurrency + prefetch.max),
+    maxBacklog: 4 * (o.concurrency + buffer.max),
     onRateLimited: (pause) => {
       pauses.note(pause);
-      handBackPaused();
+      buffer.handBackPaused();
     },
     ...(threads ? { threads } : {}),
   });
-  // Refill when a quarter of the prefetch is left: each claim then takes about
-  // three quarters of it in one transaction (a claim costs a commit, so small
-  // top-ups of a few jobs each would cost more than the jobs they bring).
-  const lowWater = () => Math.floor(prefetch.target() / 4);
-  const hungry$ = new Subject<void>();
-  /** Set while the buffer is above the low-water mark: its next fall to the mark asks for a claim, once. */
-  let refillArmed = false;
+  const run = executor;
   const rateStarts = createRateStarts(limits);
-  /** Set while a claim runs; `ranDry` once a worker found the buffer empty meanwhile (prefetch-size.ts `starved`). */
-  const claiming = { now: false, ranDry: false };
-  // A job that waited in the buffer may have been cancelled by another process meanwhile: looked at once more first.
-  const stillHeld = createStartCheck(store, clock, o.leaseMs);
-  /** Hands back, newest first, the buffered jobs past what the workers reach within the horizon (prefetch-size.ts overflow): due as they were, no attempt spent. */
-  const handBackOverflow = () => {
-    const excess = prefetch.overflow(waiting.length, clock.now());
-    if (excess <= 0) return;
-    for (const job of waiting.splice(waiting.length - excess, excess)) {
-      handBack(job, 'handing back jobs claimed ahead');
-    }
-  };
-  /** After each claim: its jobs still waiting two horizons on are looked at, even while every worker is busy. */
-  let overflowCheck: TimerHandle | undefined;
-  const takeNext = (): LeasedJob | undefined => {
-    for (;;) {
-      // A job whose previous run is still alive here waits for it (its lease is renewed meanwhile).
-      const i = waiting.findIndex((job) => !executor.isRunning(job.id));
-      if (i < 0) {
-        if (claiming.now && waiting.length === 0) claiming.ranDry = true;
-        return undefined;
-      }
-      const [job] = waiting.splice(i, 1) as [LeasedJob];
-      if (refillArmed && waiting.length <= lowWater()) {
-        refillArmed = false;
-        hungry$.next(); // refill before the workers run dry
-      }
-      // The lost lease is this object's: the same job may be back in the buffer under a newer claim.
-      stillHeld.ahead(waiting, (lost) => {
-        const k = waiting.indexOf(lost);
-        if (k >= 0) waiting.splice(k, 1);
-      });
-      if (!isLate(job, clock.now())) {
-        prefetch.took();
-        handBackOverflow();
-        return job;
-      }
-      // Past its start deadline, its token no longer covers a start: back to pending, due now, no attempt spent.
-      handBack(job, 'handing back late jobs', clock.now());
-    }
-  };
-  const pool = createPool(o.concurrency, o.ownerId, takeNext, async (job, workerId) => {
-    if (await stillHeld(job)) await executor.run(job, workerId);
+  const pool = createPool(o.concurrency, o.ownerId, () => buffer.take(), async (job, workerId) => {
+    if (await startCheck(job)) await run.run(job, workerId);
   });
-  const dropWaiting = (jobId: number): boolean => {
-    const i = waiting.findIndex((j) => j.id === jobId);
-    if (i >= 0) waiting.splice(i, 1);
-    return i >= 0;
-  };
-  const abort = (jobId: number, reason: AbortReason): boolean => dropWaiting(jobId) || executor.abort(jobId, reason);
+  const abort = (jobId: number, reason: AbortReason): boolean => buffer.drop(jobId) || run.abort(jobId, reason);
   /** Renews the leases of claimed jobs that have not started yet; drops those whose lease was lost. */
   const renewWaiting = async () => {
     const now = clock.now();
     const failures: unknown[] = [];
-    for (const job of [...waiting]) {
-      if (job.lockedUntil - now >= o.leaseMs / 2) continue;
+    for (const job of buffer.renewable(now, o.leaseMs)) {
       try {
-        if (!(await extendLease(engine, job, now + o.leaseMs))) dropWaiting(job.id);
+        if (!(await extendLease(engine, job, now + o.leaseMs))) buffer.drop(job.id);
       } catch (err) {
         failures.push(err); // kept: only an answer that the lease is gone drops the job
       }
@@ -172,7 +114,6 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
   /** The lease sweep made at start: stop() waits for it, as for a pass under way. */
   let firstSweep: Promise<void> = Promise.resolve();
   let readySubscription: Subscription | undefined;
-  const { outage } = engine;
   /** A side loop: one try per tick; a database out of reach is logged once per outage. */
   const loop = (what: string, ms: number, fn: () => Promise<void>) =>
     every(
@@ -186,9 +127,9 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
     );
 
   // Other processes' RateLimitedError pauses, read while claimed jobs wait to start.
-  const pauseReads = createPauseReads(clock, outage, () => waiting.length, async () => {
+  const pauseReads = createPauseReads(clock, outage, () => buffer.size(), async () => {
     pauses.refresh(await store.pauses(clock.now()), clock.now());
-    handBackPaused();
+    buffer.handBackPaused();
   });
 
   const sweepMs = Math.min(5000, Math.max(50, Math.floor(o.leaseMs / 4)));
@@ -200,8 +141,8 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
     await expireLeases(engine, names, clock.now(), {
       // A run of this process that is still alive keeps its job: its lease ran
       // out only because renewal came late (a busy event loop). Renew it.
-      holds: (job) => job.leaseToken !== null && executor.holds(job.id, job.leaseToken),
-      renew: () => executor.renewLeases(),
+      holds: (job) => job.leaseToken !== null && run.holds(job.id, job.leaseToken),
+      renew: () => run.renewLeases(),
       abort: (id) => void abort(id, 'lease'),
     });
   };
@@ -216,53 +157,30 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
     }
   };
 
-  /**
-   * Due pending jobs the last claim left behind for a limit are not due for
-   * the loop (arming a timer for them would spin), but they are waiting: the
-   * loop comes back for them when a rate token or a pause does, when a job
-   * of this process ends (freed$, left$), when another process commits
-   * (changes$), and at the latest after HELD_BACK_RECHECK_MS, for a store
-   * that does not hear of every commit.
-   */
-  const heldBackUntil = (pending: number | null): number | null => {
-    if (!heldBack) return pending;
-    const now = clock.now();
-    return earliest(pending !== null && pending > now ? pending : null, heldBack.until ?? now + HELD_BACK_RECHECK_MS);
-  };
   const earliest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
 
   const scheduler = createScheduler({
     clock,
     // Above the low-water mark the buffer is full enough: `hungry$` asks again.
-    freeSlots: () => (waiting.length > lowWater() ? 0 : o.concurrency + prefetch.target() - pool.busy() - waiting.length),
+    freeSlots: () => buffer.freeSlots(pool.busy()),
     claim: async (limit) => {
       // Rate-limited jobs only for workers idle now: a rate counts claims (see ClaimRequest.startNow).
-      const startNow = Math.max(0, o.concurrency - pool.busy() - waiting.length);
+      const startNow = buffer.idleWorkers(pool.busy());
       const now = clock.now();
       const request = { names, limit, owner: o.ownerId, leaseMs: o.leaseMs, now, rule: registry.claimRule };
       const asked = rateStarts.request(now);
-      // The buffer held jobs when this claim was sent: emptied before it came back, it was too small.
-      claiming.now = true;
-      claiming.ranDry = false;
-      const fed = waiting.length > 0;
-      let jobs: Awaited<ReturnType<typeof store.claim>>;
+      buffer.claiming();
+      let result: ClaimResult | undefined;
       try {
-        jobs = await store.claim(limits.size > 0 ? { ...request, limits, startNow, ...asked } : request);
+        result = await store.claim(limits.size > 0 ? { ...request, limits, startNow, ...asked } : request);
       } finally {
-        claiming.now = false;
+        buffer.claimed(result, limit, now);
       }
-      rateStarts.claimed(now, jobs.heldBack?.tokensOut === true);
-      prefetch.claimed(clock.now() - now, clock.now(), fed && claiming.ranDry && jobs.length === limit);
-      heldBack = jobs.heldBack;
-      engine.claimed(jobs, o.ownerId);
-      for (const job of jobs) waiting.push(job);
-      refillArmed = waiting.length > lowWater();
-      if (overflowCheck !== undefined) clock.clearTimeout(overflowCheck);
-      overflowCheck = jobs.length > 0 ? clock.setTimeout(handBackOverflow, 2 * prefetch.horizonMs()) : undefined;
+      rateStarts.claimed(now, result.heldBack?.tokensOut === true);
+      engine.claimed(result.jobs, o.ownerId);
       pauseReads.arm();
-      handBackPaused(); // a claim that committed before a pause of this process was written
       pool.kick();
-      return jobs.length;
+      return result.jobs.length;
     },
     promoteDue: async (now) => void (await promoteDue(engine, names, now)),
     nextDueAt: async () => {
@@ -273,12 +191,14 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
         active.length > 0 ? store.nextDueAt(active, [JobState.pending]) : null,
         store.nextDueAt(names, delayedStates),
       ]);
-      return earliest(heldBackUntil(pending), delayed);
+      // Due pending jobs the last claim left behind for a limit are not due for the loop (arming a
+      // timer for them would spin), but they are waiting: it comes back for them then (claim-buffer.ts).
+      return earliest(buffer.dueBack(pending, clock.now()), delayed);
     },
     externalChange: () => store.externalChange(),
     // Another process's commit as soon as the store sees it (a watch the scheduler holds only while out of jobs).
     changed$: new Observable<void>((subscriber) => store.watchChanges?.(() => subscriber.next())),
-    freed$: merge(pool.freed$, hungry$),
+    freed$: merge(pool.freed$, buffer.hungry$),
     onError: (err, retryInMs) => void outage.failed('claiming jobs', err, retryInMs),
     onRecovered: () => outage.recovered('claiming jobs'),
     onPassEnd: ({ claimed, free, nextLookAt, failed }) => engine.passed({ claimed, free, nextLookAt: nextLookAt === null ? null : new Date(nextLookAt), failed }),
@@ -312,14 +232,14 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       // A job held back for a running one may go once that one's outcome commits
       // (the worker itself went idle before, at freed$).
       const leftSubscription = engine.left$.subscribe(() => {
-        if (heldBack) scheduler.wake();
+        if (buffer.heldBack()) scheduler.wake();
       });
       stops.push(() => leftSubscription.unsubscribe());
       scheduler.start();
       stops.push(
         loop('renewing leases', Math.max(25, Math.floor(o.leaseMs / 4)), async () => {
           // Both, even when the first fails: each renews what it can.
-          const [running, waitingJobs] = await Promise.allSettled([executor.renewLeases(), renewWaiting()]);
+          const [running, waitingJobs] = await Promise.allSettled([run.renewLeases(), renewWaiting()]);
           for (const r of [running, waitingJobs]) if (r.status === 'rejected') throw r.reason;
         }),
       );
@@ -338,23 +258,22 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
     async stop(timeoutMs) {
       readySubscription?.unsubscribe();
       await Promise.all([scheduler.stop(), firstSweep]);
-      if (overflowCheck !== undefined) clock.clearTimeout(overflowCheck);
       // Claimed but never started: straight back to pending, no attempt spent.
-      const unstarted = waiting.splice(0);
+      const unstarted = buffer.stop();
       // Not retried: a job that could not go back waits for its lease to expire (it never ran).
       await Promise.all(unstarted.map((job) => engine.apply(job, { type: JobEventType.release }, { workerId: o.ownerId, again: stillOurs(job) }).catch((err: unknown) => void outage.failed('releasing unstarted jobs', err))));
       if (!(await idleWithin(timeoutMs))) {
-        logger.warn({ running: executor.running() }, 'stop timeout: telling running jobs to stop; they go back to pending');
-        executor.abortAll('shutdown');
+        logger.warn({ running: run.running() }, 'stop timeout: telling running jobs to stop; they go back to pending');
+        run.abortAll('shutdown');
         if (!(await idleWithin(o.stuckAfterMs))) {
           logger.error(
-            { running: executor.running() },
+            { running: run.running() },
             'handlers still running after shutdown: their leases are no longer renewed, and their jobs are retried once the leases expire',
           );
         }
-      } else if (!(await within(executor.whenDone(), timeoutMs))) {
+      } else if (!(await within(run.whenDone(), timeoutMs))) {
         // Outcomes still being written: the database is out of reach, and they are retried until it answers or this timeout.
-        logger.warn({ running: executor.running() }, 'stop timeout: some job outcomes are not written yet; those jobs run again once their leases expire');
+        logger.warn({ running: run.running() }, 'stop timeout: some job outcomes are not written yet; those jobs run again once their leases expire');
       }
       for (const stop of stops.splice(0)) stop();
       pool.stop();
@@ -363,6 +282,6 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
     },
     abort,
     workers: () => pool.snapshot(),
-    stuck: () => executor.stuck(),
+    stuck: () => run.stuck(),
   };
 }

@@ -15,6 +15,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { CallerClient, FlowInsertResult, InsertResult, LeasedJob, NameLimits, NewFlowNode, NewJob, ScheduleRecord, Store, TransitionRequest } from '../store/store.js';
 import { createApplyEvent, type ApplyEvent, type TransitionNotice } from './apply-event.js';
+import type { BufferEvent } from './claim-buffer.js';
 import { transitionEvent, type ClaimBatchEvent, type ClaimPassEvent, type QueueEvent, type RunStuckEvent } from './events.js';
 import type { AnyJobDefinition } from './job-definition.js';
 import { limitsByName } from './limits.js';
@@ -54,6 +55,10 @@ export interface Engine {
   readonly passes$: Observable<ClaimPassEvent>;
   /** Announces the end of a claim-loop pass. */
   passed(pass: Omit<ClaimPassEvent, 'type' | 'at'>): void;
+  /** The prefetch buffer's modes, claims and hand-backs (claim-buffer.ts). */
+  readonly buffer$: Observable<BufferEvent>;
+  /** Announces a signal of the prefetch buffer. */
+  buffered(event: BufferEvent): void;
   /**
    * A job this process runs became ready: its due time (now or earlier: ready now), and whether
    * it needs a promotion then (a delayed state's event), or only a claim (a pending job).
@@ -119,6 +124,7 @@ export function createEngine(deps: EngineDeps): Engine {
   const ready = new Subject<Ready>();
   const claims = new Subject<ClaimBatchEvent>();
   const passes = new Subject<ClaimPassEvent>();
+  const buffer = new Subject<BufferEvent>();
   const debug = logger.isLevelEnabled('debug');
   const wantsEvents = () => debug || events.observed;
 
@@ -207,6 +213,10 @@ export function createEngine(deps: EngineDeps): Engine {
     events$: events.asObservable(),
     claims$: claims.asObservable(),
     passes$: passes.asObservable(),
+    buffer$: buffer.asObservable(),
+    buffered(event) {
+      if (buffer.observed) buffer.next(event);
+    },
     passed(pass) {
       if (passes.observed) passes.next({ type: 'pass:ended', at: new Date(clock.now()), ...pass });
     },
@@ -279,6 +289,7 @@ export function createEngine(deps: EngineDeps): Engine {
       events.complete();
       claims.complete();
       passes.complete();
+      buffer.complete();
       ready.complete();
       await store.close();
     },

@@ -19,12 +19,21 @@ export interface RateLimitRule {
 }
 
 /**
- * A claim's jobs. `heldBack` is set when due jobs stayed behind for a limit:
- * `until` is when a rate-limit token or a pause comes back, null when only a
- * running job's end frees them (the claim loop then waits for one);
- * `tokensOut` when some stayed for lack of a rate-limit token.
+ * Due jobs a claim left behind for a limit: `until` is when a rate-limit
+ * token or a pause comes back, null when only a running job's end frees them
+ * (the claim loop then waits for one); `tokensOut` when some stayed for lack
+ * of a rate-limit token.
  */
-export type ClaimResult = LeasedJob[] & { heldBack?: { until: number | null; tokensOut?: boolean } };
+export interface HeldBack {
+  until: number | null;
+  tokensOut?: boolean;
+}
+
+/** A claim's jobs, in claim order, and what it left behind for a limit (absent: nothing). */
+export interface ClaimResult {
+  jobs: LeasedJob[];
+  heldBack?: HeldBack;
+}
 
 /** Which limit row: a name's, a group's, or one group's bucket of a name (`name\u0000group`). */
 export type LimitKind = 'name' | 'group' | 'name-group';

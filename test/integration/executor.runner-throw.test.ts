@@ -35,7 +35,7 @@ describe('a throw inside the runner', () => {
       const executor = createExecutor(engine, { leaseMs: 30_000, stuckAfterMs: 1000, maxBacklog: 10, threads: brokenPool });
       const [{ id }] = (await store.insert([{ name: 't', state: 'pending', payload: '{}', key: null, priority: 0, runAt: 0, retry: null, timeout: null }], Date.now())) as [InsertResult];
       for (const attempt of [1, 2]) {
-        const [claimed] = await store.claim({ names: ['t'], limit: 1, owner: 'w', leaseMs: 30_000, now: Date.now(), rule: CLAIM_RULE });
+        const [claimed] = (await store.claim({ names: ['t'], limit: 1, owner: 'w', leaseMs: 30_000, now: Date.now(), rule: CLAIM_RULE })).jobs;
         expect(claimed).toMatchObject({ id, attempts: attempt });
         await executor.run(claimed!, 'w/0');
         await executor.whenDone();

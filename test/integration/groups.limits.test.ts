@@ -240,7 +240,7 @@ describe('rate limits', () => {
     try {
       const now = Date.now() + 1000; // the jobs are due
       const request = { names: ['call'], limit: 3, owner: 'w', leaseMs: 60_000, now, rule: CLAIM_RULE, limits: limitsByName([call]) };
-      const jobs = await store.claim({ ...request, startNow: 1, startWithinMs: 40 });
+      const jobs = (await store.claim({ ...request, startNow: 1, startWithinMs: 40 })).jobs;
       // The first for the idle worker, stamped at the claim; the two for the buffer must start within 40 ms.
       expect(jobs.map((j) => j.startBy)).toEqual([undefined, now + 40, now + 40]);
       expect(isLate(jobs[0]!, now + 60_000)).toBe(false);
@@ -414,9 +414,9 @@ describe('rate limits', () => {
     const store = {
       ...inner,
       claim: async (req: Parameters<typeof inner.claim>[0]) => {
-        const jobs = await inner.claim(req);
-        if (thrown && jobs.length > 0) claimedMore();
-        return jobs;
+        const result = await inner.claim(req);
+        if (thrown && result.jobs.length > 0) claimedMore();
+        return result;
       },
       pauseLimit: async (...args: Parameters<typeof inner.pauseLimit>) => {
         await more;

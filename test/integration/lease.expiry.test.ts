@@ -88,7 +88,7 @@ describe('compare-and-set on the version a decision was made on', () => {
     const store = fx.store();
     try {
       const [{ id }] = (await store.insert([{ name: 'j', state: 'pending', payload: '{}', key: null, priority: 0, runAt: 1_000_000, retry: null, timeout: null }], 1_000_000)) as [InsertResult];
-      const [claimed] = await store.claim({ names: ['j'], limit: 1, owner: 'w', leaseMs: 1000, now: 1_000_000, rule: CLAIM_RULE });
+      const [claimed] = (await store.claim({ names: ['j'], limit: 1, owner: 'w', leaseMs: 1000, now: 1_000_000, rule: CLAIM_RULE })).jobs;
       // The sweeper reads the lease as run out …
       const [seen] = await store.expiredLeases(['j'], 1_001_500, 10);
       expect(seen?.id).toBe(id);
@@ -109,7 +109,7 @@ describe('compare-and-set on the version a decision was made on', () => {
     const store = fx.store();
     try {
       const [{ id }] = (await store.insert([{ name: 'j', state: 'pending', payload: '{}', key: null, priority: 0, runAt: 1_000_000, retry: null, timeout: null }], 1_000_000)) as [InsertResult];
-      const claim = (now: number) => store.claim({ names: ['j'], limit: 1, owner: 'w', leaseMs: 1000, now, rule: CLAIM_RULE });
+      const claim = async (now: number) => (await store.claim({ names: ['j'], limit: 1, owner: 'w', leaseMs: 1000, now, rule: CLAIM_RULE })).jobs;
       const [first] = await claim(1_000_000);
       expect(await store.transition([request(first!, { to: 'failed', event: 'job.fail', runAt: 1_000_300 })])).toEqual([true]);
       const stale = (await store.get(id))!; // a due sweep reads the failed job …

@@ -26,7 +26,7 @@ describe('store.nextDueAt', () => {
     expect(await store.nextDueAt(['b'], ['pending', 'failed'])).toBe(now + 50);
     expect(await store.nextDueAt(['c'], ['pending', 'failed'])).toBeNull();
     // Claiming the due and the soonest delayed job moves the answer on.
-    await store.claim({ names: ['a'], limit: 10, owner: 'o', leaseMs: 1000, now: now + 300, rule: CLAIM_RULE });
+    (await store.claim({ names: ['a'], limit: 10, owner: 'o', leaseMs: 1000, now: now + 300, rule: CLAIM_RULE })).jobs;
     expect(await store.nextDueAt(['a'], ['pending', 'failed'])).toBe(now + 500);
   });
 
@@ -34,7 +34,7 @@ describe('store.nextDueAt', () => {
     store = fx.store({ history: false });
     const now = 2_000_000;
     const { id } = (await store.insert([job('a', now)], now))[0]!;
-    const [claimed] = await store.claim({ names: ['a'], limit: 1, owner: 'o', leaseMs: 1000, now, rule: CLAIM_RULE });
+    const [claimed] = (await store.claim({ names: ['a'], limit: 1, owner: 'o', leaseMs: 1000, now, rule: CLAIM_RULE })).jobs;
     expect(await store.nextDueAt(['a'], ['pending', 'failed'])).toBeNull();
     const fail = { id, from: 'processing', token: claimed!.leaseToken, to: 'failed', event: 'job.fail', at: now, attempts: 1, lastError: null, ctx: null, runAt: now + 750 };
     // Named at the version before the claim (an old read of the job), the move misses; at the claimed version it lands.

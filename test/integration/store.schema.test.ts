@@ -56,7 +56,7 @@ describe('schema', () => {
 
     const store = open(path);
     const job = await store.get(1);
-    const claimed = await store.claim({ names: ['j'], limit: 10, owner: 'o', leaseMs: 1000, now: 1, rule: CLAIM_RULE });
+    const claimed = (await store.claim({ names: ['j'], limit: 10, owner: 'o', leaseMs: 1000, now: 1, rule: CLAIM_RULE })).jobs;
     await store.close();
     expect(job?.state).toBe('completed');
     expect(claimed.map((c) => c.id)).toEqual([2]);

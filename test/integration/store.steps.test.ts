@@ -28,7 +28,7 @@ const step = (name: string, result: string | null, wakeAt: number | null = null)
 
 async function leased(s: Store, name = 'j') {
   const { id } = (await s.insert([job(name)], now))[0]!;
-  const [claimed] = await s.claim({ names: [name], limit: 1, owner: 'o', leaseMs: 60_000, now, rule: CLAIM_RULE });
+  const [claimed] = (await s.claim({ names: [name], limit: 1, owner: 'o', leaseMs: 60_000, now, rule: CLAIM_RULE })).jobs;
   return { id, token: claimed!.leaseToken, version: claimed!.version };
 }
 

@@ -19,7 +19,7 @@ const claim = (store: Store, limits: ReadonlyMap<string, NameLimits>, o: { limit
 
 const complete = (store: Store, j: { id: number; version: number; leaseToken: string }) => store.transition([move({ id: j.id, version: j.version, from: 'processing', token: j.leaseToken, to: 'completed' })]);
 
-const groupsOf = (jobs: ReadonlyArray<{ group?: string | null }>) => jobs.map((j) => j.group ?? '-');
+const groupsOf = (claimed: { jobs: ReadonlyArray<{ group?: string | null }> }) => claimed.jobs.map((j) => j.group ?? '-');
 
 /**
  * Claimers on `stores`, three per store, claim and complete (after a random
@@ -40,7 +40,7 @@ async function race(stores: Store[], limits: ReadonlyMap<string, NameLimits>, to
     while (done < total) {
       const got = await claim(store, limits, { owner, limit: 1 + Math.floor(Math.random() * 4) });
       if (got.heldBack?.until === null) heldBack++;
-      for (const j of got) {
+      for (const j of got.jobs) {
         if (claimed.has(j.id)) twice.push(j.id);
         claimed.add(j.id);
         const key = keyOf(j);
@@ -55,7 +55,7 @@ async function race(stores: Store[], limits: ReadonlyMap<string, NameLimits>, to
           })(),
         );
       }
-      if (got.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      if (got.jobs.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
     }
     await Promise.all(finishing);
   };
@@ -88,7 +88,7 @@ describe('inserts', () => {
 it('groupCounts: pending and running jobs per group, most running then most pending first, at most the limit', async () => {
   const store = pg.open();
   await store.insert([...['x', 'x', 'x', 'y', 'z', 'z'].map((group) => job({ group })), job({ name: 'b' })], NOW);
-  const [running] = await claim(store, new Map(), { limit: 1 });
+  const { jobs: [running] } = await claim(store, new Map(), { limit: 1 });
   expect(running!.group).toBe('x');
   expect(await store.groupCounts(10)).toEqual([
     { group: 'x', pending: 2, running: 1 },
@@ -126,14 +126,14 @@ describe('groups across processes', () => {
     const limits = new Map([['a', { groupConcurrency: 1 }]]);
     await b.setGroupConcurrency('g', 3, NOW);
     const first = await claim(a, limits);
-    expect(first).toHaveLength(3);
+    expect(first.jobs).toHaveLength(3);
     // The group is at its own limit now: the next claim says a running job holds its jobs back.
     const full = await claim(a, limits);
-    expect(full).toHaveLength(0);
+    expect(full.jobs).toHaveLength(0);
     expect(full.heldBack).toEqual({ until: null });
-    await Promise.all(first.map((j) => complete(a, j)));
+    await Promise.all(first.jobs.map((j) => complete(a, j)));
     await b.setGroupConcurrency('g', null, NOW);
-    expect(await claim(a, limits)).toHaveLength(1);
+    expect((await claim(a, limits)).jobs).toHaveLength(1);
     expect(await b.limits()).toEqual([{ kind: 'group', key: 'g', concurrency: null, spent: [], pausedUntil: null, updatedAt: NOW }]);
   });
 });
@@ -144,7 +144,7 @@ describe('the walk over groups', () => {
     const limits = new Map([['a', { groupConcurrency: 1 }]]);
     // The busy group sorts first and its backlog is due first, at a higher priority.
     await store.insert(Array.from({ length: 50 }, () => job({ group: 'a-busy', priority: 5 })), NOW);
-    const [running] = await claim(store, limits, { limit: 1 });
+    const { jobs: [running] } = await claim(store, limits, { limit: 1 });
     expect(running!.group).toBe('a-busy');
     await store.insert([job({ group: 'b' }), job({ group: 'c' }), job()], NOW);
     const next = await claim(store, limits);
@@ -152,7 +152,7 @@ describe('the walk over groups', () => {
     expect(next.heldBack).toEqual({ until: null });
     // Nothing else due: still held back (the busy group's 49), none taken.
     const none = await claim(store, limits);
-    expect(none).toHaveLength(0);
+    expect(none.jobs).toHaveLength(0);
     expect(none.heldBack).toEqual({ until: null });
     await complete(store, running!);
     expect(groupsOf(await claim(store, limits))).toEqual(['a-busy']);

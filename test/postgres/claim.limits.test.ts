@@ -47,11 +47,11 @@ describe('global concurrency across processes', () => {
       const finishing: Array<Promise<unknown>> = [];
       while (done < total) {
         const got = await claim(store, { limits, owner, names: ['a', 'b'], limit: 1 + Math.floor(Math.random() * 4) });
-        leasedA += got.filter((j) => j.name === 'a').length;
+        leasedA += got.jobs.filter((j) => j.name === 'a').length;
         if (got.heldBack?.until === null) heldBack++;
         most = Math.max(most, leasedA);
-        mostB = Math.max(mostB, got.filter((j) => j.name === 'b').length);
-        for (const j of got) {
+        mostB = Math.max(mostB, got.jobs.filter((j) => j.name === 'b').length);
+        for (const j of got.jobs) {
           finishing.push(
             (async () => {
               await sleep(Math.random() * 8);
@@ -61,7 +61,7 @@ describe('global concurrency across processes', () => {
             })(),
           );
         }
-        if (got.length === 0) await sleep(1);
+        if (got.jobs.length === 0) await sleep(1);
       }
       await Promise.all(finishing);
     };
@@ -77,10 +77,10 @@ describe('global concurrency across processes', () => {
     const store = pg.open();
     await store.insert([job(), job(), job()], NOW);
     const limits = new Map([['a', { globalConcurrency: 2 }]]);
-    expect(await claim(store, { limits, limit: 1 })).toHaveLength(1);
-    expect(await claim(store, { limits })).toHaveLength(1);
+    expect((await claim(store, { limits, limit: 1 })).jobs).toHaveLength(1);
+    expect((await claim(store, { limits })).jobs).toHaveLength(1);
     const third = await claim(store, { limits });
-    expect(third).toHaveLength(0);
+    expect(third.jobs).toHaveLength(0);
     expect(third.heldBack).toEqual({ until: null });
   });
 });
@@ -98,9 +98,9 @@ describe('rate limits across processes', () => {
     // Each round every claimer claims at the same virtual instant; then the clock moves on by a random step.
     while (claimedAt.length < total && now < NOW + 100_000) {
       const rounds = await Promise.all(stores.flatMap((store, s) => [0, 1].map((c) => claim(store, { limits, owner: `s${s}c${c}`, now, limit: 1 + Math.floor(Math.random() * 4) }))));
-      for (const got of rounds) for (const _ of got) claimedAt.push(now);
+      for (const got of rounds) for (const _ of got.jobs) claimedAt.push(now);
       // A short claim says when the next token comes back.
-      if (claimedAt.length < total) for (const got of rounds) if (got.length === 0) expect(got.heldBack?.until).toBeGreaterThan(now);
+      if (claimedAt.length < total) for (const got of rounds) if (got.jobs.length === 0) expect(got.heldBack?.until).toBeGreaterThan(now);
       now += 1 + Math.floor(Math.random() * 60);
     }
     expect(claimedAt).toHaveLength(total);
@@ -122,16 +122,16 @@ describe('rate limits across processes', () => {
     await store.insert(Array.from({ length: 10 }, () => job()), NOW);
     const limits = new Map([['a', { rateLimit: { max: 3, perMs: 1000, perGroup: false } }]]);
     const first = await claim(store, { limits, startNow: 2 });
-    expect(first).toHaveLength(2);
+    expect(first.jobs).toHaveLength(2);
     expect(first.heldBack).toEqual({ until: null });
-    expect(await claim(store, { limits, now: NOW + 400 })).toHaveLength(1);
+    expect((await claim(store, { limits, now: NOW + 400 })).jobs).toHaveLength(1);
     const dry = await claim(store, { limits, now: NOW + 999 });
-    expect(dry).toHaveLength(0);
+    expect(dry.jobs).toHaveLength(0);
     expect(dry.heldBack).toEqual({ until: NOW + 1000, tokensOut: true });
     // The first two tokens come back at NOW + 1000, the third at NOW + 1400.
-    expect(await claim(store, { limits, now: NOW + 1000 })).toHaveLength(2);
-    expect(await claim(store, { limits, now: NOW + 1399 })).toHaveLength(0);
-    expect(await claim(store, { limits, now: NOW + 1400 })).toHaveLength(1);
+    expect((await claim(store, { limits, now: NOW + 1000 })).jobs).toHaveLength(2);
+    expect((await claim(store, { limits, now: NOW + 1399 })).jobs).toHaveLength(0);
+    expect((await claim(store, { limits, now: NOW + 1400 })).jobs).toHaveLength(1);
   });
 
   it('startWithinMs: jobs past startNow go to the buffer, their tokens stamped at the start deadline', async () => {
@@ -139,12 +139,12 @@ describe('rate limits across processes', () => {
     await store.insert(Array.from({ length: 10 }, () => job()), NOW);
     const limits = new Map([['a', { rateLimit: { max: 4, perMs: 1000, perGroup: false } }]]);
     const got = await claim(store, { limits, startNow: 1, startWithinMs: 40 });
-    expect(got).toHaveLength(4);
+    expect(got.jobs).toHaveLength(4);
     expect((await store.limits()).map((l) => l.spent)).toEqual([[[NOW, 1], [NOW + 40, 3]]]);
     // The idle worker's token comes back a window after the claim, the buffer's a window after their deadline.
-    expect(await claim(store, { limits, now: NOW + 1000, startWithinMs: 40 })).toHaveLength(1);
-    expect(await claim(store, { limits, now: NOW + 1039, startWithinMs: 40 })).toHaveLength(0);
-    expect(await claim(store, { limits, now: NOW + 1040 })).toHaveLength(3);
+    expect((await claim(store, { limits, now: NOW + 1000, startWithinMs: 40 })).jobs).toHaveLength(1);
+    expect((await claim(store, { limits, now: NOW + 1039, startWithinMs: 40 })).jobs).toHaveLength(0);
+    expect((await claim(store, { limits, now: NOW + 1040 })).jobs).toHaveLength(3);
   });
 
   it('perGroup: each group of the name spends from a bucket of its own, ungrouped jobs from the name', async () => {
@@ -152,9 +152,9 @@ describe('rate limits across processes', () => {
     await store.insert([...['x', 'x', 'x', 'y', 'y', 'y'].map((group) => job({ group })), job(), job(), job()], NOW);
     const limits = new Map([['a', { rateLimit: { max: 2, perMs: 1000, perGroup: true } }]]);
     const got = await claim(store, { limits });
-    expect(got.map((j) => j.group ?? '-').sort()).toEqual(['-', '-', 'x', 'x', 'y', 'y']);
+    expect(got.jobs.map((j) => j.group ?? '-').sort()).toEqual(['-', '-', 'x', 'x', 'y', 'y']);
     const dry = await claim(store, { limits, now: NOW + 1 });
-    expect(dry).toHaveLength(0);
+    expect(dry.jobs).toHaveLength(0);
     expect(dry.heldBack).toEqual({ until: NOW + 1000, tokensOut: true });
     expect((await store.limits()).map((l) => [l.kind, l.key, l.spent])).toEqual([
       ['name', 'a', [[NOW, 2]]],
@@ -176,11 +176,11 @@ describe('pauses (pauseLimit) across processes', () => {
 
     // No limits: the fast claim, which skips the name inside its statement.
     const fast = await claim(a, { names: ['a', 'b'] });
-    expect(fast.map((j) => j.name)).toEqual(['b']);
+    expect(fast.jobs.map((j) => j.name)).toEqual(['b']);
     expect(fast.heldBack).toEqual({ until: NOW + 500 });
     // A limit on the name: the limited claim.
     const limited = await claim(a, { limits: new Map([['a', { globalConcurrency: 5 }]]), now: NOW + 499 });
-    expect(limited).toHaveLength(0);
+    expect(limited.jobs).toHaveLength(0);
     expect(limited.heldBack).toEqual({ until: NOW + 500 });
     // A pause of the whole name: no heldBack from it once the name itself is paused by setPaused.
     await b.setPaused('a', true, NOW);
@@ -188,7 +188,7 @@ describe('pauses (pauseLimit) across processes', () => {
     await b.setPaused('a', false, NOW);
 
     const after = await claim(a, { now: NOW + 500 });
-    expect(after.map((j) => j.group ?? '-').sort()).toEqual(['-', 'g']);
+    expect(after.jobs.map((j) => j.group ?? '-').sort()).toEqual(['-', 'g']);
     expect(after.heldBack).toBeUndefined();
   });
 });

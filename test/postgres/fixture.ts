@@ -26,8 +26,10 @@ export const NOW = 1_000_000;
 
 export const job = (o: Partial<NewJob> = {}): NewJob => ({ name: 'a', state: 'pending', payload: '{}', key: null, priority: 0, runAt: NOW, retry: null, timeout: null, ...o });
 
-export const claimOf = (store: Store, o: { names?: string[]; limit?: number; owner?: string; now?: number } = {}) =>
+/** The jobs of one claim (`claimResult` for what it left behind too). */
+export const claimResult = (store: Store, o: { names?: string[]; limit?: number; owner?: string; now?: number } = {}) =>
   store.claim({ names: o.names ?? ['a'], limit: o.limit ?? 10, owner: o.owner ?? 'w1', leaseMs: 1000, now: o.now ?? NOW, rule: CLAIM_RULE });
+export const claimOf = async (store: Store, o: Parameters<typeof claimResult>[1] = {}) => (await claimResult(store, o)).jobs;
 
 export const move = (o: Pick<TransitionRequest, 'id' | 'version' | 'from' | 'token' | 'to'> & Partial<TransitionRequest>): TransitionRequest => ({
   event: 'job.complete',

@@ -138,10 +138,10 @@ describe('a connection lost under the PostgreSQL store', () => {
       const cut = proxy.loseNextCommitReply();
       const first = await claim();
       await cut;
-      expect(first.map((j) => j.id)).toEqual([ids[0]]);
+      expect(first.jobs.map((j) => j.id)).toEqual([ids[0]]);
       const second = await claim();
-      expect(second.map((j) => j.id).sort()).toEqual([ids[1], ids[3]]);
-      expect(second.every((j) => j.attempts === 1 && j.state === 'processing')).toBe(true);
+      expect(second.jobs.map((j) => j.id).sort()).toEqual([ids[1], ids[3]]);
+      expect(second.jobs.every((j) => j.attempts === 1 && j.state === 'processing')).toBe(true);
       // Both groups are at their limit: the rest is held back by running jobs.
       expect(second.heldBack).toEqual({ until: null });
       for (const id of ids.filter((id) => id !== ids[2])) {
@@ -160,7 +160,7 @@ describe('a connection lost under the PostgreSQL store', () => {
       await store.ping();
       const ids = (await store.insert([pending(null), pending(null)], NOW)).map((r) => r.id);
       const limits = new Map([['a', { rateLimit: { max: 10, perMs: 60_000, perGroup: false } }]]);
-      const claim = (now: number) => store.claim({ names: ['a'], limit: 2, owner: 'w', leaseMs: 120_000, now, rule: CLAIM_RULE, limits, startNow: 1, startWithinMs: 40 });
+      const claim = async (now: number) => (await store.claim({ names: ['a'], limit: 2, owner: 'w', leaseMs: 120_000, now, rule: CLAIM_RULE, limits, startNow: 1, startWithinMs: 40 })).jobs;
       const cut = proxy.loseNextCommitReply();
       await expect(claim(NOW)).rejects.toMatchObject({ code: 'LJ_ERR_DATABASE_UNAVAILABLE' });
       await cut;

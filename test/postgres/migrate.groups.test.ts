@@ -27,7 +27,7 @@ it('copies each job group and every limit row; on PostgreSQL they hold as they d
     await sqlite.pauseLimit('group', 'g2', NOW + 5000, NOW);
     // A rate limit of 1 a minute, spent by a claim on SQLite.
     const limits = new Map([['r', { rateLimit: { max: 1, perMs: 60_000, perGroup: false } }]]);
-    expect(await sqlite.claim({ names: ['r'], limit: 5, owner: 'w', leaseMs: 1000, now: NOW, rule: CLAIM_RULE, limits })).toHaveLength(1);
+    expect((await sqlite.claim({ names: ['r'], limit: 5, owner: 'w', leaseMs: 1000, now: NOW, rule: CLAIM_RULE, limits })).jobs).toHaveLength(1);
     const sqliteLimits = await sqlite.limits();
     expect(sqliteLimits).toHaveLength(3);
     await sqlite.close();
@@ -48,10 +48,10 @@ it('copies each job group and every limit row; on PostgreSQL they hold as they d
     // The copied bucket is spent: no second claim of r within the minute; the copied pause holds g2 back.
     const claim = (names: string[], now: number) => store.claim({ names, limit: 10, owner: 'w', leaseMs: 1000, now, rule: CLAIM_RULE, limits });
     const r = await claim(['r'], NOW + 5001);
-    expect(r).toHaveLength(0);
+    expect(r.jobs).toHaveLength(0);
     expect(r.heldBack).toEqual({ until: NOW + 60_000, tokensOut: true });
     const a = await claim(['a'], NOW + 1);
-    expect(a.map((j) => j.group ?? '-').sort()).toEqual(['-', 'g1', 'g1']);
+    expect(a.jobs.map((j) => j.group ?? '-').sort()).toEqual(['-', 'g1', 'g1']);
     expect(a.heldBack).toEqual({ until: NOW + 5000 });
   } finally {
     file.cleanup();

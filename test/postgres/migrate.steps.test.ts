@@ -28,7 +28,7 @@ it('copies every job’s steps, in batches that split the jobs', async () => {
   try {
     const sqlite = createSqliteStore({ path: file.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 1000, history: true });
     await sqlite.insert([job(), job(), job()], NOW);
-    const claimed = await sqlite.claim({ names: ['a'], limit: 3, owner: 'w', leaseMs: 1000, now: NOW, rule: CLAIM_RULE });
+    const claimed = (await sqlite.claim({ names: ['a'], limit: 3, owner: 'w', leaseMs: 1000, now: NOW, rule: CLAIM_RULE })).jobs;
     expect(claimed).toHaveLength(3);
     const [first, , third] = claimed;
     const step = (name: string, result: string | null, wakeAt: number | null = null) => ({ name, result, wakeAt, attempt: 1, at: NOW + 1 });

@@ -27,8 +27,8 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
-const claim = (store: Store, names: string[], limits: ReadonlyMap<string, NameLimits>) =>
-  store.claim({ names, limit: 10, owner: 'w', leaseMs: 60_000, now: NOW, rule: CLAIM_RULE, limits });
+const claim = async (store: Store, names: string[], limits: ReadonlyMap<string, NameLimits>) =>
+  (await store.claim({ names, limit: 10, owner: 'w', leaseMs: 60_000, now: NOW, rule: CLAIM_RULE, limits })).jobs;
 
 it('the end of a grouped job, or of a job of a name with a global concurrency, wakes claim loops; the end of any other job does not', async () => {
   const schema = pg.schema();

@@ -93,7 +93,7 @@ async function runWorkers(s: fc.Scheduler, plan: Plan, racy: boolean): Promise<O
     });
     const newJob = { name: NAME, state: 'pending', payload: '{}', key: null, priority: 0, runAt: clock.t, retry: null, timeout: null };
     await store.insert(Array.from({ length: plan.jobs }, () => newJob), clock.t);
-    const claim: Claim = raw ? racyClaim(s, raw) : (req) => store.claim(req);
+    const claim: Claim = raw ? racyClaim(s, raw) : async (req) => (await store.claim(req)).jobs;
 
     /**
      * A store call: fast-check decides when it starts and when its answer

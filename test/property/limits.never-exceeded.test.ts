@@ -165,7 +165,7 @@ async function run(ops: readonly Op[]): Promise<{ found: string[]; unfinished: n
   const claim = async (e: Engine, limit: number, hold = false, startNow = limit) => {
     const now = clock.now();
     const request = { names: NAMES, limit, owner: 'w', leaseMs: 600_000, now, rule: e.registry.claimRule, limits: LIMITS, startNow };
-    const jobs = await e.store.claim(hold ? { ...request, startWithinMs: HOLD_MS } : request);
+    const jobs = (await e.store.claim(hold ? { ...request, startWithinMs: HOLD_MS } : request)).jobs;
     for (const job of jobs) if (held.some((h) => h.id === job.id) || ahead.some((a) => a.job.id === job.id)) found.push(`job ${job.id} leased twice`);
     for (const job of jobs) {
       if (job.startBy !== undefined) {

@@ -196,8 +196,8 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
   });
   const ids: number[] = [];
   const runs = new Map<number, string[]>();
-  const claim = (p: Proc, limit: number): Promise<LeasedJob[]> =>
-    p.engine.store.claim({ names: ['m'], limit, owner: p.owner, leaseMs: LEASE_MS, now: clock.now(), rule: p.engine.registry.claimRule });
+  const claim = async (p: Proc, limit: number): Promise<LeasedJob[]> =>
+    (await p.engine.store.claim({ names: ['m'], limit, owner: p.owner, leaseMs: LEASE_MS, now: clock.now(), rule: p.engine.registry.claimRule })).jobs;
   const work = async (p: Proc, limit: number) => {
     const jobs = await claim(p, limit);
     await Promise.all(

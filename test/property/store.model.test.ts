@@ -123,7 +123,7 @@ const claim = fc.tuple(fc.integer({ min: 1, max: 3 }), fc.constantFrom('w0', 'w1
       .slice(0, limit)
       .map((j) => j.id)
       .sort((x, y) => x - y);
-    const got = await r.store.claim({ names, limit, owner, leaseMs: LEASE, now: r.clock.now(), rule: r.registry.claimRule });
+    const got = (await r.store.claim({ names, limit, owner, leaseMs: LEASE, now: r.clock.now(), rule: r.registry.claimRule })).jobs;
     // Which jobs (priority, run_at, id order) is the contract; RETURNING's row order is not.
     expect(got.map((c) => c.id).sort((x, y) => x - y)).toEqual(expected);
     for (const c of got) {

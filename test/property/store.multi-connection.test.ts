@@ -86,7 +86,7 @@ describe('two connections on one file', () => {
             const { store, apply, engine } = conns[step.conn];
             const { registry } = engine;
             if (step.kind === 'claim') {
-              const got = await store.claim({ names: [NAME], limit: step.limit, owner: `c${step.conn}`, leaseMs: LEASE, now: clock.now(), rule: conns[0].engine.registry.claimRule });
+              const got = (await store.claim({ names: [NAME], limit: step.limit, owner: `c${step.conn}`, leaseMs: LEASE, now: clock.now(), rule: conns[0].engine.registry.claimRule })).jobs;
               for (const c of got) {
                 const holder = live.get(c.id);
                 expect(holder, `job ${c.id} claimed by c${step.conn} while c${holder?.conn} holds it`).toBeUndefined();
@@ -159,7 +159,7 @@ describe('two connections on one file', () => {
     expect(b.store.externalChange()).toBe(true);
     expect(b.store.externalChange()).toBe(false);
 
-    const [claimed] = await b.store.claim({ names: [NAME], limit: 1, owner: 'b', leaseMs: LEASE, now: clock.now(), rule: b.engine.registry.claimRule });
+    const [claimed] = (await b.store.claim({ names: [NAME], limit: 1, owner: 'b', leaseMs: LEASE, now: clock.now(), rule: b.engine.registry.claimRule })).jobs;
     expect(claimed).toBeDefined();
     expect(a.store.externalChange()).toBe(true);
     expect(a.store.externalChange()).toBe(false);

@@ -161,10 +161,11 @@ describe('the compiled table equals xstate transition()', () => {
   // A generator that never leaves pending would make the properties above
   // pass vacuously: check that sequences like theirs reach every state.
   it('random sequences of this shape reach every state of both machines', () => {
-    // More samples than the properties take: the check must not rest on luck (some states lie several given events deep).
+    // More samples than the properties take, from a fixed seed: the check must not rest on luck (some states
+    // lie several given events deep; from waiting-children, 4 × RUNS random samples missed completed now and then).
     const reached = (machine: AnyStateMachine, arb: fc.Arbitrary<Event[]>, from?: string) => {
       const seen = new Set<string>();
-      for (const events of fc.sample(arb, 4 * RUNS)) for (const s of checkSameAsXstate(machine, events, from)) seen.add(s);
+      for (const events of fc.sample(arb, { numRuns: Math.max(4 * RUNS, 2000), seed: 20261206 })) for (const s of checkSameAsXstate(machine, events, from)) seen.add(s);
       return [...seen].sort();
     };
     const base = ['cancelled', 'completed', 'dead', 'failed', 'pending', 'processing', 'sleeping'];

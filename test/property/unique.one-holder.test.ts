@@ -113,7 +113,7 @@ async function run(ops: readonly Op[]): Promise<{ violations: string[]; notFreed
   };
   const perform = async (e: Engine, op: Op) => {
     if (op.type === 'enqueue') await enqueue(e, KEYS[op.key]!, MODES[op.mode]!);
-    else if (op.type === 'claim') held.push(...(await e.store.claim({ names: [NAME], limit: 1, owner: 'w', leaseMs: 60_000, now: systemClock.now(), rule: e.registry.claimRule })));
+    else if (op.type === 'claim') held.push(...((await e.store.claim({ names: [NAME], limit: 1, owner: 'w', leaseMs: 60_000, now: systemClock.now(), rule: e.registry.claimRule })).jobs));
     else if (op.type === 'complete') await settle(e, op.pick, { type: 'job.complete' });
     else if (op.type === 'fail') await settle(e, op.pick, { type: 'job.fail', error: { name: 'Error', message: 'failed' }, random: 0 });
     else await promote(e);
@@ -129,7 +129,7 @@ async function run(ops: readonly Op[]): Promise<{ violations: string[]; notFreed
     for (let round = 0; round < 20; round++) {
       await promote(engines[0]);
       for (;;) {
-        const jobs = await engines[1].store.claim({ names: [NAME], limit: 100, owner: 'w', leaseMs: 60_000, now: systemClock.now(), rule: engines[1].registry.claimRule });
+        const jobs = (await engines[1].store.claim({ names: [NAME], limit: 100, owner: 'w', leaseMs: 60_000, now: systemClock.now(), rule: engines[1].registry.claimRule })).jobs;
         if (jobs.length === 0) break;
         held.push(...jobs);
       }

@@ -106,9 +106,9 @@ export function createClaimer(db: Database, schema: string, history: boolean, ne
     if (!Number.isSafeInteger(rule.attempts)) throw new TypeError(`claim rule attempts must be an integer, got ${rule.attempts}`);
     // claim_ready writes the claim edge every accepted machine has (machine-registry.ts).
     if (rule.from !== JobState.pending || rule.to !== JobState.processing) throw new TypeError(`claim rule must take ${JobState.pending} to ${JobState.processing}, not ${rule.from} to ${rule.to}`);
-    if (req.names.length === 0 || req.limit <= 0) return [];
-    const got: ClaimResult = await takeBack(rule.to, req.limits);
-    if (got.length >= req.limit) return got;
+    if (req.names.length === 0 || req.limit <= 0) return { jobs: [] };
+    const got = await takeBack(rule.to, req.limits);
+    if (got.length >= req.limit) return { jobs: got };
     const sentFor = (): Sent => ({ state: rule.to, attempts: rule.attempts, owner: req.owner, token: nextToken(), lockedUntil: req.now + req.leaseMs, now: req.now });
     try {
       if (!grouped && !req.names.some((n) => hasNameLimit(req.limits?.get(n)))) {
@@ -117,8 +117,7 @@ export function createClaimer(db: Database, schema: string, history: boolean, ne
         got.push(...found.jobs);
         grouped = found.grouped;
         if (!grouped || got.length >= req.limit) {
-          if (found.pause_ends !== null && got.length < req.limit) got.heldBack = { until: found.pause_ends };
-          return got;
+          return found.pause_ends !== null && got.length < req.limit ? { jobs: got, heldBack: { until: found.pause_ends } } : { jobs: got };
         }
       }
       const sent = sentFor();
@@ -127,11 +126,10 @@ export function createClaimer(db: Database, schema: string, history: boolean, ne
       const found = await inDoubtOnLoss(sent, () => limited({ ...req, limit: req.limit - got.length, ...startNow }, sent));
       got.push(...found.jobs);
       grouped = found.grouped;
-      if (found.heldBack) got.heldBack = found.heldBack;
-      return got;
+      return found.heldBack ? { jobs: got, heldBack: found.heldBack } : { jobs: got };
     } catch (err) {
       // Jobs already leased to this process (taken back, or by the fast part): handed over even though the rest failed.
-      if (got.length > 0) return got;
+      if (got.length > 0) return { jobs: got };
       throw err;
     }
   };

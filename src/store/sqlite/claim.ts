@@ -11,7 +11,7 @@ import type Database from 'better-sqlite3';
 import { DatabaseError } from '../../errors.js';
 import { withoutPaused } from '../paused.js';
 import { UniqueSpan } from '../records.js';
-import type { ClaimRequest, ClaimResult, ClaimRule, LeasedJob } from '../store.js';
+import type { ClaimRequest, ClaimResult, ClaimRule, HeldBack, LeasedJob } from '../store.js';
 import { hasNameLimit, withoutRatePaused } from '../limited-claim.js';
 import { createLimitedClaim } from './claim-limited.js';
 import { namesStatement } from './names-statement.js';
@@ -46,12 +46,12 @@ export function createClaim(
 
   const claimTx = db.transaction((req: ClaimRequest, token: string): ClaimResult => {
     const open = withoutPaused(req.names, pausedNames());
-    if (open.length === 0) return [];
+    if (open.length === 0) return { jobs: [] };
     // Names a handler's RateLimitedError paused (until when: the loop comes back then).
     const rateLimited = namesPaused.all({ now: req.now }) as Array<[string, number]>;
     const { names, pauseEnds } = withoutRatePaused(open, rateLimited);
-    let heldBack: { until: number | null } | undefined = pauseEnds === null ? undefined : { until: pauseEnds };
-    const short = (jobs: LeasedJob[]): ClaimResult => (heldBack && jobs.length < req.limit ? Object.assign(jobs, { heldBack }) : jobs);
+    let heldBack: HeldBack | undefined = pauseEnds === null ? undefined : { until: pauseEnds };
+    const short = (jobs: LeasedJob[]): ClaimResult => (heldBack && jobs.length < req.limit ? { jobs, heldBack } : { jobs });
     if (names.length === 0) return short([]);
     indexNewJobs();
     const writes = claimWritesFor(req.rule);
