@@ -1,6 +1,6 @@
 /** The pure machine layer: job and worker lifecycles, retry policy, the compiled table. */
 export { createJobMachine, JobState, JobEventType, FINISHED_STATES, RUNTIME_EVENTS } from './job.machine.js';
-export type { JobContext, JobEvent, JobMachineExtension } from './job.machine.js';
+export type { JobContext, JobEvent, JobMachineContext, JobMachineExtension } from './job.machine.js';
 export { workerMachine, WorkerState } from './worker.machine.js';
 export type { WorkerContext, WorkerEvent } from './worker.machine.js';
 export { compileMachine, MachineCompileError } from './compile.js';

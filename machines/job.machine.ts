@@ -50,7 +50,7 @@ export type JobState = (typeof JobState)[keyof typeof JobState];
 export const FINISHED_STATES: readonly string[] = [JobState.completed, JobState.dead, JobState.cancelled];
 
 /** The context persisted with each job (columns `attempts`, `last_error`; extra keys in `ctx`). */
-export interface JobContext {
+export interface JobMachineContext {
   /** Attempts spent so far. */
   attempts: number;
   lastError: ErrorInfo | null;
@@ -60,6 +60,9 @@ export interface JobContext {
   retryLaters: number;
   [extra: string]: unknown;
 }
+
+/** @deprecated The job machine's context is `JobMachineContext` (a handler's `ctx` is a `HandlerContext`). */
+export type JobContext = JobMachineContext;
 
 export const BASE_CONTEXT_KEYS: readonly string[] = ['attempts', 'lastError', 'retryDelay', 'retryLaters'];
 
@@ -123,9 +126,9 @@ export interface JobMachineExtension {
    * extension's candidates are tried first, then the base ones.
    */
   on?: Partial<Record<JobState, Record<string, unknown>>>;
-  guards?: Record<string, (args: { context: JobContext; event: { type: string } & Record<string, unknown> }) => boolean>;
+  guards?: Record<string, (args: { context: JobMachineContext; event: { type: string } & Record<string, unknown> }) => boolean>;
   actions?: Record<string, unknown>;
-  delays?: Record<string, (args: { context: JobContext; event: { type: string } }) => number>;
+  delays?: Record<string, (args: { context: JobMachineContext; event: { type: string } }) => number>;
 }
 
 function errorOf(event: JobEvent): ErrorInfo {
@@ -133,7 +136,7 @@ function errorOf(event: JobEvent): ErrorInfo {
 }
 
 /** RetryLaterErrors in a row so far (absent from a fresh context). */
-function retryLatersOf(context: JobContext): number {
+function retryLatersOf(context: JobMachineContext): number {
   return typeof context.retryLaters === 'number' ? context.retryLaters : 0;
 }
 
@@ -146,24 +149,24 @@ function baseImplementations(policy: ResolvedRetryPolicy) {
   return {
     guards: {
       /** The handler asked to be retried later (`RetryLaterError`), and has not asked too often in a row. */
-      wantsRetryLater: ({ context, event }: { context: JobContext; event: JobEvent }) => {
+      wantsRetryLater: ({ context, event }: { context: JobMachineContext; event: JobEvent }) => {
         const e = errorOf(event);
         return e.retryAfter !== undefined && !e.unrecoverable && retryLatersOf(context) < policy.maxRetryLater;
       },
       /** Attempts remain and the policy retries this error. */
-      canRetry: ({ context, event }: { context: JobContext; event: JobEvent }) =>
+      canRetry: ({ context, event }: { context: JobMachineContext; event: JobEvent }) =>
         context.attempts < policy.attempts && isRetryableError(policy, errorOf(event)),
       /** A child ended without completing and the parent's policy is to fail with it. */
       childFailed: ({ event }: { event: JobEvent }) => event.type === 'job.children' && event.failed,
     },
     actions: {
-      startAttempt: assign(({ context }: { context: JobContext }) => ({ attempts: context.attempts + 1 })),
-      refundAttempt: assign(({ context }: { context: JobContext }) => ({ attempts: Math.max(0, context.attempts - 1) })),
+      startAttempt: assign(({ context }: { context: JobMachineContext }) => ({ attempts: context.attempts + 1 })),
+      refundAttempt: assign(({ context }: { context: JobMachineContext }) => ({ attempts: Math.max(0, context.attempts - 1) })),
       recordError: assign(({ event }: { event: JobEvent }) => ({ lastError: errorOf(event) })),
-      scheduleRetry: assign(({ context, event }: { context: JobContext; event: JobEvent }) => ({
+      scheduleRetry: assign(({ context, event }: { context: JobMachineContext; event: JobEvent }) => ({
         retryDelay: computeBackoff(policy, context.attempts, errorOf(event), randomOf(event)),
       })),
-      delayAsAsked: assign(({ context, event }: { context: JobContext; event: JobEvent }) => ({
+      delayAsAsked: assign(({ context, event }: { context: JobMachineContext; event: JobEvent }) => ({
         retryDelay: Math.min(policy.maxDelay, Math.max(0, Math.round(errorOf(event).retryAfter ?? 0))),
         retryLaters: retryLatersOf(context) + 1,
       })),
@@ -176,8 +179,8 @@ function baseImplementations(policy: ResolvedRetryPolicy) {
       })),
     },
     delays: {
-      retryDelay: ({ context }: { context: JobContext }) => context.retryDelay,
-      sleepDelay: ({ context }: { context: JobContext }) => (typeof context.sleepDelay === 'number' ? context.sleepDelay : 0),
+      retryDelay: ({ context }: { context: JobMachineContext }) => context.retryDelay,
+      sleepDelay: ({ context }: { context: JobMachineContext }) => (typeof context.sleepDelay === 'number' ? context.sleepDelay : 0),
     },
   };
 }
@@ -264,11 +267,11 @@ export function createJobMachine(policy?: RetryPolicy, extension: JobMachineExte
     if (Object.hasOwn(states, name)) throw new MachineCompileError(`extension.states redefines base state "${name}"`);
     states[name] = config as { on?: Record<string, unknown> };
   }
-  const context: JobContext = { attempts: 0, lastError: null, retryDelay: 0, retryLaters: 0 };
+  const context: JobMachineContext = { attempts: 0, lastError: null, retryDelay: 0, retryLaters: 0 };
   // The merged config is dynamic, so it is typed loosely; the compiled table
   // and its property test are what check it.
   return setup({
-    types: {} as { context: JobContext; events: JobEvent },
+    types: {} as { context: JobMachineContext; events: JobEvent },
     guards: { ...impl.guards, ...(extension.guards ?? {}) } as never,
     actions: { ...impl.actions, ...(extension.actions ?? {}) } as never,
     delays: { ...impl.delays, ...(extension.delays ?? {}) } as never,

@@ -58,7 +58,7 @@ export { WebhookDeliveryError } from './webhook/delivery-error.js';
 export type { WebhookDeliveryCode, WebhookResponseInfo } from './webhook/delivery-error.js';
 export { parseRetryAfter } from './webhook/retry-after.js';
 export { createJobMachine, JobState } from '../machines/job.machine.js';
-export type { JobContext, JobEvent, JobMachineExtension } from '../machines/job.machine.js';
+export type { JobContext, JobEvent, JobMachineContext, JobMachineExtension } from '../machines/job.machine.js';
 export type { RetryPolicy, Backoff, ErrorInfo } from '../machines/policy.js';
 export { machineGraph, renderMermaid, renderDot, renderSvg } from './diagram/index.js';
 export type { MachineGraph, MachineGraphState, MachineGraphEdge, DiagramDirection, DotOptions, SvgOptions } from './diagram/index.js';

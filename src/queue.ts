@@ -11,11 +11,11 @@ import { JobEventType, JobState, RUNTIME_EVENTS } from '../machines/job.machine.
 import { systemClock } from './lib/clock.js';
 import { createDefaultLogger, silentLogger } from './lib/logger.js';
 import { createConsumer, type Consumer } from './engine/consumer.js';
-import { createEngine } from './engine/engine.js';
-import { checkGroupConcurrency, limitsView } from './engine/limits-view.js';
+import { createEngine, type Engine } from './engine/engine.js';
+import { checkGroupConcurrency } from './engine/limits-view.js';
 import { createScheduleApi } from './engine/schedule-api.js';
 import { createSyncEnqueue } from './engine/enqueue-sync.js';
-import { isDeclaration, type AnyJob, type AnyJobDefinition } from './engine/job-definition.js';
+import type { AnyJob } from './engine/job-definition.js';
 import type { JobMapOf } from './engine/job-types.js';
 import { toJob, toStepView, toTransition } from './engine/job-view.js';
 import { deletesByAge, resolveQueueOptions, type QueueOptions } from './engine/options.js';
@@ -25,23 +25,19 @@ import { createJobActions } from './engine/job-actions.js';
 import { createJobResults } from './engine/job-results.js';
 import { createWatch } from './engine/watch.js';
 import { createJobUpdate } from './engine/job-update.js';
-import { readJobLogs } from './engine/job-logs.js';
 import { payloadSchemasOf, validateItems, validatePayload } from './engine/payload-schema.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './engine/validate.js';
 import { watchStartGate } from './engine/watch-start.js';
-import { InvalidTransitionError, JobNotFoundError, QueueClosedError, ValidationError } from './errors.js';
+import { InvalidTransitionError, QueueClosedError, ValidationError } from './errors.js';
 import type { Queue } from './queue-api.js';
 import { registerInternals } from './queue-internals.js';
 import { openStore } from './store/open-store.js';
 import { WHOLE_QUEUE } from './store/paused.js';
-import type { JobRecord } from './store/store.js';
 import { parseWhere } from './store/where.js';
 
 export type { Queue, QueueStatsView } from './queue-api.js';
 
 const LIST_KEYS = ['state', 'name', 'limit', 'after', 'newest'] as const;
-/** Dead jobs read (and retried) per page by retryDead. */
-const RETRY_PAGE = 500;
 
 /**
  * @example
@@ -59,11 +55,6 @@ export function createQueue<const Jobs extends readonly AnyJob[] = []>(options: 
 
 function createUntypedQueue(options: QueueOptions): Queue {
   const o = resolveQueueOptions(options);
-  const seen = new Set<string>();
-  for (const job of o.jobs) {
-    if (seen.has(job.name)) throw new ValidationError(`job "${job.name}" is defined twice`);
-    seen.add(job.name);
-  }
   const clock = o.clock ?? systemClock;
   const logger = o.logger === false ? silentLogger() : o.logger ? o.logger.child({ queue: o.name }) : createDefaultLogger(o.name);
   const opened =
@@ -85,8 +76,16 @@ function createUntypedQueue(options: QueueOptions): Queue {
     );
   const watchStart = watchStartGate(opened);
   const { store } = watchStart;
-  // Declared jobs are only enqueued here: the engine runs (and claims) the defined ones.
-  const engine = createEngine({ store, clock, logger, jobs: o.jobs.filter((job) => !isDeclaration(job)) as AnyJobDefinition[], retention: o.retention, maxPayloadBytes: o.maxPayloadBytes });
+  let engine: Engine;
+  try {
+    engine = createEngine({ store, clock, logger, jobs: o.jobs, retention: o.retention, maxPayloadBytes: o.maxPayloadBytes });
+  } catch (err) {
+    // A machine refused at start-up (engine/machine-registry.ts): the store this call opened goes with it.
+    if (o.store === undefined) void opened.close().catch(() => undefined);
+    throw err;
+  }
+  // The facade's reads and controls of the store (inspection.ts); job moves go through engine.apply.
+  const { inspect } = engine;
   // Declared jobs' schemas too: a producer validates what it enqueues.
   const schemas = payloadSchemasOf(o.jobs);
   // Schedules fire in queues that know their job: the defined and the declared ones.
@@ -102,12 +101,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
   };
   const results = createJobResults({ store, clock, registry: engine.registry, events$: engine.events$, open });
 
-  const load = async (id: number) => {
-    checkInteger('job id', id, 1);
-    const job = await store.get(id);
-    if (!job) throw new JobNotFoundError(id);
-    return job;
-  };
+  const load = (id: number) => inspect.job(id);
 
   const pauseName = (what: string, name: string | undefined): string => {
     open();
@@ -130,7 +124,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     // The job left processing under a running handler of this process: tell it to stop.
     if (r.from === JobState.processing && r.to !== JobState.processing) consumer?.abort(id, 'cancel');
     // A state kept for 0 ms (retention) deleted the row with the move: answer with the job as it ended.
-    const after = await store.get(id);
+    const after = await inspect.current(id);
     return toJob(after ?? { ...job, state: r.to, attempts: r.attempts, leaseOwner: null, leaseToken: null, lockedUntil: null });
   };
 
@@ -209,16 +203,16 @@ function createUntypedQueue(options: QueueOptions): Queue {
     async history(id) {
       open();
       await load(id);
-      return (await store.history(id)).map(toTransition);
+      return (await inspect.history(id)).map(toTransition);
     },
     async steps(id) {
       open();
       await load(id);
-      return (await store.steps(id)).map(toStepView);
+      return (await inspect.steps(id)).map(toStepView);
     },
     async logs(id, logsOptions) {
       open();
-      return readJobLogs(store, id, logsOptions);
+      return inspect.logs(id, logsOptions);
     },
     async listJobs(filter = {}) {
       open();
@@ -228,13 +222,12 @@ function createUntypedQueue(options: QueueOptions): Queue {
       if (filter.limit !== undefined) checkInteger('listJobs limit', filter.limit, 1, 10_000);
       if (filter.after !== undefined) checkInteger('listJobs after', filter.after, 0);
       if (filter.newest !== undefined && typeof filter.newest !== 'boolean') throw new ValidationError('listJobs newest must be a boolean');
-      return (await store.list(filter)).map(toJob);
+      return (await inspect.list(filter)).map(toJob);
     },
     async stats() {
       open();
-      const [stats, paused] = await Promise.all([store.stats(), store.paused()]);
-      const names = paused.filter((name) => name !== WHOLE_QUEUE);
-      return { ...stats, stuck: consumer?.stuck() ?? 0, paused: { all: names.length < paused.length, names } };
+      const { stats, paused } = await inspect.stats();
+      return { ...stats, stuck: consumer?.stuck() ?? 0, paused };
     },
     async retry(id) {
       return send(id, { type: JobEventType.retry });
@@ -260,36 +253,20 @@ function createUntypedQueue(options: QueueOptions): Queue {
       if (where !== undefined && typeof where !== 'string') throw new ValidationError('retryDead where must be a string');
       const clauses = where === undefined ? [] : parseWhere(where);
       let retried = 0;
-      // A search pages along the dead jobs' index; its cursor is a position, so it holds while retried jobs leave.
-      for (let cursor: string | undefined, after = 0; ; ) {
-        let page: JobRecord[];
-        let more: boolean;
-        if (clauses.length > 0) {
-          const found = await store.browse({ state: JobState.dead, name, where: clauses, limit: RETRY_PAGE, cursor });
-          // The full rows, as they were when the search read them: a job that moved on since (retried and
-          // dead again, say) is left alone, not retried on its later death.
-          const rows = await Promise.all(found.jobs.map((j) => store.get(j.id)));
-          page = rows.filter((job, i): job is JobRecord => job !== undefined && job.version === found.jobs[i]!.version);
-          more = found.next !== null;
-          cursor = found.next ?? undefined;
-        } else {
-          page = await store.list({ state: JobState.dead, ...(name === undefined ? {} : { name }), limit: RETRY_PAGE, after });
-          more = page.length === RETRY_PAGE;
-          after = page[page.length - 1]?.id ?? after;
-        }
+      for await (const page of inspect.deadPages(name, clauses)) {
         // Concurrent applies share commits (the engine's transition batcher).
         // A job that moved on since the read (another retry) is left alone.
         const results = await Promise.all(page.map((job) => engine.apply(job, { type: JobEventType.retry })));
         retried += results.filter((r) => r.accepted && r.committed).length;
-        if (!more) return retried;
       }
+      return retried;
     },
     async pause(name) {
-      await store.setPaused(pauseName('pause', name), true, clock.now());
+      await inspect.setPaused(pauseName('pause', name), true);
       logger.info({ job: name ?? '*' }, name === undefined ? 'queue paused' : 'job name paused');
     },
     async resume(name) {
-      await store.setPaused(pauseName('resume', name), false, clock.now());
+      await inspect.setPaused(pauseName('resume', name), false);
       logger.info({ job: name ?? '*' }, name === undefined ? 'queue resumed' : 'job name resumed');
       engine.wake();
     },
@@ -309,28 +286,28 @@ function createUntypedQueue(options: QueueOptions): Queue {
     async setGroupConcurrency(group, concurrency) {
       open();
       const checked = checkGroupConcurrency(group, concurrency);
-      await store.setGroupConcurrency(checked.group, checked.concurrency, clock.now());
+      await inspect.setGroupConcurrency(checked.group, checked.concurrency);
       logger.info({ group: checked.group, concurrency: checked.concurrency }, 'group concurrency set');
       engine.wake();
     },
     async limits() {
       open();
-      return limitsView(store, engine.limits, clock.now());
+      return inspect.limits(engine.limits);
     },
     async backup(destination, backupOptions = {}) {
       open();
       checkString('backup destination', destination, 4096);
       rejectUnknownOptions('backup options', backupOptions, ['onProgress']);
-      await store.backup(destination, backupOptions.onProgress);
+      await inspect.backup(destination, backupOptions.onProgress);
     },
     async ping() {
       open();
-      await store.ping();
+      await inspect.ping();
     },
     async diagnose(diagnoseOptions = {}) {
       open();
       rejectUnknownOptions('diagnose options', diagnoseOptions, ['integrity']);
-      return store.diagnose({ integrity: diagnoseOptions.integrity === true, now: clock.now() });
+      return inspect.diagnose(diagnoseOptions.integrity === true);
     },
     events$: engine.events$,
     claims$: engine.claims$,

@@ -1,7 +1,7 @@
 /** machine: the compiled transition table vs xstate's pure transition(), same event sequence. */
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import { compileMachine } from '../../machines/compile.js';
-import { createJobMachine, type JobContext } from '../../machines/job.machine.js';
+import { createJobMachine, type JobMachineContext } from '../../machines/job.machine.js';
 import { alternate, ratios, roundsFor } from '../lib/rounds.js';
 import type { Metric, Scenario } from '../lib/types.js';
 
@@ -13,7 +13,7 @@ export const machineScenario: Scenario = {
   async run(ctx) {
     const started = Date.now();
     const machine = createJobMachine({ attempts: 3, backoff: { type: 'exponential', delay: 100 } });
-    const table = compileMachine<JobContext>(machine);
+    const table = compileMachine<JobMachineContext>(machine);
     // pending → processing → failed → (retry delay) pending → processing → completed
     const probe = table.next('processing', table.next('pending', table.initial.context, { type: 'job.claim' })!.context, {
       type: 'job.fail',

@@ -16,7 +16,7 @@
  * Pure: imports xstate only.
  */
 import { assign, type AnyStateMachine } from 'xstate';
-import { createJobMachine, type JobContext } from '../job.machine.js';
+import { createJobMachine, type JobMachineContext } from '../job.machine.js';
 import type { ErrorInfo, RetryPolicy } from '../policy.js';
 
 /** How long a quarantined job waits for a human before it goes to `dead`: 7 days. */
@@ -74,7 +74,7 @@ export function createQuarantineMachine(policy?: RetryPolicy): AnyStateMachine {
     },
     actions: {
       quarantine: assign(({ event }: { event: AnyEvent }) => ({ lastError: errorOf(event) ?? null })),
-      approve: assign((): Partial<JobContext> => ({ attempts: 0, retryDelay: 0 })),
+      approve: assign((): Partial<JobMachineContext> => ({ attempts: 0, retryDelay: 0 })),
     },
     delays: {
       quarantineExpiry: () => QUARANTINE_EXPIRY_MS,

@@ -12,7 +12,7 @@ import { every } from '../lib/clock.js';
 import { withoutPaused } from '../store/paused.js';
 import type { ClaimResult, JobRecord, LeasedJob } from '../store/store.js';
 import { createClaimBuffer } from './claim-buffer.js';
-import type { Engine } from './engine.js';
+import type { WorkerEngine } from './engine.js';
 import { createExecutor, extendLease, type Executor } from './executor.js';
 import type { AbortReason } from './job-runner.js';
 import { deletesByAge } from './options.js';
@@ -53,8 +53,8 @@ export interface Consumer {
 /** Rows deleted per retention transaction: small, so the claim loop is never held up long. */
 const PURGE_BATCH = 500;
 const RETENTION_EVERY_MS = 5000;
-export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
-  const { store, registry, clock, logger, outage } = engine;
+export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consumer {
+  const { worker: store, registry, clock, logger, outage } = engine;
   const names = [...engine.definitions.keys()];
   const delayedStates = registry.delayedStates;
   const { limits } = engine;
@@ -176,11 +176,12 @@ export function createConsumer(engine: Engine, o: ConsumerOptions): Consumer {
       } finally {
         buffer.claimed(result, limit, now);
       }
-      rateStarts.claimed(now, result.heldBack?.tokensOut === true);
-      engine.claimed(result.jobs, o.ownerId);
+      const { jobs, heldBack } = result!; // set, or the claim threw past the finally
+      rateStarts.claimed(now, heldBack?.tokensOut === true);
+      engine.claimed(jobs, o.ownerId);
       pauseReads.arm();
       pool.kick();
-      return result.jobs.length;
+      return jobs.length;
     },
     promoteDue: async (now) => void (await promoteDue(engine, names, now)),
     nextDueAt: async () => {

@@ -17,7 +17,8 @@ import type { CallerClient, FlowInsertResult, InsertResult, LeasedJob, NameLimit
 import { createApplyEvent, type ApplyEvent, type TransitionNotice } from './apply-event.js';
 import type { BufferEvent } from './claim-buffer.js';
 import { transitionEvent, type ClaimBatchEvent, type ClaimPassEvent, type QueueEvent, type RunStuckEvent } from './events.js';
-import type { AnyJobDefinition } from './job-definition.js';
+import { isDeclaration, type AnyJob, type AnyJobDefinition } from './job-definition.js';
+import { createInspection, type Inspection } from './inspection.js';
 import { limitsByName } from './limits.js';
 import { createCommit } from './commit.js';
 import { createMachineRegistry, type MachineRegistry } from './machine-registry.js';
@@ -30,14 +31,52 @@ export interface EngineDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
-  /** The jobs this process runs (it may enqueue any name). */
-  jobs: readonly AnyJobDefinition[];
+  /** The jobs this process defines (runs) and declares (only enqueues); it may enqueue any name. */
+  jobs: readonly AnyJob[];
   retention: ResolvedRetention;
   maxPayloadBytes: number;
 }
 
+/**
+ * What the worker side (the consumer, the executor, the sweeps, the process
+ * registry) may ask of the store: claims and leases, and what a running job
+ * reads and writes. The inspection and control the facade does go through
+ * `Engine.inspect` (inspection.ts), the rest through the engine's own paths.
+ */
+export type WorkerStore = Pick<
+  Store,
+  | 'claim'
+  | 'held'
+  | 'heartbeat'
+  | 'progress'
+  | 'saveSteps'
+  | 'steps'
+  | 'appendLogs'
+  | 'children'
+  | 'childCounts'
+  | 'pauseLimit'
+  | 'pauses'
+  | 'paused'
+  | 'nextDueAt'
+  | 'dueJobs'
+  | 'expiredLeases'
+  | 'purgeFinished'
+  | 'externalChange'
+  | 'watchChanges'
+  | 'beatProcess'
+  | 'removeProcess'
+>;
+
+/** The engine as the worker side sees it: the store only through `worker`. */
+export type WorkerEngine = Omit<Engine, 'store' | 'inspect'>;
+
 export interface Engine {
+  /** The whole store: for the engine's own modules that the facade builds (job actions, results, watch). */
   readonly store: Store;
+  /** The store as the worker side sees it. */
+  readonly worker: WorkerStore;
+  /** The facade's reads and controls of the store (queue.getJob, stats, pause …). */
+  readonly inspect: Inspection;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly registry: MachineRegistry;
@@ -114,11 +153,10 @@ export interface Ready {
 
 export function createEngine(deps: EngineDeps): Engine {
   const { store, clock, logger } = deps;
+  // Declared jobs are only enqueued here: the engine runs (and claims) the defined ones.
+  // (createQueue's options refused a name given twice before the store was opened: options.ts.)
   const definitions = new Map<string, AnyJobDefinition>();
-  for (const def of deps.jobs) {
-    if (definitions.has(def.name)) throw new ValidationError(`job "${def.name}" is defined twice`);
-    definitions.set(def.name, def);
-  }
+  for (const job of deps.jobs) if (!isDeclaration(job)) definitions.set(job.name, job);
   const registry = createMachineRegistry(definitions);
   const events = new Subject<QueueEvent>();
   const ready = new Subject<Ready>();
@@ -203,6 +241,8 @@ export function createEngine(deps: EngineDeps): Engine {
 
   return {
     store,
+    worker: store,
+    inspect: createInspection(store, clock),
     clock,
     logger,
     registry,

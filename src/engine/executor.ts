@@ -15,7 +15,7 @@ import { Abortable } from '../lib/abortable.js';
 import type { TimerHandle } from '../lib/clock.js';
 import type { JobRecord, LeasedJob, LimitPause, StepSave } from '../store/store.js';
 import { createBatcher } from '../lib/batcher.js';
-import type { Engine } from './engine.js';
+import type { WorkerEngine } from './engine.js';
 import { JobContext, type ContextHost } from './handler-context.js';
 import type { SleepSignal } from './durable-steps.js';
 import { afterAbort, runHandler, toErrorInfo, type AbortReason, type Outcome } from './job-runner.js';
@@ -82,14 +82,14 @@ export interface ExecutorOptions {
 }
 
 /** Extends a claimed job's lease; false when the lease was lost (expired and taken, cancelled). */
-export async function extendLease(engine: Engine, job: LeasedJob, until: number): Promise<boolean> {
-  const ok = await engine.store.heartbeat(job.id, job.leaseToken, until);
+export async function extendLease(engine: WorkerEngine, job: LeasedJob, until: number): Promise<boolean> {
+  const ok = await engine.worker.heartbeat(job.id, job.leaseToken, until);
   if (ok) job.lockedUntil = until;
   return ok;
 }
 
 
-export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
+export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Executor {
   const { clock, logger } = engine;
   // Every live run, and the newest run of each job id. A run is its lease
   // (job id and token): an older run of the same job ending never touches the
@@ -112,8 +112,8 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     else if (!ok) abortable.abort('lease' satisfies AbortReason);
     return ok;
   };
-  const stepSaves = createBatcher<StepSave, boolean>((items) => engine.store.saveSteps(items));
-  const logWriter = createLogWriter(engine.store, logger);
+  const stepSaves = createBatcher<StepSave, boolean>((items) => engine.worker.saveSteps(items));
+  const logWriter = createLogWriter(engine.worker, logger);
   const record: ContextHost['record'] = (job, level, fields, message) => {
     const run = runOf(job);
     if (!run) return; // a line logged after its run ended: nothing writes it any more
@@ -129,9 +129,9 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
   };
   const host: ContextHost = {
     extend,
-    progress: (job, value) => engine.store.progress(job.id, job.leaseToken, value),
+    progress: (job, value) => engine.worker.progress(job.id, job.leaseToken, value),
     steps: {
-      steps: (job) => engine.store.steps(job.id),
+      steps: (job) => engine.worker.steps(job.id),
       // Steps finished at the same time share one write (a commit per step bounded the drain at a few hundred jobs a second on PostgreSQL).
       saveStep: (job, step) => stepSaves.push({ id: job.id, token: job.leaseToken, step }),
       now: () => clock.now(),
@@ -143,13 +143,13 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     children: async (job) => {
       const out: Job[] = [];
       for (let after = 0; ; ) {
-        const page = await engine.store.children(job.id, after, CHILDREN_PAGE);
+        const page = await engine.worker.children(job.id, after, CHILDREN_PAGE);
         for (const r of page) out.push(toJob(r));
         if (page.length < CHILDREN_PAGE) return out;
         after = page[page.length - 1]!.id;
       }
     },
-    childCounts: (job) => engine.store.childCounts(job.id),
+    childCounts: (job) => engine.worker.childCounts(job.id),
   };
 
   const abortRun = (run: Run, reason: unknown) => {
@@ -180,7 +180,7 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
       { module, payload: job.payload, jobId: job.id, name: job.name, attempt: job.attempts, workerId, ...slotSpec(job) },
       {
         heartbeat: () => extend(job, abortable),
-        progress: (value) => engine.store.progress(job.id, job.leaseToken, value),
+        progress: (value) => engine.worker.progress(job.id, job.leaseToken, value),
         log: (level, obj, msg) => {
           log ??= logger.child({ job: job.name, jobId: job.id, attempt: job.attempts, workerId });
           log[level](obj ?? {}, msg);
@@ -245,7 +245,7 @@ export function createExecutor(engine: Engine, o: ExecutorOptions): Executor {
     // This process's jobs of the name or group claimed ahead of time must not start either (rate-pauses.ts).
     o.onRateLimited?.({ kind, key, until: at + delay });
     try {
-      await engine.store.pauseLimit(kind, key, at + delay, at);
+      await engine.worker.pauseLimit(kind, key, at + delay, at);
       logger.info({ jobId: job.id, job: job.name, [kind]: key, delayMs: delay }, `rate limited: ${kind} paused`);
     } catch (err) {
       // The job itself still waits out the delay.

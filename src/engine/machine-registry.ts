@@ -4,13 +4,13 @@
  */
 import type { AnyStateMachine } from 'xstate';
 import { compileMachine, MachineCompileError, type CompiledMachine } from '../../machines/compile.js';
-import { createJobMachine, FINISHED_STATES, JobEventType, JobState, type JobContext } from '../../machines/job.machine.js';
+import { createJobMachine, FINISHED_STATES, JobEventType, JobState, type JobMachineContext } from '../../machines/job.machine.js';
 import type { ErrorInfo, RetryPolicy } from '../../machines/policy.js';
 import type { AnyJobDefinition as JobDefinition } from './job-definition.js';
 import { LitejobsError } from '../errors.js';
 import type { ClaimRule, FlowRule } from '../store/store.js';
 
-export type CompiledJobMachine = CompiledMachine<JobContext>;
+export type CompiledJobMachine = CompiledMachine<JobMachineContext>;
 
 export interface MachineRegistry {
   /** The machine that decides transitions for a job of this name and stored retry override. */
@@ -24,12 +24,12 @@ export interface MachineRegistry {
 }
 
 /** Rebuilds the machine context from a row's columns. */
-export function toContext(attempts: number, lastError: ErrorInfo | null, ctx: Record<string, unknown> | null): JobContext {
+export function toContext(attempts: number, lastError: ErrorInfo | null, ctx: Record<string, unknown> | null): JobMachineContext {
   return { retryDelay: 0, retryLaters: 0, ...(ctx ?? {}), attempts, lastError };
 }
 
 /** Splits a machine context into the row's columns (`ctx` keeps what has no column; null when default). */
-export function fromContext(context: JobContext): { attempts: number; lastError: ErrorInfo | null; ctx: Record<string, unknown> | null } {
+export function fromContext(context: JobMachineContext): { attempts: number; lastError: ErrorInfo | null; ctx: Record<string, unknown> | null } {
   let ctx: Record<string, unknown> | null = null;
   for (const key of Object.keys(context)) {
     if (key === 'attempts' || key === 'lastError') continue;
@@ -118,7 +118,7 @@ export function createMachineRegistry(definitions: ReadonlyMap<string, JobDefini
     let compiled = cache.get(key);
     if (!compiled) {
       try {
-        compiled = compileMachine<JobContext>(build(def, (retry ?? undefined) as RetryPolicy | undefined));
+        compiled = compileMachine<JobMachineContext>(build(def, (retry ?? undefined) as RetryPolicy | undefined));
       } catch (err) {
         // Name the job: a machine error alone does not say which definition it came from.
         if (err instanceof LitejobsError && err.code !== 'LJ_ERR_MACHINE') throw err;
@@ -134,7 +134,7 @@ export function createMachineRegistry(definitions: ReadonlyMap<string, JobDefini
   const delayed = new Set<string>();
   for (const name of definitions.keys()) for (const s of forJob(name, null).delayedStates) delayed.add(s);
   // Every accepted machine claims the same way (assertQueueCompatible): read it off the base machine.
-  const base = compileMachine<JobContext>(createJobMachine());
+  const base = compileMachine<JobMachineContext>(createJobMachine());
   const claimRule = claimRuleOf(base);
   // Flows follow the base machine's edges (a parent may be a name this process only enqueues).
   const flowRule = flowRuleOf(base);

@@ -7,7 +7,7 @@ import { NotSupportedError, ValidationError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { checkInteger, checkNumber, checkPath, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
 import type { CallerClient, Store, UniqueGuard } from '../store/store.js';
-import { checkAppDatabase, type SqliteDatabase } from '../store/sqlite/app-database.js';
+import { checkAppDatabase, type SqliteDatabase } from '../store/open-store.js';
 import { splitSchemaParam } from '../store/connection-url.js';
 import { checkGroup } from './limits.js';
 import { checkUniqueOptions, type DebounceOptions, type ThrottleOptions, type UniqueOptions } from './unique.js';
@@ -174,6 +174,12 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     throw new ValidationError('createQueue logger must be a pino Logger, or false to log nothing');
   }
   if (!Array.isArray(o.jobs)) throw new ValidationError('createQueue jobs must be an array of defineJob(...) results');
+  // Checked before anything is opened: defined and declared jobs share one namespace of names.
+  const seen = new Set<string>();
+  for (const job of o.jobs) {
+    if (seen.has(job?.name)) throw new ValidationError(`job "${job.name}" is defined twice`);
+    seen.add(job?.name);
+  }
   if (typeof o.history !== 'boolean') throw new ValidationError('createQueue history must be a boolean');
   checkInteger('createQueue maxPayloadBytes', o.maxPayloadBytes, 2, 1024 * 1024 * 1024);
   checkInteger('createQueue pollInterval', o.pollInterval, 1, 60_000);

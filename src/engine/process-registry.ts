@@ -29,7 +29,7 @@ export function heartbeatEvery(leaseMs: number, sweepMs: number): number {
 }
 
 export interface ProcessRegistryOptions {
-  store: Store;
+  store: Pick<Store, 'beatProcess' | 'removeProcess'>;
   clock: Clock;
   outage: OutageLog;
   owner: string;

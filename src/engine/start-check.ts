@@ -52,7 +52,7 @@ export interface StartCheck {
   ahead(buffer: readonly LeasedJob[], lost: (job: LeasedJob) => void): void;
 }
 
-export function createStartCheck(store: Store, clock: Clock, leaseMs: number): StartCheck {
+export function createStartCheck(store: Pick<Store, 'held'>, clock: Clock, leaseMs: number): StartCheck {
   const reads = createBatcher<{ id: number; token: string }, boolean>((leases) => store.held(leases));
   /** Confirmations newer than the job's claim or renewal (which lockedUntil records). */
   const confirmed = new WeakMap<LeasedJob, number>();

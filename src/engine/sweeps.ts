@@ -15,14 +15,14 @@
  */
 import { JobEventType } from '../../machines/job.machine.js';
 import type { JobRecord } from '../store/store.js';
-import type { Engine } from './engine.js';
+import type { WorkerEngine } from './engine.js';
 import { toContext } from './machine-registry.js';
 
 export const SWEEP_BATCH = 100;
 
 /** Delivers each due job's delayed event; returns how many moved. */
-export async function promoteDue(engine: Engine, names: readonly string[], now: number): Promise<number> {
-  const { store, registry } = engine;
+export async function promoteDue(engine: WorkerEngine, names: readonly string[], now: number): Promise<number> {
+  const { worker: store, registry } = engine;
   let moved = 0;
   for (;;) {
     const due = await store.dueJobs(names, registry.delayedStates, now, SWEEP_BATCH);
@@ -49,9 +49,9 @@ export interface ExpiryHooks {
 }
 
 /** Turns expired leases into failed attempts, through the machine; returns the jobs expired. */
-export async function expireLeases(engine: Engine, names: readonly string[], now: number, hooks: ExpiryHooks): Promise<JobRecord[]> {
+export async function expireLeases(engine: WorkerEngine, names: readonly string[], now: number, hooks: ExpiryHooks): Promise<JobRecord[]> {
   const expired: JobRecord[] = [];
-  for (const job of await engine.store.expiredLeases(names, now, SWEEP_BATCH)) {
+  for (const job of await engine.worker.expiredLeases(names, now, SWEEP_BATCH)) {
     if (hooks.holds(job)) {
       await hooks.renew();
       continue;

@@ -10,6 +10,9 @@ import { createSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 import type { SqliteDatabase } from './sqlite/app-database.js';
 
+// What createQueue's options take of a store beyond the contract: an application's SQLite connection.
+export { checkAppDatabase, type SqliteDatabase } from './sqlite/app-database.js';
+
 export interface StoreChoice {
   path: string;
   /** PostgreSQL instead of `path`. */

@@ -7,7 +7,7 @@ import { describe, expect } from 'vitest';
 import { fc, it } from '@fast-check/vitest';
 import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
 import { compileMachine } from '../../machines/compile.js';
-import { createJobMachine, type JobContext } from '../../machines/job.machine.js';
+import { createJobMachine, type JobMachineContext } from '../../machines/job.machine.js';
 import { createQuarantineMachine } from '../../machines/examples/quarantine.machine.js';
 import type { Backoff, ErrorInfo, ErrorMatcher, RetryPolicy } from '../../machines/policy.js';
 import { propertyRuns } from '../helpers/property-runs.js';
@@ -97,7 +97,7 @@ function soonestDelayed(actions: Action[]): { eventType: string; delay: number }
  * `from`: start in this state instead of the initial one (a flow's parent is created in `waiting-children`).
  */
 function checkSameAsXstate(machine: AnyStateMachine, events: Event[], from?: string): string[] {
-  const table = compileMachine<JobContext>(machine);
+  const table = compileMachine<JobMachineContext>(machine);
   let [snapshot] = initialTransition(machine) as [AnyMachineSnapshot, Action[]];
   if (from !== undefined) snapshot = machine.resolveState({ value: from, context: snapshot.context });
   let state = from ?? table.initial.state;

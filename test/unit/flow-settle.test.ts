@@ -5,12 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compileMachine } from '../../machines/compile.js';
-import { createJobMachine, type JobContext } from '../../machines/job.machine.js';
+import { createJobMachine, type JobMachineContext } from '../../machines/job.machine.js';
 import { flowRuleOf } from '../../src/engine/machine-registry.js';
 import { childDelta, parentMove, settlesByParent, type ParentAfter } from '../../src/store/flow-settle.js';
 import type { TransitionRequest } from '../../src/store/store.js';
 
-const rule = flowRuleOf(compileMachine<JobContext>(createJobMachine()));
+const rule = flowRuleOf(compileMachine<JobMachineContext>(createJobMachine()));
 const parent = (over: Partial<ParentAfter>): ParentAfter => ({ id: 1, name: 'p', state: 'waiting-children', attempts: 0, left: 1, failed: 0, onChildFailure: 'fail', parentId: null, ...over });
 const child = { id: 7, name: 'c', state: 'dead' };
 

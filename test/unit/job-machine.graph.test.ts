@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import { getShortestPaths, getSimplePaths, toDirectedGraph } from 'xstate/graph';
 import { compileMachine } from '../../machines/compile.js';
-import { createJobMachine, JobState, type JobContext } from '../../machines/job.machine.js';
+import { createJobMachine, JobState, type JobMachineContext } from '../../machines/job.machine.js';
 import type { ErrorInfo } from '../../machines/policy.js';
 
 type Event = { type: string } & Record<string, unknown>;
@@ -21,7 +21,7 @@ interface Path {
 
 // maxRetryLater bounds the run of RetryLaterErrors the context counts.
 const machine = createJobMachine({ attempts: 2, backoff: { type: 'fixed', delay: 10 }, maxRetryLater: 1 });
-const table = compileMachine<JobContext>(machine);
+const table = compileMachine<JobMachineContext>(machine);
 
 const plain: ErrorInfo = { name: 'Error', message: 'boom' };
 const EVENTS: Event[] = [

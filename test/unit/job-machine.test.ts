@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
-import { createJobMachine, FINISHED_STATES, type JobContext } from '../../machines/job.machine.js';
+import { createJobMachine, FINISHED_STATES, type JobMachineContext } from '../../machines/job.machine.js';
 import type { ErrorInfo, RetryPolicy } from '../../machines/policy.js';
 
 type Event = { type: string } & Record<string, unknown>;
@@ -23,7 +23,7 @@ const expire = (e: ErrorInfo = error({ name: 'LeaseExpired' }), random = 0): Eve
 function drive(machine: AnyStateMachine, events: Event[]) {
   let [snapshot, actions] = initialTransition(machine) as [AnyMachineSnapshot, Action[]];
   for (const event of events) [snapshot, actions] = transition(machine, snapshot, event) as [AnyMachineSnapshot, Action[]];
-  return { snapshot, state: snapshot.value as string, context: snapshot.context as JobContext, actions };
+  return { snapshot, state: snapshot.value as string, context: snapshot.context as JobMachineContext, actions };
 }
 
 /** The delayed events xstate asks to schedule (an xstate.raise with params.delay). */
@@ -67,7 +67,7 @@ describe('claim and complete', () => {
     const [after, actions] = transition(machine, before, claim);
     expect(after).toBe(before);
     expect(actions).toEqual([]);
-    expect((after.context as JobContext).attempts).toBe(1);
+    expect((after.context as JobMachineContext).attempts).toBe(1);
   });
 });
 

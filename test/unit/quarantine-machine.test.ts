@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { assign, initialTransition, raise, setup, stateIn, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
 import { compileMachine, MachineCompileError } from '../../machines/compile.js';
 import { createQuarantineMachine, QUARANTINE_EXPIRY_MS } from '../../machines/examples/quarantine.machine.js';
-import type { JobContext } from '../../machines/job.machine.js';
+import type { JobMachineContext } from '../../machines/job.machine.js';
 import type { ErrorInfo } from '../../machines/policy.js';
 
 type Event = { type: string } & Record<string, unknown>;
@@ -18,12 +18,12 @@ const badData: ErrorInfo = { name: 'ValidationError', message: 'row 7 has no id'
 const fail = (error: ErrorInfo, random = 0): Event => ({ type: 'job.fail', error, random });
 
 const machine = createQuarantineMachine({ attempts: 2, backoff: { type: 'fixed', delay: 500 } });
-const table = compileMachine<JobContext>(machine);
+const table = compileMachine<JobMachineContext>(machine);
 
 function drive(m: AnyStateMachine, events: Event[]) {
   let [snapshot, actions] = initialTransition(m) as [AnyMachineSnapshot, Action[]];
   for (const event of events) [snapshot, actions] = transition(m, snapshot, event) as [AnyMachineSnapshot, Action[]];
-  return { snapshot, state: snapshot.value as string, context: snapshot.context as JobContext, actions };
+  return { snapshot, state: snapshot.value as string, context: snapshot.context as JobMachineContext, actions };
 }
 
 function runTable(events: Event[]) {

@@ -5,13 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { compileMachine } from '../../machines/compile.js';
 import { createQuarantineMachine } from '../../machines/examples/quarantine.machine.js';
-import { createJobMachine, type JobContext } from '../../machines/job.machine.js';
+import { createJobMachine, type JobMachineContext } from '../../machines/job.machine.js';
 import { claimRuleOf } from '../../src/engine/machine-registry.js';
 import { UniqueSpan, uniqueNeed, type UniqueWhile } from '../../src/engine/unique.js';
 
 /** The `while` values under which a job in `state` still holds its key. */
 function heldIn(machine: ReturnType<typeof createJobMachine>, state: string): UniqueWhile[] {
-  const m = compileMachine<JobContext>(machine);
+  const m = compileMachine<JobMachineContext>(machine);
   const states = { initial: m.initial.state, claimed: claimRuleOf(m).to, finalStates: m.finalStates };
   const need = uniqueNeed(states, state);
   return (['pending', 'active', 'until-finished'] as const).filter((w) => UniqueSpan[w] >= need);
@@ -30,7 +30,7 @@ describe('the states a unique key is held in', () => {
     const quarantine = createQuarantineMachine();
     expect(heldIn(quarantine, 'quarantined')).toEqual(['until-finished']);
     expect(heldIn(quarantine, 'dead')).toEqual([]);
-    const m = compileMachine<JobContext>(quarantine);
+    const m = compileMachine<JobMachineContext>(quarantine);
     const states = { initial: m.initial.state, claimed: 'processing', finalStates: m.finalStates };
     for (const s of ['pending', 'processing', 'quarantined', 'completed', 'dead']) expect(UniqueSpan.always).toBeGreaterThanOrEqual(uniqueNeed(states, s));
   });
