@@ -72,7 +72,8 @@ export type JobEvent =
   /** `random` in [0, 1) is drawn by the runtime so that jitter keeps the machine deterministic. */
   | { type: 'job.fail'; error: ErrorInfo; random: number }
   | { type: 'job.expire'; error: ErrorInfo; random: number }
-  | { type: 'job.release' }
+  /** Back to waiting without spending the attempt; `error`, when a rate limit put it back, goes to its history. */
+  | { type: 'job.release'; error?: ErrorInfo }
   /** `ctx.sleep`: park for `delay` ms without spending the attempt. */
   | { type: 'job.sleep'; delay: number }
   /** A parent's children have finished (`failed: false`), or one failed (`failed: true`, with its error). */

@@ -160,6 +160,13 @@ export class LeaseLostError extends LitejobsError {
   }
 }
 
+/** Recorded as a job's error when its lease ran out before its run finished (the lease sweep fails the attempt). */
+export class LeaseExpiredError extends LitejobsError {
+  constructor(owner: string | null) {
+    super('LJ_ERR_LEASE_LOST', `lease held by ${owner ?? 'nobody'} expired`);
+  }
+}
+
 export class TimeoutError extends LitejobsError {
   constructor(ms: number) {
     super('LJ_ERR_TIMEOUT', `handler timed out after ${ms} ms`);

@@ -39,6 +39,7 @@ export {
   JobFailedError,
   WaitTimeoutError,
   LeaseLostError,
+  LeaseExpiredError,
   TimeoutError,
   UnrecoverableError,
   RetryLaterError,

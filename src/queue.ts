@@ -12,6 +12,7 @@ import { systemClock } from './lib/clock.js';
 import { createDefaultLogger, silentLogger } from './lib/logger.js';
 import { createConsumer, type Consumer } from './engine/consumer.js';
 import { createEngine, type Engine } from './engine/engine.js';
+import { machineEvent } from './engine/apply-event.js';
 import { checkGroupConcurrency } from './engine/limits-view.js';
 import { createScheduleApi } from './engine/schedule-api.js';
 import { createSyncEnqueue } from './engine/enqueue-sync.js';
@@ -119,7 +120,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     // A cancel still stands for a job that moved on meanwhile: it is read again and the machine
     // decides on it as it is now. Any other event was meant for the state it was read in (a retry
     // applied twice would run a dead job's attempts twice over): it is refused instead.
-    const r = await engine.apply(job, event, event.type === JobEventType.cancel ? { again: () => true } : undefined);
+    const r = await engine.apply(job, machineEvent(event), event.type === JobEventType.cancel ? { again: () => true } : undefined);
     if (!r.accepted || !r.committed) throw new InvalidTransitionError(id, (await load(id)).state, event.type);
     // The job left processing under a running handler of this process: tell it to stop.
     if (r.from === JobState.processing && r.to !== JobState.processing) consumer?.abort(id, 'cancel');

@@ -12,7 +12,7 @@
  * still holds) asks for `again`: the job is read afresh and the machine
  * decides anew on what it finds, a few times at most.
  */
-import { JobState } from '../../machines/job.machine.js';
+import { JobState, type JobEvent } from '../../machines/job.machine.js';
 import type { ErrorInfo } from '../../machines/policy.js';
 import type { Clock } from '../lib/clock.js';
 import type { Commit } from './commit.js';
@@ -54,11 +54,19 @@ export interface ApplyDeps {
   onTransition(notice: TransitionNotice): void;
 }
 
-export type ApplyEvent = (
-  job: ApplyTarget,
-  event: { type: string } & Record<string, unknown>,
-  extra?: ApplyExtra,
-) => Promise<ApplyResult>;
+declare const ownEvent: unique symbol;
+/**
+ * An event a custom machine defines itself: one a caller sent (`queue.send`,
+ * after refusing those the runtime alone sends) or a delayed edge the sweep
+ * fires. Made only by `machineEvent`, so that every other path applies a
+ * `JobEvent`, whose fields the compiler checks.
+ */
+export type MachineEvent = { type: string; readonly [ownEvent]: true } & Record<string, unknown>;
+
+/** Marks an event as the machine's own (see MachineEvent). */
+export const machineEvent = (event: { type: string } & Record<string, unknown>): MachineEvent => event as MachineEvent;
+
+export type ApplyEvent = (job: ApplyTarget, event: JobEvent | MachineEvent, extra?: ApplyExtra) => Promise<ApplyResult>;
 
 export interface ApplyExtra {
   workerId?: string;
@@ -80,7 +88,7 @@ export interface ApplyExtra {
 }
 
 export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
-  const applyOnce = async (job: ApplyTarget, event: { type: string } & Record<string, unknown>, extra: ApplyExtra | undefined): Promise<ApplyResult> => {
+  const applyOnce = async (job: ApplyTarget, event: JobEvent | MachineEvent, extra: ApplyExtra | undefined): Promise<ApplyResult> => {
     const machine = deps.registry.forJob(job.name, job.retry);
     const step = machine.next(job.state, toContext(job.attempts, job.lastError, job.ctx), event);
     if (!step) return { accepted: false };

@@ -23,7 +23,7 @@ import type { Store, TransitionRequest } from '../store/store.js';
 import { retryDelayMs } from './outage.js';
 
 export interface CommitDeps {
-  settle: Batcher<TransitionRequest, boolean>;
+  transitions: Batcher<TransitionRequest, boolean>;
   store: Pick<Store, 'get'>;
   clock: Clock;
   /** True once the engine is closing: retries stop. */
@@ -57,7 +57,7 @@ export function createCommit(deps: CommitDeps): Commit {
     let failures = 0;
     for (;;) {
       try {
-        const committed = await deps.settle.push(request);
+        const committed = await deps.transitions.push(request);
         const out = committed || failures === 0 ? committed : await landed(request);
         if (failures > 0) deps.onRecovered();
         return out;

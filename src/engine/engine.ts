@@ -190,11 +190,11 @@ export function createEngine(deps: EngineDeps): Engine {
     }
   };
 
-  const settle = createBatcher<TransitionRequest, boolean>((reqs) => store.transition(reqs));
+  const transitions = createBatcher<TransitionRequest, boolean>((reqs) => store.transition(reqs));
   let closed = false;
   const outage = createOutageLog(logger, clock);
   const commit = createCommit({
-    settle,
+    transitions,
     store,
     clock,
     closed: () => closed,
@@ -236,7 +236,7 @@ export function createEngine(deps: EngineDeps): Engine {
 
   const flush = async () => {
     await inserts.drain();
-    await settle.drain();
+    await transitions.drain();
   };
 
   return {
@@ -307,7 +307,7 @@ export function createEngine(deps: EngineDeps): Engine {
       return results;
     },
     apply,
-    backlog: () => settle.backlog(),
+    backlog: () => transitions.backlog(),
     claimed(jobs, owner) {
       if (jobs.length === 0) return;
       const at = clock.now();

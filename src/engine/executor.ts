@@ -34,7 +34,7 @@ const slotSpec = (job: LeasedJob): { slot?: number } => {
 };
 
 /** What a run's outcome is written with (apply-event.ts ApplyExtra). */
-type SettleExtra = { workerId: string; result?: string; retryUnavailable: true; again: (fresh: JobRecord) => boolean };
+type OutcomeExtra = { workerId: string; result?: string; retryUnavailable: true; again: (fresh: JobRecord) => boolean };
 
 /** Children read per query by ctx.children(). */
 const CHILDREN_PAGE = 1000;
@@ -199,11 +199,11 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
    * off, for as long as the queue is open: the run, and so its lease renewal,
    * lives until then. A write that fails otherwise leaves the lease to expire.
    */
-  const settle = async (run: Run, outcome: Outcome, sleep: SleepSignal | undefined): Promise<void> => {
+  const recordOutcome = async (run: Run, outcome: Outcome, sleep: SleepSignal | undefined): Promise<void> => {
     const { job, workerId } = run;
     // While this run's lease holds, its outcome stands even if something else moved the job meanwhile
     // (a custom event that kept it processing): the machine then decides again on the job as it is now.
-    const extra: SettleExtra = { workerId, retryUnavailable: true, again: (fresh) => fresh.leaseToken === job.leaseToken };
+    const extra: OutcomeExtra = { workerId, retryUnavailable: true, again: (fresh) => fresh.leaseToken === job.leaseToken };
     // The lines first: once the job is seen to have moved on, they are stored.
     if (run.logs) await logWriter.flush(run.logs);
     try {
@@ -213,18 +213,18 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
         const r = await engine.apply(job, { type: JobEventType.sleep, delay: sleep.delay }, extra);
         if (r.accepted) return;
         const error = toErrorInfo(new ValidationError(`ctx.sleep("${sleep.step}"): the machine of job "${job.name}" does not take "${JobEventType.sleep}" from "${job.state}"`));
-        await engine.apply(job, { type: 'job.fail', error, random: Math.random() }, extra);
+        await engine.apply(job, { type: JobEventType.fail, error, random: Math.random() }, extra);
       } else if (outcome.kind === 'completed') {
         if (outcome.result !== undefined) extra.result = outcome.result;
-        const r = await engine.apply(job, { type: 'job.complete' }, extra);
+        const r = await engine.apply(job, { type: JobEventType.complete }, extra);
         if (r.accepted && !r.committed) logger.warn({ jobId: job.id, workerId }, 'job completed after its lease was lost; result dropped');
       } else if (outcome.kind === 'failed' && outcome.error.rateLimited) {
         await rateLimited(job, outcome.error, extra);
       } else if (outcome.kind === 'failed') {
-        await engine.apply(job, { type: 'job.fail', error: outcome.error, random: Math.random() }, extra);
+        await engine.apply(job, { type: JobEventType.fail, error: outcome.error, random: Math.random() }, extra);
       } else if (outcome.reason === 'shutdown') {
         // Put it back without spending an attempt.
-        await engine.apply(job, { type: 'job.release' }, extra);
+        await engine.apply(job, { type: JobEventType.release }, extra);
       }
       // cancel / lease lost: the job already left processing; there is nothing to write.
     } catch (err) {
@@ -238,7 +238,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
    * first, so no claim takes its siblings meanwhile, then put the job back,
    * due after the pause, without spending an attempt (the machine's release).
    */
-  const rateLimited = async (job: LeasedJob, error: ErrorInfo, extra: SettleExtra) => {
+  const rateLimited = async (job: LeasedJob, error: ErrorInfo, extra: OutcomeExtra) => {
     const { delay, scope } = error.rateLimited!;
     const at = clock.now();
     const [kind, key] = scope === 'group' && job.group ? (['group', job.group] as const) : (['name', job.name] as const);
@@ -251,7 +251,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
       // The job itself still waits out the delay.
       logger.warn({ err, jobId: job.id, [kind]: key }, `rate limited: could not pause the ${kind}`);
     }
-    await engine.apply(job, { type: 'job.release', error }, { ...extra, runAt: at + delay });
+    await engine.apply(job, { type: JobEventType.release, error }, { ...extra, runAt: at + delay });
   };
 
   const done: Array<() => void> = [];
@@ -294,8 +294,8 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
       }
       // The outcome is written while the run still holds its lease, then the run ends.
       // The worker moves on while the outcome waits for its group commit; past the backlog bound it waits.
-      const settled = settle(run, outcome, ctx?.sleepRequest).finally(() => end(run));
-      if (engine.backlog() > o.maxBacklog) await settled;
+      const recorded = recordOutcome(run, outcome, ctx?.sleepRequest).finally(() => end(run));
+      if (engine.backlog() > o.maxBacklog) await recorded;
     },
     abort(jobId, reason) {
       const run = byJob.get(jobId);

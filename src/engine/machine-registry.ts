@@ -4,7 +4,7 @@
  */
 import type { AnyStateMachine } from 'xstate';
 import { compileMachine, MachineCompileError, type CompiledMachine } from '../../machines/compile.js';
-import { createJobMachine, FINISHED_STATES, JobEventType, JobState, type JobMachineContext } from '../../machines/job.machine.js';
+import { createJobMachine, FINISHED_STATES, JobEventType, JobState, type JobEvent, type JobMachineContext } from '../../machines/job.machine.js';
 import type { ErrorInfo, RetryPolicy } from '../../machines/policy.js';
 import type { AnyJobDefinition as JobDefinition } from './job-definition.js';
 import { LitejobsError } from '../errors.js';
@@ -41,11 +41,6 @@ export function fromContext(context: JobMachineContext): { attempts: number; las
   return { attempts: context.attempts, lastError: context.lastError, ctx };
 }
 
-/**
- * The queue relies on a few edges of every job machine (the claim is one SQL
- * statement; workers always fail, expire or release what they hold). Refuse a
- * machine that lacks them, at start-up rather than on the first job.
- */
 /** The claim edge of a machine: from its initial state, on `job.claim`. */
 export function claimRuleOf(m: CompiledJobMachine): ClaimRule {
   const step = m.next(m.initial.state, m.initial.context, { type: JobEventType.claim });
@@ -57,9 +52,10 @@ export function claimRuleOf(m: CompiledJobMachine): ClaimRule {
 export function flowRuleOf(m: CompiledJobMachine): FlowRule {
   const from = JobState.waitingChildren;
   const context = { ...m.initial.context };
-  const done = m.next(from, context, { type: JobEventType.children, failed: false } as { type: string });
-  const error = { name: 'ChildFailedError', message: 'check' };
-  const failed = m.next(from, context, { type: JobEventType.children, failed: true, error } as { type: string });
+  const allDone: JobEvent = { type: JobEventType.children, failed: false };
+  const oneFailed: JobEvent = { type: JobEventType.children, failed: true, error: { name: 'ChildFailedError', message: 'check' } };
+  const done = m.next(from, context, allDone);
+  const failed = m.next(from, context, oneFailed);
   if (!done || !failed || done.state === from || failed.state === from) {
     throw new LitejobsError('LJ_ERR_MACHINE', `machine ${m.id}: "${JobEventType.children}" must take "${from}" elsewhere`);
   }
@@ -73,6 +69,11 @@ export function flowRuleOf(m: CompiledJobMachine): FlowRule {
   };
 }
 
+/**
+ * The queue relies on a few edges of every job machine (the claim is one SQL
+ * statement; workers always fail, expire or release what they hold). Refuse a
+ * machine that lacks them, at start-up rather than on the first job.
+ */
 export function assertQueueCompatible(name: string, m: CompiledJobMachine): void {
   const fail = (why: string) => {
     throw new LitejobsError('LJ_ERR_MACHINE', `job "${name}": machine ${m.id}: ${why}`);
@@ -80,21 +81,21 @@ export function assertQueueCompatible(name: string, m: CompiledJobMachine): void
   if (m.initial.state !== JobState.pending) fail(`initial state must be "pending", not "${m.initial.state}"`);
   for (const attempts of [0, 3]) {
     const before = { ...m.initial.context, attempts };
-    const step = m.next(JobState.pending, before, { type: 'job.claim' });
-    if (!step || step.state !== JobState.processing) fail('"job.claim" must take pending to processing unconditionally');
+    const step = m.next(JobState.pending, before, { type: JobEventType.claim });
+    if (!step || step.state !== JobState.processing) fail(`"${JobEventType.claim}" must take pending to processing unconditionally`);
     const { attempts: after, ...rest } = step!.context;
     const { attempts: _a, ...restBefore } = before;
     if (after !== attempts + 1 || JSON.stringify(rest) !== JSON.stringify(restBefore) || step!.delayed) {
-      fail('"job.claim" may only add one to attempts');
+      fail(`"${JobEventType.claim}" may only add one to attempts`);
     }
   }
   const running = { ...m.initial.context, attempts: 1 };
   const error = { name: 'Error', message: 'check' };
-  const probes = [
-    { type: 'job.complete' },
-    { type: 'job.fail', error, random: 0 },
-    { type: 'job.expire', error, random: 0 },
-    { type: 'job.release' },
+  const probes: JobEvent[] = [
+    { type: JobEventType.complete },
+    { type: JobEventType.fail, error, random: 0 },
+    { type: JobEventType.expire, error, random: 0 },
+    { type: JobEventType.release },
   ];
   for (const event of probes) {
     const step = m.next(JobState.processing, running, event);

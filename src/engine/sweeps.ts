@@ -17,6 +17,8 @@ import { JobEventType } from '../../machines/job.machine.js';
 import type { JobRecord } from '../store/store.js';
 import type { WorkerEngine } from './engine.js';
 import { toContext } from './machine-registry.js';
+import { machineEvent } from './apply-event.js';
+import { LeaseExpiredError } from '../errors.js';
 
 export const SWEEP_BATCH = 100;
 
@@ -31,7 +33,7 @@ export async function promoteDue(engine: WorkerEngine, names: readonly string[],
     const results = await Promise.all(
       due.map((job) => {
         const next = registry.forJob(job.name, job.retry).due(job.state, toContext(job.attempts, job.lastError, job.ctx));
-        return next ? engine.apply(job, { type: next.eventType }) : null;
+        return next ? engine.apply(job, machineEvent({ type: next.eventType })) : null;
       }),
     );
     for (const r of results) if (r?.accepted && r.committed) moved++;
@@ -56,7 +58,9 @@ export async function expireLeases(engine: WorkerEngine, names: readonly string[
       await hooks.renew();
       continue;
     }
-    const error = { name: 'LeaseExpiredError', code: 'LJ_ERR_LEASE_LOST', message: `lease held by ${job.leaseOwner ?? 'nobody'} expired` };
+    // Name, code and message only: the sweep's own stack says nothing about the run that stopped renewing.
+    const { name, code, message } = new LeaseExpiredError(job.leaseOwner);
+    const error = { name, code, message };
     // Lands only while the lease has still run out: a renewal since this read keeps the job with its run.
     const r = await engine.apply(job, { type: JobEventType.expire, error, random: Math.random() }, { expiredBy: now });
     if (r.accepted && r.committed) {

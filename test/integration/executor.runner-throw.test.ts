@@ -15,6 +15,7 @@ import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { InsertResult } from '../../src/store/store.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { tempDbPath } from '../helpers/temp-db.js';
+import { machineEvent } from '../../src/engine/apply-event.js';
 
 /** A thread pool whose run breaks before any handler runs (the runner's own failure). */
 const brokenPool: ThreadPool = {
@@ -43,7 +44,7 @@ describe('a throw inside the runner', () => {
         // The retry's due event, as the due sweep would deliver it.
         const failed = (await store.get(id))!;
         const due = engine.registry.forJob('t', null).due(failed.state, toContext(failed.attempts, failed.lastError, failed.ctx));
-        if (attempt === 1) await engine.apply(failed, { type: due!.eventType });
+        if (attempt === 1) await engine.apply(failed, machineEvent({ type: due!.eventType }));
       }
       expect(await store.get(id)).toMatchObject({ state: 'dead', attempts: 2, lastError: { message: 'thread pool broke' } });
       const logged = lines.filter((l) => l.jobId === id && l.level === 50 && l.msg.startsWith('could not run a job'));

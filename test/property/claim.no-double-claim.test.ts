@@ -25,6 +25,8 @@ import { TEST_STORE } from '../helpers/queue-fixture.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { propertyRuns } from '../helpers/property-runs.js';
+import { machineEvent } from '../../src/engine/apply-event.js';
+import type { JobEvent } from '../../machines/job.machine.js';
 
 const NAME = 'job';
 const LEASE = 1000;
@@ -116,7 +118,7 @@ async function runWorkers(s: fc.Scheduler, plan: Plan, racy: boolean): Promise<O
       const due = await step(`${who} dueJobs`, () => store.dueJobs([NAME], registry.delayedStates, clock.now(), 100));
       for (const d of due) {
         const next = registry.forJob(d.name, d.retry).due(d.state, toContext(d.attempts, d.lastError, d.ctx))!;
-        await step(`${who} promote ${d.id}`, () => apply(d, { type: next.eventType }));
+        await step(`${who} promote ${d.id}`, () => apply(d, machineEvent({ type: next.eventType })));
       }
       return due.length;
     };
@@ -144,7 +146,7 @@ async function runWorkers(s: fc.Scheduler, plan: Plan, racy: boolean): Promise<O
         for (const c of jobs) {
           await s.schedule(Promise.resolve(), `${who} works on ${c.id}`);
           const fails = (c.id * 31 + c.attempts * 17 + plan.failSeed) % 3 === 0;
-          const event = fails ? { type: 'job.fail', error: { name: 'Error', message: 'boom' }, random: 0 } : { type: 'job.complete' };
+          const event: JobEvent = fails ? { type: 'job.fail', error: { name: 'Error', message: 'boom' }, random: 0 } : { type: 'job.complete' };
           const res = await step(`${who} settles ${c.id}`, () => apply(c, event, { workerId: who }));
           if (res.accepted && res.committed) release(c.id, c.leaseToken);
         }

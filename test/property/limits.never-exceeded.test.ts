@@ -34,6 +34,8 @@ import { openRawSql, type RawSql } from '../helpers/raw-sql.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { propertyRuns } from '../helpers/property-runs.js';
+import { machineEvent } from '../../src/engine/apply-event.js';
+import type { JobEvent } from '../../machines/job.machine.js';
 
 const retry = { attempts: 2, backoff: { type: 'fixed' as const, delay: 0 } };
 const JOBS = [
@@ -186,7 +188,7 @@ async function run(ops: readonly Op[]): Promise<{ found: string[]; unfinished: n
     if (job.name === 'rated') starts.push(clock.now());
     held.push(job);
   };
-  const settle = async (e: Engine, pick: number, event: { type: string } & Record<string, unknown>) => {
+  const settle = async (e: Engine, pick: number, event: JobEvent) => {
     if (held.length === 0) return;
     const [job] = held.splice(pick % held.length, 1);
     await e.apply(job!, event);
@@ -214,7 +216,7 @@ async function run(ops: readonly Op[]): Promise<{ found: string[]; unfinished: n
       for (const e of engines) {
         for (const d of await e.store.dueJobs(NAMES, e.registry.delayedStates, clock.now(), 100)) {
           const next = e.registry.forJob(d.name, d.retry).due(d.state, toContext(d.attempts, d.lastError, d.ctx))!;
-          await e.apply(d, { type: next.eventType });
+          await e.apply(d, machineEvent({ type: next.eventType }));
         }
       }
       while ((await claim(engines[round % 3]!, 4)) > 0) found.push(...(await violations(raw)), ...crowdedStarts(starts));

@@ -38,6 +38,7 @@ import { leaseViolations, type HistoryRow } from '../helpers/lease-history.js';
 import { TEST_STORE, useQueues } from '../helpers/queue-fixture.js';
 import { propertyRuns } from '../helpers/property-runs.js';
 import { silentLogger } from '../helpers/silent-logger.js';
+import { machineEvent } from '../../src/engine/apply-event.js';
 
 const fx = useQueues();
 const START = Date.parse('2026-06-01T00:00:00Z');
@@ -211,7 +212,7 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
   const userEvent = async (p: Proc, pick: number, type: string) => {
     if (ids.length === 0) return;
     const job = await p.engine.store.get(ids[pick % ids.length]!);
-    if (job) await p.engine.apply(job, { type }, { again: () => true });
+    if (job) await p.engine.apply(job, machineEvent({ type }), { again: () => true });
   };
   const perform = async (p: Proc, op: Op): Promise<void> => {
     const { engine } = p;

@@ -21,6 +21,8 @@ import type { ErrorInfo } from '../../machines/policy.js';
 import { pgUrl, usePgSchema } from '../helpers/postgres.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { propertyRuns } from '../helpers/property-runs.js';
+import { machineEvent } from '../../src/engine/apply-event.js';
+import type { JobEvent } from '../../machines/job.machine.js';
 
 const LEASE = 1000;
 const RETRY_AFTER = 50;
@@ -189,7 +191,7 @@ const promote = fc.integer({ min: 0, max: 150 }).map((advance) =>
     for (const d of due) {
       const next = r.registry.forJob(d.name, d.retry).due(d.state, toContext(d.attempts, d.lastError, d.ctx));
       expect(next).toBeDefined();
-      const res = await r.apply(d, { type: next!.eventType });
+      const res = await r.apply(d, machineEvent({ type: next!.eventType }));
       const j = m.jobs.get(d.id)!;
       expect(res).toMatchObject({ accepted: true, committed: true, to: 'pending', runAt: m.t });
       move(m, j, { state: 'pending', attempts: j.attempts, runAt: m.t }, false);
@@ -226,7 +228,7 @@ const stale = fc.tuple(fc.nat(), fc.boolean(), fc.nat()).map(([n, completes, liv
   cmd(`stale${completes ? 'Complete' : 'Fail'}(#${n}, live #${live})`, (m) => m.lost.length > 0, async (m, r) => {
     const { id, token } = pick(m.lost, n);
     const lease = r.leases.get(leaseKey(id, token))!;
-    const event = completes ? { type: 'job.complete' } : { type: 'job.fail', error: ERRORS.error, random: 0 };
+    const event: JobEvent = completes ? { type: 'job.complete' } : { type: 'job.fail', error: ERRORS.error, random: 0 };
     const holder = inState(m, 'processing').length > 0 ? heldLease(m, r, live) : undefined;
     const [res, liveRes] = await Promise.all([
       r.apply(lease, event, { workerId: 'stale' }),

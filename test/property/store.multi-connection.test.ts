@@ -16,6 +16,7 @@ import type { LeasedJob, NewJob, Store } from '../../src/store/store.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { propertyRuns } from '../helpers/property-runs.js';
+import { machineEvent } from '../../src/engine/apply-event.js';
 
 const NAME = 'job';
 const LEASE = 1000;
@@ -114,7 +115,7 @@ describe('two connections on one file', () => {
               }
               for (const d of await store.dueJobs([NAME], registry.delayedStates, clock.now(), 100)) {
                 const next = registry.forJob(d.name, d.retry).due(d.state, toContext(d.attempts, d.lastError, d.ctx))!;
-                expect(await apply(d, { type: next.eventType })).toMatchObject({ committed: true, to: 'pending' });
+                expect(await apply(d, machineEvent({ type: next.eventType }))).toMatchObject({ committed: true, to: 'pending' });
                 finish(d.id, 'pending');
               }
             } else if (step.kind === 'stale' && lost.length > 0) {

@@ -26,6 +26,8 @@ import { openRawSql, type RawSql } from '../helpers/raw-sql.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { propertyRuns } from '../helpers/property-runs.js';
+import { machineEvent } from '../../src/engine/apply-event.js';
+import type { JobEvent } from '../../machines/job.machine.js';
 
 const NAME = 'job';
 const JOB = defineJob({ name: NAME, handler: () => undefined, retry: { attempts: 3, backoff: { type: 'fixed', delay: 0 } } });
@@ -99,7 +101,7 @@ async function run(ops: readonly Op[]): Promise<{ violations: string[]; notFreed
   const violations: string[] = [];
   const enqueue = (e: Engine, k: string, w: UniqueWhile) =>
     e.enqueue(e.newJob({ name: NAME, payload: { k, w }, options: { unique: { key: k, while: w } } }, systemClock.now()));
-  const settle = async (e: Engine, pick: number, event: { type: string } & Record<string, unknown>) => {
+  const settle = async (e: Engine, pick: number, event: JobEvent) => {
     if (held.length === 0) return;
     const [job] = held.splice(pick % held.length, 1);
     await e.apply(job!, event);
@@ -108,7 +110,7 @@ async function run(ops: readonly Op[]): Promise<{ violations: string[]; notFreed
     const due = await e.store.dueJobs([NAME], e.registry.delayedStates, systemClock.now(), 100);
     for (const d of due) {
       const next = e.registry.forJob(d.name, d.retry).due(d.state, toContext(d.attempts, d.lastError, d.ctx))!;
-      await e.apply(d, { type: next.eventType });
+      await e.apply(d, machineEvent({ type: next.eventType }));
     }
   };
   const perform = async (e: Engine, op: Op) => {

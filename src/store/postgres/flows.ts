@@ -20,7 +20,7 @@ import { firstLevel, levelJobs, nextLevel } from '../flow-levels.js';
 export interface PostgresFlows {
   insertFlow(client: Queryable, root: NewFlowNode, waiting: string, at: number): Promise<FlowInsertResult>;
   /** Settles the parents of the requests that moved (`moved[i]`), in the caller's transaction; fills each request's `parentMoves`. */
-  settleAll(client: Queryable, reqs: readonly TransitionRequest[], moved: readonly boolean[]): Promise<void>;
+  settleParents(client: Queryable, reqs: readonly TransitionRequest[], moved: readonly boolean[]): Promise<void>;
   children(db: Queryable, parentId: number, after: number, limit: number): Promise<JobRecord[]>;
   childCounts(db: Queryable, parentId: number): Promise<Record<string, number>>;
 }
@@ -44,7 +44,7 @@ export function postgresFlows(schema: string, insertSql: InsertStatements, histo
    * summed: one UPDATE however many of its children the batch finished), then
    * its ancestors in turn when it moved to a finished state.
    */
-  const settle = async (client: Queryable, rule: FlowRule, parentId: number, delta: ChildDelta, child: ChildSeen, at: number, moves: ParentMove[]) => {
+  const settleParent = async (client: Queryable, rule: FlowRule, parentId: number, delta: ChildDelta, child: ChildSeen, at: number, moves: ParentMove[]) => {
     let current: { parentId: number; delta: ChildDelta; child: ChildSeen } | null = { parentId, delta, child };
     while (current) {
       const [row]: Array<ParentRow | undefined> = (await client.query<ParentRow>(s.bump, [current.parentId, current.delta.left, current.delta.failed])).rows;
@@ -62,8 +62,8 @@ export function postgresFlows(schema: string, insertSql: InsertStatements, histo
 
   return {
     insertFlow,
-    settleAll: async (client, reqs, moved) => {
-      for (const p of settlesByParent(reqs, moved)) await settle(client, p.rule, p.parentId, p.delta, p.child, p.at, p.moves);
+    settleParents: async (client, reqs, moved) => {
+      for (const p of settlesByParent(reqs, moved)) await settleParent(client, p.rule, p.parentId, p.delta, p.child, p.at, p.moves);
     },
     children: async (db, parentId, after, limit) => (await db.query<JobRow>(s.children, [parentId, after, limit])).rows.map(toJobRecord),
     childCounts: async (db, parentId) => {

@@ -134,7 +134,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       const oneByOne = !distinctJobs(reqs) || reqs.some((t) => t.set);
       return db.tx(async (client) => {
         const out = oneByOne ? await transitionEach(client, transitionSql, reqs, history) : await transitionBatch(client, transitionSql, reqs, freed());
-        if (reqs.some((t) => t.flow)) await flows.settleAll(client, reqs, out);
+        if (reqs.some((t) => t.flow)) await flows.settleParents(client, reqs, out);
         const parentWakes = reqs.some((t) => t.parentMoves?.some((m) => wakesOthers(m.to)));
         if (parentWakes || reqs.some((t, i) => out[i] && !t.purge && wakesOthers(t.to))) await client.query(s.notify, [channel, instanceId]);
         // Request by request (rare: a job named twice), which jobs held a slot is not read: any end of a lease may free one.

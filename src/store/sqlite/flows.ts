@@ -15,7 +15,7 @@ export interface SqliteFlows {
   /** Inside the caller's transaction. */
   insertFlow(root: NewFlowNode, waiting: string, at: number): FlowInsertResult;
   /** Inside the transaction that moved the children: settles the parents of the requests that moved (`moved[i]`); fills each request's `parentMoves`. */
-  settleAll(reqs: readonly TransitionRequest[], moved: readonly boolean[]): void;
+  settleParents(reqs: readonly TransitionRequest[], moved: readonly boolean[]): void;
   children(parentId: number, after: number, limit: number): JobRecord[];
   childCounts(parentId: number): Record<string, number>;
 }
@@ -41,7 +41,7 @@ export function createSqliteFlows(db: Database.Database, recordHistory: boolean,
   };
 
   /** One parent, for the children of one batch at once; then its ancestors in turn when it moved to a finished state. */
-  const settle = (rule: FlowRule, parentId: number, delta: ChildDelta, child: ChildSeen, at: number, moves: ParentMove[]) => {
+  const settleParent = (rule: FlowRule, parentId: number, delta: ChildDelta, child: ChildSeen, at: number, moves: ParentMove[]) => {
     let current: { parentId: number; delta: ChildDelta; child: ChildSeen } | null = { parentId, delta, child };
     while (current) {
       const row = s.bump.get({ id: current.parentId, left: current.delta.left, failed: current.delta.failed }) as ParentRow | undefined;
@@ -61,8 +61,8 @@ export function createSqliteFlows(db: Database.Database, recordHistory: boolean,
 
   return {
     insertFlow,
-    settleAll: (reqs, moved) => {
-      for (const p of settlesByParent(reqs, moved)) settle(p.rule, p.parentId, p.delta, p.child, p.at, p.moves);
+    settleParents: (reqs, moved) => {
+      for (const p of settlesByParent(reqs, moved)) settleParent(p.rule, p.parentId, p.delta, p.child, p.at, p.moves);
     },
     children: (parentId, after, limit) => (s.children.all({ id: parentId, after, limit }) as JobRow[]).map(toJobRecord),
     childCounts: (parentId) => {

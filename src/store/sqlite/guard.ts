@@ -107,15 +107,15 @@ export function guardStore(store: Store, o: GuardOptions): Store {
     }
   };
 
-  const out: Record<string, unknown> = {};
-  for (const [key, fn] of Object.entries(store) as Array<[string, (...args: unknown[]) => unknown]>) {
+  const guard = (key: string, fn: Method): Method => {
     if (key === 'close') {
-      out[key] = (...args: unknown[]) => {
+      return (...args) => {
         cancelFullRetry();
         return fn(...args);
       };
-    } else if (SYNC_METHODS.has(key)) {
-      out[key] = (...args: unknown[]) => {
+    }
+    if (SYNC_METHODS.has(key)) {
+      return (...args) => {
         if (!o.isOpen()) throw new QueueClosedError();
         try {
           return fn(...args);
@@ -125,12 +125,27 @@ export function guardStore(store: Store, o: GuardOptions): Store {
           return fail(err);
         }
       };
-    } else {
-      out[key] = (...args: unknown[]) => {
-        if (!o.isOpen()) return Promise.reject(new QueueClosedError());
-        return withRetry(() => fn(...args));
-      };
     }
+    return (...args) => {
+      if (!o.isOpen()) return Promise.reject(new QueueClosedError());
+      return withRetry(() => fn(...args));
+    };
+  };
+  return mapMethods(store, guard);
+}
+
+type Method = (...args: unknown[]) => unknown;
+
+/**
+ * The object with each method replaced by `wrap`'s: same keys, and each
+ * member typed as it was (a wrapper forwards its arguments and result
+ * untouched, which the compiler cannot see through a variadic forward).
+ */
+function mapMethods<S extends object>(obj: S, wrap: (key: string, fn: Method) => Method): { [K in keyof S]: S[K] } {
+  const out = {} as { [K in keyof S]: S[K] };
+  for (const key of Object.keys(obj) as Array<keyof S & string>) {
+    const member = obj[key];
+    out[key] = typeof member === 'function' ? (wrap(key, member as Method) as S[typeof key]) : member;
   }
-  return out as unknown as Store;
+  return out;
 }

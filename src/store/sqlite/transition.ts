@@ -36,7 +36,7 @@ export function createTransition(db: Database.Database, deps: TransitionDeps): D
     if (purging) indexNewJobs();
     const out = reqs.map(move);
     // A flow child's parent hears of it in this same transaction.
-    if (reqs.some((t) => t.flow)) flows.settleAll(reqs, out);
+    if (reqs.some((t) => t.flow)) flows.settleParents(reqs, out);
     purging?.finish();
     return out;
 
