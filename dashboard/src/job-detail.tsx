@@ -103,7 +103,7 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose, readOnly }: 
     );
   }
   const { job } = detail;
-  const failure = job.error ?? job.lastError;
+  const failure = job.lastError;
   const progress = typeof job.progress === 'number' ? Math.max(0, Math.min(100, job.progress)) : undefined;
   return (
     <section class="panel" data-testid="job-detail" aria-labelledby="detail-title">
@@ -113,7 +113,6 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose, readOnly }: 
         <dt>attempts</dt>
         <dd>
           {job.attempts}
-          {job.maxAttempts ? ` of ${job.maxAttempts}` : ''}
         </dd>
         <dt>priority</dt>
         <dd>{job.priority}</dd>

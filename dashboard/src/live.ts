@@ -20,8 +20,9 @@ export function pausedWith(paused: Paused, name: string, on: boolean): Paused {
 }
 
 /** Which graph a job name belongs to: the one that names it, else the catch-all (names: null). */
-export function graphForName(graphs: DashboardGraph[], name: string): DashboardGraph | undefined {
-  return graphs.find((g) => g.names?.includes(name)) ?? graphs.find((g) => g.names === null);
+export function graphForName(graphs: DashboardGraph[], name: string | null): DashboardGraph | undefined {
+  // null: a job deleted before the feed read its change; its edge is looked for on the chart of the other names.
+  return (name === null ? undefined : graphs.find((g) => g.names?.includes(name))) ?? graphs.find((g) => g.names === null);
 }
 
 /** The job names a graph covers, from the names the server knows. */

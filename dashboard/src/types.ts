@@ -1,13 +1,35 @@
-/** The shapes of the dashboard's JSON API, as the page reads them. */
-
-// The server's own types, imported as types only (nothing of the server reaches the bundle).
+/**
+ * The shapes of the dashboard's JSON API, as the page reads them: the
+ * server's own view types, imported as types only (nothing of the server
+ * reaches the bundle), each as JSON delivers it (`Wire`).
+ */
 import type { MachineGraph, MachineGraphEdge, MachineGraphState } from '../../src/diagram/machine-graph.js';
 import type { Box, DiagramLayout, PlacedBundle, Point } from '../../src/diagram/layout-types.js';
+import type { Tick as TickView, TickTransition as TickTransitionView } from '../../src/dashboard/change-feed.js';
+import type { CountsView } from '../../src/dashboard/live-counts.js';
+import type { OverviewFigures as OverviewFiguresView, OverviewView } from '../../src/dashboard/name-stats.js';
+import type { SeriesView } from '../../src/dashboard/time-series.js';
+import type { ProcessView, WorkersView, WorkerView } from '../../src/dashboard/workers.js';
+import type { Job, StepView, Transition } from '../../src/engine/job-view.js';
+import type { JobLogs } from '../../src/engine/job-logs.js';
+import type { GroupView, LimitsView, NameLimitView } from '../../src/engine/limits-view.js';
+import type { ScheduleView } from '../../src/engine/schedules.js';
+import type { PausedView } from '../../src/store/paused.js';
+
+/** A server type as its JSON arrives: each Date is ISO text (JSON.stringify calls its toJSON). */
+export type Wire<T> = T extends Date
+  ? string
+  : T extends readonly (infer U)[]
+    ? Wire<U>[]
+    : T extends object
+      ? { [K in keyof T]: Wire<T[K]> }
+      : T;
 
 export type { Box, DiagramLayout, MachineGraph, PlacedBundle, Point };
 export type GraphState = MachineGraphState;
 export type GraphEdge = MachineGraphEdge;
 
+/** One chart (src/dashboard/graphs.ts, whose layout code stays out of the page's type check). */
 export interface DashboardGraph {
   id: string;
   /** null: every job name no other graph claims. */
@@ -16,10 +38,8 @@ export interface DashboardGraph {
   /** null where the server could not lay the chart out in time: the page lists the states instead. */
   layouts: { RIGHT: DiagramLayout | null; DOWN: DiagramLayout | null };
 }
-export interface Paused {
-  all: boolean;
-  names: string[];
-}
+export type Paused = PausedView;
+/** `GET /v1/dashboard`. */
 export interface DashboardConfig {
   readOnly: boolean;
   graphs: DashboardGraph[];
@@ -28,69 +48,19 @@ export interface DashboardConfig {
 }
 /** Jobs per state, then per name. */
 export type NameCounts = Record<string, Record<string, number>>;
-export interface Counts {
-  at: number;
-  total: number;
-  states: Record<string, number>;
-  names: NameCounts;
-  paused: Paused;
-}
+/** `GET /v1/dashboard/counts`. */
+export type Counts = CountsView & { at: number; paused: Paused };
 /** Times arrive as ms since the epoch or as ISO text: the page accepts both. */
 export type Time = number | string;
 /** A page of one state's jobs (`GET /v1/dashboard/jobs`), as the server types it. */
 export type { JobSummary } from '../../src/store/reads.js';
 export type { BrowsePage as JobPage } from '../../src/store/reads.js';
-export interface ErrorInfo {
-  name: string;
-  message: string;
-  stack?: string;
-  code?: string;
-}
-export interface JobFull {
-  id: number;
-  name: string;
-  state: string;
-  payload: unknown;
-  result?: unknown;
-  error?: ErrorInfo;
-  lastError?: ErrorInfo;
-  attempts: number;
-  maxAttempts?: number;
-  priority: number;
-  runAt: Time;
-  createdAt: Time;
-  updatedAt: Time;
-  leaseOwner?: string | null;
-  lockedUntil?: Time | null;
-  progress?: number | null;
-  key?: string | null;
-  heldKey?: { kind: string; key: string };
-  group?: string;
-  /** A flow's child: the parent waiting for it. */
-  parentId?: number;
-  /** A flow's parent: its children not finished yet, those that failed, its policy. */
-  children?: { left: number; failed: number; onChildFailure: 'fail' | 'continue' };
-}
-export interface HistoryRow {
-  from: string | null;
-  to: string;
-  event: string;
-  /** The guarded candidate taken when not the first (the edge `from:event:to#<candidate>`). */
-  candidate?: number;
-  at: Time;
-  workerId?: string | null;
-  error?: ErrorInfo;
-}
+
+export type JobFull = Wire<Job>;
+export type HistoryRow = Wire<Transition>;
 /** A completed durable step (ctx.step) or sleep (ctx.sleep) of a job. */
-export interface StepRow {
-  name: string;
-  seq: number;
-  result?: unknown;
-  /** A sleep: when it ends; null for a step. */
-  wakeAt: Time | null;
-  attempt: number;
-  at: Time;
-}
+export type StepRow = Wire<StepView>;
+/** `GET /v1/jobs/:id?history=1…`. */
 export interface JobDetail {
   job: JobFull;
   history: HistoryRow[];
@@ -99,124 +69,22 @@ export interface JobDetail {
   /** The events a caller may send the job now, read off its machine (absent from an older server). */
   events?: string[];
 }
-export interface Series {
-  throughput: { step: number; end: number; completed: number[]; failed: number[] };
-  latency: { step: number; end: number; p50: (number | null)[]; p99: (number | null)[] };
-  backlog: { step: number; end: number; names: Record<string, number[]> };
-  /** When the data begins (ms): nothing before it is drawn. */
-  since: number;
-}
+export type Series = SeriesView;
 /** A process running workers, from the store's process registry. */
-export interface WorkerProcess {
-  host: string;
-  pid: number;
-  concurrency: number;
-  names: string[];
-  version: string;
-  startedAt: number;
-  /** Its last heartbeat. */
-  seenAt: number;
-  heartbeatMs: number;
-}
-export interface Worker {
-  owner: string;
-  lastSeen: number;
-  /** In claim order for a registered process. */
-  running: { id: number; name: string; since: number; lockedUntil: number; progress: number | null }[];
-  /** Absent for a lease owner with no registry row (an older litejobs, or a process gone before its leases ran out). */
-  process?: WorkerProcess;
-  /** With `process`: slots running a job; the rest of `running` waits for a slot (prefetch). */
-  busy?: number;
-}
-export interface Workers {
-  at: number;
-  workers: Worker[];
-}
-export interface TickTransition {
-  from: string | null;
-  to: string;
-  event: string;
-  /** The guarded candidate taken when not the first: the edge `from:event:to#<candidate>`. */
-  candidate?: number;
-  name: string;
-  count: number;
-}
-export interface Tick {
-  at: number;
-  counts: Record<string, number>;
-  names: NameCounts;
-  enqueued: number;
-  transitions: TickTransition[];
-  recent: { id: number; name: string; from: string | null; to: string; event: string; at: number }[];
-  /** What is paused now, by any process: the page follows pauses made elsewhere. */
-  paused: Paused;
-}
-export interface Schedule {
-  name: string;
-  cron: string;
-  tz: string | null;
-  missed: 'skip' | 'one' | 'all';
-  lastRunAt: string | null;
-  nextRunAt: string | null;
-}
-/** `GET /v1/limits`: queue.limits() with its dates as ISO text. */
-export interface NameLimit {
-  name: string;
-  groupConcurrency: number | null;
-  globalConcurrency: number | null;
-  rateLimit: { max: number; perMs: number; perGroup: boolean } | null;
-  running: number;
-  tokensLeft: number | null;
-  pausedUntil: string | null;
-}
-export interface GroupLimit {
-  group: string;
-  pending: number;
-  running: number;
-  /** The group's own setting; null: the definitions' groupConcurrency. */
-  concurrency: number | null;
-  pausedUntil: string | null;
-}
-export interface Limits {
-  names: NameLimit[];
-  groups: GroupLimit[];
-}
+export type WorkerProcess = ProcessView;
+export type Worker = WorkerView;
+export type Workers = WorkersView;
+export type TickTransition = TickTransitionView;
+export type Tick = TickView;
+export type Schedule = Wire<ScheduleView>;
+/** `GET /v1/limits`: queue.limits() as JSON. */
+export type NameLimit = Wire<NameLimitView>;
+export type GroupLimit = Wire<GroupView>;
+export type Limits = Wire<LimitsView>;
 /** `GET /v1/dashboard/overview`: per job name, the figures beside the counts. */
-export interface OverviewFigures {
-  counts: Record<string, number>;
-  /** Attempts per minute over the last `windowMs`. */
-  throughput: { completed: number; failed: number };
-  /** Attempts in each minute of the hour, oldest first. */
-  perMinute: { completed: number[]; failed: number[] };
-  /** How long the jobs claimed in the window had been due, ms. */
-  wait: { p50: number | null; p95: number | null };
-}
-export interface OverviewRow extends OverviewFigures {
-  name: string;
-  paused: boolean;
-}
-export interface Overview {
-  at: number;
-  windowMs: number;
-  perMinute: { step: number; end: number };
-  paused: Paused;
-  rows: OverviewRow[];
-  /** The names past the server's cap, together. */
-  other: (OverviewFigures & { names: number }) | null;
-}
-/** `GET /v1/jobs/:id/logs`: a line the job's handler logged (ctx.log). */
-export interface LogLineRow {
-  seq: number;
-  at: Time;
-  attempt: number;
-  level: string;
-  message: string;
-  fields?: Record<string, unknown>;
-}
-export interface JobLogPage {
-  lines: LogLineRow[];
-  /** Earlier lines dropped: a job keeps its newest. */
-  dropped: number;
-  /** The `after` of the next page; null on the last one. */
-  next: number | null;
-}
+export type OverviewFigures = OverviewFiguresView;
+export type Overview = OverviewView & { seeding?: true };
+/** `GET /v1/jobs/:id/logs`. */
+export type JobLogPage = Wire<JobLogs>;
+/** A line the job's handler logged (ctx.log). */
+export type LogLineRow = JobLogPage['lines'][number];

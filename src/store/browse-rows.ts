@@ -23,6 +23,8 @@ export interface Segment {
 export interface BrowsePlan {
   /** The sort key's columns: what a cursor holds. */
   keys: string[];
+  /** Rows past the cursor as one condition (for rows read apart and merged in). */
+  past: string;
   /** The runs to read in turn; from a cursor when one is given. */
   segments(after: boolean): Segment[];
 }

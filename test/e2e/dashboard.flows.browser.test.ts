@@ -5,21 +5,17 @@
  * shows its parent.
  */
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../../src/http/index.js';
-import { createQueue, defineJob } from '../../src/index.js';
+import { defineJob } from '../../src/index.js';
 import { openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
-import { silentLogger } from '../helpers/silent-logger.js';
-import { tempDbPath } from '../helpers/temp-db.js';
+import { serveQueue } from '../helpers/served-queue.js';
 
 const browser = useChromium();
 
 describe('dashboard flows', () => {
   it('draws the flow and sleep states, and shows a parent its children and a child its parent', { timeout: CLI_TEST_TIMEOUT }, async () => {
-    const db = tempDbPath();
     const step = defineJob({ name: 'step', handler: () => undefined });
-    const queue = createQueue({ path: db.path, logger: silentLogger, jobs: [step] });
-    const server = await startServer({ queue, port: 0 });
+    const { queue, server, close } = await serveQueue({ jobs: [step] });
     try {
       const flow = await queue.enqueueFlow({ name: 'step', payload: {}, onChildFailure: 'continue', children: [{ name: 'step', payload: { n: 1 } }, { name: 'step', payload: { n: 2 } }] });
       const { page, context, problems } = await openPage(browser(), { width: 1280, height: 800 });
@@ -38,9 +34,7 @@ describe('dashboard flows', () => {
       expect(problems).toEqual([]);
       await context.close();
     } finally {
-      await server.close();
-      await queue.close();
-      db.cleanup();
+      await close();
     }
   });
 });

@@ -8,13 +8,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../../src/http/index.js';
-import { createQueue } from '../../src/index.js';
 import { importJob } from '../fixtures/quarantine-handlers.js';
 import { ARTIFACTS, openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
-import { silentLogger } from '../helpers/silent-logger.js';
-import { tempDbPath } from '../helpers/temp-db.js';
+import { serveQueue } from '../helpers/served-queue.js';
 
 const browser = useChromium();
 
@@ -32,10 +29,8 @@ async function confirm(page: Page): Promise<void> {
 
 describe('dashboard job actions', () => {
   it('runs, approves, runs again and deletes a job from its detail; retries and deletes a selection from the list', { timeout: CLI_TEST_TIMEOUT }, async () => {
-    const db = tempDbPath();
-    const queue = createQueue({ path: db.path, logger: silentLogger, jobs: [importJob] });
-    const server = await startServer({ queue, port: 0 });
-    const raw = new Database(db.path);
+    const { queue, server, path, close } = await serveQueue({ jobs: [importJob] });
+    const raw = new Database(path);
     const set = (state: string, id: number) => raw.prepare('UPDATE jobs SET state = ?, version = version + 1, updated_at = ? WHERE id = ?').run(state, Date.now(), id);
     try {
       const [later, held, done, dead1, dead2] = await queue.enqueueMany([1, 2, 3, 4, 5].map((n) => ({ name: 'import', payload: { n }, options: { delay: HOUR } })));
@@ -99,9 +94,7 @@ describe('dashboard job actions', () => {
       await context.close();
     } finally {
       raw.close();
-      await server.close();
-      await queue.close();
-      db.cleanup();
+      await close();
     }
   });
 });

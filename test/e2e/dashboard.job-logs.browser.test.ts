@@ -5,19 +5,17 @@
  * how many earlier lines a job that logged too much dropped.
  */
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../../src/http/index.js';
-import { createQueue, defineJob } from '../../src/index.js';
+import { defineJob } from '../../src/index.js';
 import { JOB_LOG_LINES } from '../../src/engine/log-buffer.js';
-import { openPage, useChromium } from '../helpers/browser.js';
+import { openPage, readTimeline, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
-import { tempDbPath } from '../helpers/temp-db.js';
+import { serveQueue } from '../helpers/served-queue.js';
 import { events } from '../helpers/wait.js';
 
 const browser = useChromium();
 
 describe('dashboard job timeline', () => {
   it('shows the job\'s log lines between the transitions they were logged between', { timeout: CLI_TEST_TIMEOUT }, async () => {
-    const db = tempDbPath();
     const sync = defineJob({
       name: 'sync',
       retry: { attempts: 2, backoff: { type: 'fixed', delay: 0 } },
@@ -32,8 +30,7 @@ describe('dashboard job timeline', () => {
     });
     const chatty = defineJob({ name: 'chatty', handler: (_p, ctx) => { for (let i = 1; i <= JOB_LOG_LINES + 3; i++) ctx.log.info(`line ${i}`); } });
     // Logged nowhere (`logger: false`), stored all the same.
-    const queue = createQueue({ path: db.path, logger: false, jobs: [sync, chatty] });
-    const server = await startServer({ queue, port: 0 });
+    const { queue, server, close } = await serveQueue({ logger: false, jobs: [sync, chatty] });
     try {
       const done = events(queue.events$, (e) => e.to === 'completed', 2);
       const { id } = await queue.enqueue('sync', null);
@@ -43,10 +40,8 @@ describe('dashboard job timeline', () => {
 
       const { page, context, problems } = await openPage(browser(), { width: 1280, height: 800 });
       await page.goto(`${server.url}/#job=${id}`);
-      const items = page.locator('[data-testid=timeline] > li');
       await page.locator('[data-testid=timeline-log]').nth(3).waitFor({ timeout: 30_000 });
-      const texts = (await items.allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
-      const kinds = await items.evaluateAll((lis) => lis.map((li) => (li.getAttribute('data-testid') === 'timeline-log' ? 'log' : 'transition')));
+      const { kinds, texts } = await readTimeline(page);
       expect(kinds).toEqual(['transition', 'transition', 'log', 'log', 'transition', 'transition', 'transition', 'log', 'log', 'transition']);
       expect(texts[1]).toMatch(/^pending → processing/);
       expect(texts[2]).toMatch(/^info fetching\{"page":1\}.* · attempt 1$/);
@@ -65,9 +60,7 @@ describe('dashboard job timeline', () => {
       expect(problems).toEqual([]);
       await context.close();
     } finally {
-      await server.close();
-      await queue.close();
-      db.cleanup();
+      await close();
     }
   });
 });

@@ -4,24 +4,20 @@
  * reload; and a job's detail shows its group.
  */
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../../src/http/index.js';
-import { createQueue, defineJob } from '../../src/index.js';
+import { defineJob } from '../../src/index.js';
 import { openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
-import { silentLogger } from '../helpers/silent-logger.js';
-import { tempDbPath } from '../helpers/temp-db.js';
+import { serveQueue } from '../helpers/served-queue.js';
 import { transitions$, waitFor } from '../helpers/wait.js';
 
 const browser = useChromium();
 
 describe('dashboard limits panel', () => {
   it('lists the limited name and each group with its running and pending jobs; the job detail shows the group', { timeout: CLI_TEST_TIMEOUT }, async () => {
-    const db = tempDbPath();
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const sync = defineJob({ name: 'sync', groupConcurrency: 1, rateLimit: { max: 50, per: '1h' }, handler: () => held });
-    const queue = createQueue({ path: db.path, logger: silentLogger, concurrency: 4, jobs: [sync] });
-    const server = await startServer({ queue, port: 0 });
+    const { queue, server, close } = await serveQueue({ concurrency: 4, jobs: [sync] });
     try {
       const first = await queue.enqueue('sync', { n: 1 }, { group: 'customer:1' });
       for (const group of ['customer:1', 'customer:1', 'customer:2']) await queue.enqueue('sync', {}, { group });
@@ -54,9 +50,7 @@ describe('dashboard limits panel', () => {
       await context.close();
     } finally {
       release();
-      await server.close();
-      await queue.close();
-      db.cleanup();
+      await close();
     }
   });
 });

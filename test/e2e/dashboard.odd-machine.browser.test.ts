@@ -5,13 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createJobMachine } from '../../machines/job.machine.js';
-import { startServer } from '../../src/http/index.js';
-import { createQueue, defineJob } from '../../src/index.js';
+import { defineJob } from '../../src/index.js';
 import { openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
+import { serveQueue } from '../helpers/served-queue.js';
 import { probeLayout } from '../helpers/layout-probe.js';
-import { silentLogger } from '../helpers/silent-logger.js';
-import { tempDbPath } from '../helpers/temp-db.js';
 
 const LONG = `awaiting${'Manual'.repeat(12)}Review`;
 
@@ -19,14 +17,12 @@ const browser = useChromium();
 
 describe('a custom machine with a long state name', () => {
   it('keeps the page within the screen at 1280 and 390 px', { timeout: CLI_TEST_TIMEOUT }, async () => {
-    const db = tempDbPath();
     const machine = createJobMachine(undefined, {
       on: { pending: { 'job.hold': { target: LONG } } },
       states: { [LONG]: { on: { 'job.release-hold': { target: 'pending' }, 'job.cancel': { target: 'cancelled' } } } },
     } as never);
     const review = defineJob({ name: 'review', machine, handler: () => 'ok' });
-    const queue = createQueue({ path: db.path, logger: silentLogger, jobs: [review] });
-    const server = await startServer({ queue, port: 0 });
+    const { server, close } = await serveQueue({ jobs: [review] });
     try {
       for (const size of [
         { width: 1280, height: 800 },
@@ -42,9 +38,7 @@ describe('a custom machine with a long state name', () => {
         await context.close();
       }
     } finally {
-      await server.close();
-      await queue.close();
-      db.cleanup();
+      await close();
     }
   });
 });

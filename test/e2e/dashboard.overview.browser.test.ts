@@ -9,12 +9,10 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createQuarantineMachine } from '../../machines/examples/quarantine.machine.js';
-import { startServer } from '../../src/http/index.js';
-import { createQueue, defineJob, UnrecoverableError, ValidationError } from '../../src/index.js';
+import { defineJob, UnrecoverableError, ValidationError } from '../../src/index.js';
 import { ARTIFACTS, openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
-import { silentLogger } from '../helpers/silent-logger.js';
-import { tempDbPath } from '../helpers/temp-db.js';
+import { serveQueue } from '../helpers/served-queue.js';
 import { events } from '../helpers/wait.js';
 
 const browser = useChromium();
@@ -58,9 +56,7 @@ async function expectList(page: Page, state: string, name: string, n: number): P
 
 describe('dashboard overview', () => {
   it('lists each name with its counts live, shows and lifts a pause, and opens the job list of a count', { timeout: CLI_TEST_TIMEOUT }, async () => {
-    const db = tempDbPath();
-    const queue = createQueue({ path: db.path, logger: silentLogger, concurrency: 4, jobs });
-    const server = await startServer({ queue, port: 0 });
+    const { queue, server, close } = await serveQueue({ concurrency: 4, jobs });
     try {
       const settled = (n: number) => events(queue.events$, (e) => ['completed', 'dead', 'quarantined'].includes(e.to), n);
       let done = settled(6);
@@ -156,9 +152,7 @@ describe('dashboard overview', () => {
       expect(phone.problems).toEqual([]);
       await phone.context.close();
     } finally {
-      await server.close();
-      await queue.close();
-      db.cleanup();
+      await close();
     }
   });
 });

@@ -3,20 +3,15 @@
  * queue with their next run times, and nothing else on the page going wrong.
  */
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../../src/http/index.js';
-import { createQueue } from '../../src/index.js';
 import { openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
-import { silentLogger } from '../helpers/silent-logger.js';
-import { tempDbPath } from '../helpers/temp-db.js';
+import { serveQueue } from '../helpers/served-queue.js';
 
 const browser = useChromium();
 
 describe('dashboard schedules panel', () => {
   it('lists each schedule with its expression, zone and next run', { timeout: CLI_TEST_TIMEOUT }, async () => {
-    const db = tempDbPath();
-    const queue = createQueue({ path: db.path, logger: silentLogger });
-    const server = await startServer({ queue, port: 0 });
+    const { queue, server, close } = await serveQueue();
     try {
       const { page, context, problems } = await openPage(browser(), { width: 1280, height: 800 });
       await page.goto(`${server.url}/`);
@@ -37,9 +32,7 @@ describe('dashboard schedules panel', () => {
       expect(problems).toEqual([]);
       await context.close();
     } finally {
-      await server.close();
-      await queue.close();
-      db.cleanup();
+      await close();
     }
   });
 });

@@ -12,12 +12,10 @@ import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createQuarantineMachine } from '../../machines/examples/quarantine.machine.js';
-import { startServer } from '../../src/http/index.js';
-import { createQueue, defineJob } from '../../src/index.js';
+import { defineJob } from '../../src/index.js';
 import { ARTIFACTS, openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
-import { silentLogger } from '../helpers/silent-logger.js';
-import { tempDbPath } from '../helpers/temp-db.js';
+import { serveQueue } from '../helpers/served-queue.js';
 
 const MIN_PX = 12;
 /** route-paths.ts draws arrowheads 9 wide: tips closer than that overlap. */
@@ -118,12 +116,10 @@ async function expectLegibleChart(page: Page, states: string[], edges: Array<{ i
 
 describe('dashboard statechart in Chromium', () => {
   it('draws one machine at a time, legible and whole at 1280×800, as a list of states at 390×844', { timeout: CLI_TEST_TIMEOUT }, async () => {
-    const db = tempDbPath();
     const email = defineJob({ name: 'email', handler: () => 'sent' });
     const importJob = defineJob({ name: 'import', machine: createQuarantineMachine(), handler: () => 'ok' });
-    const queue = createQueue({ path: db.path, logger: silentLogger, jobs: [email, importJob] });
-    const server = await startServer({ queue, port: 0 });
-    const raw = new Database(db.path);
+    const { queue, server, path, close } = await serveQueue({ jobs: [email, importJob] });
+    const raw = new Database(path);
     const set = (state: string, id: number) => raw.prepare('UPDATE jobs SET state = ?, version = version + 1, updated_at = ? WHERE id = ?').run(state, Date.now(), id);
     try {
       const [, emailDead] = await queue.enqueueMany([1, 2].map((n) => ({ name: 'email', payload: { n }, options: { delay: HOUR } })));
@@ -222,9 +218,7 @@ describe('dashboard statechart in Chromium', () => {
       await phone.context.close();
     } finally {
       raw.close();
-      await server.close();
-      await queue.close();
-      db.cleanup();
+      await close();
     }
   });
 });

@@ -5,19 +5,16 @@
  * one completed on attempt 2 under the second).
  */
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../../src/http/index.js';
-import { createQueue, defineJob } from '../../src/index.js';
-import { openPage, useChromium } from '../helpers/browser.js';
+import { defineJob } from '../../src/index.js';
+import { openPage, readTimeline, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
-import { silentLogger } from '../helpers/silent-logger.js';
-import { tempDbPath } from '../helpers/temp-db.js';
+import { serveQueue } from '../helpers/served-queue.js';
 import { nextEvent } from '../helpers/wait.js';
 
 const browser = useChromium();
 
 describe('dashboard job timeline', () => {
   it('shows the completed steps between the transitions they ran between', { timeout: CLI_TEST_TIMEOUT }, async () => {
-    const db = tempDbPath();
     const job = defineJob({
       name: 'stepped',
       retry: { attempts: 2, backoff: { type: 'fixed', delay: 0 } },
@@ -30,8 +27,7 @@ describe('dashboard job timeline', () => {
         });
       },
     });
-    const queue = createQueue({ path: db.path, logger: silentLogger, jobs: [job] });
-    const server = await startServer({ queue, port: 0 });
+    const { queue, server, close } = await serveQueue({ jobs: [job] });
     try {
       const { id } = await queue.enqueue('stepped', null);
       const done = nextEvent(queue.events$, (e) => e.job.id === id && e.to === 'completed');
@@ -40,10 +36,8 @@ describe('dashboard job timeline', () => {
 
       const { page, context, problems } = await openPage(browser(), { width: 1280, height: 800 });
       await page.goto(`${server.url}/#job=${id}`);
-      const items = page.locator('[data-testid=timeline] > li');
       await page.locator('[data-testid=timeline-step]').nth(2).waitFor({ timeout: 30_000 });
-      const texts = (await items.allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
-      const kinds = await items.evaluateAll((lis) => lis.map((li) => (li.getAttribute('data-testid') === 'timeline-step' ? 'step' : 'transition')));
+      const { kinds, texts } = await readTimeline(page);
       expect(kinds).toEqual(['transition', 'transition', 'step', 'step', 'transition', 'transition', 'transition', 'step', 'transition']);
       expect(texts[2]).toMatch(/^step 1 fetch → \{"rows":3\}.* attempt 1$/);
       expect(texts[3]).toMatch(/^step 2 pause · sleep until .* attempt 1$/);
@@ -54,9 +48,7 @@ describe('dashboard job timeline', () => {
       expect(problems).toEqual([]);
       await context.close();
     } finally {
-      await server.close();
-      await queue.close();
-      db.cleanup();
+      await close();
     }
   });
 });

@@ -7,24 +7,20 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../../src/http/index.js';
-import { createQueue, defineJob } from '../../src/index.js';
+import { defineJob } from '../../src/index.js';
 import { internalsOf } from '../../src/queue-internals.js';
 import { ARTIFACTS, openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
-import { silentLogger } from '../helpers/silent-logger.js';
-import { tempDbPath } from '../helpers/temp-db.js';
+import { serveQueue } from '../helpers/served-queue.js';
 import { nextEvent } from '../helpers/wait.js';
 
 const browser = useChromium();
 
 describe('dashboard workers panel', () => {
   it('shows the process with its host, pid, uptime and slots, and its running job as a link; fits 390 px', { timeout: CLI_TEST_TIMEOUT }, async () => {
-    const db = tempDbPath();
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const queue = createQueue({ path: db.path, logger: silentLogger, concurrency: 3, prefetch: 0, jobs: [defineJob({ name: 'report-nightly-export', handler: () => held })] });
-    const server = await startServer({ queue, port: 0 });
+    const { queue, server, close } = await serveQueue({ concurrency: 3, prefetch: 0, jobs: [defineJob({ name: 'report-nightly-export', handler: () => held })] });
     try {
       const { id } = await queue.enqueue('report-nightly-export', {});
       const started = nextEvent(queue.events$, (e) => e.to === 'processing');
@@ -60,9 +56,7 @@ describe('dashboard workers panel', () => {
       }
     } finally {
       release();
-      await server.close();
-      await queue.close();
-      db.cleanup();
+      await close();
     }
   });
 });

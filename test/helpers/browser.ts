@@ -66,3 +66,16 @@ export function useChromium(): () => Browser {
     return shared;
   };
 }
+
+/** The job detail's timeline as read on the page: each item's kind (a transition, a logged line or a step) and its text, spaces folded. */
+export async function readTimeline(page: Page): Promise<{ kinds: Array<'transition' | 'log' | 'step'>; texts: string[] }> {
+  const items = page.locator('[data-testid=timeline] > li');
+  const texts = (await items.allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
+  const kinds = await items.evaluateAll((lis) =>
+    lis.map((li) => {
+      const id = li.getAttribute('data-testid');
+      return id === 'timeline-log' ? 'log' : id === 'timeline-step' ? 'step' : 'transition';
+    }),
+  );
+  return { kinds, texts };
+}

@@ -1,7 +1,7 @@
 /**
- * browse(): one page of the jobs in one state, with the SQLite store's orders,
- * cursors and scan budget (src/store/sqlite/browse-jobs.ts), each state
- * paging along one of the indexes the migrations make:
+ * browse(): one page of the jobs in one state, in the orders and with the
+ * cursors of browse-plans.ts and the scan budget of browse-rows.ts, each
+ * state paging along one of the indexes the migrations make:
  *
  *   pending      next to run first       jobs_ready (priority DESC, run_at, id),
  *                                         grouped jobs merged in (jobs_grouped)
@@ -19,6 +19,7 @@ import type { Database } from './connect.js';
 import type { Queryable } from './driver.js';
 import { render, statement } from './sql.js';
 import { bindNamed, compileWhere } from './where.js';
+import { finishedPlan, pendingPlan, processingPlan, waitingPlan, WAITING_STATES } from '../browse-plans.js';
 import { decodeCursor, encodeCursor, keyOf, PAYLOAD_PREVIEW, SCAN_BUDGET, toSummary, type BrowsePlan, type Key, type Segment, type SummaryRow } from '../browse-rows.js';
 
 const SUMMARY = `id, name, state, version, attempts, priority, run_at, created_at, updated_at, lease_owner, progress, locked_until,
@@ -26,10 +27,12 @@ const SUMMARY = `id, name, state, version, attempts, priority, run_at, created_a
 /** A filtered walk also reads the whole payload as `doc`: the search looks at it, not at the summary's cut. */
 const SUMMARY_AND_DOC = `${SUMMARY}, payload AS doc`;
 
-const WAITING = 'state <> {{pending}} AND state <> {{processing}} AND state <> {{completed}} AND state <> {{dead}} AND state <> {{cancelled}}';
-
-function single(from: string, order: string, past: string, keys: string[]): BrowsePlan {
-  return { keys, segments: (after) => [{ from: after ? `${from} AND ${past}` : from, order }] };
+function planFor(state: string, name: string | undefined): BrowsePlan {
+  if (state === JobState.pending) return pendingRows(false);
+  // SQLite sorts a missing lease end first.
+  if (state === JobState.processing) return processingPlan('{{schema}}.jobs WHERE state = {{processing}}', 'locked_until NULLS FIRST, id');
+  if (FINISHED_STATES.includes(state)) return finishedPlan('{{schema}}.jobs WHERE (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND state = @state');
+  return waitingPlan(`{{schema}}.jobs WHERE state = @state AND ${WAITING_STATES}`, name);
 }
 
 /**
@@ -38,40 +41,7 @@ function single(from: string, order: string, past: string, keys: string[]): Brow
  * (mergeWalks). Their index, jobs_grouped, is ordered by group first: the
  * grouped pending jobs past the cursor are sorted for each page.
  */
-function pendingPlan(grouped: boolean): BrowsePlan {
-  const from = `{{schema}}.jobs WHERE state = {{pending}} AND group_key IS ${grouped ? 'NOT NULL' : 'NULL'}`;
-  const order = 'priority DESC, run_at, id';
-  return {
-    keys: ['priority', 'run_at', 'id'],
-    // Mixed directions defeat a row-value seek: the rest of the cursor's priority, then the lower ones.
-    segments: (after) =>
-      after
-        ? [
-            { from: `${from} AND priority = @k0 AND (run_at, id) > (@k1, @k2)`, order },
-            { from: `${from} AND priority < @k0`, order },
-          ]
-        : [{ from, order }],
-  };
-}
-
-function planFor(state: string, name: string | undefined): BrowsePlan {
-  if (state === JobState.pending) return pendingPlan(false);
-  if (state === JobState.processing) {
-    // SQLite sorts a missing lease end first.
-    return single('{{schema}}.jobs WHERE state = {{processing}}', 'locked_until NULLS FIRST, id', '(locked_until, id) > (@k0, @k1)', ['locked_until', 'id']);
-  }
-  if (FINISHED_STATES.includes(state)) {
-    return single(
-      '{{schema}}.jobs WHERE (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND state = @state',
-      'updated_at DESC, id DESC',
-      '(updated_at, id) < (@k0, @k1)',
-      ['updated_at', 'id'],
-    );
-  }
-  const from = `{{schema}}.jobs WHERE state = @state AND ${WAITING}`;
-  if (name !== undefined) return single(`${from} AND name = @name`, 'name, run_at, id', '(run_at, id) > (@k0, @k1)', ['run_at', 'id']);
-  return single(from, 'name, run_at, id', '(name, run_at, id) > (@k0, @k1, @k2)', ['name', 'run_at', 'id']);
-}
+const pendingRows = (grouped: boolean): BrowsePlan => pendingPlan(`{{schema}}.jobs WHERE state = {{pending}} AND group_key IS ${grouped ? 'NOT NULL' : 'NULL'}`);
 
 interface Walk {
   rows: SummaryRow[];
@@ -153,7 +123,7 @@ export async function browseJobs(db: Database, schema: string, filter: BrowseFil
     const found = await walk(client, schema, plan, segments, conditions, params, limit, scanBudget);
     if (filter.state !== JobState.pending) return found;
     // Each run reads at most the budget.
-    const grouped = pendingPlan(true);
+    const grouped = pendingRows(true);
     return mergeWalks([found, await walk(client, schema, grouped, grouped.segments(after !== undefined), conditions, params, limit, scanBudget)], plan.keys, limit);
   }, 'snapshot');
   const last = rows.length >= limit ? keyOf(rows[rows.length - 1] as unknown as Record<string, unknown>, plan.keys) : stoppedAt;

@@ -19,26 +19,15 @@ import type { BrowseFilter, BrowsePage } from '../store.js';
 import type { WhereClause } from '../where.js';
 import { ValidationError } from '../../errors.js';
 import { withStates } from './sql.js';
+import { finishedPlan, PENDING_ORDER, pendingPlan, processingPlan, waitingPlan, WAITING_STATES } from '../browse-plans.js';
 import { decodeCursor, encodeCursor, keyOf, PAYLOAD_PREVIEW, SCAN_BUDGET, toSummary, type BrowsePlan, type Key, type Segment, type SummaryRow } from '../browse-rows.js';
-
-interface Plan extends BrowsePlan {
-  /** Rows past the cursor as one condition (for the unindexed pending rows). */
-  past: string;
-}
 
 const SUMMARY = `id, name, state, version, attempts, priority, run_at, created_at, updated_at, lease_owner, progress, locked_until,
   json_extract(last_error, '$.message') AS error, substr(payload, 1, ${PAYLOAD_PREVIEW + 1}) AS payload`;
 /** The whole payload, beside the summary's preview, for a filtered walk's search. */
 const SEARCHED = 'searched_payload';
 
-const WAITING = withStates(
-  `state <> {{pending}} AND state <> {{processing}} AND state <> {{completed}} AND state <> {{dead}} AND state <> {{cancelled}}`,
-  'browse-jobs',
-);
-
-function single(from: string, order: string, past: string, keys: string[]): Plan {
-  return { keys, past, segments: (after) => [{ from: after ? `${from} AND ${past}` : from, order }] };
-}
+const WAITING = withStates(WAITING_STATES, 'browse-jobs');
 
 /** Whether the retention index exists (retention-index.sql): a read-only listing may find it missing. */
 const finishedIndexed = new WeakMap<Database.Database, Database.Statement>();
@@ -51,36 +40,14 @@ function hasFinishedIndex(db: Database.Database): boolean {
   return probe.get() !== undefined;
 }
 
-function planFor(state: string, name: string | undefined, finishedIndex = true): Plan {
-  if (state === JobState.pending) {
-    const from = withStates(`jobs INDEXED BY jobs_ready WHERE state = {{pending}} AND indexed = 1 AND group_key IS NULL`, 'browse-jobs');
-    const order = 'priority DESC, run_at, id';
-    return {
-      keys: ['priority', 'run_at', 'id'],
-      past: '(priority < @k0 OR (priority = @k0 AND (run_at, id) > (@k1, @k2)))',
-      // Mixed directions defeat a row-value seek: the rest of the cursor's priority, then the lower ones, each a seek.
-      segments: (after) =>
-        after
-          ? [
-              { from: `${from} AND priority = @k0 AND (run_at, id) > (@k1, @k2)`, order },
-              { from: `${from} AND priority < @k0`, order },
-            ]
-          : [{ from, order }],
-    };
-  }
-  if (state === JobState.processing) {
-    const from = withStates(`jobs INDEXED BY jobs_leased WHERE state = {{processing}}`, 'browse-jobs');
-    return single(from, 'locked_until, id', '(locked_until, id) > (@k0, @k1)', ['locked_until', 'id']);
-  }
+function planFor(state: string, name: string | undefined, finishedIndex = true): BrowsePlan {
+  if (state === JobState.pending) return pendingPlan(withStates(`jobs INDEXED BY jobs_ready WHERE state = {{pending}} AND indexed = 1 AND group_key IS NULL`, 'browse-jobs'));
+  if (state === JobState.processing) return processingPlan(withStates(`jobs INDEXED BY jobs_leased WHERE state = {{processing}}`, 'browse-jobs'));
   if (FINISHED_STATES.includes(state)) {
     // A literal, not a parameter: SQLite uses a partial index only when it can see the state matches it.
-    const from = finishedIndex ? `jobs INDEXED BY jobs_finished WHERE state = '${state}'` : `jobs WHERE state = '${state}'`;
-    return single(from, 'updated_at DESC, id DESC', '(updated_at, id) < (@k0, @k1)', ['updated_at', 'id']);
+    return finishedPlan(finishedIndex ? `jobs INDEXED BY jobs_finished WHERE state = '${state}'` : `jobs WHERE state = '${state}'`);
   }
-  const from = `jobs INDEXED BY jobs_waiting WHERE state = @state AND ${WAITING}`;
-  // With a name, the index is already in due order within it.
-  if (name !== undefined) return single(`${from} AND name = @name`, 'name, run_at, id', '(run_at, id) > (@k0, @k1)', ['run_at', 'id']);
-  return single(from, 'name, run_at, id', '(name, run_at, id) > (@k0, @k1, @k2)', ['name', 'run_at', 'id']);
+  return waitingPlan(`jobs INDEXED BY jobs_waiting WHERE state = @state AND ${WAITING}`, name);
 }
 
 /** `$."a"."b"`: every key quoted, so no key can be read as path syntax. */
@@ -129,14 +96,14 @@ export function compileWhere(clauses: readonly WhereClause[], column = SEARCHED)
  * ones (migration 008), read along jobs_grouped and sorted: a page of them
  * costs a sort of the grouped backlog.
  */
-function outsideReadyIndex(db: Database.Database, plan: Plan, conditions: string, params: Record<string, unknown>, after: boolean, limit: number): SummaryRow[] {
+function outsideReadyIndex(db: Database.Database, plan: BrowsePlan, conditions: string, params: Record<string, unknown>, after: boolean, limit: number): SummaryRow[] {
   const extra = [conditions, after ? plan.past : ''].filter(Boolean).map((c) => `AND ${c}`).join(' ');
   const text = withStates(
     `SELECT ${SUMMARY} FROM (
        SELECT *, payload AS ${SEARCHED} FROM jobs WHERE id > (SELECT value FROM queue_meta WHERE key = 'indexed_upto') AND indexed = 0 AND state = {{pending}} AND group_key IS NULL
        UNION ALL
        SELECT *, payload AS ${SEARCHED} FROM jobs WHERE state = {{pending}} AND group_key IS NOT NULL
-     ) WHERE 1 ${extra} ORDER BY priority DESC, run_at, id LIMIT @limit`,
+     ) WHERE 1 ${extra} ORDER BY ${PENDING_ORDER} LIMIT @limit`,
     'browse-jobs',
   );
   return db.prepare(text).all({ ...params, limit }) as SummaryRow[];
@@ -155,7 +122,7 @@ interface Walk {
 }
 
 /** Reads the segments in turn: up to `limit` matches, reading at most SCAN_BUDGET rows when filtered. */
-function walk(db: Database.Database, plan: Plan, segments: Segment[], conditions: string, params: Record<string, unknown>, limit: number, scanBudget: number): Walk {
+function walk(db: Database.Database, plan: BrowsePlan, segments: Segment[], conditions: string, params: Record<string, unknown>, limit: number, scanBudget: number): Walk {
   const rows: SummaryRow[] = [];
   let scanned = 0;
   for (const segment of segments) {
