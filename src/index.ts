@@ -4,6 +4,7 @@
  */
 export { createQueue } from './queue.js';
 export type { Queue, QueueStatsView } from './queue.js';
+export type { TelemetryOptions } from './engine/telemetry-options.js';
 export type { QueueOptions, EnqueueOptions, EnqueueItemOptions, EnqueueManyOptions } from './engine/options.js';
 export type { SqliteDatabase } from './store/sqlite/app-database.js';
 export type { UniqueOptions, UniqueWhile, DebounceOptions, ThrottleOptions } from './engine/unique.js';

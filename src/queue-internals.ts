@@ -1,12 +1,13 @@
 /**
  * What litejobs' own add-ons (the dashboard) read behind a queue's public
- * face: its store, clock, logger and job definitions. Kept off the `Queue`
+ * face: its store, clock, logger, tracing and job definitions. Kept off the `Queue`
  * interface so that users see one small API; reached through `internalsOf`.
  */
 import type { AnyJobDefinition } from './engine/job-definition.js';
 import type { Clock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
 import type { Store } from './store/store.js';
+import type { Tracing } from './telemetry/tracing.js';
 
 export interface QueueInternals {
   readonly store: Store;
@@ -18,6 +19,8 @@ export interface QueueInternals {
   readonly jobNames: ReadonlySet<string>;
   /** This process's lease owner id (`host:pid:random`). */
   readonly ownerId: string;
+  /** The queue's traces (off: every call goes straight through). */
+  readonly tracing: Tracing;
   /** True once `close()` was called. */
   closed(): boolean;
 }

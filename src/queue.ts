@@ -33,6 +33,8 @@ import { InvalidTransitionError, QueueClosedError, ValidationError } from './err
 import type { Queue } from './queue-api.js';
 import { registerInternals } from './queue-internals.js';
 import { openStore } from './store/open-store.js';
+import { createTracing } from './telemetry/tracing.js';
+import { startOtelMetrics } from './telemetry/otel-metrics.js';
 import { WHOLE_QUEUE } from './store/paused.js';
 import { parseWhere } from './store/where.js';
 
@@ -79,7 +81,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
   const { store } = watchStart;
   let engine: Engine;
   try {
-    engine = createEngine({ store, clock, logger, jobs: o.jobs, retention: o.retention, maxPayloadBytes: o.maxPayloadBytes });
+    engine = createEngine({ store, clock, logger, jobs: o.jobs, retention: o.retention, maxPayloadBytes: o.maxPayloadBytes, tracing: createTracing(o.telemetry.traces) });
   } catch (err) {
     // A machine refused at start-up (engine/machine-registry.ts): the store this call opened goes with it.
     if (o.store === undefined) void opened.close().catch(() => undefined);
@@ -193,6 +195,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
       if (closed) return;
       await this.stop(closeOptions);
       closed = true;
+      stopMetrics?.();
       await engine.close();
       results.wake(); // waiters of result() learn the queue closed
 
@@ -316,6 +319,8 @@ function createUntypedQueue(options: QueueOptions): Queue {
     buffer$: engine.buffer$,
     workers: () => consumer?.workers() ?? [],
   };
-  registerInternals(queue, { store, clock, logger, definitions: engine.definitions, jobNames, ownerId, closed: () => closed });
+  // OpenTelemetry metrics, when a meter provider is registered (the Prometheus ones are the HTTP plugin's).
+  const stopMetrics = o.telemetry.metrics ? startOtelMetrics(queue) : undefined;
+  registerInternals(queue, { store, clock, logger, definitions: engine.definitions, jobNames, ownerId, tracing: engine.tracing, closed: () => closed });
   return queue;
 }

@@ -18,6 +18,7 @@
 import { DuplicateStepError, LeaseLostError, LitejobsError, ValidationError } from '../errors.js';
 import { parseDuration, type Duration } from '../lib/duration.js';
 import type { LeasedJob, StepRecord } from '../store/store.js';
+import type { AttemptSpan } from '../telemetry/tracing.js';
 
 /** The longest step name. */
 export const MAX_STEP_NAME = 200;
@@ -53,6 +54,8 @@ export class StepRun {
   constructor(
     private readonly job: LeasedJob,
     private readonly host: StepHost,
+    /** The attempt's span when traced: a step runs in a child span, a replayed step or a sleep is an event. */
+    private readonly span?: AttemptSpan,
   ) {}
 
   async step<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
@@ -61,9 +64,10 @@ export class StepRun {
     const done = (await this.load()).get(name);
     if (done) {
       if (done.wakeAt !== null) throw new ValidationError(`ctx.step("${name}"): "${name}" was recorded as a sleep; steps and sleeps need names of their own`);
+      this.span?.event('litejobs.step.replayed', { 'litejobs.step.name': name, 'litejobs.step.attempt': done.attempt });
       return parse(done.result) as T;
     }
-    const value = await fn();
+    const value = this.span ? await this.span.step(name, async () => fn()) : await fn();
     const result = serializeStep(name, value);
     await this.save({ name, result, wakeAt: null });
     // What a replay will return, so the first run sees the same (a Date comes back as its string).
@@ -80,6 +84,7 @@ export class StepRun {
     // Before anything is stored: a job that cannot park fails with nothing recorded.
     if (wakeAt > this.host.now()) this.assertCanSleep(name);
     if (recorded === null) await this.save({ name, result: null, wakeAt });
+    this.span?.event('litejobs.sleep', { 'litejobs.step.name': name, 'litejobs.sleep.wake_at': new Date(wakeAt).toISOString() });
     const left = wakeAt - this.host.now();
     if (left <= 0) return;
     this.sleepRequest = new SleepSignal(name, left);

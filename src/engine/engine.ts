@@ -25,7 +25,8 @@ import { createMachineRegistry, type MachineRegistry } from './machine-registry.
 import { createNewJob, type EnqueueInput } from './new-job.js';
 import { createOutageLog, type OutageLog } from './outage.js';
 import type { ResolvedRetention } from './options.js';
-import { NotSupportedError, ValidationError } from '../errors.js';
+import { createEnqueuePaths } from './enqueue-paths.js';
+import { createTracing, type Tracing } from '../telemetry/tracing.js';
 
 export interface EngineDeps {
   store: Store;
@@ -35,6 +36,8 @@ export interface EngineDeps {
   jobs: readonly AnyJob[];
   retention: ResolvedRetention;
   maxPayloadBytes: number;
+  /** Spans of enqueues and attempts (telemetry/tracing.ts); absent: none. */
+  tracing?: Tracing;
 }
 
 /**
@@ -79,6 +82,8 @@ export interface Engine {
   readonly inspect: Inspection;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Spans of enqueues and attempts (off unless an OpenTelemetry SDK is registered). */
+  readonly tracing: Tracing;
   readonly registry: MachineRegistry;
   readonly definitions: ReadonlyMap<string, AnyJobDefinition>;
   /** The definitions' limits (groupConcurrency, globalConcurrency, rateLimit), by name: what each claim carries. */
@@ -143,8 +148,6 @@ export interface Engine {
   /** Flushes, ends `events$`, closes the store. */
   close(): Promise<void>;
 }
-
-export const SYNC_NOT_SUPPORTED = 'enqueueSync: this store cannot write synchronously; on PostgreSQL, enqueue inside your transaction with enqueue(name, payload, { client })';
 
 export interface Ready {
   at: number;
@@ -225,17 +228,12 @@ export function createEngine(deps: EngineDeps): Engine {
     if (earliest !== Number.POSITIVE_INFINITY) ready.next({ at: earliest, promote });
   };
 
-  const insertBatch = async (jobs: readonly NewJob[]): Promise<InsertResult[]> => {
-    const at = clock.now();
-    const results = await store.insert(jobs, at);
-    afterInsert(jobs, results, at);
-    return results;
-  };
-  const inserts = createBatcher<NewJob, InsertResult>(insertBatch);
+  const tracing = deps.tracing ?? createTracing(false);
+  const paths = createEnqueuePaths({ store, clock, tracing, afterInsert, closed: () => closed });
   const newJob = createNewJob(registry, definitions, deps.maxPayloadBytes);
 
   const flush = async () => {
-    await inserts.drain();
+    await paths.drain();
     await transitions.drain();
   };
 
@@ -245,6 +243,7 @@ export function createEngine(deps: EngineDeps): Engine {
     inspect: createInspection(store, clock),
     clock,
     logger,
+    tracing,
     registry,
     definitions,
     limits: limitsByName(definitions.values()),
@@ -262,50 +261,12 @@ export function createEngine(deps: EngineDeps): Engine {
     },
     ready$: ready.asObservable(),
     newJob,
-    enqueue: (job) => inserts.push(job),
-    enqueueMany: (jobs) => (jobs.length === 0 ? Promise.resolve([]) : insertBatch(jobs)),
-    async fireSchedule(read, jobs, slot) {
-      const at = clock.now();
-      const results = await store.fireSchedule(read, jobs, slot, at);
-      if (results) afterInsert(jobs, results, at);
-      return results;
-    },
-    async enqueueFlow(root) {
-      const at = clock.now();
-      const result = await store.insertFlow(root, registry.flowRule.from, at);
-      // Announced and woken for as any insert, each job in the state it was created in.
-      const jobs: NewJob[] = [];
-      const results: InsertResult[] = [];
-      const walk = (node: NewFlowNode, r: FlowInsertResult) => {
-        jobs.push(r.state === node.job.state ? node.job : { ...node.job, state: r.state });
-        results.push({ id: r.id, created: true, state: r.state });
-        node.children.forEach((child, i) => {
-          walk(child, r.children[i]!);
-        });
-      };
-      walk(root, result);
-      afterInsert(jobs, results, at);
-      return result;
-    },
-    async enqueueVia(client, jobs) {
-      if (!store.insertVia) throw new ValidationError('enqueue client: only a queue on PostgreSQL writes through the caller\'s own client');
-      // No enqueue events and no wake-up here: the caller may yet roll back. Its commit
-      // delivers the store's change notification, which wakes this process's claim loop too.
-      return store.insertVia(client, jobs, clock.now());
-    },
-    enqueueSync(jobs) {
-      if (!store.insertSync) throw new NotSupportedError(SYNC_NOT_SUPPORTED);
-      if (jobs.length === 0) return [];
-      const at = clock.now();
-      const { results, committed } = store.insertSync(jobs, at);
-      // Woken after the caller's code, never inside it: a claim now would meet the application's
-      // own write lock. Jobs whose commit is not known yet get no enqueue event (they may roll
-      // back); a wake for jobs that rolled back only finds nothing to claim.
-      setImmediate(() => {
-        if (!closed) afterInsert(jobs, results, at, committed);
-      });
-      return results;
-    },
+    enqueue: paths.enqueue,
+    enqueueMany: paths.enqueueMany,
+    fireSchedule: paths.fireSchedule,
+    enqueueFlow: (root) => paths.enqueueFlow(root, registry.flowRule.from),
+    enqueueVia: paths.enqueueVia,
+    enqueueSync: paths.enqueueSync,
     apply,
     backlog: () => transitions.backlog(),
     claimed(jobs, owner) {

@@ -6,7 +6,8 @@
  */
 import { NotSupportedError, ValidationError } from '../errors.js';
 import type { InsertResult, NewJob } from '../store/store.js';
-import { SYNC_NOT_SUPPORTED, type Engine } from './engine.js';
+import type { Engine } from './engine.js';
+import { SYNC_NOT_SUPPORTED } from './enqueue-paths.js';
 import type { EnqueueInput } from './new-job.js';
 import type { EnqueueItemOptions, EnqueueManyOptions, EnqueueOptions } from './options.js';
 import { rejectUnknownOptions } from './validate.js';

@@ -8,7 +8,7 @@
  * it keeps its slot and its lease is renewed, so the job cannot be run again
  * beside it. A run told to stop that goes on past `stuckAfter` is reported.
  */
-import { JobEventType } from '../../machines/job.machine.js';
+import { JobEventType, type JobEvent } from '../../machines/job.machine.js';
 import type { ErrorInfo } from '../../machines/policy.js';
 import { TimeoutError, ValidationError } from '../errors.js';
 import { Abortable } from '../lib/abortable.js';
@@ -18,6 +18,8 @@ import { createBatcher } from '../lib/batcher.js';
 import type { WorkerEngine } from './engine.js';
 import { JobContext, type ContextHost } from './handler-context.js';
 import type { SleepSignal } from './durable-steps.js';
+import type { ApplyResult } from './apply-event.js';
+import type { AttemptSpan } from '../telemetry/tracing.js';
 import { afterAbort, runHandler, toErrorInfo, type AbortReason, type Outcome } from './job-runner.js';
 import { toContext } from './machine-registry.js';
 import type { ThreadOutcome, ThreadPool } from './threads/thread-pool.js';
@@ -26,6 +28,9 @@ import { slotOf } from './cron.js';
 import { createLogWriter, LogBuffer } from './log-buffer.js';
 import { recordsLevel } from './recording-logger.js';
 import { loggedFields } from '../lib/logged-fields.js';
+
+/** Asks a job's machine whether it accepts `ctx.sleep` in its state (a machine may leave sleep out). */
+const SLEEP_PROBE: JobEvent = { type: JobEventType.sleep, delay: 0 };
 
 /** A schedule's job's slot, for the thread that runs it (HandlerContext `slot`). */
 const slotSpec = (job: LeasedJob): { slot?: number } => {
@@ -49,6 +54,8 @@ interface Run {
   stuck: boolean;
   /** Its `ctx.log` lines not yet stored; made by the first line. */
   logs?: LogBuffer;
+  /** Its span, when tracing is on (telemetry/tracing.ts). */
+  span?: AttemptSpan | undefined;
 }
 
 export interface Executor {
@@ -136,7 +143,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
       saveStep: (job, step) => stepSaves.push({ id: job.id, token: job.leaseToken, step }),
       now: () => clock.now(),
       canSleep: (job) =>
-        engine.registry.forJob(job.name, job.retry).next(job.state, toContext(job.attempts, job.lastError, job.ctx), { type: JobEventType.sleep, delay: 0 } as { type: string }) !== undefined,
+        engine.registry.forJob(job.name, job.retry).next(job.state, toContext(job.attempts, job.lastError, job.ctx), SLEEP_PROBE) !== undefined,
     },
     logger,
     record,
@@ -177,7 +184,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
     const { job, workerId, abortable } = run;
     let log: typeof logger | undefined;
     const out: ThreadOutcome = await o.threads!.run(
-      { module, payload: job.payload, jobId: job.id, name: job.name, attempt: job.attempts, workerId, ...slotSpec(job) },
+      { module, payload: job.payload, jobId: job.id, name: job.name, attempt: job.attempts, workerId, ...slotSpec(job), ...(run.span ? { trace: run.span.carrier } : {}) },
       {
         heartbeat: () => extend(job, abortable),
         progress: (value) => engine.worker.progress(job.id, job.leaseToken, value),
@@ -200,7 +207,10 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
    * lives until then. A write that fails otherwise leaves the lease to expire.
    */
   const recordOutcome = async (run: Run, outcome: Outcome, sleep: SleepSignal | undefined): Promise<void> => {
-    const { job, workerId } = run;
+    const { job, workerId, span } = run;
+    // The attempt's span ends with what the machine made of the outcome.
+    const traced = (event: string, r: ApplyResult | undefined, error?: ErrorInfo) =>
+      span?.end({ event, ...(r?.accepted && r.committed ? { to: r.to, runAt: r.runAt } : {}), ...(error ? { error } : {}) });
     // While this run's lease holds, its outcome stands even if something else moved the job meanwhile
     // (a custom event that kept it processing): the machine then decides again on the job as it is now.
     const extra: OutcomeExtra = { workerId, retryUnavailable: true, again: (fresh) => fresh.leaseToken === job.leaseToken };
@@ -211,25 +221,29 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
       // (unless the run was stopped: cancel, lost lease, shutdown and timeout decide as usual).
       if (sleep && outcome.kind !== 'aborted' && !run.abortable.aborted) {
         const r = await engine.apply(job, { type: JobEventType.sleep, delay: sleep.delay }, extra);
-        if (r.accepted) return;
+        if (r.accepted) return traced(JobEventType.sleep, r);
         const error = toErrorInfo(new ValidationError(`ctx.sleep("${sleep.step}"): the machine of job "${job.name}" does not take "${JobEventType.sleep}" from "${job.state}"`));
-        await engine.apply(job, { type: JobEventType.fail, error, random: Math.random() }, extra);
+        traced(JobEventType.fail, await engine.apply(job, { type: JobEventType.fail, error, random: Math.random() }, extra), error);
       } else if (outcome.kind === 'completed') {
         if (outcome.result !== undefined) extra.result = outcome.result;
         const r = await engine.apply(job, { type: JobEventType.complete }, extra);
         if (r.accepted && !r.committed) logger.warn({ jobId: job.id, workerId }, 'job completed after its lease was lost; result dropped');
+        traced(JobEventType.complete, r);
       } else if (outcome.kind === 'failed' && outcome.error.rateLimited) {
-        await rateLimited(job, outcome.error, extra);
+        traced(JobEventType.release, await rateLimited(job, outcome.error, extra), outcome.error);
       } else if (outcome.kind === 'failed') {
-        await engine.apply(job, { type: JobEventType.fail, error: outcome.error, random: Math.random() }, extra);
+        traced(JobEventType.fail, await engine.apply(job, { type: JobEventType.fail, error: outcome.error, random: Math.random() }, extra), outcome.error);
       } else if (outcome.reason === 'shutdown') {
         // Put it back without spending an attempt.
-        await engine.apply(job, { type: JobEventType.release }, extra);
+        traced(JobEventType.release, await engine.apply(job, { type: JobEventType.release }, extra));
+      } else {
+        // cancel / lease lost: the job already left processing; there is nothing to write.
+        span?.end({ aborted: String(outcome.reason) });
       }
-      // cancel / lease lost: the job already left processing; there is nothing to write.
     } catch (err) {
       // The lease will expire and the sweeper retries the job.
       logger.error({ err, jobId: job.id, workerId }, 'could not record the outcome of a job');
+      span?.end({ error: toErrorInfo(err) });
     }
   };
 
@@ -238,7 +252,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
    * first, so no claim takes its siblings meanwhile, then put the job back,
    * due after the pause, without spending an attempt (the machine's release).
    */
-  const rateLimited = async (job: LeasedJob, error: ErrorInfo, extra: OutcomeExtra) => {
+  const rateLimited = async (job: LeasedJob, error: ErrorInfo, extra: OutcomeExtra): Promise<ApplyResult> => {
     const { delay, scope } = error.rateLimited!;
     const at = clock.now();
     const [kind, key] = scope === 'group' && job.group ? (['group', job.group] as const) : (['name', job.name] as const);
@@ -251,7 +265,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
       // The job itself still waits out the delay.
       logger.warn({ err, jobId: job.id, [kind]: key }, `rate limited: could not pause the ${kind}`);
     }
-    await engine.apply(job, { type: JobEventType.release, error }, { ...extra, runAt: at + delay });
+    return engine.apply(job, { type: JobEventType.release, error }, { ...extra, runAt: at + delay });
   };
 
   const done: Array<() => void> = [];
@@ -270,7 +284,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
   return {
     async run(job, workerId) {
       const def = engine.definitions.get(job.name);
-      const run: Run = { job, workerId, abortable: new Abortable(), leaseGone: false, stuck: false };
+      const run: Run = { job, workerId, abortable: new Abortable(), leaseGone: false, stuck: false, span: engine.tracing.attempt(job, workerId) };
       runs.add(run);
       byJob.set(job.id, run);
       const timeoutMs = job.timeout ?? def?.timeout ?? null;
@@ -281,8 +295,10 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
         if (!def) outcome = { kind: 'aborted', reason: 'shutdown' }; // never claimed: names come from definitions
         else if (def.isolation === 'thread') outcome = await runInThread(run, def.module as string);
         else {
-          ctx = new JobContext(job, run.abortable, workerId, host);
-          outcome = await runHandler(def.handler!, job.payload, ctx, run.abortable);
+          const jobCtx = new JobContext(job, run.abortable, workerId, host, run.span);
+          ctx = jobCtx;
+          // Inside the attempt's span when traced: the handler's own spans nest under it.
+          outcome = await (run.span ? run.span.run(() => runHandler(def.handler!, job.payload, jobCtx, run.abortable)) : runHandler(def.handler!, job.payload, jobCtx, run.abortable));
         }
       } catch (err) {
         // A throw from the runner itself (not the handler: runHandler turns those into outcomes) is a

@@ -15,6 +15,8 @@ import type { LeasedJob } from '../store/store.js';
 import type { Job } from './job-view.js';
 import type { Duration } from '../lib/duration.js';
 import { StepRun, type SleepSignal, type StepHost } from './durable-steps.js';
+import type { AttemptSpan } from '../telemetry/tracing.js';
+import type { TraceCarrier } from '../telemetry/trace-context.js';
 
 /** What every context of one executor shares (one object, not one per job). */
 export interface ContextHost {
@@ -52,12 +54,17 @@ export class JobContext implements HandlerContext {
     private readonly abortable: Abortable,
     private readonly workerId: string,
     private readonly host: ContextHost,
+    private readonly span?: AttemptSpan,
   ) {
     this.jobId = job.id;
     this.name = job.name;
     this.attempt = job.attempts;
     const slot = job.key === null ? null : slotOf(job.name, job.key);
     this.slot = slot === null ? undefined : new Date(slot);
+  }
+
+  get trace(): TraceCarrier | undefined {
+    return this.span?.carrier;
   }
 
   get signal(): AbortSignal {
@@ -95,7 +102,7 @@ export class JobContext implements HandlerContext {
   }
 
   private steps(): StepRun {
-    this.stepRun ??= new StepRun(this.job, this.host.steps);
+    this.stepRun ??= new StepRun(this.job, this.host.steps, this.span);
     return this.stepRun;
   }
 

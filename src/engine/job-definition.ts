@@ -55,6 +55,12 @@ export interface HandlerContext {
    * attempt; the job runs again afterwards, replaying its completed steps.
    */
   sleep(name: string, duration: Duration): Promise<void>;
+  /**
+   * This attempt's span as W3C Trace Context fields, to carry the trace into
+   * work done elsewhere (another service, another queue); undefined when
+   * nothing traces the queue (see the tracing guide).
+   */
+  readonly trace: { traceparent: string; tracestate?: string } | undefined;
 }
 
 export type Handler<P = unknown, R = unknown> = (payload: P, ctx: HandlerContext) => Promise<R> | R;

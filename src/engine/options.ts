@@ -7,6 +7,7 @@ import { NotSupportedError, ValidationError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { checkInteger, checkNumber, checkPath, checkRetryPolicy, checkString, rejectUnknownOptions } from './validate.js';
 import type { CallerClient, Store, UniqueGuard } from '../store/store.js';
+import { resolveTelemetry, type TelemetryOptions } from './telemetry-options.js';
 import { checkAppDatabase, type SqliteDatabase } from '../store/open-store.js';
 import { splitSchemaParam } from '../store/connection-url.js';
 import { checkGroup } from './limits.js';
@@ -94,7 +95,16 @@ export interface QueueOptions {
    * cores. Threads start on first use.
    */
   threads?: number;
+  /**
+   * OpenTelemetry (with `@opentelemetry/api` installed and an SDK started;
+   * see the tracing guide): `traces`, a span for each enqueue and attempt;
+   * `metrics`, the instruments `/metrics` shows, through the registered
+   * meter provider. `true` (default) follows whatever SDK is registered;
+   * `false` never touches OpenTelemetry.
+   */
+  telemetry?: boolean | TelemetryOptions;
 }
+
 
 export interface RetentionOptions {
   completed?: Duration;
@@ -109,11 +119,11 @@ export type ResolvedRetention = Partial<Record<(typeof RETENTION_KEYS)[number], 
 
 const QUEUE_KEYS = [
   'path', 'name', 'concurrency', 'prefetch', 'retention', 'lease', 'durability', 'logger', 'jobs', 'history', 'maxPayloadBytes',
-  'pollInterval', 'cacheSize', 'busyTimeout', 'clock', 'store', 'stuckAfter', 'threads', 'connection', 'schema', 'database',
+  'pollInterval', 'cacheSize', 'busyTimeout', 'clock', 'store', 'stuckAfter', 'threads', 'connection', 'schema', 'database', 'telemetry',
 ] as const;
 
-export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'retention' | 'connection' | 'schema' | 'database' | 'prefetch'>> &
-  Pick<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'connection' | 'schema' | 'database' | 'prefetch'> & { retention: ResolvedRetention };
+export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'retention' | 'connection' | 'schema' | 'database' | 'prefetch' | 'telemetry'>> &
+  Pick<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'connection' | 'schema' | 'database' | 'prefetch'> & { retention: ResolvedRetention; telemetry: Required<TelemetryOptions> };
 
 export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions {
   rejectUnknownOptions('createQueue', options, QUEUE_KEYS);
@@ -133,6 +143,7 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     threads: Math.min(concurrency, availableParallelism()),
     ...options,
     retention: resolveRetention(options.retention),
+    telemetry: resolveTelemetry(options.telemetry),
   };
   if (o.database !== undefined) {
     if (o.connection !== undefined) {

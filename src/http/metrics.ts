@@ -2,29 +2,17 @@
  * Prometheus metrics of one queue (prom-client, a registry of its own so an
  * application's registry is not touched). Counts by state and the WAL size
  * are read from the store when scraped; transitions, handler durations,
- * enqueue-to-start lag and claim batch sizes come from this process's events.
+ * enqueue-to-start lag and claim batch sizes come from this process's events
+ * (telemetry/queue-observations.ts, shared with the OpenTelemetry meter).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Subscription } from 'rxjs';
 import type { Queue } from '../queue.js';
 import type { StoreDiagnostics } from '../store/store.js';
+import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS, observeQueue, perCollection } from '../telemetry/queue-observations.js';
 
 export interface QueueMetrics {
   readonly registry: Registry;
   stop(): void;
-}
-
-/** Starts of runs in this process, for the duration histogram; bounded by the runs in flight. */
-type Starts = Map<number, number>;
-const MAX_STARTS = 100_000;
-
-/** A read shared by every caller until it settles and the scrape that asked for it has moved on. */
-function perScrape<T>(read: () => Promise<T>): () => Promise<T> {
-  let reading: Promise<T> | undefined;
-  return () => {
-    reading ??= read().finally(() => setImmediate(() => (reading = undefined)));
-    return reading;
-  };
 }
 
 const PROCESS_PREFIX = 'litejobs_process_';
@@ -47,8 +35,8 @@ export function createQueueMetrics(queue: Queue, options: { processMetrics?: boo
 
   // One reading of each source per scrape, shared by the gauges that use it
   // (prom-client collects them concurrently): stats() counts the whole table.
-  const stats = perScrape(() => queue.stats());
-  const diagnose = perScrape(() => queue.diagnose());
+  const stats = perCollection(() => queue.stats());
+  const diagnose = perCollection(() => queue.diagnose());
 
   new Gauge({
     name: 'litejobs_jobs',
@@ -93,49 +81,29 @@ export function createQueueMetrics(queue: Queue, options: { processMetrics?: boo
     name: 'litejobs_handler_duration_seconds',
     help: 'Handler run time in this process, from claim to outcome, by job name and state entered.',
     labelNames: ['name', 'to'],
-    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300],
+    buckets: HANDLER_DURATION_BUCKETS,
     registers: [registry],
   });
   const lag = new Histogram({
     name: 'litejobs_enqueue_to_start_seconds',
     help: 'How long a job had been due when this process claimed it, by job name.',
     labelNames: ['name'],
-    buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 300],
+    buckets: ENQUEUE_TO_START_BUCKETS,
     registers: [registry],
   });
   const claims = new Histogram({
     name: 'litejobs_claim_batch_size',
     help: 'Jobs leased per claim transaction in this process.',
-    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    buckets: CLAIM_BATCH_BUCKETS,
     registers: [registry],
   });
 
-  const starts: Starts = new Map();
-  const subscription: Subscription = queue.events$.subscribe((e) => {
-    if (e.type === 'run:stuck') return;
-    transitions.inc({ from: e.from ?? 'none', to: e.to });
-    const at = e.at.getTime();
-    if (e.waitedMs !== undefined) {
-      lag.observe({ name: e.job.name }, e.waitedMs / 1000);
-      starts.set(e.job.id, at);
-      // A run settled by another process (cancelled there) never reports here: forget the oldest.
-      if (starts.size > MAX_STARTS) starts.delete(starts.keys().next().value as number);
-      return;
-    }
-    const started = starts.get(e.job.id);
-    if (started !== undefined) {
-      starts.delete(e.job.id);
-      duration.observe({ name: e.job.name, to: e.to }, (at - started) / 1000);
-    }
+  const stop = observeQueue(queue, {
+    transition: (from, to) => transitions.inc({ from, to }),
+    enqueueToStart: (name, seconds) => lag.observe({ name }, seconds),
+    handlerDuration: (name, to, seconds) => duration.observe({ name, to }, seconds),
+    claimBatch: (count) => claims.observe(count),
   });
 
-  const claimSubscription = queue.claims$.subscribe((e) => claims.observe(e.count));
-
-  return {
-    registry,
-    stop: () => {
-      subscription.unsubscribe();
-      claimSubscription.unsubscribe();
-    },
-  };
+  return { registry, stop };
 }

@@ -8,7 +8,7 @@
  * routes only, not to the application's own.
  */
 import { Ajv } from 'ajv';
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { Queue } from '../queue.js';
 import { bearerCheck } from './auth.js';
 import { HttpError, toErrorReply } from './errors.js';
@@ -25,6 +25,7 @@ import { dashboardLiveRoutes } from './routes/dashboard-live.js';
 import { dashboardPage } from './routes/dashboard-page.js';
 import { checkHooks, hookRoutes, type HookNames, type HookOptions } from './routes/hooks.js';
 import { internalsOf } from '../queue-internals.js';
+import type { Tracing } from '../telemetry/tracing.js';
 import { jobRoutes } from './routes/jobs.js';
 import { jobActionRoutes } from './routes/job-actions.js';
 import { flowRoutes } from './routes/flows.js';
@@ -149,6 +150,7 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
         }
       });
     }
+    traceIncoming(authed, internalsOf(queue).tracing);
     // Large bodies one at a time: memory and /healthz stay bounded under several at once.
     const gate = createLargeBodyGate();
     jobRoutes(authed, queue, { batchBodyLimit: options.batchBodyLimit ?? 16 * MiB, bodyLimit, gate });
@@ -186,4 +188,19 @@ function signedHook(request: FastifyRequest, names: HookNames): boolean {
   if (request.method !== 'POST' || !request.routeOptions.url?.endsWith('/v1/hooks/:name')) return false;
   const name = (request.params as { name?: unknown }).name;
   return typeof name === 'string' && names.listed.get(name)?.secret !== undefined;
+}
+
+/**
+ * Every route of this context runs in the trace its request's `traceparent`
+ * header names (W3C Trace Context), so the jobs it enqueues carry it. An HTTP
+ * instrumentation in the application, when there is one, already made the
+ * request's span the active one: that span is kept.
+ */
+function traceIncoming(app: FastifyInstance, tracing: Tracing): void {
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler as RouteHandlerMethod;
+    route.handler = function tracedHandler(request, reply) {
+      return tracing.incoming(request.headers.traceparent, request.headers.tracestate, () => handler.call(this, request, reply));
+    };
+  });
 }

@@ -35,6 +35,7 @@ export const JOB_COLUMNS = {
   children_failed: 'int',
   on_child_failure: 'text',
   version: 'int',
+  trace_context: 'text',
 } as const;
 
 export const HISTORY_COLUMNS = {

@@ -50,6 +50,8 @@ export interface JobRecord {
   parentId?: number | null;
   /** A flow parent's children: not finished yet, ended dead or cancelled, and its policy; null when not a parent. */
   flow?: FlowState | null;
+  /** The trace context the job was enqueued in (NewJob `traceContext`), when the row was read with it (a claim). */
+  traceContext?: string | null;
 }
 
 /**
@@ -75,6 +77,8 @@ export interface NewJob {
   unique?: UniqueGuard | null;
   /** Concurrency group (`group` at enqueue); absent or null: none. */
   group?: string | null;
+  /** The trace context of the enqueue (telemetry/trace-context.ts: W3C fields as JSON text); absent or null: none. */
+  traceContext?: string | null;
 }
 
 /**

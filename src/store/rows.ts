@@ -46,6 +46,8 @@ export interface JobRow {
   children_left?: number | null;
   children_failed?: number | null;
   on_child_failure?: string | null;
+  /** The enqueue's trace context (migration 013; PostgreSQL 009). */
+  trace_context?: string | null;
 }
 
 export function toJobRecord(r: JobRow): JobRecord {
@@ -84,7 +86,7 @@ export function flowOf(r: Pick<JobRow, 'children_left' | 'children_failed' | 'on
 }
 
 /** The columns a claim reads (claim-ready.sql, the PostgreSQL claim_ready function): those a pending job can hold. */
-export type ReadyRow = Pick<JobRow, 'id' | 'name' | 'payload' | 'key' | 'priority' | 'run_at' | 'attempts' | 'last_error' | 'ctx' | 'retry' | 'timeout_ms' | 'created_at' | 'unique_span' | 'group_key' | 'parent_id' | 'version'>;
+export type ReadyRow = Pick<JobRow, 'id' | 'name' | 'payload' | 'key' | 'priority' | 'run_at' | 'attempts' | 'last_error' | 'ctx' | 'retry' | 'timeout_ms' | 'created_at' | 'unique_span' | 'group_key' | 'parent_id' | 'version' | 'trace_context'>;
 
 /** A claimed job's record: the ready row, plus what the claim writes (its lease, one more attempt, one more version). */
 export function toLeasedRecord(r: ReadyRow, claim: { state: string; attempts: number; owner: string; token: string; lockedUntil: number; now: number }): LeasedJob {
@@ -112,6 +114,7 @@ export function toLeasedRecord(r: ReadyRow, claim: { state: string; attempts: nu
     version: Number(r.version) + 1,
     group: r.group_key ?? null,
     parentId: r.parent_id ?? null,
+    traceContext: r.trace_context ?? null,
   };
 }
 

@@ -9,6 +9,7 @@ import { request, type Dispatcher } from 'undici';
 import { WebhookDeliveryError, type WebhookResponseInfo } from './delivery-error.js';
 import type { WebhookRequest } from './payload.js';
 import { parseRetryAfter } from './retry-after.js';
+import { startClientSpan } from '../telemetry/http-client-span.js';
 
 /** What a delivered webhook job keeps as its result. */
 export interface WebhookResult extends WebhookResponseInfo {
@@ -23,6 +24,8 @@ export interface DeliverySettings {
   maxDelay: number;
   /** The handler's signal: timeout, cancel, lost lease and shutdown abort the request. */
   signal: AbortSignal;
+  /** The attempt is traced: the request is an HTTP client span whose context the receiver gets in `traceparent`. */
+  traced?: boolean;
 }
 
 /** The response headers worth keeping: what it is, where it points, and the receiver's id for it. */
@@ -41,21 +44,25 @@ export function isRetryableStatus(status: number): boolean {
 
 export async function deliver(req: WebhookRequest, settings: DeliverySettings): Promise<WebhookResult> {
   const target = `${req.method} ${req.url.origin}`; // never the path or query: they often hold the hook's secret
+  const span = startClientSpan(settings.traced === true, req.method, req.url, req.headers);
   const started = performance.now();
   let res: Dispatcher.ResponseData;
+  let body: string;
   try {
     res = await request(req.url, {
       method: req.method as Dispatcher.HttpMethod,
-      headers: req.headers,
+      headers: span?.headers ?? req.headers,
       body: req.body ?? null,
       signal: settings.signal,
       dispatcher: settings.dispatcher,
     });
+    body = await readExcerpt(res.body, settings.maxBodyExcerpt, settings.signal);
   } catch (err) {
+    span?.failed(err);
     throw settings.signal.aborted ? err : requestFailed(target, err);
   }
-  const body = await readExcerpt(res.body, settings.maxBodyExcerpt, settings.signal);
   const status = res.statusCode;
+  span?.answered(status);
   const response: WebhookResponseInfo = { status, headers: keptHeaders(res.headers), body };
   if (status >= 200 && status <= 299) return { ...response, durationMs: Math.round(performance.now() - started) };
 

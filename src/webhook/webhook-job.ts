@@ -114,7 +114,7 @@ export function defineWebhookJob<N extends string>(options: WebhookJobOptions<N>
       }
       // Each connection resolves the name afresh and refuses private answers (a name may point elsewhere by then).
       agent ??= new Agent(allowPrivate ? {} : { connect: { lookup: publicLookup } });
-      return deliver(req, { dispatcher: agent, maxBodyExcerpt, maxDelay, signal: ctx.signal });
+      return deliver(req, { dispatcher: agent, maxBodyExcerpt, maxDelay, signal: ctx.signal, traced: ctx.trace !== undefined });
     },
   });
 }

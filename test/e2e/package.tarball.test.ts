@@ -8,7 +8,7 @@
  */
 import Database from 'better-sqlite3';
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,6 +153,56 @@ console.log(\`job \${id} \${job.state} \${JSON.stringify(job.result)}\`);
       .filter((line) => line.startsWith('{'))
       .filter((line) => (JSON.parse(line) as { level: number }).level >= 40);
     expect(warnings).toEqual([]);
+  });
+
+  it('loads nothing of OpenTelemetry without the peer, nor with it and no SDK; traces once an SDK is registered', async () => {
+    // No static import of it anywhere in what ships: the package loads it lazily, when an SDK is registered.
+    const js = readdirSync(join(project, 'node_modules', 'litejobs', 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
+    const importing = js.filter((f) => /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)['"]@opentelemetry\//.test(readFileSync(join(project, 'node_modules', 'litejobs', 'dist', f), 'utf8')));
+    expect(importing).toEqual([]);
+    const app = `import { createRequire } from 'node:module';
+import { createQueue, defineJob } from 'litejobs';
+
+const loaded = () => Object.keys(createRequire(import.meta.url).cache).filter((k) => k.includes('@opentelemetry')).length;
+const queue = createQueue({ path: './otel-' + process.argv[2] + '.db', jobs: [defineJob({ name: 'n', handler: async () => 1 })] });
+const ran = async () => {
+  const { id } = await queue.enqueue('n', {});
+  await queue.result(id, { timeout: 20000 });
+};
+await queue.start();
+await ran();
+console.log('loaded ' + loaded());
+if (process.argv[2] === 'sdk') {
+  const { trace, context } = await import('@opentelemetry/api');
+  const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const exporter = new InMemorySpanExporter();
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+  await ran();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  console.log('spans ' + exporter.getFinishedSpans().map((s) => s.name).sort().join(','));
+}
+await queue.close();
+`;
+    writeFileSync(join(project, 'otel.mjs'), app);
+    const without = await run(process.execPath, ['otel.mjs', 'absent'], project, userEnv({ LITEJOBS_LOG_LEVEL: 'warn' }));
+    expect(without.code, without.out).toBe(0);
+    expect(without.stdout.trim()).toBe('loaded 0');
+    // The peer and an SDK installed beside the package, for this test only (the probe above finds no devDependency).
+    const linked = ['@opentelemetry/api', '@opentelemetry/sdk-trace-base'].map((dep) => join(project, 'node_modules', dep));
+    for (const link of linked) {
+      mkdirSync(dirname(link), { recursive: true });
+      symlinkSync(realpathSync(join(root, 'node_modules', link.split('node_modules/')[1]!)), link, 'dir');
+    }
+    try {
+      const idle = await run(process.execPath, ['otel.mjs', 'idle'], project, userEnv({ LITEJOBS_LOG_LEVEL: 'warn' }));
+      expect(idle.code, idle.out).toBe(0);
+      expect(idle.stdout.trim()).toBe('loaded 0');
+      const traced = await run(process.execPath, ['otel.mjs', 'sdk'], project, userEnv({ LITEJOBS_LOG_LEVEL: 'warn' }));
+      expect(traced.code, traced.out).toBe(0);
+      expect(traced.stdout.trim().split('\n')).toEqual(['loaded 0', 'spans process n,send n']);
+    } finally {
+      for (const link of linked) rmSync(link);
+    }
   });
 
   it('serves the HTTP API from litejobs/http with plain node', async () => {

@@ -23,6 +23,7 @@ const mainThreadCtx: HandlerContext = {
   childCounts: async () => ({}),
   step: async (_name, fn) => fn(),
   sleep: async () => undefined,
+  trace: undefined,
 };
 
 /** What must agree between the two runners (a stack differs below its first line). */

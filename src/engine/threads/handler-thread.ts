@@ -12,6 +12,7 @@ import { serializeResult, toErrorInfo } from '../job-runner.js';
 import type { FromThread, JobSpec, SettledOutcome, ToThread } from './messages.js';
 import { ThreadContext } from './thread-context.js';
 import { fromWireReason } from './wire-reason.js';
+import { inTraceOf } from '../../telemetry/remote-context.js';
 
 type ThreadHandler = (payload: unknown, ctx: ThreadContext) => unknown;
 
@@ -33,7 +34,8 @@ async function run(seq: number, job: JobSpec): Promise<void> {
   let outcome: SettledOutcome;
   try {
     const handler = await loadHandler(job.module);
-    outcome = completed(await handler(JSON.parse(job.payload) as unknown, ctx));
+    const payload = JSON.parse(job.payload) as unknown;
+    outcome = completed(await inTraceOf(job.trace, () => handler(payload, ctx)));
   } catch (err) {
     outcome = { kind: 'failed', error: errorInfo(err) };
   }

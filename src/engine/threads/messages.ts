@@ -6,6 +6,7 @@
  * be taken for the current one.
  */
 import type { ErrorInfo } from '../../../machines/policy.js';
+import type { TraceCarrier } from '../../telemetry/trace-context.js';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
@@ -21,6 +22,8 @@ export interface JobSpec {
   /** A schedule's job: its cron slot, ms since the epoch (HandlerContext `slot`). */
   slot?: number;
   workerId: string;
+  /** The attempt's span (W3C fields) when the main thread traces it: the thread's handler runs in its context. */
+  trace?: TraceCarrier;
 }
 
 /**

@@ -12,6 +12,7 @@ import type { ErrorInfo } from '../../../machines/policy.js';
 import { LeaseLostError, ValidationError } from '../../errors.js';
 import { pinoArgs, plainError } from '../../lib/pino-args.js';
 import type { FromThread, JobSpec, LogLevel, ToThread } from './messages.js';
+import type { TraceCarrier } from '../../telemetry/trace-context.js';
 
 type Reply = Extract<ToThread, { type: 'reply' }>;
 
@@ -35,6 +36,8 @@ export class ThreadContext {
   readonly slot: Date | undefined;
   readonly signal: AbortSignal;
   readonly log: ThreadLogger;
+  /** The attempt's span as W3C fields, when the queue traces it (HandlerContext `trace`). */
+  readonly trace: TraceCarrier | undefined;
   private readonly controller = new AbortController();
   private readonly pending = new Map<number, { resolve(value: boolean): void; reject(err: Error): void }>();
   private lastId = 0;
@@ -49,6 +52,7 @@ export class ThreadContext {
     this.name = job.name;
     this.attempt = job.attempt;
     this.slot = job.slot === undefined ? undefined : new Date(job.slot);
+    this.trace = job.trace;
     this.signal = this.controller.signal;
     this.log = makeLogger((level, obj, msg) => {
       if (!this.over) this.send({ type: 'log', seq, level, obj: obj && jsonSafe(obj), msg });

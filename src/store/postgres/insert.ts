@@ -13,7 +13,7 @@ import { statement } from './sql.js';
 export interface InsertStatements {
   insert: string;
   unique: UniqueStatements;
-  /** `insert`, and a NOTIFY on channel $11 with payload $12, sent once if it inserted a row (delivered at its commit). */
+  /** `insert`, and a NOTIFY on channel $12 with payload $13, sent once if it inserted a row (delivered at its commit). */
   insertNotify: string;
   byKeys: string;
 }
@@ -40,6 +40,7 @@ function insertValues(jobs: readonly NewJob[], at: number): unknown[] {
     column((j) => j.retry),
     column((j) => j.timeout),
     column((j) => j.group ?? null),
+    column((j) => j.traceContext ?? null),
     at,
   ];
 }

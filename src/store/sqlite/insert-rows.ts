@@ -17,11 +17,11 @@ import { DatabaseError } from '../../errors.js';
 import type { NewJob } from '../store.js';
 import { sql } from './sql.js';
 
-/** Rows per statement: past ~50 a statement gains nothing more (and binds 10 values a row). */
+/** Rows per statement: past ~50 a statement gains nothing more (and binds 11 values a row). */
 export const ROWS_PER_STATEMENT = 50;
 
 /** insert-keyless.sql's parameters, in the order its VALUES names them (checked when prepared). */
-const PARAMS = ['name', 'state', 'payload', 'priority', 'runAt', 'retry', 'timeout', 'at', 'at', 'group'];
+const PARAMS = ['name', 'state', 'payload', 'priority', 'runAt', 'retry', 'timeout', 'at', 'at', 'group', 'traceContext'];
 
 /** Inserts `jobs[from..to)` (keyless, no unique guard) whose first row takes `firstId`; returns the last id. */
 export type InsertRows = (jobs: readonly NewJob[], from: number, to: number, at: number, firstId: number) => number;
@@ -59,6 +59,7 @@ export function createInsertRows(db: Database.Database): InsertRows {
       values[o + 7] = at;
       values[o + 8] = at;
       values[o + 9] = job.group ?? null;
+      values[o + 10] = job.traceContext ?? null;
     }
     const last = Number(statement.run(values).lastInsertRowid);
     if (last !== firstId + count - 1) {

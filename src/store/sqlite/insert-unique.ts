@@ -32,7 +32,7 @@ export function uniqueStatements(db: Database.Database): UniqueStatements {
 /** `row`: the job's values as insert.sql binds them (its `id` as there). */
 export function insertUnique(
   s: UniqueStatements,
-  row: Omit<NewJob, 'key' | 'unique' | 'group'> & { id: number | null; group: string | null; at: number },
+  row: Omit<NewJob, 'key' | 'unique' | 'group' | 'traceContext'> & { id: number | null; group: string | null; traceContext: string | null; at: number },
   guard: UniqueGuard,
 ): InsertResult {
   const held = { kind: guard.kind, key: guard.key };

@@ -1,12 +1,12 @@
 -- insert.sql for jobs none of which has a key, autocommitted, with the
--- wake-up: $1 … $10 as insert.sql, $11 the channel, $12 the payload. One
+-- wake-up: $1 … $11 as insert.sql, $12 the channel, $13 the payload. One
 -- round trip, where BEGIN, INSERT, NOTIFY and COMMIT took four. The
 -- uncorrelated sub-select is an InitPlan: run once, when the first returned
 -- row needs it.
-INSERT INTO {{schema}}.jobs (name, state, payload, key, priority, run_at, retry, timeout_ms, group_key, created_at, updated_at)
-SELECT name, state, payload, key, priority, run_at, retry, timeout_ms, group_key, $10, $10
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::text[], $8::bigint[], $9::text[])
-  WITH ORDINALITY AS u (name, state, payload, key, priority, run_at, retry, timeout_ms, group_key, ord)
+INSERT INTO {{schema}}.jobs (name, state, payload, key, priority, run_at, retry, timeout_ms, group_key, trace_context, created_at, updated_at)
+SELECT name, state, payload, key, priority, run_at, retry, timeout_ms, group_key, trace_context, $11, $11
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::text[], $8::bigint[], $9::text[], $10::text[])
+  WITH ORDINALITY AS u (name, state, payload, key, priority, run_at, retry, timeout_ms, group_key, trace_context, ord)
 ORDER BY ord
 ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING
-RETURNING id, key, (SELECT pg_notify($11, $12)) IS NULL AS notified
+RETURNING id, key, (SELECT pg_notify($12, $13)) IS NULL AS notified

@@ -1,9 +1,9 @@
 -- A job with a unique, debounce or throttle key (insert-unique.sql of the
 -- SQLite store): $1 kind, $2 key, $3 name, $4 state, $5 payload, $6
 -- priority, $7 run at, $8 retry policy, $9 timeout, $10 now, $11 the key's
--- span, $12 a throttle's window end, $13 group. A key already held inserts
+-- span, $12 a throttle's window end, $13 group, $14 trace context. A key already held inserts
 -- nothing (insert-unique.ts looks the holder up).
-INSERT INTO {{schema}}.jobs (name, state, payload, priority, run_at, retry, timeout_ms, created_at, updated_at, unique_kind, unique_key, unique_span, unique_until, group_key)
-VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $10, $1, $2, $11, $12, $13)
+INSERT INTO {{schema}}.jobs (name, state, payload, priority, run_at, retry, timeout_ms, created_at, updated_at, unique_kind, unique_key, unique_span, unique_until, group_key, trace_context)
+VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $10, $1, $2, $11, $12, $13, $14)
 ON CONFLICT (unique_kind, unique_key) WHERE unique_key IS NOT NULL DO NOTHING
 RETURNING id

@@ -26,7 +26,7 @@ WITH RECURSIVE walk(id, step) AS (
   ), step + 1
   FROM walk WHERE walk.id IS NOT NULL AND step < @steps
 )
-SELECT j.id, j.name, j.payload, j.key, j.priority, j.run_at, j.attempts, j.last_error, j.ctx, j.retry, j.timeout_ms, j.created_at, j.unique_span, j.group_key, j.parent_id, j.version,
+SELECT j.id, j.name, j.payload, j.key, j.priority, j.run_at, j.attempts, j.last_error, j.ctx, j.retry, j.timeout_ms, j.created_at, j.unique_span, j.group_key, j.parent_id, j.version, j.trace_context,
   (SELECT count(*) FROM jobs AS r INDEXED BY jobs_group_running WHERE r.state = {{processing}} AND r.group_key = j.group_key) AS running
 FROM walk AS w JOIN jobs AS j ON j.id = w.id
 ORDER BY w.step

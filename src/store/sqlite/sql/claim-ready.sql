@@ -5,7 +5,7 @@
 -- Grouped jobs are not in jobs_ready: claim-group-walk.sql finds them.
 -- Only the columns a pending job can hold (the rest are NULL before a claim,
 -- or written by it): a row of every column measured over twice as dear.
-SELECT id, name, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, created_at, unique_span, parent_id, version
+SELECT id, name, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, created_at, unique_span, parent_id, version, trace_context
 FROM jobs INDEXED BY jobs_ready
 WHERE state = {{pending}} AND indexed = 1 AND group_key IS NULL
   AND run_at <= @now

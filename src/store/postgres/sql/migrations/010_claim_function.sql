@@ -38,7 +38,7 @@ CREATE FUNCTION {{schema}}.claim_ready(
 RETURNS TABLE (
   id bigint, name text, payload text, key text, priority integer, run_at bigint,
   attempts integer, last_error text, ctx text, retry text, timeout_ms bigint,
-  created_at bigint, group_key text, parent_id bigint, version integer,
+  created_at bigint, group_key text, parent_id bigint, version integer, trace_context text,
   grouped boolean, pause_ends bigint)
 LANGUAGE plpgsql
 SET plan_cache_mode = force_generic_plan
@@ -68,18 +68,18 @@ BEGIN
       unique_key = CASE WHEN j.unique_span >= {{span.active}} THEN j.unique_key END
     WHERE j.id = ANY (ARRAY(SELECT id FROM ready))
     RETURNING j.id, j.name, j.payload, j.key, j.priority, j.run_at, j.attempts, j.last_error, j.ctx, j.retry,
-      j.timeout_ms, j.created_at, j.group_key, j.parent_id, j.version
+      j.timeout_ms, j.created_at, j.group_key, j.parent_id, j.version, j.trace_context
   ), recorded AS (
     INSERT INTO {{schema}}.job_history (job_id, from_state, to_state, event, at, worker_id, lease_token)
     SELECT l.id, {{pending}}, {{processing}}, p_event, p_now, p_owner, p_token FROM leased l WHERE p_history
   )
   SELECT l.id, l.name::text, l.payload, l.key::text, l.priority, l.run_at, l.attempts, l.last_error, l.ctx, l.retry,
-    l.timeout_ms, l.created_at, l.group_key::text, l.parent_id, l.version, NULL::boolean, NULL::bigint
+    l.timeout_ms, l.created_at, l.group_key::text, l.parent_id, l.version, l.trace_context, NULL::boolean, NULL::bigint
   FROM leased l ORDER BY l.priority DESC, l.run_at, l.id;
 
   RETURN QUERY
   SELECT NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::bigint, NULL::integer, NULL::text,
-    NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::bigint, NULL::integer,
+    NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::bigint, NULL::integer, NULL::text,
     EXISTS (SELECT 1 FROM {{schema}}.jobs j WHERE j.state = {{pending}} AND j.group_key IS NOT NULL),
     (SELECT min(l.paused_until) FROM {{schema}}.job_limits l
      WHERE l.kind = 'name' AND l.paused_until > p_now AND l.key = ANY (p_names)

@@ -1,0 +1,70 @@
+/**
+ * The queue's metrics through the OpenTelemetry metrics API, for a collector
+ * that takes OTLP rather than scraping `/metrics`. The same instruments, the
+ * same attributes and the same histogram buckets as the Prometheus registry
+ * (http/metrics.ts); named so that a Prometheus exporter of the SDK gives the
+ * same series names (`litejobs.wal` in `By` → `litejobs_wal_bytes`,
+ * `litejobs.transitions` → `litejobs_transitions_total`).
+ *
+ * Registered when the queue is made, if a meter provider is registered by
+ * then (the API has no proxy meter provider to pick one up later).
+ */
+import type { BatchObservableCallback, Observable } from '@opentelemetry/api';
+import { packageVersion } from '../lib/package-version.js';
+import type { Queue } from '../queue.js';
+import { metricsApi } from './otel-api.js';
+import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS, observeQueue } from './queue-observations.js';
+
+/** Starts the queue's instruments; the returned function stops them (at `close`). Undefined: no API or no meter provider. */
+export function startOtelMetrics(queue: Queue): (() => void) | undefined {
+  const api = metricsApi();
+  if (!api) return undefined;
+  const meter = api.metrics.getMeter('litejobs', packageVersion());
+
+  const jobs = meter.createObservableGauge('litejobs.jobs', { description: 'Jobs in the store by state and name (all processes).', unit: '{job}' });
+  const paused = meter.createObservableGauge('litejobs.paused', { description: '1 for each paused job name; name="*" when the whole queue is paused.' });
+  const wal = meter.createObservableGauge('litejobs.wal', { description: 'Size of the SQLite write-ahead log.', unit: 'By' });
+  const db = meter.createObservableGauge('litejobs.db', { description: 'Size of the SQLite database file.', unit: 'By' });
+  const expired = meter.createObservableGauge('litejobs.expired_leases', { description: 'Processing jobs whose lease ran out.', unit: '{job}' });
+  const observables: Observable[] = [jobs, paused, wal, db, expired];
+  // One reading of each source per collection, shared by the gauges (stats() counts the whole table).
+  const read: BatchObservableCallback = async (result) => {
+    const [stats, diagnostics] = await Promise.all([queue.stats(), queue.diagnose()]);
+    for (const [name, byState] of Object.entries(stats.byName)) {
+      for (const [state, n] of Object.entries(byState)) result.observe(jobs, n, { state, name });
+    }
+    if (stats.paused.all) result.observe(paused, 1, { name: '*' });
+    for (const name of stats.paused.names) result.observe(paused, 1, { name });
+    result.observe(wal, diagnostics.walBytes);
+    result.observe(db, diagnostics.fileBytes);
+    result.observe(expired, diagnostics.expiredLeases);
+  };
+  meter.addBatchObservableCallback(read, observables);
+
+  const transitions = meter.createCounter('litejobs.transitions', { description: 'Transitions made by this process, by from and to state.', unit: '{transition}' });
+  const duration = meter.createHistogram('litejobs.handler.duration', {
+    description: 'Handler run time in this process, from claim to outcome, by job name and state entered.',
+    unit: 's',
+    advice: { explicitBucketBoundaries: HANDLER_DURATION_BUCKETS },
+  });
+  const lag = meter.createHistogram('litejobs.enqueue_to_start', {
+    description: 'How long a job had been due when this process claimed it, by job name.',
+    unit: 's',
+    advice: { explicitBucketBoundaries: ENQUEUE_TO_START_BUCKETS },
+  });
+  const claims = meter.createHistogram('litejobs.claim.batch_size', {
+    description: 'Jobs leased per claim transaction in this process.',
+    unit: '{job}',
+    advice: { explicitBucketBoundaries: CLAIM_BATCH_BUCKETS },
+  });
+  const stop = observeQueue(queue, {
+    transition: (from, to) => transitions.add(1, { from, to }),
+    enqueueToStart: (name, seconds) => lag.record(seconds, { name }),
+    handlerDuration: (name, to, seconds) => duration.record(seconds, { name, to }),
+    claimBatch: (count) => claims.record(count),
+  });
+  return () => {
+    stop();
+    meter.removeBatchObservableCallback(read, observables);
+  };
+}
