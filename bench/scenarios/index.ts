@@ -14,5 +14,6 @@ import { limitsScenario } from './limits.js';
 import { machineScenario } from './machine.js';
 import { memoryScenario } from './memory.js';
 import { multiHostScenario } from './multi-host.js';
+import { telemetryScenario } from './telemetry.js';
 
-export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, limitsScenario, composableScenario, latencyScenario, multiHostScenario, httpScenario, batchesScenario, dashboardScenario, largeScenario, memoryScenario, machineScenario];
+export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, telemetryScenario, limitsScenario, composableScenario, latencyScenario, multiHostScenario, httpScenario, batchesScenario, dashboardScenario, largeScenario, memoryScenario, machineScenario];

@@ -47,11 +47,15 @@ export function parseTraceparent(value: unknown, tracestate?: unknown): RemoteCo
   return out;
 }
 
-/** The JSON text a job stores for this context. */
-export function storedContext(c: RemoteContext): string {
+export function toCarrier(c: RemoteContext): TraceCarrier {
   const carrier: TraceCarrier = { traceparent: formatTraceparent(c) };
   if (c.traceState) carrier.tracestate = c.traceState;
-  return JSON.stringify(carrier);
+  return carrier;
+}
+
+/** The JSON text a job stores for this context. */
+export function storedContext(c: RemoteContext): string {
+  return JSON.stringify(toCarrier(c));
 }
 
 /** A job's stored context, or undefined when it has none or it is not one (never throws). */

@@ -16,7 +16,7 @@ import type { ErrorInfo } from '../../machines/policy.js';
 import { packageVersion } from '../lib/package-version.js';
 import type { InsertResult, LeasedJob, NewJob } from '../store/store.js';
 import { tracingApi, type Otel } from './otel-api.js';
-import { parseTraceparent, readStoredContext, storedContext, type RemoteContext, type TraceCarrier } from './trace-context.js';
+import { parseTraceparent, readStoredContext, storedContext, toCarrier, type RemoteContext, type TraceCarrier } from './trace-context.js';
 import { withRemote } from './remote-context.js';
 
 export const MESSAGING_SYSTEM = 'litejobs';
@@ -221,10 +221,14 @@ function startAttempt(api: Otel, tracer: ReturnType<Otel['trace']['getTracer']>,
   const links = remote ? [{ context: api.trace.getSpanContext(parent)! }] : [];
   const span = tracer.startSpan(`process ${job.name}`, { kind: api.SpanKind.CONSUMER, attributes, links }, parent);
   const active = api.trace.setSpan(parent, span);
-  const carrier: TraceCarrier = JSON.parse(storedContext(contextOf(span.spanContext()))) as TraceCarrier;
+  let carrier: TraceCarrier | undefined;
 
   return {
-    carrier,
+    // Made when asked (a thread job, ctx.trace): most attempts never need it.
+    get carrier() {
+      carrier ??= toCarrier(contextOf(span.spanContext()));
+      return carrier;
+    },
     run: (fn) => api.context.with(active, fn),
     async step(name, fn) {
       const step = tracer.startSpan(`step ${name}`, { attributes: { 'litejobs.step.name': name } }, active);
