@@ -9,17 +9,14 @@
  * beside it. A run told to stop that goes on past `stuckAfter` is reported.
  */
 import { JobEventType, type JobEvent } from '../../machines/job.machine.js';
-import type { ErrorInfo } from '../../machines/policy.js';
-import { TimeoutError, ValidationError } from '../errors.js';
+import { TimeoutError } from '../errors.js';
 import { Abortable } from '../lib/abortable.js';
 import type { TimerHandle } from '../lib/clock.js';
-import type { JobRecord, LeasedJob, LimitPause, StepSave } from '../store/store.js';
+import type { LeasedJob, LimitPause, StepSave } from '../store/store.js';
 import { createBatcher } from '../lib/batcher.js';
 import type { WorkerEngine } from './engine.js';
 import { JobContext, type ContextHost } from './handler-context.js';
-import type { SleepSignal } from './durable-steps.js';
-import type { ApplyResult } from './apply-event.js';
-import type { AttemptSpan } from '../telemetry/tracing.js';
+import { createOutcomeRecorder, type RecordedRun } from './record-outcome.js';
 import { afterAbort, runHandler, toErrorInfo, type AbortReason, type Outcome } from './job-runner.js';
 import { toContext } from './machine-registry.js';
 import type { ThreadOutcome, ThreadPool } from './threads/thread-pool.js';
@@ -38,24 +35,14 @@ const slotSpec = (job: LeasedJob): { slot?: number } => {
   return slot === null ? {} : { slot };
 };
 
-/** What a run's outcome is written with (apply-event.ts ApplyExtra). */
-type OutcomeExtra = { workerId: string; result?: string; retryUnavailable: true; again: (fresh: JobRecord) => boolean };
-
 /** Children read per query by ctx.children(). */
 const CHILDREN_PAGE = 1000;
 
-interface Run {
-  job: LeasedJob;
-  workerId: string;
-  abortable: Abortable;
+interface Run extends RecordedRun {
   /** The lease is gone (cancelled, taken over): nothing to renew, nothing to write. */
   leaseGone: boolean;
   stuckTimer?: TimerHandle;
   stuck: boolean;
-  /** Its `ctx.log` lines not yet stored; made by the first line. */
-  logs?: LogBuffer;
-  /** Its span, when tracing is on (telemetry/tracing.ts). */
-  span?: AttemptSpan | undefined;
 }
 
 export interface Executor {
@@ -95,7 +82,6 @@ export async function extendLease(engine: WorkerEngine, job: LeasedJob, until: n
   return ok;
 }
 
-
 export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Executor {
   const { clock, logger } = engine;
   // Every live run, and the newest run of each job id. A run is its lease
@@ -121,6 +107,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
   };
   const stepSaves = createBatcher<StepSave, boolean>((items) => engine.worker.saveSteps(items));
   const logWriter = createLogWriter(engine.worker, logger);
+  const recordOutcome = createOutcomeRecorder(engine, { logWriter, ...(o.onRateLimited ? { onRateLimited: o.onRateLimited } : {}) });
   const record: ContextHost['record'] = (job, level, fields, message) => {
     const run = runOf(job);
     if (!run) return; // a line logged after its run ended: nothing writes it any more
@@ -198,74 +185,6 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
     );
     if (out.kind === 'terminated') return afterAbort(out.reason, { kind: 'failed', error: { name: 'Error', message: 'terminated' } });
     return abortable.aborted ? afterAbort(abortable.reason, out) : out;
-  };
-
-  /**
-   * Hands a handler's outcome to the machine; never rejects. While the
-   * database is out of reach (a restart) the write is tried again, backing
-   * off, for as long as the queue is open: the run, and so its lease renewal,
-   * lives until then. A write that fails otherwise leaves the lease to expire.
-   */
-  const recordOutcome = async (run: Run, outcome: Outcome, sleep: SleepSignal | undefined): Promise<void> => {
-    const { job, workerId, span } = run;
-    // The attempt's span ends with what the machine made of the outcome.
-    const traced = (event: string, r: ApplyResult | undefined, error?: ErrorInfo) =>
-      span?.end({ event, ...(r?.accepted && r.committed ? { to: r.to, runAt: r.runAt } : {}), ...(error ? { error } : {}) });
-    // While this run's lease holds, its outcome stands even if something else moved the job meanwhile
-    // (a custom event that kept it processing): the machine then decides again on the job as it is now.
-    const extra: OutcomeExtra = { workerId, retryUnavailable: true, again: (fresh) => fresh.leaseToken === job.leaseToken };
-    // The lines first: once the job is seen to have moved on, they are stored.
-    if (run.logs) await logWriter.flush(run.logs);
-    try {
-      // ctx.sleep parked the job: whatever the handler then did with the signal, the job sleeps
-      // (unless the run was stopped: cancel, lost lease, shutdown and timeout decide as usual).
-      if (sleep && outcome.kind !== 'aborted' && !run.abortable.aborted) {
-        const r = await engine.apply(job, { type: JobEventType.sleep, delay: sleep.delay }, extra);
-        if (r.accepted) return traced(JobEventType.sleep, r);
-        const error = toErrorInfo(new ValidationError(`ctx.sleep("${sleep.step}"): the machine of job "${job.name}" does not take "${JobEventType.sleep}" from "${job.state}"`));
-        traced(JobEventType.fail, await engine.apply(job, { type: JobEventType.fail, error, random: Math.random() }, extra), error);
-      } else if (outcome.kind === 'completed') {
-        if (outcome.result !== undefined) extra.result = outcome.result;
-        const r = await engine.apply(job, { type: JobEventType.complete }, extra);
-        if (r.accepted && !r.committed) logger.warn({ jobId: job.id, workerId }, 'job completed after its lease was lost; result dropped');
-        traced(JobEventType.complete, r);
-      } else if (outcome.kind === 'failed' && outcome.error.rateLimited) {
-        traced(JobEventType.release, await rateLimited(job, outcome.error, extra), outcome.error);
-      } else if (outcome.kind === 'failed') {
-        traced(JobEventType.fail, await engine.apply(job, { type: JobEventType.fail, error: outcome.error, random: Math.random() }, extra), outcome.error);
-      } else if (outcome.reason === 'shutdown') {
-        // Put it back without spending an attempt.
-        traced(JobEventType.release, await engine.apply(job, { type: JobEventType.release }, extra));
-      } else {
-        // cancel / lease lost: the job already left processing; there is nothing to write.
-        span?.end({ aborted: String(outcome.reason) });
-      }
-    } catch (err) {
-      // The lease will expire and the sweeper retries the job.
-      logger.error({ err, jobId: job.id, workerId }, 'could not record the outcome of a job');
-      span?.end({ error: toErrorInfo(err) });
-    }
-  };
-
-  /**
-   * A handler's RateLimitedError: pause its group (or name) in every process
-   * first, so no claim takes its siblings meanwhile, then put the job back,
-   * due after the pause, without spending an attempt (the machine's release).
-   */
-  const rateLimited = async (job: LeasedJob, error: ErrorInfo, extra: OutcomeExtra): Promise<ApplyResult> => {
-    const { delay, scope } = error.rateLimited!;
-    const at = clock.now();
-    const [kind, key] = scope === 'group' && job.group ? (['group', job.group] as const) : (['name', job.name] as const);
-    // This process's jobs of the name or group claimed ahead of time must not start either (rate-pauses.ts).
-    o.onRateLimited?.({ kind, key, until: at + delay });
-    try {
-      await engine.worker.pauseLimit(kind, key, at + delay, at);
-      logger.info({ jobId: job.id, job: job.name, [kind]: key, delayMs: delay }, `rate limited: ${kind} paused`);
-    } catch (err) {
-      // The job itself still waits out the delay.
-      logger.warn({ err, jobId: job.id, [kind]: key }, `rate limited: could not pause the ${kind}`);
-    }
-    return engine.apply(job, { type: JobEventType.release, error }, { ...extra, runAt: at + delay });
   };
 
   const done: Array<() => void> = [];

@@ -105,7 +105,6 @@ export interface QueueOptions {
   telemetry?: boolean | TelemetryOptions;
 }
 
-
 export interface RetentionOptions {
   completed?: Duration;
   dead?: Duration;

@@ -29,7 +29,11 @@ const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN_ID = '00f067aa0ba902b7';
 
 async function spansNamed(name: string, n: number): Promise<ReadableSpan[]> {
-  await waitFor(() => traces.named(name).length >= n, 15_000);
+  try {
+    await waitFor(() => traces.named(name).length >= n, 20_000);
+  } catch {
+    throw new Error(`${n} spans "${name}" not ended within 20 s; ended: ${traces.spans().map((s) => s.name).join(', ') || 'none'}`);
+  }
   return traces.named(name);
 }
 

@@ -19,7 +19,11 @@ const app = () => trace.getTracer('app');
 
 /** The ended spans named `name`, once there are `n` of them. */
 async function spansNamed(name: string, n: number): Promise<ReadableSpan[]> {
-  await waitFor(() => traces.named(name).length >= n, 15_000);
+  try {
+    await waitFor(() => traces.named(name).length >= n, 20_000);
+  } catch {
+    throw new Error(`${n} spans "${name}" not ended within 20 s; ended: ${traces.spans().map((s) => s.name).join(', ') || 'none'}`);
+  }
   return traces.named(name);
 }
 

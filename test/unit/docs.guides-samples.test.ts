@@ -22,6 +22,7 @@ const PAGES = [
   'docs/guides/coming-from-pg-boss-and-graphile-worker.md',
   'docs/guides/testing.md',
   'docs/guides/observability.md',
+  'docs/guides/tracing.md',
 ];
 
 /** Pages whose ```ts test blocks, joined in order, are a test file (its leading `//` lines aside), with 'litejobs' for its relative import of src/index.js. */
