@@ -320,7 +320,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     workers: () => consumer?.workers() ?? [],
   };
   // OpenTelemetry metrics, when a meter provider is registered (the Prometheus ones are the HTTP plugin's).
-  const stopMetrics = o.telemetry.metrics ? startOtelMetrics(queue) : undefined;
+  const stopMetrics = o.telemetry.metrics ? startOtelMetrics(queue, o.name) : undefined;
   registerInternals(queue, { store, clock, logger, definitions: engine.definitions, jobNames, ownerId, tracing: engine.tracing, closed: () => closed });
   return queue;
 }

@@ -36,7 +36,7 @@ export interface EnqueueDeps {
 
 const ONE = inserted('enqueue');
 const MANY = inserted('enqueue_many');
-const SCHEDULE: SendInfo<InsertResult[] | null> = { operation: 'schedule', ids: (r) => r };
+const SCHEDULE: SendInfo<InsertResult[] | null> = { operation: 'schedule', root: true, ids: (r) => r };
 const FLOW: SendInfo<FlowInsertResult> = { operation: 'enqueue_flow', ids: (r) => flowIds(r, []) };
 
 function flowIds(r: FlowInsertResult, out: Array<{ id: number; created: boolean }>): Array<{ id: number; created: boolean }> {

@@ -92,7 +92,8 @@ export function createOutcomeRecorder(engine: WorkerEngine, o: OutcomeRecorderOp
         if (r.accepted && !r.committed) logger.warn({ jobId: job.id, workerId }, 'job completed after its lease was lost; result dropped');
         traced(JobEventType.complete, r);
       } else if (outcome.kind === 'failed' && outcome.error.rateLimited) {
-        traced(JobEventType.release, await rateLimited(job, outcome.error, extra), outcome.error);
+        const r = await rateLimited(job, outcome.error, extra);
+        span?.end({ event: JobEventType.release, ...(r.accepted && r.committed ? { to: r.to, runAt: r.runAt } : {}), rateLimited: outcome.error.rateLimited });
       } else if (outcome.kind === 'failed') {
         traced(JobEventType.fail, await engine.apply(job, { type: JobEventType.fail, error: outcome.error, random: Math.random() }, extra), outcome.error);
       } else if (outcome.reason === 'shutdown') {

@@ -62,9 +62,17 @@ export interface LitejobsHttpOptions {
    * `litejobs serve` sets it to its bound address.
    */
   allowedHosts?: readonly string[] | (() => readonly string[] | undefined);
+  /**
+   * Enqueue in the trace an incoming `traceparent` header names (W3C Trace
+   * Context), when the queue traces. Default true. A hook authenticated by
+   * its signature never does (its caller is a third party); false: no
+   * request does (the callers are not trusted to choose a trace or its
+   * sampling).
+   */
+  acceptTraceparent?: boolean;
 }
 
-const OPTION_KEYS = ['queue', 'token', 'prefix', 'hooks', 'onlyListedHooks', 'bodyLimit', 'batchBodyLimit', 'metrics', 'dashboard', 'readOnly', 'allowedHosts'];
+const OPTION_KEYS = ['queue', 'token', 'prefix', 'hooks', 'onlyListedHooks', 'bodyLimit', 'batchBodyLimit', 'metrics', 'dashboard', 'readOnly', 'allowedHosts', 'acceptTraceparent'];
 const MiB = 1024 * 1024;
 
 /** Validators of this plugin: bodies as sent; params and query strings coerced from text. */
@@ -84,6 +92,7 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
   if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length < 8)) {
     throw new TypeError('litejobsHttp: `token` must be a string of at least 8 characters');
   }
+  if (options.acceptTraceparent !== undefined && typeof options.acceptTraceparent !== 'boolean') throw new TypeError('litejobsHttp: `acceptTraceparent` must be a boolean');
   const hooks = options.hooks ?? {};
   checkHooks(hooks);
   // Own entries only, in a Map: `constructor` or `toString` must not find an object's inherited members.
@@ -150,7 +159,7 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
         }
       });
     }
-    traceIncoming(authed, internalsOf(queue).tracing);
+    if (options.acceptTraceparent !== false) traceIncoming(authed, internalsOf(queue).tracing, (request) => !signedHook(request, hookNames));
     // Large bodies one at a time: memory and /healthz stay bounded under several at once.
     const gate = createLargeBodyGate();
     jobRoutes(authed, queue, { batchBodyLimit: options.batchBodyLimit ?? 16 * MiB, bodyLimit, gate });
@@ -192,14 +201,15 @@ function signedHook(request: FastifyRequest, names: HookNames): boolean {
 
 /**
  * Every route of this context runs in the trace its request's `traceparent`
- * header names (W3C Trace Context), so the jobs it enqueues carry it. An HTTP
- * instrumentation in the application, when there is one, already made the
- * request's span the active one: that span is kept.
+ * header names (W3C Trace Context), so the jobs it enqueues carry it, when
+ * `trusted(request)`. An HTTP instrumentation in the application, when there
+ * is one, already made the request's span the active one: that span is kept.
  */
-function traceIncoming(app: FastifyInstance, tracing: Tracing): void {
+function traceIncoming(app: FastifyInstance, tracing: Tracing, trusted: (request: FastifyRequest) => boolean): void {
   app.addHook('onRoute', (route) => {
     const handler = route.handler as RouteHandlerMethod;
     route.handler = function tracedHandler(request, reply) {
+      if (request.headers.traceparent === undefined || !trusted(request)) return handler.call(this, request, reply);
       return tracing.incoming(request.headers.traceparent, request.headers.tracestate, () => handler.call(this, request, reply));
     };
   });

@@ -5,6 +5,7 @@
  * job's trace. Made only inside a traced attempt; otherwise nothing is loaded
  * and the request goes out as it was.
  */
+import { channel } from 'node:diagnostics_channel';
 import type { Attributes, Span } from '@opentelemetry/api';
 import { packageVersion } from '../lib/package-version.js';
 import { tracingApi, type Otel } from './otel-api.js';
@@ -19,12 +20,17 @@ export interface ClientSpan {
   failed(err: unknown): void;
 }
 
+/** Where undici announces each request: an undici instrumentation (the SDK's auto-instrumentations) listens here. */
+const undiciRequests = channel('undici:request:create');
+
 /**
  * The span of one request, or undefined when there is no traced attempt
- * around it (`traced` false, no API, or no active span).
+ * around it (`traced` false, no API, or no active span), or when an undici
+ * instrumentation makes the request's span itself (a span and `traceparent`
+ * of its own, under the attempt: a second one would send the receiver two).
  */
 export function startClientSpan(traced: boolean, method: string, url: URL, headers: Record<string, string>): ClientSpan | undefined {
-  const api = traced ? tracingApi() : undefined;
+  const api = traced && !undiciRequests.hasSubscribers ? tracingApi() : undefined;
   if (!api) return undefined;
   const parent = api.context.active();
   if (api.trace.getSpan(parent) === undefined) return undefined;

@@ -1,7 +1,9 @@
 /**
  * The queue's metrics through the OpenTelemetry metrics API, for a collector
  * that takes OTLP rather than scraping `/metrics`. The same instruments, the
- * same attributes and the same histogram buckets as the Prometheus registry
+ * same attributes (and `queue`, the queue's name: the instruments are the
+ * process's, shared by its queues, where each /metrics registry is one
+ * queue's) and the same histogram buckets as the Prometheus registry
  * (http/metrics.ts); named so that a Prometheus exporter of the SDK gives the
  * same series names (`litejobs.wal` in `By` → `litejobs_wal_bytes`,
  * `litejobs.transitions` → `litejobs_transitions_total`).
@@ -16,10 +18,12 @@ import { metricsApi } from './otel-api.js';
 import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS, observeQueue } from './queue-observations.js';
 
 /** Starts the queue's instruments; the returned function stops them (at `close`). Undefined: no API or no meter provider. */
-export function startOtelMetrics(queue: Queue): (() => void) | undefined {
+export function startOtelMetrics(queue: Queue, queueName: string): (() => void) | undefined {
   const api = metricsApi();
   if (!api) return undefined;
   const meter = api.metrics.getMeter('litejobs', packageVersion());
+  // Every queue of the process reports through the same instruments: `queue` (its `name` option) tells them apart.
+  const q = { queue: queueName };
 
   const jobs = meter.createObservableGauge('litejobs.jobs', { description: 'Jobs in the store by state and name (all processes).', unit: '{job}' });
   const paused = meter.createObservableGauge('litejobs.paused', { description: '1 for each paused job name; name="*" when the whole queue is paused.' });
@@ -31,13 +35,13 @@ export function startOtelMetrics(queue: Queue): (() => void) | undefined {
   const read: BatchObservableCallback = async (result) => {
     const [stats, diagnostics] = await Promise.all([queue.stats(), queue.diagnose()]);
     for (const [name, byState] of Object.entries(stats.byName)) {
-      for (const [state, n] of Object.entries(byState)) result.observe(jobs, n, { state, name });
+      for (const [state, n] of Object.entries(byState)) result.observe(jobs, n, { queue: queueName, state, name });
     }
-    if (stats.paused.all) result.observe(paused, 1, { name: '*' });
-    for (const name of stats.paused.names) result.observe(paused, 1, { name });
-    result.observe(wal, diagnostics.walBytes);
-    result.observe(db, diagnostics.fileBytes);
-    result.observe(expired, diagnostics.expiredLeases);
+    if (stats.paused.all) result.observe(paused, 1, { queue: queueName, name: '*' });
+    for (const name of stats.paused.names) result.observe(paused, 1, { queue: queueName, name });
+    result.observe(wal, diagnostics.walBytes, q);
+    result.observe(db, diagnostics.fileBytes, q);
+    result.observe(expired, diagnostics.expiredLeases, q);
   };
   meter.addBatchObservableCallback(read, observables);
 
@@ -58,10 +62,10 @@ export function startOtelMetrics(queue: Queue): (() => void) | undefined {
     advice: { explicitBucketBoundaries: CLAIM_BATCH_BUCKETS },
   });
   const stop = observeQueue(queue, {
-    transition: (from, to) => transitions.add(1, { from, to }),
-    enqueueToStart: (name, seconds) => lag.record(seconds, { name }),
-    handlerDuration: (name, to, seconds) => duration.record(seconds, { name, to }),
-    claimBatch: (count) => claims.record(count),
+    transition: (from, to) => transitions.add(1, { queue: queueName, from, to }),
+    enqueueToStart: (name, seconds) => lag.record(seconds, { queue: queueName, name }),
+    handlerDuration: (name, to, seconds) => duration.record(seconds, { queue: queueName, name, to }),
+    claimBatch: (count) => claims.record(count, q),
   });
   return () => {
     stop();

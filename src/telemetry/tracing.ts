@@ -23,8 +23,14 @@ export const MESSAGING_SYSTEM = 'litejobs';
 
 /** What an enqueue call is, for its span. */
 export interface SendInfo<R> {
-  /** `enqueue`, `enqueue_many`, `enqueue_flow`, `schedule`. */
+  /** The call: `enqueue`, `enqueue_many`, `enqueue_flow`, `schedule` (`litejobs.enqueue.method`). */
   operation: string;
+  /**
+   * A trace of its own, whatever context is active: a schedule fires from a
+   * timer that carries the context `start()` was called in, which is no
+   * parent of its jobs.
+   */
+  root?: boolean;
   /** The jobs the insert answered with (created or found by their key), in the order given; null: none. */
   ids(result: R): ReadonlyArray<{ id: number; created: boolean }> | null;
 }
@@ -43,7 +49,12 @@ export interface AttemptEnd {
   error?: ErrorInfo;
   /** The run was stopped and nothing was written for it (`cancel`, `lease`). */
   aborted?: string;
+  /** A RateLimitedError put the job back: flow control, not a failure (an event, the span not marked failed). */
+  rateLimited?: { delay: number; scope: string };
 }
+
+/** Ids listed on a batch's send span at most (`messaging.batch.message_count` says how many there were). */
+const MAX_LISTED_IDS = 100;
 
 /** A span event's attributes (the API's Attributes, named here so that no public declaration needs the optional package). */
 export type EventAttributes = Record<string, string | number | boolean | undefined>;
@@ -113,13 +124,14 @@ function tracingWith(api: Otel): Tracing {
   // Asked per span: a provider registered again (tests, a reconfigured SDK) is the one used.
   const tracer = () => api.trace.getTracer('litejobs', packageVersion());
 
-  const startSend = (operation: string, jobs: readonly NewJob[]): Span => {
+  const startSend = <R>(info: SendInfo<R>, jobs: readonly NewJob[]): Span => {
     const first = jobs[0];
     const sameName = first !== undefined && jobs.every((j) => j.name === first.name);
     const attributes: Attributes = {
       'messaging.system': MESSAGING_SYSTEM,
       'messaging.operation.type': 'send',
-      'messaging.operation.name': operation,
+      'messaging.operation.name': 'send',
+      'litejobs.enqueue.method': info.operation,
     };
     if (sameName) attributes['messaging.destination.name'] = first.name;
     if (jobs.length !== 1) attributes['messaging.batch.message_count'] = jobs.length;
@@ -130,9 +142,16 @@ function tracingWith(api: Otel): Tracing {
       attributes['litejobs.job.priority'] = first.priority;
       attributes['litejobs.job.run_at'] = new Date(first.runAt).toISOString();
     }
-    const span = tracer().startSpan(sameName ? `send ${first.name}` : 'send', { kind: api.SpanKind.PRODUCER, attributes });
-    const stored = storedContext(contextOf(span.spanContext()));
-    for (const job of jobs) (job as { traceContext?: string | null }).traceContext = stored;
+    // The conventions' span name: `{operation} {destination}`.
+    const name = sameName ? `send ${first.name}` : 'send';
+    const options = { kind: api.SpanKind.PRODUCER, attributes };
+    const span = info.root ? tracer().startSpan(name, options, api.ROOT_CONTEXT) : tracer().startSpan(name, options);
+    // A context that names no span (a no-op tracer behind a registered provider) is not worth storing.
+    const sc = span.spanContext();
+    if (api.trace.isSpanContextValid(sc)) {
+      const stored = storedContext(contextOf(sc));
+      for (const job of jobs) (job as { traceContext?: string | null }).traceContext = stored;
+    }
     return span;
   };
   const endSend = <R>(span: Span, info: SendInfo<R>, result: R) => {
@@ -142,7 +161,7 @@ function tracingWith(api: Otel): Tracing {
       span.setAttribute('messaging.message.id', String(results[0]!.id));
       if (!results[0]!.created) span.setAttribute('litejobs.job.created', false);
     } else {
-      span.setAttribute('litejobs.job.ids', results.map((r) => String(r.id)));
+      span.setAttribute('litejobs.job.ids', results.slice(0, MAX_LISTED_IDS).map((r) => String(r.id)));
     }
     span.end();
   };
@@ -156,7 +175,7 @@ function tracingWith(api: Otel): Tracing {
     active: () => true,
     async send(info, jobs, insert) {
       if (jobs.length === 0) return insert();
-      const span = startSend(info.operation, jobs);
+      const span = startSend(info, jobs);
       try {
         const results = await insert();
         endSend(span, info, results);
@@ -167,7 +186,7 @@ function tracingWith(api: Otel): Tracing {
     },
     sendSync(info, jobs, insert) {
       if (jobs.length === 0) return insert();
-      const span = startSend(info.operation, jobs);
+      const span = startSend(info, jobs);
       try {
         const results = insert();
         endSend(span, info, results);
@@ -249,7 +268,8 @@ function startAttempt(api: Otel, tracer: ReturnType<Otel['trace']['getTracer']>,
       if (outcome.event !== undefined) span.setAttribute('litejobs.job.outcome', outcome.event);
       if (outcome.to !== undefined) span.setAttribute('litejobs.job.state', outcome.to);
       if (outcome.aborted !== undefined) span.setAttribute('litejobs.job.aborted', outcome.aborted);
-      if (outcome.error) fail(api, span, outcome.error);
+      if (outcome.rateLimited) span.addEvent('litejobs.job.rate_limited', { 'litejobs.rate_limit.delay_ms': outcome.rateLimited.delay, 'litejobs.rate_limit.scope': outcome.rateLimited.scope });
+      else if (outcome.error) fail(api, span, outcome.error);
       const error: Attributes = outcome.error ? { 'exception.type': outcome.error.name, 'exception.message': outcome.error.message } : {};
       if (outcome.to === JobState.failed) {
         span.addEvent('litejobs.job.retry', { ...error, ...(outcome.runAt === undefined ? {} : { 'litejobs.job.run_at': new Date(outcome.runAt).toISOString() }) });

@@ -16,6 +16,7 @@ import { defineJob } from '../../src/index.js';
 import { ARTIFACTS, openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
 import { serveQueue } from '../helpers/served-queue.js';
+import { dashboardGraphs } from '../../src/dashboard/graphs.js';
 
 const MIN_PX = 12;
 /** route-paths.ts draws arrowheads 9 wide: tips closer than that overlap. */
@@ -118,6 +119,9 @@ describe('dashboard statechart in Chromium', () => {
   it('draws one machine at a time, legible and whole at 1280×800, as a list of states at 390×844', { timeout: CLI_TEST_TIMEOUT }, async () => {
     const email = defineJob({ name: 'email', handler: () => 'sent' });
     const importJob = defineJob({ name: 'import', machine: createQuarantineMachine(), handler: () => 'ok' });
+    // The charts laid out first, with all the time they need: the server's own 10 s budget (after which
+    // the page lists the states instead, as designed) can run out on a machine loaded by the whole suite.
+    await dashboardGraphs(new Map([email, importJob].map((d) => [d.name, d])), undefined, 120_000);
     const { queue, server, path, close } = await serveQueue({ jobs: [email, importJob] });
     const raw = new Database(path);
     const set = (state: string, id: number) => raw.prepare('UPDATE jobs SET state = ?, version = version + 1, updated_at = ? WHERE id = ?').run(state, Date.now(), id);

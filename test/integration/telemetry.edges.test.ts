@@ -5,9 +5,12 @@
  * webhook delivery as an HTTP client span whose context the receiver gets.
  */
 import Database from 'better-sqlite3';
+import { createHmac } from 'node:crypto';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startServer } from '../../src/http/index.js';
 import { createQueue, defineJob, defineWebhookJob } from '../../src/index.js';
 import { useReceivers } from '../helpers/http-receiver.js';
 import { parentOf, registered, useTraces } from '../helpers/otel.js';
@@ -76,6 +79,29 @@ describe('traces entering through HTTP', () => {
     expect(sends.map((s) => s.spanContext().traceId === TRACE_ID)).toEqual([true, false, false, false]);
     expect(sends.map(parentOf)).toEqual([SPAN_ID, undefined, undefined, undefined]);
   });
+  it("a signed hook, and every route with acceptTraceparent: false, keep the caller's traceparent out", async () => {
+    registered(traces);
+    const secret = 'a-hook-secret';
+    const jobs = [defineJob({ name: 'pay', handler: async () => 'ok' })];
+    const signed = await startServer({ queue: fx.open({ jobs }), port: 0, hooks: { pay: { secret } } });
+    cleanups.push(() => signed.close());
+    const refusing = await startServer({ queue: fx.open({ jobs }), port: 0, acceptTraceparent: false });
+    cleanups.push(() => refusing.close());
+    const traceparent = `00-${TRACE_ID}-${SPAN_ID}-01`;
+    const body = JSON.stringify({ amount: 1 });
+    const hook = await fetch(`${signed.url}/v1/hooks/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-signature': createHmac('sha256', secret).update(body).digest('hex'), traceparent },
+      body,
+    });
+    expect(hook.status).toBeLessThan(300);
+    const post = (url: string) => fetch(`${url}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json', traceparent }, body: JSON.stringify({ name: 'pay', payload: {} }) });
+    expect((await post(refusing.url)).status).toBe(201);
+    expect((await post(signed.url)).status).toBe(201); // not a signed hook: the header is taken
+    const sends = await spansNamed('send pay', 3);
+    expect(sends.map((s) => s.spanContext().traceId === TRACE_ID)).toEqual([false, false, true]);
+    expect(sends.map(parentOf)).toEqual([undefined, undefined, SPAN_ID]);
+  });
 });
 
 describe('traces of the other enqueue paths and runs', () => {
@@ -101,7 +127,7 @@ describe('traces of the other enqueue paths and runs', () => {
     const [attempt] = await spansNamed('process receipt', 1);
     const send = traces.one('send receipt');
     expect(parentOf(send)).toBe(traces.one('checkout').spanContext().spanId);
-    expect(send.attributes).toMatchObject({ 'messaging.operation.name': 'enqueue', 'messaging.message.id': String(id) });
+    expect(send.attributes).toMatchObject({ 'litejobs.enqueue.method': 'enqueue', 'messaging.message.id': String(id) });
     expect(parentOf(attempt!)).toBe(send.spanContext().spanId);
   });
 
@@ -154,5 +180,33 @@ describe('traces of the other enqueue paths and runs', () => {
     await q.start();
     await q.result(id, { timeout: 20_000 });
     expect(rx.received[0]!.headers.traceparent).toBe(`00-${TRACE_ID}-${SPAN_ID}-01`);
+  });
+
+  it('with an undici instrumentation present, the request is its span: the receiver gets one traceparent, under the attempt', async () => {
+    registered(traces);
+    // What an undici instrumentation does at each request: a client span under the active context, and its traceparent.
+    const instrument = (message: unknown) => {
+      const { request } = message as { request: { addHeader(name: string, value: string): unknown } };
+      const span = trace.getTracer('undici-instrumentation').startSpan('POST', { kind: SpanKind.CLIENT });
+      const { traceId, spanId } = span.spanContext();
+      request.addHeader('traceparent', `00-${traceId}-${spanId}-01`);
+      span.end();
+    };
+    subscribe('undici:request:create', instrument);
+    try {
+      const rx = await http.start((_n, _req, res) => res.writeHead(200).end());
+      const q = fx.open({ jobs: [defineWebhookJob({ allowPrivate: true })] });
+      const { id } = await q.enqueue('webhook', { url: `${rx.origin}/h` });
+      await q.start();
+      await q.result(id, { timeout: 20_000 });
+      const [attempt] = await spansNamed('process webhook', 1);
+      const clients = traces.named('POST');
+      expect(clients.map((c) => c.instrumentationScope.name)).toEqual(['undici-instrumentation']);
+      expect(parentOf(clients[0]!)).toBe(attempt!.spanContext().spanId);
+      const { traceId, spanId } = clients[0]!.spanContext();
+      expect(rx.received[0]!.headers.traceparent).toBe(`00-${traceId}-${spanId}-01`);
+    } finally {
+      unsubscribe('undici:request:create', instrument);
+    }
   });
 });

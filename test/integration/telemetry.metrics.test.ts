@@ -7,11 +7,13 @@
  */
 import { DataPointType, type Histogram, type MetricData, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { describe, expect, it } from 'vitest';
-import { defineJob } from '../../src/index.js';
+import { createQueue, defineJob } from '../../src/index.js';
 import { createQueueMetrics } from '../../src/http/metrics.js';
 import { useMeters } from '../helpers/otel.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { events } from '../helpers/wait.js';
+import { silentLogger } from '../helpers/silent-logger.js';
+import { tempDbPath } from '../helpers/temp-db.js';
 
 const fx = useQueues();
 const meters = useMeters();
@@ -58,7 +60,7 @@ describe('metrics through OpenTelemetry', () => {
       const promNames = (await prometheus.registry.getMetricsAsJSON()).map((m) => m.name).sort();
       expect(got.map(prometheusName).sort()).toEqual(promNames);
 
-      expect(point(byName.get('litejobs.jobs'), { state: 'completed', name: 'measured' })?.value).toBe(3);
+      expect(point(byName.get('litejobs.jobs'), { queue: 'default', state: 'completed', name: 'measured' })?.value).toBe(3);
       expect(point(byName.get('litejobs.paused'), { name: 'other' })?.value).toBe(1);
       expect(byName.get('litejobs.wal')?.descriptor.unit).toBe('By');
       expect((byName.get('litejobs.db')?.dataPoints[0]?.value as number) > 0).toBe(true);
@@ -102,5 +104,22 @@ describe('metrics through OpenTelemetry', () => {
     await done;
     expect(litejobsMetrics(await reader.collect())).toEqual([]);
     await off.stop();
+  });
+
+  it('tells the queues of one process apart by their name', async () => {
+    const reader = meters.register();
+    const other = tempDbPath();
+    const one = fx.open({ name: 'one' });
+    const two = createQueue({ path: other.path, name: 'two', logger: silentLogger });
+    try {
+      await one.enqueue('a', {});
+      await two.enqueueMany([{ name: 'a', payload: 1 }, { name: 'a', payload: 2 }]);
+      const jobs = litejobsMetrics(await reader.collect()).find((m) => m.descriptor.name === 'litejobs.jobs');
+      expect(point(jobs, { queue: 'one', state: 'pending', name: 'a' })?.value).toBe(1);
+      expect(point(jobs, { queue: 'two', state: 'pending', name: 'a' })?.value).toBe(2);
+    } finally {
+      await two.close();
+      other.cleanup();
+    }
   });
 });

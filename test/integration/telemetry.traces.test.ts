@@ -8,7 +8,7 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { defineJob, type Queue } from '../../src/index.js';
+import { defineJob, RateLimitedError, type Queue } from '../../src/index.js';
 import { parentOf, registered, useTraces } from '../helpers/otel.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { waitFor } from '../helpers/wait.js';
@@ -70,6 +70,8 @@ describe('traces of jobs', () => {
     expect(send.attributes).toMatchObject({
       'messaging.system': 'litejobs',
       'messaging.operation.type': 'send',
+      'messaging.operation.name': 'send',
+      'litejobs.enqueue.method': 'enqueue',
       'messaging.destination.name': 'charge',
       'messaging.message.id': String(id),
       'litejobs.job.key': 'order-7',
@@ -169,7 +171,7 @@ describe('traces of jobs', () => {
     await q.start();
     const attempts = await spansNamed('process fan', 3);
     const send = traces.one('send fan');
-    expect(send.attributes).toMatchObject({ 'messaging.operation.name': 'enqueue_many', 'messaging.batch.message_count': 3, 'litejobs.job.ids': results.map((r) => String(r.id)) });
+    expect(send.attributes).toMatchObject({ 'messaging.operation.name': 'send', 'litejobs.enqueue.method': 'enqueue_many', 'messaging.batch.message_count': 3, 'litejobs.job.ids': results.map((r) => String(r.id)) });
     expect(new Set(attempts.map(parentOf))).toEqual(new Set([send.spanContext().spanId]));
   });
 
@@ -215,9 +217,54 @@ describe('traces of jobs', () => {
     const children = await spansNamed('process child', 2);
     const [parent] = await spansNamed('process parent', 1);
     const send = traces.one('send');
-    expect(send.attributes).toMatchObject({ 'messaging.operation.name': 'enqueue_flow', 'messaging.batch.message_count': 3 });
+    expect(send.attributes).toMatchObject({ 'litejobs.enqueue.method': 'enqueue_flow', 'messaging.batch.message_count': 3 });
     expect(parentOf(send)).toBe(traces.one('import').spanContext().spanId);
     for (const s of [...children, parent!]) expect(parentOf(s)).toBe(send.spanContext().spanId);
     expect(children.map((c) => c.attributes['litejobs.job.parent_id'])).toEqual([String(flow.id), String(flow.id)]);
+  });
+
+  it('a big batch lists its first 100 ids and counts them all', async () => {
+    registered(traces);
+    const q = fx.open();
+    await q.enqueueMany(Array.from({ length: 150 }, (_, n) => ({ name: 'bulk', payload: { n } })));
+    const send = traces.one('send bulk');
+    expect(send.attributes['messaging.batch.message_count']).toBe(150);
+    expect(send.attributes['litejobs.job.ids']).toHaveLength(100);
+  });
+
+  it("a schedule's jobs start traces of their own, whatever context start() was called in", async () => {
+    registered(traces);
+    const q = fx.open({ jobs: [defineJob({ name: 'tick', schedule: { cron: '* * * * * *' }, handler: async () => 'ok' })] });
+    await inSpan('app startup', () => q.start());
+    const [attempt] = await spansNamed('process tick', 1);
+    const send = traces.named('send tick')[0]!;
+    expect(parentOf(send)).toBeUndefined();
+    expect(send.attributes['litejobs.enqueue.method']).toBe('schedule');
+    expect(send.spanContext().traceId).not.toBe(traces.one('app startup').spanContext().traceId);
+    expect(parentOf(attempt!)).toBe(send.spanContext().spanId);
+  });
+
+  it('a RateLimitedError is flow control: an event on the attempt, not a failed span', async () => {
+    registered(traces);
+    let calls = 0;
+    const q = fx.open({
+      jobs: [
+        defineJob({
+          name: 'api',
+          handler: async () => {
+            if (++calls === 1) throw new RateLimitedError(20);
+            return 'ok';
+          },
+        }),
+      ],
+    });
+    await q.enqueue('api', {});
+    await q.start();
+    const [limited, done] = await spansNamed('process api', 2);
+    expect(limited!.status.code).toBe(SpanStatusCode.UNSET);
+    expect(limited!.attributes).toMatchObject({ 'litejobs.job.outcome': 'job.release' });
+    expect(limited!.attributes['error.type']).toBeUndefined();
+    expect(limited!.events.find((e) => e.name === 'litejobs.job.rate_limited')?.attributes).toMatchObject({ 'litejobs.rate_limit.delay_ms': 20 });
+    expect(done!.attributes['litejobs.job.state']).toBe('completed');
   });
 });

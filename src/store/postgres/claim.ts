@@ -1,5 +1,5 @@
 /**
- * A claim in one call of the schema's claim_ready function (migration 010,
+ * A claim in one call of the schema's claim_ready function (migration 009,
  * where its plan settings are explained): pick the due jobs in claim order,
  * skipping rows another claim holds (FOR UPDATE SKIP LOCKED: concurrent
  * claimers in other processes take disjoint jobs without waiting for each

@@ -5,7 +5,7 @@
 -- claimable state.
 --
 -- The planner settings hold for the claim's transaction only (see
--- claim_ready in migration 010 for why). Then the lock that serializes
+-- claim_ready in migration 009 for why). Then the lock that serializes
 -- limited claims (every process's, as SQLite's BEGIN IMMEDIATE does), so the
 -- facts read after it include every earlier claim's leases and spends. Then
 -- the facts, as one row of JSON arrays: paused names (paused.sql), names

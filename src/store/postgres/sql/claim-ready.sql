@@ -1,4 +1,4 @@
--- A claim: calls the schema's claim_ready function (migration 010, which says
+-- A claim: calls the schema's claim_ready function (migration 009, which says
 -- how it claims and why its plans are kept). $1 names, $2 now, $3 at most
 -- this many jobs, $4 lease owner, $5 lease token, $6 the lease's end, $7 the
 -- attempts a claim adds, $8 the history event, $9 record the claim in

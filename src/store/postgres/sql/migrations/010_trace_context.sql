@@ -1,37 +1,17 @@
--- The claim as a function of the schema (claim.ts calls it): its statements
--- are planned once per connection and their plans kept, where the same
--- statement sent as text was planned on every claim (0.2–0.3 ms of a one-job
--- claim's 0.8 ms, 1.7 ms for 400 jobs; graphile-worker's get_job is kept the
--- same way).
---
--- Arguments: the names to claim, now (ms), at most p_limit jobs, the lease
--- (owner, token, until), the attempts a claim adds and the history event
--- (the job machine's claim rule, which every accepted machine shares:
--- pending → processing), and whether to record the claim in job_history.
---
--- Answers the leased jobs in claim order with `grouped` and `pause_ends`
--- NULL, then one last row whose id is NULL: `grouped`, whether any grouped
--- job is pending (one step into jobs_grouped), and `pause_ends`, the earliest
--- end of a RateLimitedError pause among the names.
---
--- Why the settings:
--- - plan_cache_mode = force_generic_plan: each statement is planned once per
---   connection. Left to choose, the plan cache kept making a custom plan for
---   every call (it priced the generic one higher), which is the cost this
---   function exists to save.
--- - enable_seqscan = off, enable_bitmapscan = off, jit = off: the plan is
---   made on the first claim of a connection, often on an empty queue, and
---   kept while a burst fills the table (until it is analyzed). Left to
---   choose, the planner took the table for a handful of rows: it read all of
---   it to find the leased rows (7.6 ms a one-job claim among 50,000 jobs,
---   against 1.2 ms) or read the backlog and sorted it. The states are
---   literals, so the generic plan still sees that `state = 'pending'` matches
---   jobs_ready, and walks it in order.
--- - The paused names filter the names once, not the jobs row by row (joined
---   against each job, the small, never analyzed paused_names table made the
---   planner expect almost no job to pass); leased rows are found by primary
---   key from an array, not joined (a join hashed the whole table when the
---   planner took it for small).
+-- The trace context a job was enqueued in (OpenTelemetry, W3C Trace
+-- Context; the SQLite file's migration 013): JSON text
+-- `{"traceparent": "00-…", "tracestate": "…"}`, or NULL when nothing traced
+-- the enqueue. Each attempt's span continues that trace, in whichever
+-- process runs it.
+ALTER TABLE {{schema}}.jobs ADD COLUMN trace_context text;
+
+-- The claim function of migration 009 (read there why it is shaped so),
+-- answering each job's trace_context too. The columns a function answers
+-- cannot be changed in place: it is dropped and made again, in this
+-- migration's transaction. Connections that kept a plan of the old one
+-- prepare it again (prepared.ts: a stale plan is recognised and retried).
+DROP FUNCTION {{schema}}.claim_ready(text[], bigint, integer, text, text, bigint, integer, text, boolean);
+
 CREATE FUNCTION {{schema}}.claim_ready(
   p_names text[], p_now bigint, p_limit integer, p_owner text, p_token text,
   p_locked_until bigint, p_attempts integer, p_event text, p_history boolean)
