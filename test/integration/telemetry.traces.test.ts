@@ -188,7 +188,7 @@ describe('traces of jobs', () => {
               await inSpan('stock api', async () => undefined);
               return 'r1';
             });
-            await ctx.sleep('cool-off', 30);
+            await ctx.sleep('cool-off', 300);
             return reserved;
           },
         }),
