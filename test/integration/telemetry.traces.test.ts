@@ -197,7 +197,11 @@ describe('traces of jobs', () => {
     const { id } = await q.enqueue('order', {});
     await q.start();
     await expect(q.result(id, { timeout: 10_000 })).resolves.toBe('r1');
-    const [slept, finished] = await spansNamed('process order', 2);
+    // Should this wait run out, its message tells which attempts the job had (a case seen once under heavy load on PostgreSQL).
+    const [slept, finished] = await spansNamed('process order', 2).catch(async (err: Error) => {
+      const moves = (await q.history(id)).map((t) => `${t.from ?? '∅'}→${t.to} (${t.event})`).join(', ');
+      throw new Error(`${err.message}; the job's history: ${moves}`);
+    });
     expect(attempt).toBe(2);
     const step = traces.one('step reserve');
     expect(parentOf(step)).toBe(slept!.spanContext().spanId);
