@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { defineJob } from '../../src/index.js';
 import { parseDuration } from '../../src/lib/duration.js';
 import { useQueues } from '../helpers/queue-fixture.js';
-import { events, nextEvent } from '../helpers/wait.js';
+import { events, nextEvent, waitFor } from '../helpers/wait.js';
 
 const fx = useQueues();
 
@@ -24,6 +24,8 @@ describe('prefetch', () => {
     await q.start();
     await claimed;
     expect(await count("state = 'processing'")).toBe(5);
+    // The claims are announced as they commit; the two workers start their jobs after (later on a loaded machine).
+    await waitFor(() => ran.length === 2);
     expect(ran).toEqual([0, 1]);
     // Job 4 was claimed ahead and waits for a worker: cancelling it must keep it from running.
     await q.cancel(ids[4]!);
