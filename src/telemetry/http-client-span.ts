@@ -38,7 +38,7 @@ export function startClientSpan(traced: boolean, method: string, url: URL, heade
   const attributes: Attributes = {
     'http.request.method': method,
     // The path and query often hold the hook's secret (as the delivery's own errors, only the origin is shown).
-    'url.full': url.pathname === '/' && url.search === '' ? url.href : `${url.origin}/REDACTED`,
+    'url.full': `${url.origin}/${url.pathname === '/' && url.search === '' && url.hash === '' ? '' : 'REDACTED'}`,
     'url.scheme': url.protocol.slice(0, -1),
     'server.address': url.hostname,
     'server.port': port,

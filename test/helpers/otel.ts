@@ -9,6 +9,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach } from 'vitest';
+import { waitFor } from './wait.js';
 
 export interface Traces {
   /** Spans ended so far, in the order they ended. */
@@ -17,6 +18,8 @@ export interface Traces {
   named(name: string): ReadableSpan[];
   /** The one ended span named `name` (throws when there are none or several). */
   one(name: string): ReadableSpan;
+  /** The ended spans named `name`, once there are at least `n` (within 20 s; the message lists what did end). */
+  ended(name: string, n: number): Promise<ReadableSpan[]>;
 }
 
 /** Registers a tracer provider for each test of the file (call at the top level). */
@@ -40,9 +43,18 @@ export function useTraces(): Traces {
     if (!exporter) register();
     return exporter!.getFinishedSpans();
   };
+  const named = (name: string) => spans().filter((s) => s.name === name);
   return {
     spans,
-    named: (name) => spans().filter((s) => s.name === name),
+    named,
+    async ended(name, n) {
+      try {
+        await waitFor(() => named(name).length >= n, 20_000);
+      } catch {
+        throw new Error(`${n} spans "${name}" not ended within 20 s; ended: ${spans().map((s) => s.name).join(', ') || 'none'}`);
+      }
+      return named(name);
+    },
     one(name) {
       const found = spans().filter((s) => s.name === name);
       if (found.length !== 1) throw new Error(`expected one span "${name}", found ${found.length}: ${spans().map((s) => s.name).join(', ')}`);

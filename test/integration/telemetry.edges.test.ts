@@ -8,7 +8,6 @@ import Database from 'better-sqlite3';
 import { createHmac } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/http/index.js';
 import { createQueue, defineJob, defineWebhookJob } from '../../src/index.js';
@@ -18,7 +17,6 @@ import { useQueues } from '../helpers/queue-fixture.js';
 import { serveQueue, type ServedQueue } from '../helpers/served-queue.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
-import { waitFor } from '../helpers/wait.js';
 
 const fx = useQueues();
 const traces = useTraces();
@@ -30,15 +28,6 @@ afterEach(async () => {
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN_ID = '00f067aa0ba902b7';
-
-async function spansNamed(name: string, n: number): Promise<ReadableSpan[]> {
-  try {
-    await waitFor(() => traces.named(name).length >= n, 20_000);
-  } catch {
-    throw new Error(`${n} spans "${name}" not ended within 20 s; ended: ${traces.spans().map((s) => s.name).join(', ') || 'none'}`);
-  }
-  return traces.named(name);
-}
 
 async function served(): Promise<ServedQueue> {
   const s = await serveQueue({ jobs: [defineJob({ name: 'order-paid', handler: async () => 'ok' })] });
@@ -57,7 +46,7 @@ describe('traces entering through HTTP', () => {
     });
     expect(res.status).toBeLessThan(300);
     await queue.start();
-    const [attempt] = await spansNamed('process order-paid', 1);
+    const [attempt] = await traces.ended('process order-paid', 1);
     const send = traces.one('send order-paid');
     expect(send.spanContext().traceId).toBe(TRACE_ID);
     expect(parentOf(send)).toBe(SPAN_ID);
@@ -75,10 +64,30 @@ describe('traces entering through HTTP', () => {
     expect((await post({})).status).toBe(201);
     expect((await post({ traceparent: `00-${'0'.repeat(32)}-${SPAN_ID}-01` })).status).toBe(201);
     expect((await post({ traceparent: 'not a traceparent' })).status).toBe(201);
-    const sends = await spansNamed('send order-paid', 4);
+    const sends = await traces.ended('send order-paid', 4);
     expect(sends.map((s) => s.spanContext().traceId === TRACE_ID)).toEqual([true, false, false, false]);
     expect(sends.map(parentOf)).toEqual([SPAN_ID, undefined, undefined, undefined]);
   });
+  it('a hostile tracestate (thousands of characters, bytes outside ASCII) costs the job at most a few hundred bytes', async () => {
+    registered(traces);
+    const { queue, server, path } = await served();
+    const members = Array.from({ length: 40 }, (_, i) => `k${i}=${'v'.repeat(190)}`);
+    const res = await fetch(`${server.url}/v1/jobs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', traceparent: `00-${TRACE_ID}-${SPAN_ID}-01`, tracestate: `${members.join(',')},bad=\u00e9\u00ff` },
+      body: JSON.stringify({ name: 'order-paid', payload: {} }),
+    });
+    expect(res.status).toBe(201);
+    const { id } = (await res.json()) as { id: number };
+    expect((await queue.getJob(id)).state).toBe('pending');
+    const raw = new Database(path, { readonly: true });
+    const text = (raw.prepare('SELECT trace_context FROM jobs WHERE id = ?').pluck().get(id) as string | null) ?? '';
+    raw.close();
+    expect(text.length).toBeGreaterThan(0);
+    expect(text.length).toBeLessThan(700);
+    expect(JSON.parse(text).traceparent).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-01$`));
+  });
+
   it("a signed hook, and every route with acceptTraceparent: false, keep the caller's traceparent out", async () => {
     registered(traces);
     const secret = 'a-hook-secret';
@@ -98,7 +107,7 @@ describe('traces entering through HTTP', () => {
     const post = (url: string) => fetch(`${url}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json', traceparent }, body: JSON.stringify({ name: 'pay', payload: {} }) });
     expect((await post(refusing.url)).status).toBe(201);
     expect((await post(signed.url)).status).toBe(201); // not a signed hook: the header is taken
-    const sends = await spansNamed('send pay', 3);
+    const sends = await traces.ended('send pay', 3);
     expect(sends.map((s) => s.spanContext().traceId === TRACE_ID)).toEqual([false, false, true]);
     expect(sends.map(parentOf)).toEqual([undefined, undefined, SPAN_ID]);
   });
@@ -124,7 +133,7 @@ describe('traces of the other enqueue paths and runs', () => {
       }
     });
     await queue.start();
-    const [attempt] = await spansNamed('process receipt', 1);
+    const [attempt] = await traces.ended('process receipt', 1);
     const send = traces.one('send receipt');
     expect(parentOf(send)).toBe(traces.one('checkout').spanContext().spanId);
     expect(send.attributes).toMatchObject({ 'litejobs.enqueue.method': 'enqueue', 'messaging.message.id': String(id) });
@@ -138,7 +147,7 @@ describe('traces of the other enqueue paths and runs', () => {
     const { id } = await q.enqueue('crunch', {});
     await q.start();
     const result = (await q.result(id, { timeout: 20_000 })) as { carrier: { traceparent: string } | null; active: { traceId: string; spanId: string } | null };
-    const [attempt] = await spansNamed('process crunch', 1);
+    const [attempt] = await traces.ended('process crunch', 1);
     const { traceId, spanId } = attempt!.spanContext();
     expect(result.carrier).toEqual({ traceparent: `00-${traceId}-${spanId}-01` });
     expect(result.active).toEqual({ traceId, spanId });
@@ -152,8 +161,8 @@ describe('traces of the other enqueue paths and runs', () => {
     const { id } = await q.enqueue('webhook', { url: `${rx.origin}/hooks/secret-token?sig=1`, headers: { TraceParent: `00-${TRACE_ID}-${SPAN_ID}-01` }, body: { paid: true } });
     await q.start();
     await q.result(id, { timeout: 20_000 });
-    const attempts = await spansNamed('process webhook', 2);
-    const clients = await spansNamed('POST', 2);
+    const attempts = await traces.ended('process webhook', 2);
+    const clients = await traces.ended('POST', 2);
     expect(rx.received).toHaveLength(2);
     for (const [n, client] of clients.entries()) {
       expect(client.kind).toBe(SpanKind.CLIENT);
@@ -199,7 +208,7 @@ describe('traces of the other enqueue paths and runs', () => {
       const { id } = await q.enqueue('webhook', { url: `${rx.origin}/h` });
       await q.start();
       await q.result(id, { timeout: 20_000 });
-      const [attempt] = await spansNamed('process webhook', 1);
+      const [attempt] = await traces.ended('process webhook', 1);
       const clients = traces.named('POST');
       expect(clients.map((c) => c.instrumentationScope.name)).toEqual(['undici-instrumentation']);
       expect(parentOf(clients[0]!)).toBe(attempt!.spanContext().spanId);

@@ -6,26 +6,14 @@
  * `telemetry: false`, nothing is traced. Runs on both stores.
  */
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { defineJob, RateLimitedError, type Queue } from '../../src/index.js';
 import { parentOf, registered, useTraces } from '../helpers/otel.js';
 import { useQueues } from '../helpers/queue-fixture.js';
-import { waitFor } from '../helpers/wait.js';
 
 const fx = useQueues();
 const traces = useTraces();
 const app = () => trace.getTracer('app');
-
-/** The ended spans named `name`, once there are `n` of them. */
-async function spansNamed(name: string, n: number): Promise<ReadableSpan[]> {
-  try {
-    await waitFor(() => traces.named(name).length >= n, 20_000);
-  } catch {
-    throw new Error(`${n} spans "${name}" not ended within 20 s; ended: ${traces.spans().map((s) => s.name).join(', ') || 'none'}`);
-  }
-  return traces.named(name);
-}
 
 async function storedContext(id: number): Promise<unknown> {
   const text = await fx.value<string | null>('SELECT trace_context FROM jobs WHERE id = ?', [id]);
@@ -60,7 +48,7 @@ describe('traces of jobs', () => {
     });
     const { id } = await inSpan('POST /orders', () => q.enqueue('charge', { order: 7 }, { key: 'order-7', delay: 5 }));
     await q.start();
-    const [first, second] = await spansNamed('process charge', 2);
+    const [first, second] = await traces.ended('process charge', 2);
 
     const request = traces.one('POST /orders');
     const send = traces.one('send charge');
@@ -115,7 +103,7 @@ describe('traces of jobs', () => {
     });
     await q.enqueue('doomed', {});
     await q.start();
-    const [attempt] = await spansNamed('process doomed', 1);
+    const [attempt] = await traces.ended('process doomed', 1);
     expect(attempt!.attributes).toMatchObject({ 'litejobs.job.state': 'dead', 'error.type': 'TypeError' });
     expect(attempt!.events.map((e) => e.name)).toContain('litejobs.job.dead');
     expect(attempt!.events.find((e) => e.name === 'litejobs.job.dead')!.attributes).toMatchObject({ 'exception.type': 'TypeError', 'exception.message': 'no such order' });
@@ -131,7 +119,7 @@ describe('traces of jobs', () => {
     const b = await untraced.enqueue('plain', { n: 2 });
     expect(await storedContext(b.id)).toBeNull();
     await q.start();
-    const attempts = await spansNamed('process plain', 2);
+    const attempts = await traces.ended('process plain', 2);
     const byId = (id: number) => attempts.find((s) => s.attributes['messaging.message.id'] === String(id))!;
 
     const send = traces.one('send plain');
@@ -160,7 +148,7 @@ describe('traces of jobs', () => {
     const after = await q.enqueue('later', {});
     expect(await storedContext(after.id)).not.toBeNull();
     await q.start();
-    await spansNamed('process later', 2);
+    await traces.ended('process later', 2);
     expect(traces.named('send later')).toHaveLength(1);
   });
 
@@ -169,7 +157,7 @@ describe('traces of jobs', () => {
     const q = fx.open({ jobs: [defineJob({ name: 'fan', handler: async () => 'ok' })] });
     const results = await q.enqueueMany([1, 2, 3].map((n) => ({ name: 'fan', payload: { n } })));
     await q.start();
-    const attempts = await spansNamed('process fan', 3);
+    const attempts = await traces.ended('process fan', 3);
     const send = traces.one('send fan');
     expect(send.attributes).toMatchObject({ 'messaging.operation.name': 'send', 'litejobs.enqueue.method': 'enqueue_many', 'messaging.batch.message_count': 3, 'litejobs.job.ids': results.map((r) => String(r.id)) });
     expect(new Set(attempts.map(parentOf))).toEqual(new Set([send.spanContext().spanId]));
@@ -198,7 +186,7 @@ describe('traces of jobs', () => {
     await q.start();
     await expect(q.result(id, { timeout: 10_000 })).resolves.toBe('r1');
     // Should this wait run out, its message tells which attempts the job had (a case seen once under heavy load on PostgreSQL).
-    const [slept, finished] = await spansNamed('process order', 2).catch(async (err: Error) => {
+    const [slept, finished] = await traces.ended('process order', 2).catch(async (err: Error) => {
       const moves = (await q.history(id)).map((t) => `${t.from ?? '∅'}→${t.to} (${t.event})`).join(', ');
       throw new Error(`${err.message}; the job's history: ${moves}`);
     });
@@ -218,8 +206,8 @@ describe('traces of jobs', () => {
     });
     const flow = await inSpan('import', () => q.enqueueFlow({ name: 'parent', payload: {}, children: [{ name: 'child', payload: { n: 1 } }, { name: 'child', payload: { n: 2 } }] }));
     await q.start();
-    const children = await spansNamed('process child', 2);
-    const [parent] = await spansNamed('process parent', 1);
+    const children = await traces.ended('process child', 2);
+    const [parent] = await traces.ended('process parent', 1);
     const send = traces.one('send');
     expect(send.attributes).toMatchObject({ 'litejobs.enqueue.method': 'enqueue_flow', 'messaging.batch.message_count': 3 });
     expect(parentOf(send)).toBe(traces.one('import').spanContext().spanId);
@@ -240,7 +228,7 @@ describe('traces of jobs', () => {
     registered(traces);
     const q = fx.open({ jobs: [defineJob({ name: 'tick', schedule: { cron: '* * * * * *' }, handler: async () => 'ok' })] });
     await inSpan('app startup', () => q.start());
-    const [attempt] = await spansNamed('process tick', 1);
+    const [attempt] = await traces.ended('process tick', 1);
     const send = traces.named('send tick')[0]!;
     expect(parentOf(send)).toBeUndefined();
     expect(send.attributes['litejobs.enqueue.method']).toBe('schedule');
@@ -264,7 +252,7 @@ describe('traces of jobs', () => {
     });
     await q.enqueue('api', {});
     await q.start();
-    const [limited, done] = await spansNamed('process api', 2);
+    const [limited, done] = await traces.ended('process api', 2);
     expect(limited!.status.code).toBe(SpanStatusCode.UNSET);
     expect(limited!.attributes).toMatchObject({ 'litejobs.job.outcome': 'job.release' });
     expect(limited!.attributes['error.type']).toBeUndefined();
