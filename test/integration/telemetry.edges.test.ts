@@ -219,3 +219,23 @@ describe('traces of the other enqueue paths and runs', () => {
     }
   });
 });
+
+describe('telemetry options, given what they do not take', () => {
+  it('createQueue refuses a telemetry option that is not a boolean or { traces, metrics } of booleans, before opening anything', () => {
+    const bad: unknown[] = [null, 'on', 1, [], { traces: 'yes' }, { metrics: 0 }, { logs: true }];
+    for (const telemetry of bad) {
+      let thrown: unknown;
+      try {
+        fx.open({ telemetry: telemetry as never });
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown, JSON.stringify(telemetry)).toMatchObject({ code: expect.stringMatching(/^LJ_ERR_(VALIDATION|UNKNOWN_OPTION)$/) });
+    }
+  });
+
+  it('litejobsHttp refuses an acceptTraceparent that is not a boolean', async () => {
+    const queue = fx.open();
+    await expect(startServer({ queue, port: 0, acceptTraceparent: 'false' as never })).rejects.toThrow(/acceptTraceparent/);
+  });
+});
