@@ -78,6 +78,11 @@ export function checkpointerRunning(): boolean {
   return thread !== undefined;
 }
 
+/** The shared thread's id while it exists (for tests: which thread serves the stores). */
+export function checkpointerThreadId(): number | undefined {
+  return thread?.threadId;
+}
+
 function releaseWhenIdle(): void {
   if (listeners.size > 0 || !thread) return;
   const worker = thread;
