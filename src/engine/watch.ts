@@ -8,6 +8,12 @@
  * tick, and goes on while a read comes back full. On PostgreSQL another
  * process's claims are not notified: they are read with the next notified
  * change, or by the tick. `events$` stays this process's own.
+ *
+ * Exact: every committed change once, each job's in order, for a live
+ * subscriber and for one resuming from any change's cursor
+ * (store/change-feed.ts says why the order holds across processes and
+ * clocks). A backlog is read in pages of READ ids of each table. While
+ * subscribed, the watch keeps the process alive, on either store.
  */
 import { Observable } from 'rxjs';
 import { ValidationError } from '../errors.js';
@@ -20,6 +26,10 @@ import { rejectUnknownOptions } from './validate.js';
 const READ = 500;
 /** Read this often too, for a hint that was missed. */
 const SAFETY_TICK_MS = 1000;
+/** Read again this soon when the store holds changes not final yet (PostgreSQL: a transaction still open below committed ids). */
+const HELD_RETRY_MS = 20;
+/** A timer that keeps the process alive while a watch is subscribed (the store's hints and the tick do not). */
+const KEEP_ALIVE_MS = 2 ** 30;
 
 /** One change of one job, as `watch()` gives it. */
 export interface JobChange {
@@ -74,6 +84,8 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
       let again = false;
       let stopped = false;
       let tick: TimerHandle | undefined;
+      let soon: TimerHandle | undefined;
+      const keepAlive = setInterval(() => undefined, KEEP_ALIVE_MS);
       const emit = (rows: RecentChange[], from: ChangeCursor) => {
         // Each kind in its own order: the cursor after a change counts what came before it in both.
         let { jobId, historyId } = from;
@@ -98,13 +110,19 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
         try {
           do {
             again = false;
-            const call = changes.call(store, cursor, READ, { recent: READ, latencySamples: 0 });
+            const call = changes.call(store, cursor, READ, { feed: true, latencySamples: 0 });
             firstCall ??= call;
             const batch = await call;
             if (stopped) return;
             if (cursor !== null) emit(batch.recent ?? [], cursor);
             cursor = batch.cursor;
             if (batch.more) again = true;
+            if (batch.held && soon === undefined) {
+              soon = clock.setTimeout(() => {
+                soon = undefined;
+                void read();
+              }, HELD_RETRY_MS);
+            }
           } while (again && !stopped);
         } catch (err) {
           if (!stopped) subscriber.error(err);
@@ -133,6 +151,8 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
         unwatchChanges?.();
         unwatchFinished?.();
         if (tick !== undefined) clock.clearTimeout(tick);
+        if (soon !== undefined) clock.clearTimeout(soon);
+        clearInterval(keepAlive);
       };
     });
   };

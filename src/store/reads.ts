@@ -76,6 +76,12 @@ export interface ChangeOptions {
   markIds?: IdRange;
   /** How many of the newest changes `recent` holds at most (default 50); as many as `limit`: every change read. */
   recent?: number;
+  /**
+   * The change feed (`queue.watch()`): `recent` holds every change read, in
+   * the feed's order (change-feed.ts), and the cursor stops where that order
+   * must; nothing is aggregated or counted.
+   */
+  feed?: boolean;
 }
 
 export interface TransitionGroup {
@@ -118,11 +124,16 @@ export interface ChangeBatch {
   cursor: ChangeCursor;
   /** The read stopped at its row limit: more changes follow. */
   more: boolean;
+  /**
+   * Changes past the cursor are in the store but not final yet (PostgreSQL:
+   * ids whose transaction is still open below committed ones): read again soon.
+   */
+  held?: boolean;
   /** New jobs by second of creation and name. */
   /** `state`: the state the jobs were created in (pending, or waiting-children for a flow's parents). */
   enqueued: Array<{ second: number; name: string; state?: string; count: number }>;
   transitions: TransitionGroup[];
-  /** The newest ≤ 50 changes, oldest first. */
+  /** The newest ≤ 50 changes, oldest first (ChangeOptions `recent`); with `feed`, every change read, in the feed's order. */
   recent: RecentChange[];
   /** Sampled claims: when, how long the job had waited to start (ms), and its name (stores always give it). */
   latency: Array<{ at: number; ms: number; name?: string }>;

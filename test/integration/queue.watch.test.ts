@@ -8,6 +8,9 @@ import { firstValueFrom, take, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { createVirtualClock, defineJob, type JobChange } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
+import { spawnFixture } from '../helpers/child-process.js';
+
+const WATCH_ONLY = new URL('../fixtures/watch-only.ts', import.meta.url).pathname;
 
 const fx = useQueues();
 const still = () => createVirtualClock(Date.now());
@@ -107,5 +110,61 @@ describe('queue.watch', () => {
     expect(resumed.filter((x) => x.id === b.id).map(line)).toEqual(changes.slice(3).filter((x) => x.id === b.id).map(line));
     expect(() => q.watch({ after: 'nope' })).toThrow(/cursor/);
     expect(() => q.watch({ names: 'a' } as never)).toThrow(/array/);
+  });
+
+  it('reads a backlog larger than one read in pages, and resumes from its first change with every change after it', async () => {
+    const q = fx.open({ clock: still() });
+    const all = firstValueFrom(q.watch().pipe(take(600), toArray()));
+    const ids = (await q.enqueueMany(Array.from({ length: 300 }, (_, i) => ({ name: 'bulk', payload: i })))).map((r) => r.id);
+    for (const id of ids) await q.cancel(id);
+    const live = await all;
+    expect(live).toHaveLength(600);
+    // From the first change's cursor: the other 599, none twice, each job's in order.
+    const resumed = await firstValueFrom(q.watch({ after: live[0]!.cursor }).pipe(take(599), toArray()));
+    expect(resumed.map(line).sort()).toEqual(live.slice(1).map(line).sort());
+    expect(new Set(resumed.map((c) => c.cursor)).size).toBe(599);
+    for (const id of ids) expect(live.filter((c) => c.id === id).map((c) => c.event)).toEqual(['job.enqueue', 'job.cancel']);
+    for (const id of ids.slice(1)) expect(resumed.filter((c) => c.id === id).map((c) => c.event)).toEqual(['job.enqueue', 'job.cancel']);
+  });
+
+  it('orders by commit, not by time: a writer whose clock is a second behind loses nothing to a reader resuming anywhere', async () => {
+    const ahead = fx.open({ clock: still() });
+    const behind = fx.open({ clock: createVirtualClock(Date.now() - 1000) });
+    const all = firstValueFrom(ahead.watch().pipe(take(24), toArray()));
+    await ahead.ping();
+    const jobs: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const [w1, w2] = i % 2 === 0 ? [ahead, behind] : [behind, ahead];
+      const a = await w1.enqueue('skew', i);
+      const b = await w2.enqueue('skew', i);
+      jobs.push(a.id, b.id);
+      await w2.cancel(a.id);
+      await w1.cancel(b.id);
+    }
+    const live = await all;
+    for (const id of jobs) expect(live.filter((c) => c.id === id).map((c) => c.event)).toEqual(['job.enqueue', 'job.cancel']);
+    // Resuming from every change's cursor gives exactly the changes after it, each job's in order
+    // (jobs' changes may interleave otherwise: a live reader reads in smaller steps).
+    for (let i = 0; i < live.length - 1; i++) {
+      const rest = await firstValueFrom(ahead.watch({ after: live[i]!.cursor }).pipe(take(live.length - 1 - i), toArray()));
+      expect(rest.map(line).sort()).toEqual(live.slice(i + 1).map(line).sort());
+      for (const id of jobs) expect(rest.filter((c) => c.id === id).map(line)).toEqual(live.slice(i + 1).filter((c) => c.id === id).map(line));
+    }
+  });
+
+  it('keeps a process alive whose only work is a watch, until it unsubscribes', async () => {
+    const child = spawnFixture(WATCH_ONLY, fx.dbArg(), '2');
+    await child.waitFor((m) => m.type === 'ready', 20_000);
+    // Well past any first read: a process kept alive by nothing would have exited by now.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const q = fx.open();
+    const { id } = await q.enqueue('kept', {});
+    await q.cancel(id);
+    await child.waitFor((m) => m.type === 'change' && m.to === 'cancelled', 20_000);
+    expect(child.messages.filter((m) => m.type === 'change')).toEqual([
+      { type: 'change', id, to: 'pending' },
+      { type: 'change', id, to: 'cancelled' },
+    ]);
+    expect(await child.exited).toEqual({ code: 0, signal: null });
   });
 });

@@ -1,12 +1,12 @@
 /**
  * The dashboard's change reads on PostgreSQL, where ids are handed out at
  * insert and rows commit in any order: a read never moves its cursor past a
- * row still in flight, moves past an id that will never appear once the grace
- * period is over, and counts a slice as of its cursor, not of its snapshot.
+ * row still in flight, however long its transaction stays open, moves past an
+ * id that will never appear once the transactions that may hold it have
+ * ended, and counts a slice as of its cursor, not of its snapshot.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '../../src/store/postgres/driver.js';
-import { GRACE_MS } from '../../src/store/postgres/safe-head.js';
 import type { ChangeBatch, ChangeCursor, Store } from '../../src/store/store.js';
 import { pgClient } from '../helpers/postgres.js';
 import { claimOf, job, NOW, usePgStores } from './fixture.js';
@@ -88,7 +88,7 @@ describe('changes() on PostgreSQL', () => {
     await slow.query('COMMIT');
   });
 
-  it('moves past an id that never commits once it has been missing for the grace period', async () => {
+  it('moves past an id that never commits as soon as the transaction that took it has ended', async () => {
     const schema = pg.schema();
     const store: Store = pg.open({ schema });
     await store.insert([job({ name: 'first' })], NOW);
@@ -99,17 +99,29 @@ describe('changes() on PostgreSQL', () => {
     await store.insert([job({ name: 'after' })], NOW); // id 3
 
     const first = await store.changes!(ZERO, 100);
-    expect(first.cursor.jobId).toBe(1);
-    const seenAt = Date.now();
-    let cursor = first.cursor;
-    const ids: number[] = [...enqueuedIds(first)];
-    while (cursor.jobId < 3 && Date.now() - seenAt < GRACE_MS * 5) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const b = await store.changes!(cursor, 100);
-      ids.push(...enqueuedIds(b));
-      cursor = b.cursor;
-    }
-    expect(cursor.jobId).toBe(3);
-    expect(ids).toEqual([1, 3]);
+    expect(first.cursor.jobId).toBe(3);
+    expect(enqueuedIds(first)).toEqual([1, 3]);
+  });
+
+  it('waits for a transaction that holds an id for as long as it stays open (no grace period passes it)', async () => {
+    const schema = pg.schema();
+    const store: Store = pg.open({ schema });
+    await store.ping(); // creates the tables
+    const slow = await other();
+    await slow.query('BEGIN');
+    await slow.query(insertJob(schema, 'slow')); // id 1, held open
+    await store.insert([job({ name: 'fast' })], NOW); // id 2, committed
+    const first = await store.changes!(ZERO, 100);
+    expect(first.cursor.jobId).toBe(0);
+    expect(first.held).toBe(true);
+    // Longer than any grace period a reader could allow.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const still = await store.changes!(first.cursor, 100, { feed: true });
+    expect(still.cursor.jobId).toBe(0);
+    expect(still.recent).toEqual([]);
+    await slow.query('COMMIT');
+    const after = await store.changes!(first.cursor, 100, { feed: true });
+    expect(after.recent.map((r) => `${r.id} ${r.name}`)).toEqual(['1 slow', '2 fast']);
+    expect(after.held).toBeFalsy();
   });
 });

@@ -16,6 +16,7 @@ import { safeHeads } from './safe-head.js';
 import { statement } from './sql.js';
 import { bindNamed } from './where.js';
 import { changeWindow, newestRecent, NO_RANGE, RECENT, type Ranges } from '../change-window.js';
+import { fillFeed } from '../change-feed.js';
 
 
 /** Each statement is in sql/, named as its SQLite counterpart. */
@@ -26,6 +27,8 @@ function dashboardStatements(schema: string) {
     transitions: q('changes-transitions'),
     recent: q('changes-recent'),
     recentJobs: q('changes-recent-jobs'),
+    feedJobs: q('feed-jobs'),
+    feedHistory: q('feed-history'),
     latency: q('changes-latency'),
     claimers: q('changes-claimers'),
     countSlice: q('count-by-state-name'),
@@ -57,6 +60,11 @@ export function createDashboardReads(db: Database, schema: string): DashboardRea
   const changes = async (client: Queryable, after: ChangeCursor | null, limit: number, o: ChangeOptions): Promise<ChangeBatch> => {
     const head = await heads.read(client);
     const { ranges: r, batch } = changeWindow(head, after, limit, o);
+    if (head.held) batch.held = true;
+    if (o.feed) {
+      fillFeed(batch, await all<RecentChange>(client, s.feedJobs, { ...r.jobs }), await all<RecentChange>(client, s.feedHistory, { ...r.history }), r);
+      return batch;
+    }
     if (r.jobs.upTo > r.jobs.after) batch.enqueued = await all(client, s.enqueued, { ...r.jobs });
     if (r.history.upTo > r.history.after) {
       const mark = o.markIds ?? NO_RANGE;

@@ -11,6 +11,7 @@ import type Database from 'better-sqlite3';
 import type { ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, RecentChange, StateNameCount, TransitionGroup } from '../store.js';
 import { sql } from './sql.js';
 import { changeWindow, newestRecent, NO_RANGE, RECENT, type Ranges } from '../change-window.js';
+import { fillFeed } from '../change-feed.js';
 
 
 export interface DashboardReads {
@@ -27,6 +28,8 @@ export function createDashboardReads(db: Database.Database): DashboardReads {
     transitions: db.prepare(sql('changes-transitions')),
     recent: db.prepare(sql('changes-recent')),
     recentJobs: db.prepare(sql('changes-recent-jobs')),
+    feedJobs: db.prepare(sql('feed-jobs')),
+    feedHistory: db.prepare(sql('feed-history')),
     latency: db.prepare(sql('changes-latency')),
     claimers: db.prepare(sql('changes-claimers')),
     countSlice: db.prepare(sql('count-by-state-name')),
@@ -43,6 +46,10 @@ export function createDashboardReads(db: Database.Database): DashboardReads {
   const changesTx = db.transaction((after: ChangeCursor | null, limit: number, o: ChangeOptions): ChangeBatch => {
     const head = s.heads.get()!;
     const { ranges: r, batch } = changeWindow(head, after, limit, o);
+    if (o.feed) {
+      fillFeed(batch, s.feedJobs.all(r.jobs) as RecentChange[], s.feedHistory.all(r.history) as RecentChange[], r);
+      return batch;
+    }
     if (r.jobs.upTo > r.jobs.after) batch.enqueued = s.enqueued.all(r.jobs) as ChangeBatch['enqueued'];
     if (r.history.upTo > r.history.after) {
       const mark = o.markIds ?? NO_RANGE;

@@ -2,8 +2,9 @@
 -- out at insert, not at commit, so a gap may be a row still in flight. $1 the
 -- floor; the table and how many ids to look at are written in. The floor
 -- itself stands in as a row, so that a gap right above it counts (its row may
--- be gone).
-SELECT id + 1 AS "from", next - 1 AS "to", last FROM (
+-- be gone). Each row also carries the snapshot (`xmin:xmax:xip,…`): the
+-- transactions it shows running are those that may still fill a gap.
+SELECT id + 1 AS "from", next - 1 AS "to", last, pg_current_snapshot()::text AS snapshot FROM (
   SELECT id, lead(id) OVER (ORDER BY id) AS next, max(id) OVER () AS last FROM (
     SELECT $1::bigint AS id
     UNION ALL

@@ -1,0 +1,5 @@
+-- The jobs created in (@after, @upTo], oldest first, as enqueue changes: the
+-- change feed's first sequence (change-feed.ts merges it with the history).
+SELECT id, id AS seq, name, NULL AS "from", CASE WHEN children_left IS NOT NULL THEN {{waitingChildren}} ELSE {{pending}} END AS "to", 'job.enqueue' AS event, created_at AS at
+FROM jobs WHERE id > @after AND id <= @upTo
+ORDER BY id
