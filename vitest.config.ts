@@ -49,6 +49,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/queue.watch.test.ts',
   'test/integration/retry.policy.test.ts',
   'test/integration/runs.no-overlap.test.ts',
+  'test/integration/runs.hold-across-connections.test.ts',
   'test/integration/schedule.one-job-per-slot.test.ts',
   'test/integration/scheduler.far-future.test.ts',
   'test/integration/send.runtime-events.test.ts',

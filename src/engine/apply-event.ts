@@ -12,7 +12,7 @@
  * still holds) asks for `again`: the job is read afresh and the machine
  * decides anew on what it finds, a few times at most.
  */
-import { JobState, type JobEvent } from '../../machines/job.machine.js';
+import { JobState, RUNTIME_EVENTS, type JobEvent } from '../../machines/job.machine.js';
 import type { ErrorInfo } from '../../machines/policy.js';
 import type { Clock } from '../lib/clock.js';
 import type { Commit } from './commit.js';
@@ -116,10 +116,15 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
     };
     if (runAt !== undefined) request.runAt = runAt;
     if (extra?.expiredBy !== undefined) request.expiredBy = extra.expiredBy;
+    // A runtime event (a run's outcome, a lease's expiry, a claim's hand-back) ends the job's run; a
+    // caller's event (a cancel, a custom event) is not the run's: the run keeps the job as its hold.
+    const endsRun = RUNTIME_EVENTS.includes(event.type);
+    if (!endsRun && job.leaseToken !== null) request.keepsHold = true;
     if (step.candidate !== undefined) request.candidate = step.candidate;
     if (extra?.result !== undefined) request.result = extra.result;
     if (extra?.set !== undefined) request.set = extra.set;
-    if (deps.retention?.[step.state] === 0) request.purge = true;
+    // A job a run still holds keeps its row until the run gives it back (the release applies retention then).
+    if (deps.retention?.[step.state] === 0 && (endsRun || job.leaseToken === null)) request.purge = true;
     // A flow child that finishes (or is taken back from finished) moves its parent's counts in the same write.
     const flowRule = deps.registry.flowRule;
     if (job.parentId != null && flowRule.finished.includes(job.state) !== flowRule.finished.includes(step.state)) {

@@ -70,6 +70,8 @@ export interface ClaimBufferOptions {
   isRunning(jobId: number): boolean;
   /** Sends a job back to pending, no attempt spent, due at `runAt` (or as it was). */
   handBack(job: LeasedJob, why: HandBackReason, runAt?: number): void;
+  /** A job whose lease the start check's confirmation found gone left the buffer (its hold, if any, is given back: run-holds.ts). */
+  lost?(job: LeasedJob): void;
   /** Announces a signal (test signals; queue.buffer$). */
   signal(event: BufferEvent): void;
 }
@@ -92,8 +94,8 @@ export interface ClaimBuffer {
   readonly hungry$: Observable<void>;
   /** The next job for a worker, or undefined. */
   take(): LeasedJob | undefined;
-  /** Removes a job (cancelled, or its lease lost); false when it was not waiting. */
-  drop(jobId: number): boolean;
+  /** Removes a job (cancelled, or its lease lost): the job, or undefined when it was not waiting. */
+  drop(jobId: number): LeasedJob | undefined;
   /** The waiting jobs whose lease is past half its time at `now`: for renewal. */
   renewable(now: number, leaseMs: number): LeasedJob[];
   /** Hands back the waiting jobs of paused names and groups (RatePauses). */
@@ -146,6 +148,7 @@ export function createClaimBuffer(o: ClaimBufferOptions): ClaimBuffer {
     if (jobs.length === 0) return;
     // A lost lease is no longer this process's to give back: the job only leaves the buffer.
     if (why !== 'lost') for (const job of jobs) o.handBack(job, why, runAt?.(job));
+    else for (const job of jobs) o.lost?.(job);
     o.signal({ type: 'buffer:handed-back', at: new Date(clock.now()), why, jobs: jobs.map((j) => j.id) });
   };
 
@@ -234,8 +237,7 @@ export function createClaimBuffer(o: ClaimBufferOptions): ClaimBuffer {
     drop: (jobId) =>
       changing(() => {
         const i = waiting.findIndex((j) => j.id === jobId);
-        if (i >= 0) waiting.splice(i, 1);
-        return i >= 0;
+        return i >= 0 ? waiting.splice(i, 1)[0] : undefined;
       }),
     renewable: (now, leaseMs) => waiting.filter((job) => job.lockedUntil - now < leaseMs / 2),
     handBackPaused,

@@ -22,7 +22,7 @@ import { createRateStarts } from './rate-starts.js';
 import { createStartCheck } from './start-check.js';
 import { createScheduler } from './scheduler.js';
 import { createThreadPool } from './threads/thread-pool.js';
-import { expireLeases, promoteDue } from './sweeps.js';
+import { expireLeases, promoteDue, releaseExpiredHolds } from './sweeps.js';
 import { createPauseReads, createRatePauses } from './rate-pauses.js';
 
 export interface ConsumerOptions {
@@ -50,6 +50,8 @@ export interface Consumer {
   stuck(): number;
 }
 
+/** Reads of whether running jobs were moved on elsewhere, at most one per this many ms (each store hint asks for one). */
+const MOVED_CHECK_GAP_MS = 25;
 /** Rows deleted per retention transaction: small, so the claim loop is never held up long. */
 const PURGE_BATCH = 500;
 const RETENTION_EVERY_MS = 5000;
@@ -61,6 +63,17 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
   const needsThreads = [...engine.definitions.values()].some((def) => def.isolation === 'thread');
   const threads = needsThreads ? createThreadPool({ size: o.threads }) : undefined;
   const stillOurs = (job: LeasedJob) => (fresh: JobRecord) => fresh.leaseToken === job.leaseToken;
+  /** A claimed job dropped unstarted: whatever moved it on left this claim's lease as a hold, given back now (run-holds.ts). */
+  const dropped = (job: LeasedJob) =>
+    void engine.releaseHold(job.id, job.leaseToken).catch((err: unknown) => void outage.failed('giving back the holds of jobs dropped unstarted', err));
+  /**
+   * Back to pending, no attempt spent, recorded as this process's release: the lease goes with the move.
+   * A job moved on meanwhile (a cancel) keeps the lease as a hold, given back here.
+   */
+  const giveBack = async (job: LeasedJob, extra: { runAt?: number; retryUnavailable?: true }) => {
+    const r = await engine.apply(job, { type: JobEventType.release }, { ...extra, workerId: o.ownerId, again: stillOurs(job) });
+    if (!(r.accepted && r.committed)) await engine.releaseHold(job.id, job.leaseToken);
+  };
   const pauses = createRatePauses();
   // A job that waited in the buffer may have been cancelled by another process meanwhile: looked at once more first.
   const startCheck = createStartCheck(store, clock, o.leaseMs);
@@ -76,9 +89,8 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     // Back to pending, no attempt spent, recorded as this process's release. Kept trying through an
     // outage: out of the buffer, its lease is no longer renewed.
     handBack: (job, why, runAt) =>
-      void engine
-        .apply(job, { type: JobEventType.release }, { ...(runAt === undefined ? {} : { runAt }), workerId: o.ownerId, again: stillOurs(job), retryUnavailable: true })
-        .catch((err: unknown) => void outage.failed(`handing back jobs claimed ahead (${why})`, err)),
+      void giveBack(job, { ...(runAt === undefined ? {} : { runAt }), retryUnavailable: true }).catch((err: unknown) => void outage.failed(`handing back jobs claimed ahead (${why})`, err)),
+    lost: dropped,
     signal: (event) => engine.buffered(event),
   });
   executor = createExecutor(engine, {
@@ -95,15 +107,20 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
   const rateStarts = createRateStarts(limits);
   const pool = createPool(o.concurrency, o.ownerId, () => buffer.take(), async (job, workerId) => {
     if (await startCheck(job)) await run.run(job, workerId);
+    else dropped(job);
   });
-  const abort = (jobId: number, reason: AbortReason): boolean => buffer.drop(jobId) || run.abort(jobId, reason);
+  const abort = (jobId: number, reason: AbortReason): boolean => {
+    const waiting = buffer.drop(jobId);
+    if (waiting) dropped(waiting);
+    return waiting !== undefined || run.abort(jobId, reason);
+  };
   /** Renews the leases of claimed jobs that have not started yet; drops those whose lease was lost. */
   const renewWaiting = async () => {
     const now = clock.now();
     const failures: unknown[] = [];
     for (const job of buffer.renewable(now, o.leaseMs)) {
       try {
-        if (!(await extendLease(engine, job, now + o.leaseMs))) buffer.drop(job.id);
+        if (!(await extendLease(engine, job, now + o.leaseMs)) && buffer.drop(job.id)) dropped(job);
       } catch (err) {
         failures.push(err); // kept: only an answer that the lease is gone drops the job
       }
@@ -111,6 +128,40 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     if (failures.length > 0) throw failures[0];
   };
   const stops: Array<() => void> = [];
+  /**
+   * A cancel (or any move) another process commits reaches this process's
+   * running handlers at the store's hint of it (SQLite: the WAL watch;
+   * PostgreSQL: the notifications of new work and of finished jobs), not at
+   * their next lease renewal: one read of the running jobs, hints that come
+   * meanwhile folded into the next, at most one read per MOVED_CHECK_GAP_MS.
+   */
+  let checking = false;
+  let checkAgain = false;
+  let lastCheck = Number.NEGATIVE_INFINITY;
+  const checkMoved = (): void => {
+    if (run.running() === 0) return;
+    if (checking) {
+      checkAgain = true;
+      return;
+    }
+    checking = true;
+    const wait = lastCheck + MOVED_CHECK_GAP_MS - clock.now();
+    const go = () => {
+      lastCheck = clock.now();
+      run
+        .checkMoved()
+        .catch((err: unknown) => void outage.failed('reading whether running jobs were cancelled', err))
+        .finally(() => {
+          checking = false;
+          if (checkAgain) {
+            checkAgain = false;
+            checkMoved();
+          }
+        });
+    };
+    if (wait > 0) clock.setTimeout(go, wait);
+    else go();
+  };
   /** The lease sweep made at start: stop() waits for it, as for a pass under way. */
   let firstSweep: Promise<void> = Promise.resolve();
   let readySubscription: Subscription | undefined;
@@ -138,6 +189,7 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
 
   /** Turns expired leases (crashed or stuck workers) into failed attempts, through the machine. */
   const sweep = async () => {
+    await releaseExpiredHolds(engine, clock.now(), { runs: (id) => run.isRunning(id), renew: () => run.renewLeases() });
     await expireLeases(engine, names, clock.now(), {
       // A run of this process that is still alive keeps its job: its lease ran
       // out only because renewal came late (a busy event loop). Renew it.
@@ -237,6 +289,10 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
       });
       stops.push(() => leftSubscription.unsubscribe());
       scheduler.start();
+      const unwatch = [store.watchChanges?.(() => checkMoved()), store.watchFinished?.(() => checkMoved())];
+      stops.push(() => {
+        for (const stop of unwatch) stop?.();
+      });
       stops.push(
         loop('renewing leases', Math.max(25, Math.floor(o.leaseMs / 4)), async () => {
           // Both, even when the first fails: each renews what it can.
@@ -262,7 +318,7 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
       // Claimed but never started: straight back to pending, no attempt spent.
       const unstarted = buffer.stop();
       // Not retried: a job that could not go back waits for its lease to expire (it never ran).
-      await Promise.all(unstarted.map((job) => engine.apply(job, { type: JobEventType.release }, { workerId: o.ownerId, again: stillOurs(job) }).catch((err: unknown) => void outage.failed('releasing unstarted jobs', err))));
+      await Promise.all(unstarted.map((job) => giveBack(job, {}).catch((err: unknown) => void outage.failed('releasing unstarted jobs', err))));
       if (!(await idleWithin(timeoutMs))) {
         logger.warn({ running: run.running() }, 'stop timeout: telling running jobs to stop; they go back to pending');
         run.abortAll('shutdown');

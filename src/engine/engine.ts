@@ -27,6 +27,7 @@ import { createOutageLog, type OutageLog } from './outage.js';
 import type { ResolvedRetention } from './options.js';
 import { createEnqueuePaths } from './enqueue-paths.js';
 import { createTracing, type Tracing } from '../telemetry/tracing.js';
+import { createHoldRelease, type ReleaseHold } from './run-holds.js';
 
 export interface EngineDeps {
   store: Store;
@@ -63,9 +64,11 @@ export type WorkerStore = Pick<
   | 'nextDueAt'
   | 'dueJobs'
   | 'expiredLeases'
+  | 'expiredHolds'
   | 'purgeFinished'
   | 'externalChange'
   | 'watchChanges'
+  | 'watchFinished'
   | 'beatProcess'
   | 'removeProcess'
 >;
@@ -133,6 +136,8 @@ export interface Engine {
   enqueueSync(jobs: readonly NewJob[]): InsertResult[];
   /** Runs an event through the job's machine and commits the result (grouped with concurrent ones). */
   readonly apply: ApplyEvent;
+  /** Gives back the hold of an ended run (or a claimed job dropped unstarted) on a job moved on without it (run-holds.ts). */
+  readonly releaseHold: ReleaseHold;
   /** Transitions waiting for their commit. */
   backlog(): number;
   /** Announces a claim by this process and the jobs it leased. */
@@ -268,6 +273,7 @@ export function createEngine(deps: EngineDeps): Engine {
     enqueueVia: paths.enqueueVia,
     enqueueSync: paths.enqueueSync,
     apply,
+    releaseHold: createHoldRelease({ store, registry, clock, retention: deps.retention, wake: () => ready.next({ at: clock.now(), promote: false }) }),
     backlog: () => transitions.backlog(),
     claimed(jobs, owner) {
       if (jobs.length === 0) return;

@@ -6,7 +6,11 @@
  * A run is tracked by its lease (job id and lease token), from its start
  * until its handler has settled, even when it was told to stop: until then
  * it keeps its slot and its lease is renewed, so the job cannot be run again
- * beside it. A run told to stop that goes on past `stuckAfter` is reported.
+ * beside it. A job moved on without its run (a cancel in any process) keeps
+ * the lease as the run's hold (run-holds.ts), renewed the same way, and the
+ * run is told to stop as soon as this process hears of the move
+ * (`checkMoved`, on the store's change hints) or at its next renewal. A run
+ * told to stop that goes on past `stuckAfter` is reported.
  */
 import { JobEventType, type JobEvent } from '../../machines/job.machine.js';
 import { TimeoutError } from '../errors.js';
@@ -39,8 +43,10 @@ const slotSpec = (job: LeasedJob): { slot?: number } => {
 const CHILDREN_PAGE = 1000;
 
 interface Run extends RecordedRun {
-  /** The lease is gone (cancelled, taken over): nothing to renew, nothing to write. */
+  /** The job is no longer in the claimed state under this run's lease (cancelled, taken over): nothing to write. Its hold is still renewed. */
   leaseGone: boolean;
+  /** The handler has settled: the outcome is being written. */
+  returned?: boolean;
   stuckTimer?: TimerHandle;
   stuck: boolean;
 }
@@ -51,8 +57,10 @@ export interface Executor {
   /** Tells a running job's handler to stop; false if this process is not running it. */
   abort(jobId: number, reason: AbortReason): boolean;
   abortAll(reason: AbortReason): void;
-  /** Extends the leases that are past half their time; aborts jobs whose lease was lost. */
+  /** Extends the leases (and holds) that are past half their time; aborts jobs whose lease was lost. */
   renewLeases(): Promise<void>;
+  /** Reads whether the running handlers' jobs are still theirs, and tells those moved on (a cancel elsewhere) to stop. */
+  checkMoved(): Promise<void>;
   /** True while a run of this job is alive here. */
   isRunning(jobId: number): boolean;
   /** True while this process runs the job under this lease token, and the lease is not known lost. */
@@ -226,6 +234,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
         logger.error({ err, jobId: job.id, workerId }, 'could not run a job; the attempt counts as failed');
       } finally {
         if (timer !== undefined) clock.clearTimeout(timer);
+        run.returned = true;
       }
       // The outcome is written while the run still holds its lease, then the run ends.
       // The worker moves on while the outcome waits for its group commit; past the backlog bound it waits.
@@ -248,7 +257,8 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
       // Lines logged so far are stored meanwhile (one write for every run), so a long handler's show while it runs.
       const written = Promise.all([...runs].map((run) => (run.logs?.size ? logWriter.flush(run.logs) : undefined)));
       for (const run of [...runs]) {
-        if (run.leaseGone || run.job.lockedUntil - now >= o.leaseMs / 2) continue;
+        // A run whose job moved on without it renews its hold until its handler returns.
+        if (run.job.lockedUntil - now >= o.leaseMs / 2) continue;
         try {
           await extend(run.job, run.abortable);
         } catch (err) {
@@ -258,6 +268,16 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
       // Not awaited (flush never rejects): a slow log write holds back no later renewal.
       void written;
       if (failures.length > 0) throw failures[0];
+    },
+    async checkMoved() {
+      const live = [...runs].filter((run) => !run.returned && !run.abortable.aborted);
+      if (live.length === 0) return;
+      const held = await engine.worker.held(live.map((run) => ({ id: run.job.id, token: run.job.leaseToken })));
+      live.forEach((run, i) => {
+        if (held[i] || run.returned || !runs.has(run)) return;
+        run.leaseGone = true;
+        abortRun(run, 'cancel');
+      });
     },
     isRunning: (jobId) => byJob.has(jobId),
     holds: (jobId, token) => {

@@ -46,7 +46,7 @@ export function createOutcomeRecorder(engine: WorkerEngine, o: OutcomeRecorderOp
    * first, so no claim takes its siblings meanwhile, then put the job back,
    * due after the pause, without spending an attempt (the machine's release).
    */
-  const rateLimited = async (job: LeasedJob, error: ErrorInfo, extra: OutcomeExtra): Promise<ApplyResult> => {
+  const rateLimited = async (job: LeasedJob, error: ErrorInfo, extra: OutcomeExtra, apply: WorkerEngine['apply']): Promise<ApplyResult> => {
     const { delay, scope } = error.rateLimited!;
     const at = clock.now();
     const [kind, key] = scope === 'group' && job.group ? (['group', job.group] as const) : (['name', job.name] as const);
@@ -59,7 +59,7 @@ export function createOutcomeRecorder(engine: WorkerEngine, o: OutcomeRecorderOp
       // The job itself still waits out the delay.
       logger.warn({ err, jobId: job.id, [kind]: key }, `rate limited: could not pause the ${kind}`);
     }
-    return engine.apply(job, { type: JobEventType.release, error }, { ...extra, runAt: at + delay });
+    return apply(job, { type: JobEventType.release, error }, { ...extra, runAt: at + delay });
   };
 
   /**
@@ -67,6 +67,8 @@ export function createOutcomeRecorder(engine: WorkerEngine, o: OutcomeRecorderOp
    * database is out of reach (a restart) the write is tried again, backing
    * off, for as long as the queue is open: the run, and so its lease renewal,
    * lives until then. A write that fails otherwise leaves the lease to expire.
+   * A run whose job was moved on without it (a cancel elsewhere) writes
+   * nothing and gives back its hold on the job (run-holds.ts).
    */
   return async (run, outcome, sleep) => {
     const { job, workerId, span } = run;
@@ -76,29 +78,38 @@ export function createOutcomeRecorder(engine: WorkerEngine, o: OutcomeRecorderOp
     // While this run's lease holds, its outcome stands even if something else moved the job meanwhile
     // (a custom event that kept it processing): the machine then decides again on the job as it is now.
     const extra: OutcomeExtra = { workerId, retryUnavailable: true, again: (fresh) => fresh.leaseToken === job.leaseToken };
+    /** Set once the outcome's move committed: the lease went with it. */
+    let ended = false;
+    const apply: WorkerEngine['apply'] = async (...args) => {
+      const r = await engine.apply(...args);
+      if (r.accepted && r.committed) ended = true;
+      return r;
+    };
     // The lines first: once the job is seen to have moved on, they are stored.
     if (run.logs) await o.logWriter.flush(run.logs);
     try {
       // ctx.sleep parked the job: whatever the handler then did with the signal, the job sleeps
       // (unless the run was stopped: cancel, lost lease, shutdown and timeout decide as usual).
       if (sleep && outcome.kind !== 'aborted' && !run.abortable.aborted) {
-        const r = await engine.apply(job, { type: JobEventType.sleep, delay: sleep.delay }, extra);
-        if (r.accepted) return traced(JobEventType.sleep, r);
-        const error = toErrorInfo(new ValidationError(`ctx.sleep("${sleep.step}"): the machine of job "${job.name}" does not take "${JobEventType.sleep}" from "${job.state}"`));
-        traced(JobEventType.fail, await engine.apply(job, { type: JobEventType.fail, error, random: Math.random() }, extra), error);
+        const r = await apply(job, { type: JobEventType.sleep, delay: sleep.delay }, extra);
+        if (r.accepted) traced(JobEventType.sleep, r);
+        else {
+          const error = toErrorInfo(new ValidationError(`ctx.sleep("${sleep.step}"): the machine of job "${job.name}" does not take "${JobEventType.sleep}" from "${job.state}"`));
+          traced(JobEventType.fail, await apply(job, { type: JobEventType.fail, error, random: Math.random() }, extra), error);
+        }
       } else if (outcome.kind === 'completed') {
         if (outcome.result !== undefined) extra.result = outcome.result;
-        const r = await engine.apply(job, { type: JobEventType.complete }, extra);
+        const r = await apply(job, { type: JobEventType.complete }, extra);
         if (r.accepted && !r.committed) logger.warn({ jobId: job.id, workerId }, 'job completed after its lease was lost; result dropped');
         traced(JobEventType.complete, r);
       } else if (outcome.kind === 'failed' && outcome.error.rateLimited) {
-        const r = await rateLimited(job, outcome.error, extra);
+        const r = await rateLimited(job, outcome.error, extra, apply);
         span?.end({ event: JobEventType.release, ...(r.accepted && r.committed ? { to: r.to, runAt: r.runAt } : {}), rateLimited: outcome.error.rateLimited });
       } else if (outcome.kind === 'failed') {
-        traced(JobEventType.fail, await engine.apply(job, { type: JobEventType.fail, error: outcome.error, random: Math.random() }, extra), outcome.error);
+        traced(JobEventType.fail, await apply(job, { type: JobEventType.fail, error: outcome.error, random: Math.random() }, extra), outcome.error);
       } else if (outcome.reason === 'shutdown') {
         // Put it back without spending an attempt.
-        traced(JobEventType.release, await engine.apply(job, { type: JobEventType.release }, extra));
+        traced(JobEventType.release, await apply(job, { type: JobEventType.release }, extra));
       } else {
         // cancel / lease lost: the job already left processing; there is nothing to write.
         span?.end({ aborted: String(outcome.reason) });
@@ -107,6 +118,14 @@ export function createOutcomeRecorder(engine: WorkerEngine, o: OutcomeRecorderOp
       // The lease will expire and the sweeper retries the job.
       logger.error({ err, jobId: job.id, workerId }, 'could not record the outcome of a job');
       span?.end({ error: toErrorInfo(err) });
+      return;
+    }
+    if (ended) return;
+    try {
+      await engine.releaseHold(job.id, job.leaseToken);
+    } catch (err) {
+      // The hold runs out with the lease: the job waits until then.
+      logger.warn({ err, jobId: job.id, workerId }, 'could not give back the hold of an ended run');
     }
   };
 }

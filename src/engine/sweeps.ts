@@ -50,6 +50,15 @@ export interface ExpiryHooks {
   abort(jobId: number): void;
 }
 
+/** Gives back the holds whose run died holding them (run-holds.ts), keys and all. */
+export async function releaseExpiredHolds(engine: WorkerEngine, now: number, hooks: Pick<ExpiryHooks, 'renew'> & { runs(jobId: number): boolean }): Promise<void> {
+  for (const { id, token } of await engine.worker.expiredHolds(now, SWEEP_BATCH)) {
+    // A run of this process that is still alive keeps its hold: its renewal came late.
+    if (hooks.runs(id)) await hooks.renew();
+    else await engine.releaseHold(id, token);
+  }
+}
+
 /** Turns expired leases into failed attempts, through the machine; returns the jobs expired. */
 export async function expireLeases(engine: WorkerEngine, names: readonly string[], now: number, hooks: ExpiryHooks): Promise<JobRecord[]> {
   const expired: JobRecord[] = [];

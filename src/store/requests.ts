@@ -86,6 +86,13 @@ export interface TransitionRequest {
   /** Delete the job (and its history) instead of writing `to`: retention 0. */
   purge?: boolean;
   /**
+   * The move is not made by the run that holds the job (a cancel, an
+   * operator's or a custom event): the run's lease stays on the job as a
+   * hold (transition-set.sql) until the run gives it back (run-holds.ts).
+   * Absent: the lease goes with a move out of the claimed state.
+   */
+  keepsHold?: boolean;
+  /**
    * Set when `to` is a finished state: if the job has a flow parent, the
    * parent's counts change in this same transaction, and it moves by the
    * rule when this was its last child (or a failed one under 'fail'). The

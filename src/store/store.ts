@@ -74,7 +74,21 @@ export interface Store {
   claim(request: ClaimRequest): Promise<ClaimResult>;
   /** Compare-and-set transitions, all in one transaction; `false` where the CAS missed. */
   transition(requests: readonly TransitionRequest[]): Promise<boolean[]>;
+  /**
+   * Renews a lease, or the hold of a run whose job was moved on without it
+   * (transition-set.sql): true while the job is still in the claimed state
+   * under `token`, false once it is not (moved on, or the lease gone).
+   */
   heartbeat(id: number, token: string, lockedUntil: number): Promise<boolean>;
+  /**
+   * Gives back a run's hold: the job is still held under `token` at
+   * `version`, out of the claimed state; its unique key goes unless its span
+   * reaches `uniqueNeed`. The state it was given back in, or null when
+   * nothing was (moved on meanwhile: read it again).
+   */
+  releaseHold(hold: { id: number; token: string; version: number; uniqueNeed: number }): Promise<string | null>;
+  /** Holds whose time ran out at `now` (their run died holding them), oldest first, at most `limit`. */
+  expiredHolds(now: number, limit: number): Promise<Array<{ id: number; token: string }>>;
   /**
    * Whether each job is still leased under its token (a read): a job claimed
    * ahead of time is checked before its handler starts, so a cancel (or a

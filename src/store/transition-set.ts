@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fillNames } from './sql-text.js';
 
 /** The values a move writes (TransitionRequest's fields, by their names in the spec). */
-export const TRANSITION_VALUES = ['to', 'attempts', 'lastError', 'ctx', 'runAt', 'result', 'uniqueNeed', 'at'] as const;
+export const TRANSITION_VALUES = ['to', 'attempts', 'lastError', 'ctx', 'runAt', 'result', 'uniqueNeed', 'keepsHold', 'at'] as const;
 export type TransitionValue = (typeof TRANSITION_VALUES)[number];
 
 let spec: string | undefined;

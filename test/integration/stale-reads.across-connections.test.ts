@@ -93,7 +93,8 @@ describe('the buffer confirmed ahead of the starts', () => {
         return async (leases: Array<{ id: number }>) => {
           reads.push(leases.map((l) => l.id));
           const out = await (v as (l: unknown) => Promise<boolean[]>).call(target, leases);
-          answered();
+          // The buffer's confirmation (of the waiting jobs), not the read of the running one a store hint asks for.
+          if (leases.some((l) => l.id !== ids[0])) answered();
           return out;
         };
       },
@@ -132,7 +133,8 @@ describe('the buffer confirmed ahead of the starts', () => {
     await done;
     expect(ran).toEqual(all);
     // One read, for the four jobs still waiting when the second started; none at any start.
-    expect(reads).toEqual([ids.slice(2)]);
+    // (The other connection's cancel is also heard as a hint to read whether the running job was moved on: that read is of the running job alone.)
+    expect(reads.filter((r) => !(r.length === 1 && r[0] === ids[0]))).toEqual([ids.slice(2)]);
     expect((await a.getJob(ids[2]!)).state).toBe('cancelled');
   });
 });

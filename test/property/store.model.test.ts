@@ -55,10 +55,13 @@ function afterFailure(m: Model, j: MJob, kind: FailKind): Pick<MJob, 'state' | '
   return { state: 'dead', attempts: j.attempts, runAt: j.runAt };
 }
 
-/** Applies a committed transition to the model; a lease ended by anyone but its holder is lost. */
-function move(m: Model, j: MJob, next: Pick<MJob, 'state' | 'attempts' | 'runAt'>, byHolder: boolean): void {
+/**
+ * Applies a committed transition to the model; a lease ended by anyone but its holder is lost. A caller's
+ * event (`keepsHold`: a cancel) leaves the lease on the job as its run's hold (run-holds.ts).
+ */
+function move(m: Model, j: MJob, next: Pick<MJob, 'state' | 'attempts' | 'runAt'>, byHolder: boolean, keepsHold = false): void {
   if (j.token !== null && !byHolder) m.lost.push({ id: j.id, token: j.token });
-  Object.assign(j, next, { token: null, lockedUntil: null });
+  Object.assign(j, next, keepsHold ? {} : { token: null, lockedUntil: null });
   j.history++;
   m.committed++;
 }
@@ -206,7 +209,7 @@ const cancel = fc.nat().map((n) =>
     const res = await r.apply(rec, { type: 'job.cancel' });
     if (!['pending', 'processing', 'failed'].includes(j.state)) return expect(res).toEqual({ accepted: false });
     expect(res).toMatchObject({ accepted: true, committed: true, to: 'cancelled' });
-    move(m, j, { state: 'cancelled', attempts: j.attempts, runAt: j.runAt }, false);
+    move(m, j, { state: 'cancelled', attempts: j.attempts, runAt: j.runAt }, false, true);
   }),
 );
 

@@ -145,7 +145,14 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         return out;
       });
     },
-    heartbeat: async (id, token, lockedUntil) => (await db.query(s.heartbeat, [id, token, lockedUntil])).rowCount === 1,
+    heartbeat: async (id, token, lockedUntil) => (await db.query<{ running: boolean }>(s.heartbeat, [id, token, lockedUntil])).rows[0]?.running === true,
+    expiredHolds: async (now, limit) => (await db.rows<{ id: number | string; token: string }>(s.expiredHolds, [now, limit])).map((r) => ({ id: Number(r.id), token: r.token })),
+    releaseHold: async ({ id, token, version, uniqueNeed }) => {
+      const state = (await db.query<{ state: string }>(s.releaseHold, [id, token, version, uniqueNeed])).rows[0]?.state ?? null;
+      // A job given back into a state another instance's claim loop waits for: it hears of it.
+      if (state !== null && wakesOthers(state)) await db.query(s.notify, [channel, instanceId]);
+      return state;
+    },
     progress: async (id, token, progress) => (await db.query(s.progress, [id, token, progress])).rowCount === 1,
     held: async (leases) => {
       const rows = await db.rows<{ id: string | number; state: string; lease_token: string | null }>(s.held, [leases.map((l) => l.id)]);

@@ -9,6 +9,8 @@ export function statements(schema: string) {
   const q = (name: string) => statement(name, schema);
   return {
     heartbeat: q('heartbeat'),
+    releaseHold: q('release-hold'),
+    expiredHolds: q('expired-holds'),
     held: q('holds-lease'),
     progress: q('progress'),
     expired: q('expired-leases'),

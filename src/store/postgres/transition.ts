@@ -37,14 +37,15 @@ const BATCH_COLUMNS = [
   ['id', 'bigint'], ['from_state', 'text'], ['token', 'text'], ['to_state', 'text'], ['event', 'text'], ['candidate', 'int'],
   ['at', 'bigint'], ['attempts', 'int'], ['last_error', 'text'], ['ctx', 'text'], ['run_at', 'bigint'], ['result', 'text'],
   ['worker_id', 'text'], ['error', 'text'], ['purge', 'boolean'], ['unique_need', 'int'], ['version', 'int'], ['expired_by', 'bigint'],
+  ['keeps_hold', 'boolean'],
 ] as const;
 
-/** sql/transition-batch.sql binds the wake-up's values from $19 on: one position past the columns. */
-if (BATCH_COLUMNS.length !== 18) throw new TypeError('transition-batch.sql numbers its wake-up parameters from $19: keep them past the columns');
+/** sql/transition-batch.sql binds the wake-up's values from $20 on: one position past the columns. */
+if (BATCH_COLUMNS.length !== 19) throw new TypeError('transition-batch.sql numbers its wake-up parameters from $20: keep them past the columns');
 
 /** How the single move binds the spec's values (sql/transition-move.sql: $4 …), and how the batch does (its requests' columns). */
-const ONE: Record<TransitionValue, string> = { to: '$4', attempts: '$5::int', lastError: '$6', ctx: '$7', runAt: '$8::bigint', result: '$9', at: '$10', uniqueNeed: '$11::int' };
-const BATCH: Record<TransitionValue, string> = { to: 'r.to_state', attempts: 'r.attempts', lastError: 'r.last_error', ctx: 'r.ctx', runAt: 'r.run_at', result: 'r.result', at: 'r.at', uniqueNeed: 'r.unique_need' };
+const ONE: Record<TransitionValue, string> = { to: '$4', attempts: '$5::int', lastError: '$6', ctx: '$7', runAt: '$8::bigint', result: '$9', at: '$10', uniqueNeed: '$11::int', keepsHold: '$14::boolean' };
+const BATCH: Record<TransitionValue, string> = { to: 'r.to_state', attempts: 'r.attempts', lastError: 'r.last_error', ctx: 'r.ctx', runAt: 'r.run_at', result: 'r.result', at: 'r.at', uniqueNeed: 'r.unique_need', keepsHold: 'r.keeps_hold' };
 
 export function transitionStatements(schema: string, history: boolean): TransitionStatements {
   const q = (name: string, parts?: Record<string, string>) => statement(name, schema, parts);
@@ -98,7 +99,7 @@ export async function transitionEach(client: Queryable, s: TransitionStatements,
       out.push(gone);
       continue;
     }
-    const values = [t.id, t.from, t.token, t.to, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.at, t.uniqueNeed ?? 0, ...cas];
+    const values = [t.id, t.from, t.token, t.to, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.at, t.uniqueNeed ?? 0, ...cas, t.keepsHold === true];
     const changed = (await client.query(s.move, values)).rowCount === 1;
     if (changed && t.set) await client.query(s.updateFields, [t.id, t.set.payload ?? null, t.set.priority ?? null]);
     if (changed && history) {
@@ -152,7 +153,7 @@ export async function transitionBatch(client: Queryable, s: TransitionStatements
 export function batchValues(reqs: readonly TransitionRequest[], wake?: FreedSlotWake): { constant: boolean[]; values: unknown[] } {
   const columns: unknown[][] = BATCH_COLUMNS.map(() => new Array(reqs.length));
   reqs.forEach((t, i) => {
-    const row = [t.id, t.from, t.token, t.to, t.event, t.candidate ?? null, t.at, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.workerId ?? null, json(t.error), t.purge === true, t.uniqueNeed ?? 0, t.version, t.expiredBy ?? null];
+    const row = [t.id, t.from, t.token, t.to, t.event, t.candidate ?? null, t.at, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.workerId ?? null, json(t.error), t.purge === true, t.uniqueNeed ?? 0, t.version, t.expiredBy ?? null, t.keepsHold === true];
     row.forEach((value, c) => {
       columns[c]![i] = value;
     });

@@ -71,6 +71,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const s = {
 
     heartbeat: db.prepare(sql('heartbeat')),
+    releaseHold: db.prepare(sql('release-hold')),
+    expiredHolds: db.prepare(sql('expired-holds')),
     holdsLease: db.prepare(sql('holds-lease')).pluck(),
     progress: db.prepare(sql('progress')),
     expired: namesStatement(db, sql('expired-leases')),
@@ -158,7 +160,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     insertFlow: async (root, waiting, at) => insertFlowTx.immediate(root, waiting, at),
     children: async (parentId, after, limit) => flows.children(parentId, after, limit),
     childCounts: async (parentId) => flows.childCounts(parentId),
-    heartbeat: async (id, token, lockedUntil) => s.heartbeat.run({ id, token, lockedUntil }).changes === 1,
+    heartbeat: async (id, token, lockedUntil) => (s.heartbeat.get({ id, token, lockedUntil }) as { running: number } | undefined)?.running === 1,
+    expiredHolds: async (now, limit) => (s.expiredHolds.all({ now, limit }) as Array<{ id: number; token: string }>),
+    releaseHold: async (hold) => (s.releaseHold.get(hold) as { state: string } | undefined)?.state ?? null,
     progress: async (id, token, progress) => s.progress.run({ id, token, progress }).changes === 1,
     held: async (leases) => leases.map(({ id, token }) => s.holdsLease.get({ id, token }) !== undefined),
     expiredLeases: async (names, now, limit) => (s.expired.all(names, { now, limit }) as JobRow[]).map(toJobRecord),

@@ -56,6 +56,7 @@ export function createTransition(db: Database.Database, deps: TransitionDeps): D
           runAt: t.runAt ?? null,
           result: t.result ?? null,
           uniqueNeed: t.uniqueNeed ?? 0,
+          keepsHold: t.keepsHold === true ? 1 : 0,
           at: t.at,
         }).changes === 1;
       if (changed && t.set) s.updateFields.run({ id: t.id, payload: t.set.payload ?? null, priority: t.set.priority ?? null });

@@ -30,7 +30,7 @@ WITH RECURSIVE after_cursor (g) AS (
 )
 SELECT h.* FROM walk w CROSS JOIN LATERAL (
   SELECT {{readyColumns}} FROM {{schema}}.jobs
-  WHERE state = {{from}} AND group_key = w.g AND run_at <= {{now}} AND name = ANY ({{names}})
+  WHERE state = {{from}} AND group_key = w.g AND run_at <= {{now}} AND (lease_token IS NULL OR locked_until < {{now}}) AND name = ANY ({{names}})
   ORDER BY priority DESC, run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
 ) h
 WHERE w.g <> ALL ({{skip}})

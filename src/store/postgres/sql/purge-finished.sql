@@ -7,6 +7,7 @@ WITH gone AS (
   DELETE FROM {{schema}}.jobs WHERE id IN (
     SELECT id FROM {{schema}}.jobs
     WHERE (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND state = $1 AND updated_at < $2
+      AND lease_token IS NULL
     LIMIT $3 FOR UPDATE SKIP LOCKED)
   RETURNING id
 ), gone_history AS (

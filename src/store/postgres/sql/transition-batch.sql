@@ -4,10 +4,10 @@
 -- the deletion of purged jobs' history, steps and log lines, and the
 -- wake-ups. Answers the position (ord) of each request that moved its job.
 --
--- The requests come unnested from arrays, $1 … $18, one per field
+-- The requests come unnested from arrays, $1 … $19, one per field
 -- (transition.ts BATCH_COLUMNS), or as the value itself where every request
--- has the same (the requests fragment says which). $19 the wake-up's
--- channel, $20 its payload, $21 names with a global concurrency, $22 the
+-- has the same (the requests fragment says which). $20 the wake-up's
+-- channel, $21 its payload, $22 names with a global concurrency, $23 the
 -- payload for waiters on finished jobs (null: none).
 --
 -- The jobs are found by primary key from an array the planner takes for a
@@ -52,14 +52,14 @@ recorded AS (
 )
 SELECT ord FROM moved UNION ALL SELECT ord FROM purged
 UNION ALL
-SELECT NULL FROM (SELECT pg_notify($19, $20)) AS notified
-WHERE $19::text IS NOT NULL AND EXISTS (
+SELECT NULL FROM (SELECT pg_notify($20, $21)) AS notified
+WHERE $20::text IS NOT NULL AND EXISTS (
   SELECT 1 FROM (SELECT * FROM moved UNION ALL SELECT ord, from_state, to_state, name, group_key FROM purged) AS done
-  WHERE from_state = {{processing}} AND to_state <> {{processing}} AND (group_key IS NOT NULL OR name = ANY ($21::text[]))
+  WHERE from_state = {{processing}} AND to_state <> {{processing}} AND (group_key IS NOT NULL OR name = ANY ($22::text[]))
 )
 UNION ALL
-SELECT NULL FROM (SELECT pg_notify($19, $22)) AS finished
-WHERE $22::text IS NOT NULL AND EXISTS (
+SELECT NULL FROM (SELECT pg_notify($20, $23)) AS finished
+WHERE $23::text IS NOT NULL AND EXISTS (
   SELECT 1 FROM (SELECT to_state FROM moved UNION ALL SELECT to_state FROM purged) AS done
   WHERE to_state = {{completed}} OR to_state = {{dead}} OR to_state = {{cancelled}}
 )

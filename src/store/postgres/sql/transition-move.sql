@@ -3,7 +3,8 @@
 -- $3 lease token, $4 to, $5 attempts, $6 last error, $7 context, $8 run at,
 -- $9 result, $10 now, $11 the unique key's need in the new state, $12 the
 -- version the move was decided on, $13 for a lease expiry: the time the lease
--- must still have run out at.
+-- must still have run out at, $14 whether the move keeps the lease as a
+-- run's hold (a move not made by the run that holds the job).
 --
 -- What it writes is the spec both stores share (src/store/sql/transition-set.sql).
 UPDATE {{schema}}.jobs j SET {{set}}

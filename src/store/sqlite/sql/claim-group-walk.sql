@@ -12,7 +12,7 @@ WITH RECURSIVE walk(id, step) AS (
     SELECT id FROM jobs INDEXED BY jobs_grouped
     WHERE state = {{pending}} AND group_key IS NOT NULL
       AND group_key > @after AND (@upto IS NULL OR group_key <= @upto)
-      AND run_at <= @now AND name IN (SELECT value FROM json_each(@names))
+      AND run_at <= @now AND (lease_token IS NULL OR locked_until < @now) AND name IN (SELECT value FROM json_each(@names))
     ORDER BY group_key, priority DESC, run_at, id LIMIT 1
   ), 1
   UNION ALL
@@ -21,7 +21,7 @@ WITH RECURSIVE walk(id, step) AS (
     WHERE n.state = {{pending}} AND n.group_key IS NOT NULL
       AND n.group_key > (SELECT p.group_key FROM jobs AS p WHERE p.id = walk.id)
       AND (@upto IS NULL OR n.group_key <= @upto)
-      AND n.run_at <= @now AND n.name IN (SELECT value FROM json_each(@names))
+      AND n.run_at <= @now AND (n.lease_token IS NULL OR n.locked_until < @now) AND n.name IN (SELECT value FROM json_each(@names))
     ORDER BY n.group_key, n.priority DESC, n.run_at, n.id LIMIT 1
   ), step + 1
   FROM walk WHERE walk.id IS NOT NULL AND step < @steps

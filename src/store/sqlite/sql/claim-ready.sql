@@ -8,7 +8,7 @@
 SELECT id, name, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, created_at, unique_span, parent_id, version, trace_context
 FROM jobs INDEXED BY jobs_ready
 WHERE state = {{pending}} AND indexed = 1 AND group_key IS NULL
-  AND run_at <= @now
+  AND run_at <= @now AND (lease_token IS NULL OR locked_until < @now)
   AND name IN (SELECT value FROM json_each(@names))
 ORDER BY priority DESC, run_at, id
 LIMIT @limit
