@@ -67,7 +67,7 @@ const POSTGRES_CONFORMANCE = [
   'test/property/claim.no-double-claim.test.ts',
   'test/property/flows.parent-once.test.ts',
   'test/property/limits.never-exceeded.test.ts',
-  'test/property/stale-writes.model.test.ts',
+  'test/property/engine.model.test.ts',
   'test/property/unique.one-holder.test.ts',
 ];
 

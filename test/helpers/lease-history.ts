@@ -19,11 +19,12 @@ export interface HistoryRow {
  * the one exit from processing that follows carries the claim's token.
  * Returns every violation found (empty when the history is sound).
  */
-export function leaseViolations(rows: readonly HistoryRow[]): string[] {
+export function leaseViolations(rows: readonly HistoryRow[], customExits: Iterable<string> = []): string[] {
   const problems: string[] = [];
   const held = new Map<number, string | null>(); // job → token held now (null: none)
   const tokensSeen = new Map<number, Set<string>>();
-  const EXITS = new Set(['job.complete', 'job.fail', 'job.expire', 'job.release', 'job.sleep', 'job.cancel']);
+  // A custom machine's events out of processing (`customExits`) are exits too.
+  const EXITS = new Set(['job.complete', 'job.fail', 'job.expire', 'job.release', 'job.sleep', 'job.cancel', ...customExits]);
   for (const r of rows) {
     const current = held.get(r.job_id) ?? null;
     if (r.event === 'job.claim') {

@@ -1,0 +1,86 @@
+/**
+ * The model check's judgement of the database as it stands
+ * (test/property/engine.model.test.ts): each job's history replays through
+ * its machine to exactly its row; its version counts its moves; no job
+ * spends more runs than its policy's attempts between resets; no retry is
+ * claimed before its backoff, on the claimer's clock against the failer's
+ * (a claim compares the run time the failer wrote with its own clock); every
+ * run started under a claim the history records; no job is held under two
+ * leases at once; at the end, every job has finished and holds no lease.
+ */
+import { JobEventType } from '../../machines/job.machine.js';
+import type { MachineRegistry } from '../../src/engine/machine-registry.js';
+import { fromContext } from '../../src/engine/machine-registry.js';
+import { leaseViolations, type HistoryRow } from './lease-history.js';
+
+export interface JobRow { id: number; name: string; state: string; attempts: number; last_error: string | null; ctx: string | null; version: number | string; parent_id: number | null }
+export type History = HistoryRow & { at: number | string; candidate: number | null; error: string | null };
+
+export interface HistoryFacts {
+  jobs: readonly JobRow[];
+  history: readonly History[];
+  registry: MachineRegistry;
+  /** The lease tokens each job's runs started under. */
+  claimedTokens: ReadonlyMap<number, ReadonlySet<string>>;
+  final: boolean;
+  /** A custom machine's caller events out of processing. */
+  customExits: readonly string[];
+  attempts: number;
+  backoff: number;
+  later: number;
+  sleep: number;
+}
+
+export function historyViolations(f: HistoryFacts): string[] {
+  // A lease still held is no fault until the end (a claim under way, or a process that died holding it).
+  const out = leaseViolations(f.history, f.customExits).filter((v) => f.final || !v.endsWith('never released'));
+  const byJob = new Map<number, History[]>();
+  for (const r of f.history) byJob.set(r.job_id, [...(byJob.get(r.job_id) ?? []), r]);
+  for (const job of f.jobs) {
+    const history = byJob.get(job.id) ?? [];
+    const where = `job ${job.id}`;
+    // The table holds moves only (a job's creation is its row): one per version.
+    if (Number(job.version) !== history.length) out.push(`${where}: version ${job.version} after ${history.length} moves`);
+    const machine = f.registry.forJob(job.name, null);
+    let state = history[0]?.from_state ?? job.state;
+    let context = machine.initial.context;
+    let spent = 0;
+    let failedAt: { at: number; wait: number } | null = null;
+    for (const h of history) {
+      const error = h.error === null ? undefined : (JSON.parse(h.error) as { retryAfter?: number });
+      const event: { type: string } & Record<string, unknown> = { type: h.event, random: 0 };
+      if (error) event.error = error;
+      if (h.event === JobEventType.sleep) event.delay = f.sleep;
+      if (h.event === JobEventType.children) event.failed = h.to_state !== 'pending';
+      const step = machine.next(state, context, event);
+      if (!step || step.state !== h.to_state || (step.candidate ?? null) !== (h.candidate ?? null)) {
+        out.push(`${where}: history ${h.from_state}→${h.to_state} by ${h.event} does not follow from ${state}`);
+        break;
+      }
+      if (h.from_state !== state) out.push(`${where}: history row #${h.id} leaves ${h.from_state}, the job was ${state}`);
+      if (h.event === JobEventType.claim) {
+        spent++;
+        if (failedAt && Number(h.at) < failedAt.at + failedAt.wait) out.push(`${where}: claimed at +${Number(h.at) - failedAt.at} ms after its failure, backoff ${failedAt.wait} ms`);
+        failedAt = null;
+      }
+      // A caller moved the job on from its backoff (promote, cancel, then run again …): the backoff no longer stands.
+      if (h.from_state === 'failed' && !h.event.startsWith('xstate.after')) failedAt = null;
+      // An attempt given back (released, parked asleep, retried later), or a fresh set of attempts (retry, run again, a custom reset).
+      if (context.attempts > step.context.attempts) spent = h.from_state === 'processing' && step.context.attempts === context.attempts - 1 ? spent - 1 : step.context.attempts;
+      if (spent > f.attempts) out.push(`${where}: ${spent} attempts spent, the policy allows ${f.attempts}`);
+      if (h.to_state === 'failed') failedAt = { at: Number(h.at), wait: error?.retryAfter !== undefined && h.candidate === null ? f.later : f.backoff };
+      state = step.state;
+      context = step.context;
+    }
+    const replayed = fromContext(context);
+    const { sleepDelay: _a, ...replayedCtx } = replayed.ctx ?? {};
+    const { sleepDelay: _b, ...rowCtx } = job.ctx ? (JSON.parse(job.ctx) as Record<string, unknown>) : {};
+    const actual = { state: job.state, attempts: job.attempts, lastError: job.last_error === null ? null : JSON.parse(job.last_error), ctx: rowCtx };
+    const expected = { state, attempts: replayed.attempts, lastError: replayed.lastError, ctx: replayedCtx };
+    if (JSON.stringify(actual) !== JSON.stringify(expected)) out.push(`${where}: row ${JSON.stringify(actual)}, history replays to ${JSON.stringify(expected)}`);
+    const claims = new Set(history.filter((h) => h.event === JobEventType.claim).map((h) => h.lease_token));
+    for (const token of f.claimedTokens.get(job.id) ?? []) if (!claims.has(token)) out.push(`${where}: a run under ${token}, which no claim recorded`);
+    if (f.final && !['completed', 'dead', 'cancelled'].includes(job.state)) out.push(`${where}: still ${job.state} at the end`);
+  }
+  return out;
+}
