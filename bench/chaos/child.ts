@@ -26,7 +26,7 @@ export interface ChaosChild {
   exited: Promise<void>;
 }
 
-export function spawnChaosChild(role: 'worker' | 'producer', label: string, config: object): ChaosChild {
+export function spawnChaosChild(role: ProcessLifetime['role'], label: string, config: object): ChaosChild {
   const spawnedAt = Date.now();
   const entry = COMPILED ? [`${HERE}${role}.js`] : ['--import', LOADER, `${HERE}${role}.ts`];
   const proc = spawn(process.execPath, [...entry, JSON.stringify(config)], {

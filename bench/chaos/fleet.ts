@@ -4,9 +4,9 @@
  * its own log file) whenever its occupant is killed or dies. Every process
  * ever started stays in `all`, for the verdict.
  */
-import { ackedFile, runLogFile } from './collect.js';
+import { ackedFile, feedLogFile, operatorLogFile, runLogFile } from './collect.js';
 import { isAlive, killChild, spawnChaosChild, type ChaosChild } from './child.js';
-import type { ProducerConfig, WorkerConfig } from './options.js';
+import type { OperatorConfig, ProducerConfig, WatcherConfig, WorkerConfig } from './options.js';
 
 export interface FleetSettings {
   db: string;
@@ -20,11 +20,33 @@ export class Fleet {
   readonly all: ChaosChild[] = [];
   readonly workers: ChaosChild[] = [];
   producer: ChaosChild;
+  /** Acts on jobs from outside the workers (operator.ts). */
+  readonly operator: ChaosChild;
+  /** Reads the change feed, resuming after each kill (watcher.ts). */
+  watcher: ChaosChild;
   private spawned = 0;
 
   constructor(private readonly s: FleetSettings) {
     this.producer = this.spawnProducer();
     for (let slot = 0; slot < s.workers; slot++) this.workers.push(this.spawnWorker());
+    const operator: OperatorConfig = { db: s.db, log: operatorLogFile(s.dir), label: 'op', seed: (s.seed + 104_729) >>> 0 };
+    this.operator = this.track(spawnChaosChild('operator', 'op', operator));
+    this.watcher = this.spawnWatcher();
+  }
+
+  private spawnWatcher(): ChaosChild {
+    const label = `v${++this.spawned}`;
+    // Every watcher appends to one feed log and resumes from its last cursor.
+    const config: WatcherConfig = { db: this.s.db, log: feedLogFile(this.s.dir), label };
+    return this.track(spawnChaosChild('watcher', label, config));
+  }
+
+  /** SIGKILLs the watcher and starts its successor, which resumes from the last cursor logged. */
+  killWatcher(): ChaosChild {
+    const victim = this.watcher;
+    killChild(victim);
+    this.watcher = this.spawnWatcher();
+    return victim;
   }
 
   private spawnWorker(): ChaosChild {
@@ -66,6 +88,7 @@ export class Fleet {
       if (!isAlive(w)) this.workers[slot] = this.spawnWorker();
     });
     if (withProducer && !isAlive(this.producer)) this.producer = this.spawnProducer();
+    if (!isAlive(this.watcher)) this.watcher = this.spawnWatcher();
   }
 
   alive(): ChaosChild[] {

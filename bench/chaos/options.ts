@@ -27,6 +27,16 @@ export const LEASE_MS = 1500;
 export const CONCURRENCY = 4;
 /** Chance, per kill, that the producer is killed (and replaced) as well. */
 export const PRODUCER_KILL_CHANCE = 0.1;
+/**
+ * Jobs of a machine of their own (worker.ts): a caller's `job.requeue` takes
+ * a running one back to `pending` with a fresh set of attempts, the edge back
+ * to pending that the operator process sends. One job in FAIL_EVERY is one.
+ */
+export const CUSTOM_JOB_NAME = 'chaos-custom';
+/** How often the operator process acts on a job, ms. */
+export const OPERATOR_EVERY_MS = 25;
+/** Chance, per kill, that the watcher is killed (and resumes from its last cursor) as well. */
+export const WATCHER_KILL_CHANCE = 0.3;
 
 export interface ChaosOptions {
   kills: number;
@@ -122,6 +132,21 @@ export interface WorkerConfig {
 }
 
 /** What the producer process is started with (one JSON argument). */
+/** What the operator process is started with: its log of the actions that took effect. */
+export interface OperatorConfig {
+  db: string;
+  log: string;
+  label: string;
+  seed: number;
+}
+
+/** What a watcher process is started with: the feed log it appends to and resumes from. */
+export interface WatcherConfig {
+  db: string;
+  log: string;
+  label: string;
+}
+
 export interface ProducerConfig {
   db: string;
   /** Its acknowledged-id file: one file per producer process. */

@@ -41,7 +41,7 @@ export function openPostgresTarget(url: string, dir: string): ChaosTarget {
     async counts() {
       try {
         const { rows } = await pool.query<{ jobs: number; finished: number }>(
-          `SELECT count(*)::int AS jobs, (count(*) FILTER (WHERE state IN ('completed', 'dead')))::int AS finished FROM ${q}.jobs`,
+          `SELECT count(*)::int AS jobs, (count(*) FILTER (WHERE state IN ('completed', 'dead', 'cancelled')))::int AS finished FROM ${q}.jobs`,
         );
         return rows[0]!;
       } catch (err) {

@@ -14,13 +14,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { queueTarget } from '../../src/cli/open-queue.js';
 import { createQueue } from '../../src/index.js';
-import { FAIL_EVERY, FAIL_JOB_NAME, JOB_NAME, type ProducerConfig } from './options.js';
+import { CUSTOM_JOB_NAME, FAIL_EVERY, FAIL_JOB_NAME, JOB_NAME, type ProducerConfig } from './options.js';
 import { exitWithParent } from './parent-watch.js';
 
 /** Jobs per round: one round is either this many concurrent `enqueue` calls or one `enqueueMany`. */
 const ROUND = 10;
-/** One job in FAIL_EVERY always fails (then dies after its attempts). */
-const nameOf = (round: number, i: number) => ((round * ROUND + i) % FAIL_EVERY === 0 ? FAIL_JOB_NAME : JOB_NAME);
+/** One job in FAIL_EVERY always fails (then dies after its attempts), one is of the custom machine. */
+const nameOf = (round: number, i: number) => {
+  const n = (round * ROUND + i) % FAIL_EVERY;
+  return n === 0 ? FAIL_JOB_NAME : n === FAIL_EVERY / 2 ? CUSTOM_JOB_NAME : JOB_NAME;
+};
 
 exitWithParent();
 const config = JSON.parse(process.argv[2] ?? '') as ProducerConfig;

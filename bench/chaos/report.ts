@@ -19,10 +19,12 @@ export function figuresLine(v: Verdict, x: LineExtras): string {
   const pass = v.pass && x.abort === undefined;
   return (
     `chaos: seed=${x.seed} kills=${v.kills} producerKills=${v.producerKills} acknowledged=${v.acknowledged} ` +
-    `completed=${v.completed} dead=${v.dead} lost=${v.lost.length} stuck=${v.stuck.length} doubled=${v.doubled.length} ` +
+    `completed=${v.completed} dead=${v.dead} cancelled=${v.cancelled} removed=${v.removed} lost=${v.lost.length} stuck=${v.stuck.length} doubled=${v.doubled.length} ` +
     `overAttempts=${v.overAttempts.length} earlyRetries=${v.earlyRetries.length} ` +
     `overlaps=${v.overlaps.length} reruns=${v.reruns.length} liveReruns=${v.liveReruns.length} unrun=${v.unrun.length} ` +
-    `crashes=${v.crashes.length} cutShort=${v.cutShort} expired=${v.expired} integrity=${v.integrityChecked ? (v.integrityOk ? 'ok' : 'FAILED') : 'n/a'} elapsed=${Math.round(x.elapsedMs / 1000)}s ` +
+    `crashes=${v.crashes.length} cutShort=${v.cutShort} expired=${v.expired} operations=${v.operations} ` +
+    (v.feed ? `changes=${v.feed.changes} lostChanges=${v.feed.lost.length} doubledChanges=${v.feed.doubled.length} outOfOrderChanges=${v.feed.outOfOrder.length} ` : '') +
+    `integrity=${v.integrityChecked ? (v.integrityOk ? 'ok' : 'FAILED') : 'n/a'} elapsed=${Math.round(x.elapsedMs / 1000)}s ` +
     `verdict=${pass ? 'PASS' : 'FAIL'}`
   );
 }
@@ -52,6 +54,9 @@ export function failureDetails(v: Verdict, history: readonly HistoryRow[], integ
   for (const e of v.earlyRetries.slice(0, MAX_IDS)) out.push(`retry of job ${e.jobId} claimed ${e.gapMs} ms after its failure (backoff ${e.backoffMs} ms)`);
   if (v.unrun.length) out.push(`completed with no successful run logged at its final attempt: ${ids(v.unrun)}`);
   for (const o of v.overlaps.slice(0, MAX_IDS)) out.push(`overlap on job ${o.jobId}: ${run(o.a)} and ${run(o.b)}`);
+  if (v.feed?.lost.length) out.push(`changes the feed never gave: ${v.feed.lost.slice(0, MAX_IDS).join(', ')}${v.feed.lost.length > MAX_IDS ? ` … (${v.feed.lost.length} in all)` : ''}`);
+  if (v.feed?.doubled.length) out.push(`changes the feed gave twice: ${v.feed.doubled.slice(0, MAX_IDS).join(', ')}`);
+  if (v.feed?.outOfOrder.length) out.push(`changes given after a later change of their job: ${v.feed.outOfOrder.slice(0, MAX_IDS).join(', ')}`);
   if (v.overlaps.length > MAX_IDS) out.push(`… ${v.overlaps.length} overlaps in all`);
   for (const r of v.liveReruns.slice(0, MAX_IDS)) out.push(`re-run not explained by a kill (a lease lost in a live process): job ${r.jobId}, ${run(r)}`);
   for (const p of v.crashes.slice(0, MAX_IDS)) {

@@ -10,7 +10,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stopChild, waitForMessage, type ChaosChild } from './child.js';
-import { collect } from './collect.js';
+import { collect, feedLogFile } from './collect.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { parseFeedLog } from './feed-log.js';
+import { feedVerdict } from './feed-verdict.js';
 import { crashLoop } from './crash-loop.js';
 import { Fleet } from './fleet.js';
 import { CONCURRENCY, hardTimeoutMs, LEASE_MS, parseOptions, seededRandom, type ChaosOptions } from './options.js';
@@ -67,6 +70,19 @@ async function drain(): Promise<number> {
   }
 }
 
+/** Waits until the watcher has been given every change the store holds (20 s at most); returns how many it has not. */
+async function feedCaughtUp(): Promise<number> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const { jobs, history } = await target.read();
+    const log = feedLogFile(target.dir);
+    const missing = feedVerdict(parseFeedLog(existsSync(log) ? readFileSync(log, 'utf8') : ''), jobs, history).lost.length;
+    if (missing === 0 || Date.now() > deadline) return missing;
+    fleet.refill(false);
+    await sleep(250);
+  }
+}
+
 /** Stops children gracefully, once they are up: a child not yet started would die of SIGTERM's default action. */
 async function stop(children: ChaosChild[]): Promise<void> {
   await Promise.all(children.map((c) => waitForMessage(c, 'ready', START_MS).catch(() => undefined)));
@@ -107,7 +123,7 @@ async function finish(abort?: string): Promise<never> {
 }
 
 try {
-  await Promise.all([fleet.producer, ...fleet.workers].map((c) => waitForMessage(c, 'ready', START_MS)));
+  await Promise.all([fleet.producer, ...fleet.workers, fleet.operator, fleet.watcher].map((c) => waitForMessage(c, 'ready', START_MS)));
   say(`all started in ${((Date.now() - started) / 1000).toFixed(1)}s`);
   await crashLoop(fleet, {
     kills: options.kills,
@@ -119,12 +135,14 @@ try {
       return `jobs ${c.jobs}, finished ${c.finished}`;
     },
   });
-  say('stopping the producer, draining');
-  await stop([fleet.producer]);
+  say('stopping the producer and the operator, draining');
+  await stop([fleet.producer, fleet.operator]);
   const drainStarted = Date.now();
   const left = await drain();
   say(`${left ? 'drain gave up' : 'drained'} after ${((Date.now() - drainStarted) / 1000).toFixed(1)}s; stopping the workers`);
-  await stop(fleet.workers);
+  const unread = await feedCaughtUp();
+  say(unread ? `the watcher still lacks ${unread} changes` : 'the watcher has every change');
+  await stop([...fleet.workers, fleet.watcher]);
   await finish(left > 0 ? `drain stuck: ${left} jobs still not finished after ${options.drainTimeoutMs / 1000}s` : undefined);
 } catch (err) {
   await finish(`run aborted: ${(err as Error).stack ?? String(err)}`);

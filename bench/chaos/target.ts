@@ -70,7 +70,7 @@ function openSqliteTarget(db: string | null): ChaosTarget {
     prepare: async () => {}, // checked above: the file does not exist yet
     async counts() {
       reader ??= new Database(path, { readonly: true, fileMustExist: true });
-      return reader.prepare<[], { jobs: number; finished: number }>("SELECT count(*) AS jobs, count(*) FILTER (WHERE state IN ('completed', 'dead')) AS finished FROM jobs").get()!;
+      return reader.prepare<[], { jobs: number; finished: number }>("SELECT count(*) AS jobs, count(*) FILTER (WHERE state IN ('completed', 'dead', 'cancelled')) AS finished FROM jobs").get()!;
     },
     async read() {
       closeReader();

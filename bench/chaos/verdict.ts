@@ -1,9 +1,17 @@
 /**
  * The chaos check's verdict: a pure function of what a run left behind (the
  * acknowledged ids, the file's rows, the handlers' own logs and the
- * controller's record of each process's life), so that each check can be
- * tested on hand-made inputs.
+ * controller's record of each process's life, the operator's actions and the
+ * watcher's feed), so that each check can be tested on hand-made inputs.
+ *
+ * The operator's actions change what a job may end as: a cancelled job may
+ * end `cancelled`, a removed one may be gone, a job run again (or retried)
+ * finishes once more and spends a fresh set of attempts, and a caller who
+ * moved a failed job on (promote, cancel) skips its backoff. Nothing changes
+ * the strictest check: no two runs of one job overlap.
  */
+import { feedVerdict, type FeedVerdict } from './feed-verdict.js';
+import type { FeedEntry } from './feed-log.js';
 
 export interface JobRow {
   id: number;
@@ -46,7 +54,7 @@ export interface JobPolicy {
 /** The controller's record of one child process. */
 export interface ProcessLifetime {
   proc: string;
-  role: 'worker' | 'producer';
+  role: 'worker' | 'producer' | 'operator' | 'watcher';
   pid: number;
   spawnedAt: number;
   /** When the crash loop SIGKILLed it (null: never). */
@@ -69,7 +77,14 @@ export interface VerdictInput {
   leaseMs: number;
   /** By job name. */
   policies: Readonly<Record<string, JobPolicy>>;
+  /** The operator's actions that took effect (operator.ts); none when it did not run. */
+  operations?: ReadonlyArray<{ action: string; id: number; at: number }>;
+  /** What the watchers were given (watcher.ts); no feed verdict when absent. */
+  feed?: readonly FeedEntry[];
 }
+
+/** History events that give a job a fresh set of attempts, and a new ending: the operator's (a retry from dead is none of its: it stays a fault). */
+const FRESH_START = new Set(['job.rerun', 'job.requeue']);
 
 /** A retry claimed before its backoff had passed since the failure before it. */
 export interface EarlyRetry {
@@ -92,6 +107,10 @@ export interface Verdict {
   completed: number;
   /** Jobs that ended dead (the always-failing ones). */
   dead: number;
+  /** Jobs that ended cancelled (by the operator). */
+  cancelled: number;
+  /** Acknowledged jobs the operator removed. */
+  removed: number;
   /** Acknowledged, but missing, not in its final state, or without a move into it in its history. */
   lost: number[];
   /** In the file but never acknowledged (its producer died before recording it) and not finished. */
@@ -119,6 +138,10 @@ export interface Verdict {
   cutShort: number;
   /** Leases the sweeper took back (`job.expire`): jobs held by killed processes. */
   expired: number;
+  /** The operator's actions that took effect. */
+  operations: number;
+  /** The change feed as the watchers got it; null when no watcher ran. */
+  feed: FeedVerdict | null;
 }
 
 /** When a run stopped: its logged end, or else the death of its process (the kill, or the exit). */
@@ -161,6 +184,9 @@ function attemptsAndBackoffs(input: VerdictInput, jobs: Map<number, JobRow>): { 
     let claims = 0;
     let failedAt: number | null = null;
     for (const h of [...rows].sort((a, b) => a.id - b.id)) {
+      if (FRESH_START.has(h.event)) claims = 0;
+      // A caller moved the job on from its backoff (promote, cancel): the backoff no longer stands.
+      if (h.from_state === 'failed' && !h.event.startsWith('xstate.after')) failedAt = null;
       if (h.event === 'job.claim') {
         claims++;
         if (failedAt !== null && Number(h.at) - failedAt < policy.backoffMs) earlyRetries.push({ jobId, gapMs: Number(h.at) - failedAt, backoffMs: policy.backoffMs });
@@ -179,17 +205,34 @@ export function verdict(input: VerdictInput): Verdict {
   const lives = new Map(input.processes.map((p) => [p.proc, p]));
   const jobs = new Map(input.jobs.map((j) => [j.id, j]));
   const finalOf = (id: number) => input.policies[jobs.get(id)?.name ?? '']?.finalState ?? 'completed';
+  const operations = input.operations ?? [];
+  const removed = new Set(operations.filter((o) => o.action === 'remove').map((o) => o.id));
+  const cancelled = new Set(operations.filter((o) => o.action === 'cancel').map((o) => o.id));
+  // Where a job may end: its policy's final state, or cancelled once the operator cancelled it.
+  const mayEnd = (id: number, state: string | undefined) => state === finalOf(id) || (state === 'cancelled' && cancelled.has(id));
   const endings = new Map<number, number>();
-  for (const h of input.history) if (h.to_state === finalOf(h.job_id)) endings.set(h.job_id, (endings.get(h.job_id) ?? 0) + 1);
+  const freshStarts = new Map<number, number>();
+  const endedIn = new Set<string>();
+  for (const h of input.history) {
+    if (h.to_state === finalOf(h.job_id)) endings.set(h.job_id, (endings.get(h.job_id) ?? 0) + 1);
+    if (FRESH_START.has(h.event)) freshStarts.set(h.job_id, (freshStarts.get(h.job_id) ?? 0) + 1);
+    endedIn.add(`${h.job_id}:${h.to_state}`);
+  }
   const acknowledged = new Set(input.acknowledged);
 
-  const lost = [...acknowledged].filter((id) => jobs.get(id)?.state !== finalOf(id) || !endings.has(id)).sort((a, b) => a - b);
-  const stuck = input.jobs.filter((j) => !acknowledged.has(j.id) && j.state !== finalOf(j.id)).map((j) => j.id);
-  const doubled = [...endings].filter(([, n]) => n > 1).map(([id]) => id).sort((a, b) => a - b);
+  const lost = [...acknowledged]
+    .filter((id) => !(removed.has(id) && !jobs.has(id)))
+    .filter((id) => !mayEnd(id, jobs.get(id)?.state) || !endedIn.has(`${id}:${jobs.get(id)!.state}`))
+    .sort((a, b) => a - b);
+  const stuck = input.jobs.filter((j) => !acknowledged.has(j.id) && !mayEnd(j.id, j.state)).map((j) => j.id);
+  // Each fresh start (run again, retry, a requeue) may end the job once more.
+  const doubled = [...endings].filter(([id, n]) => n > 1 + (freshStarts.get(id) ?? 0)).map(([id]) => id).sort((a, b) => a - b);
   const { overAttempts, earlyRetries } = attemptsAndBackoffs(input, jobs);
 
   const runsByJob = groupBy(input.runs, (r) => r.jobId);
   const overlaps = findOverlaps(runsByJob, lives);
+  const feed = input.feed ? feedVerdict(input.feed, input.jobs, input.history) : null;
+  const feedFaults = feed ? feed.lost.length + feed.doubled.length + feed.outOfOrder.length : 0;
 
   // Every completed job needs one successful run at the attempt that completed it;
   // any other successful run is a re-run, explained by a kill or not.
@@ -199,8 +242,14 @@ export function verdict(input: VerdictInput): Verdict {
   for (const job of input.jobs) {
     if (job.state !== 'completed') continue;
     const succeeded = (runsByJob.get(job.id) ?? []).filter((r) => r.end !== null && !r.failed);
-    const committed = succeeded.findIndex((r) => r.attempt === job.attempts);
+    // The last successful run at the final attempt committed it (a job started afresh repeats attempt numbers).
+    let committed = -1;
+    succeeded.forEach((r, i) => {
+      if (r.attempt === job.attempts) committed = i;
+    });
     if (committed < 0) unrun.push(job.id);
+    // A job run again, retried or requeued legitimately ran (and may have succeeded) more than once.
+    if (freshStarts.has(job.id)) continue;
     succeeded.forEach((r, i) => {
       if (i === committed) return;
       const killedAt = lives.get(r.proc)?.killedAt ?? null;
@@ -215,12 +264,14 @@ export function verdict(input: VerdictInput): Verdict {
   const integrityOk = !integrityChecked || input.integrity === 'ok';
   const completed = input.jobs.filter((j) => j.state === 'completed').length;
   return {
-    pass: lost.length + stuck.length + doubled.length + overAttempts.length + earlyRetries.length + overlaps.length + unrun.length + crashes.length === 0 && integrityOk,
+    pass: lost.length + stuck.length + doubled.length + overAttempts.length + earlyRetries.length + overlaps.length + unrun.length + crashes.length + feedFaults === 0 && integrityOk,
     kills: input.processes.filter((p) => p.role === 'worker' && p.killedAt !== null).length,
     producerKills: input.processes.filter((p) => p.role === 'producer' && p.killedAt !== null).length,
     acknowledged: acknowledged.size,
     completed,
     dead: input.jobs.filter((j) => j.state === 'dead').length,
+    cancelled: input.jobs.filter((j) => j.state === 'cancelled').length,
+    removed: [...acknowledged].filter((id) => removed.has(id) && !jobs.has(id)).length,
     lost,
     stuck,
     doubled,
@@ -235,5 +286,7 @@ export function verdict(input: VerdictInput): Verdict {
     integrityChecked,
     cutShort: input.runs.filter((r) => r.end === null).length,
     expired: input.history.filter((h) => h.event === 'job.expire').length,
+    operations: operations.length,
+    feed,
   };
 }

@@ -11,8 +11,9 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { queueTarget } from '../../src/cli/open-queue.js';
+import { createJobMachine } from '../../machines/job.machine.js';
 import { createQueue, defineJob } from '../../src/index.js';
-import { CONCURRENCY, FAIL_ATTEMPTS, FAIL_BACKOFF_MS, FAIL_JOB_NAME, JOB_BACKOFF_MS, JOB_NAME, LEASE_MS, seededRandom, type WorkerConfig } from './options.js';
+import { CONCURRENCY, CUSTOM_JOB_NAME, FAIL_ATTEMPTS, FAIL_BACKOFF_MS, FAIL_JOB_NAME, JOB_BACKOFF_MS, JOB_NAME, LEASE_MS, seededRandom, type WorkerConfig } from './options.js';
 import { exitWithParent } from './parent-watch.js';
 import { endLine, failLine, startLine } from './run-log.js';
 
@@ -39,6 +40,20 @@ const queue = createQueue({
         writeSync(log, startLine(ctx.jobId, ctx.attempt, process.pid, start));
         // A little async work (1–5 ms) so that runs stay in flight across turns of the event loop.
         await sleep(1 + Math.floor(random() * 5));
+        writeSync(log, endLine(ctx.jobId, ctx.attempt, process.pid, start, Date.now()));
+        return process.pid;
+      },
+    }),
+    defineJob({
+      name: CUSTOM_JOB_NAME,
+      retry: { attempts: 1000, backoff: { type: 'fixed', delay: JOB_BACKOFF_MS } },
+      // A caller's job.requeue takes a running job back to pending, with a fresh set of attempts.
+      machine: (policy) => createJobMachine(policy, { on: { processing: { 'job.requeue': { target: 'pending', actions: 'resetAttempts' } } } }),
+      handler: async (_payload: unknown, ctx) => {
+        const start = Date.now();
+        writeSync(log, startLine(ctx.jobId, ctx.attempt, process.pid, start));
+        // Longer than the others, and deaf to its signal: a run the operator's requeue or cancel meets while it goes on.
+        await sleep(100 + Math.floor(random() * 300));
         writeSync(log, endLine(ctx.jobId, ctx.attempt, process.pid, start, Date.now()));
         return process.pid;
       },

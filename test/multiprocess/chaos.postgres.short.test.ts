@@ -27,12 +27,16 @@ describe('npm run chaos on PostgreSQL, short', () => {
       const db = new URL(pgUrl());
       db.searchParams.set('schema', schema);
       const { figures: f, line, report } = await runChaos(['--db', db.toString(), '--workers', String(WORKERS), '--kills', String(KILLS), '--interval', '300-900', '--drain-timeout', '30']);
-      expect(f, report).toMatchObject({ lost: '0', stuck: '0', doubled: '0', overAttempts: '0', earlyRetries: '0', overlaps: '0', unrun: '0', crashes: '0', integrity: 'n/a', verdict: 'PASS' });
+      expect(f, report).toMatchObject({ lost: '0', stuck: '0', doubled: '0', overAttempts: '0', earlyRetries: '0', overlaps: '0', unrun: '0', crashes: '0', lostChanges: '0', doubledChanges: '0', outOfOrderChanges: '0', integrity: 'n/a', verdict: 'PASS' });
       expect(Number(f.kills), report).toBeGreaterThanOrEqual(KILLS);
       expect(Number(f.acknowledged), report).toBeGreaterThan(0);
       // One job in ten always fails and ends dead after its attempts.
       expect(Number(f.dead), report).toBeGreaterThan(0);
-      expect(Number(f.completed) + Number(f.dead), report).toBeGreaterThanOrEqual(Number(f.acknowledged));
+      // Every acknowledged job ended as its policy says, or as the operator left it (cancelled, removed).
+      expect(Number(f.completed) + Number(f.dead) + Number(f.cancelled) + Number(f.removed), report).toBeGreaterThanOrEqual(Number(f.acknowledged));
+      // The operator acted and the watcher read the feed.
+      expect(Number(f.operations), report).toBeGreaterThan(0);
+      expect(Number(f.changes), report).toBeGreaterThan(Number(f.acknowledged));
       // The kills hit work in flight: leases of killed workers came back through the sweeper.
       expect(Number(f.expired), report).toBeGreaterThan(0);
 

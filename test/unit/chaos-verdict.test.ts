@@ -206,4 +206,52 @@ describe('the chaos verdict', () => {
     input.integrity = '*** in database main ***; Page 7: btreeInitPage() returns error code 11';
     expect(verdict(input)).toMatchObject({ pass: false, integrityOk: false, lost: [], doubled: [], overlaps: [] });
   });
+
+  describe('with an operator and a watcher', () => {
+    /** The clean run's changes as a watcher logs them: each job's creation, then its moves by history id. */
+    const feedOf = (input: VerdictInput) => [
+      ...input.jobs.map((j) => ({ key: `j${j.id}`, jobId: j.id, cursor: `${j.id}.0` })),
+      ...input.history.map((h) => ({ key: `h${h.id}`, jobId: h.job_id, cursor: `9.${h.id}` })),
+    ];
+
+    it('passes a job the operator cancelled, removed, or ran again, and an exact feed', () => {
+      const input = cleanRun();
+      // Job 1 was run again once it completed: it completes twice. Job 3 was cancelled while pending, job 2 removed.
+      input.history = [...input.history, step(1, 'completed', 'pending', 'job.rerun', 9000), ...ran(1, 9100), step(3, 'completed', 'pending', 'job.rerun', 9200), step(3, 'pending', 'cancelled', 'job.cancel', 9300)];
+      input.jobs = input.jobs.filter((j) => j.id !== 2).map((j) => (j.id === 3 ? { ...j, state: 'cancelled' } : j));
+      input.history = input.history.filter((h) => h.job_id !== 2);
+      input.runs = [...input.runs, run('w3', 1, 1, 9101, 9105)];
+      input.operations = [{ action: 'runAgain', id: 1, at: 9000 }, { action: 'runAgain', id: 3, at: 9200 }, { action: 'cancel', id: 3, at: 9300 }, { action: 'remove', id: 2, at: 9400 }];
+      input.feed = feedOf(input);
+      const v = verdict(input);
+      expect(v).toMatchObject({ pass: true, lost: [], doubled: [], operations: 4, feed: { lost: [], doubled: [], outOfOrder: [] } });
+      // Without the operator's log, a job that vanished and a job that ended cancelled are lost (a run again is in the history itself).
+      expect(verdict({ ...input, operations: [] })).toMatchObject({ pass: false, lost: [2, 3], doubled: [] });
+      // A second completion with no run again before it is still finished twice.
+      expect(verdict({ ...input, history: [...input.history, ...ran(1, 9500)] })).toMatchObject({ pass: false, doubled: [1] });
+    });
+
+    it('still fails on two runs of one job at once, whatever the operator did', () => {
+      const input = cleanRun();
+      input.operations = [{ action: 'cancel', id: 1, at: 1002 }, { action: 'runAgain', id: 1, at: 1002 }];
+      input.runs = [...input.runs, run('w3', 1, 1, 1003, 1010)];
+      expect(verdict(input)).toMatchObject({ pass: false, overlaps: [{ jobId: 1 }] });
+    });
+
+    it('fails on a change the feed lost, gave twice, or gave after a later change of its job', () => {
+      const input = cleanRun();
+      const feed = feedOf(input);
+      const move = feed.find((e) => e.key.startsWith('h'))!.key;
+      const lost = verdict({ ...input, feed: feed.filter((e) => e.key !== move) });
+      expect(lost).toMatchObject({ pass: false, feed: { lost: [move] } });
+      const doubled = verdict({ ...input, feed: [...feed, feed[5]!] });
+      expect(doubled).toMatchObject({ pass: false, feed: { doubled: [feed[5]!.key] } });
+      const moves = feed.filter((e) => e.jobId === 1 && e.key.startsWith('h'));
+      const swapped = feed.map((e) => (e === moves[0] ? moves[1]! : e === moves[1] ? moves[0]! : e));
+      expect(verdict({ ...input, feed: swapped })).toMatchObject({ pass: false, feed: { outOfOrder: [`${moves[0]!.key} (job 1)`] } });
+      // A job's creation after its moves.
+      const late = [...feed.filter((e) => e.key !== 'j1'), feed.find((e) => e.key === 'j1')!];
+      expect(verdict({ ...input, feed: late })).toMatchObject({ pass: false, feed: { outOfOrder: ['j1 (job 1)'] } });
+    });
+  });
 });
