@@ -77,8 +77,13 @@ describe('a run holds its job until its handler returns', () => {
     await operator.cancel(id);
     const again = await operator.runAgain(id);
     expect(again.state).toBe('pending');
-    // The other worker is idle and the job is pending: it must not start while the first run goes on.
+    // The other worker is idle and the job is pending: it must not start while the first run goes on,
+    // and the idle claim loops wait for the hold instead of looking for the job again and again.
+    let passes = 0;
+    const counting = [a.passes$.subscribe(() => passes++), b.passes$.subscribe(() => passes++)];
     await new Promise((resolve) => setTimeout(resolve, 600));
+    for (const s of counting) s.unsubscribe();
+    expect(passes).toBeLessThan(30);
     expect(runs.filter((r) => r.id === id)).toHaveLength(1);
     expect((await operator.getJob(id)).state).toBe('pending');
     const done = Promise.race([nextEvent(a.events$, (e) => e.job.id === id && e.to === 'completed', 20_000), nextEvent(b.events$, (e) => e.job.id === id && e.to === 'completed', 20_000)]);
