@@ -42,10 +42,17 @@ export function feedOrder(creations: readonly RecentChange[], moves: readonly Re
   return { changes: out, cursor: { jobId: ranges.jobs.upTo, historyId }, stopped };
 }
 
-/** Fills a feed read's batch (ChangeOptions `feed`): its changes in order, its cursor, whether more follows. */
-export function fillFeed(batch: ChangeBatch, creations: readonly RecentChange[], moves: readonly RecentChange[], ranges: Ranges): void {
+/**
+ * Fills a feed read's batch (ChangeOptions `feed`): its changes in order, its
+ * cursor, whether more follows. Moves that stopped at a job created past the
+ * read's range are more to read at once when the range ended at its page's
+ * size, and held (read again soon) when it ended at the newest final job id
+ * (`head`: PostgreSQL's safe head stops below a creation still in flight).
+ */
+export function fillFeed(batch: ChangeBatch, creations: readonly RecentChange[], moves: readonly RecentChange[], ranges: Ranges, head: ChangeCursor): void {
   const { changes, cursor, stopped } = feedOrder(creations, moves, ranges);
   batch.recent = changes;
   batch.cursor = cursor;
-  if (stopped) batch.more = true;
+  if (stopped && ranges.jobs.upTo < head.jobId) batch.more = true;
+  else if (stopped) batch.held = true;
 }

@@ -8,7 +8,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '../../src/store/postgres/driver.js';
 import type { ChangeBatch, ChangeCursor, Store } from '../../src/store/store.js';
-import { pgClient } from '../helpers/postgres.js';
+import { createRequire } from 'node:module';
+import { pgClient, pgUrl } from '../helpers/postgres.js';
 import { claimOf, job, NOW, usePgStores } from './fixture.js';
 
 const pg = usePgStores();
@@ -98,9 +99,64 @@ describe('changes() on PostgreSQL', () => {
     await aborted.query('ROLLBACK');
     await store.insert([job({ name: 'after' })], NOW); // id 3
 
+    // The read that first sees the gap waits (a transaction that ended just then is in the next snapshot); the next passes it.
     const first = await store.changes!(ZERO, 100);
-    expect(first.cursor.jobId).toBe(3);
-    expect(enqueuedIds(first)).toEqual([1, 3]);
+    expect(first).toMatchObject({ cursor: { jobId: 1 }, held: true });
+    const second = await store.changes!(first.cursor, 100);
+    expect(second.cursor.jobId).toBe(3);
+    expect([...enqueuedIds(first), ...enqueuedIds(second)]).toEqual([1, 3]);
+  });
+
+  it("is not held back by another database's open transactions", async () => {
+    const schema = pg.schema();
+    const store: Store = pg.open({ schema });
+    await store.insert([job({ name: 'first' })], NOW);
+    // A transaction holding an id in another database of the cluster, open for the whole test.
+    const url = new URL(pgUrl());
+    url.pathname = '/postgres';
+    const foreign = new (createRequire(import.meta.url)('pg').Client)({ connectionString: url.toString() }) as Client;
+    await foreign.connect();
+    clients.push(foreign);
+    await foreign.query('BEGIN');
+    await foreign.query('SELECT pg_current_xact_id()');
+    const aborted = await other();
+    await aborted.query('BEGIN');
+    await aborted.query(insertJob(schema, 'aborted')); // id 2, never to be seen
+    await aborted.query('ROLLBACK');
+    await store.insert([job({ name: 'after' })], NOW); // id 3
+    let cursor = ZERO;
+    for (let i = 0; i < 3 && cursor.jobId < 3; i++) cursor = (await store.changes!(cursor, 100)).cursor;
+    expect(cursor.jobId).toBe(3);
+    await foreign.query('ROLLBACK');
+  });
+
+  it('waits for a transaction whose id is newer than the snapshot knows of, though it took the lower job id', async () => {
+    const schema = pg.schema();
+    const store: Store = pg.open({ schema });
+    await store.ping();
+    const b = await other();
+    const a = await other();
+    await b.query('BEGIN');
+    await b.query('SELECT pg_current_xact_id()'); // B's transaction id first (the application wrote something else first)
+    await a.query('BEGIN');
+    await a.query(insertJob(schema, 'a')); // job 1, under a later transaction id, held open
+    await b.query(insertJob(schema, 'b')); // job 2
+    await b.query('COMMIT');
+    // B has ended and A's id is past every snapshot's xmax: only the list of transactions holding an id tells of A.
+    let cursor = ZERO;
+    for (let i = 0; i < 3; i++) {
+      const batch = await store.changes!(cursor, 100, { feed: true });
+      expect(batch.recent).toEqual([]);
+      cursor = batch.cursor;
+    }
+    await a.query('COMMIT');
+    const seen: string[] = [];
+    for (let i = 0; i < 3 && seen.length < 2; i++) {
+      const batch = await store.changes!(cursor, 100, { feed: true });
+      seen.push(...batch.recent.map((r) => `${r.id} ${r.name}`));
+      cursor = batch.cursor;
+    }
+    expect(seen).toEqual(['1 a', '2 b']);
   });
 
   it('waits for a transaction that holds an id for as long as it stays open (no grace period passes it)', async () => {
@@ -116,12 +172,13 @@ describe('changes() on PostgreSQL', () => {
     expect(first.held).toBe(true);
     // Longer than any grace period a reader could allow.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // Job 2 moves meanwhile: its move waits for its creation, which waits for job 1. Held, not more to read at once.
+    expect(await claimOf(store, { names: ['fast'], limit: 1 })).toHaveLength(1);
     const still = await store.changes!(first.cursor, 100, { feed: true });
-    expect(still.cursor.jobId).toBe(0);
-    expect(still.recent).toEqual([]);
+    expect(still).toMatchObject({ cursor: { jobId: 0 }, recent: [], more: false, held: true });
     await slow.query('COMMIT');
     const after = await store.changes!(first.cursor, 100, { feed: true });
-    expect(after.recent.map((r) => `${r.id} ${r.name}`)).toEqual(['1 slow', '2 fast']);
+    expect(after.recent.map((r) => `${r.id} ${r.name} ${r.event}`)).toEqual(['1 slow job.enqueue', '2 fast job.enqueue', '2 fast job.claim']);
     expect(after.held).toBeFalsy();
   });
 });

@@ -62,7 +62,7 @@ export function createDashboardReads(db: Database, schema: string): DashboardRea
     const { ranges: r, batch } = changeWindow(head, after, limit, o);
     if (head.held) batch.held = true;
     if (o.feed) {
-      fillFeed(batch, await all<RecentChange>(client, s.feedJobs, { ...r.jobs }), await all<RecentChange>(client, s.feedHistory, { ...r.history }), r);
+      fillFeed(batch, await all<RecentChange>(client, s.feedJobs, { ...r.jobs }), await all<RecentChange>(client, s.feedHistory, { ...r.history }), r, head);
       return batch;
     }
     if (r.jobs.upTo > r.jobs.after) batch.enqueued = await all(client, s.enqueued, { ...r.jobs });

@@ -10,14 +10,19 @@
  * gap is final: an insert rolled back, an id an `ON CONFLICT DO NOTHING`
  * insert consumed, or a row deleted since (retention).
  *
- * A gap is final once every transaction that the snapshot which first showed
- * it listed as running has ended: each litejobs statement that takes an id
- * gives its transaction an id first (`pg_current_xact_id()` in insert.sql;
- * a history row follows its job's update), so a transaction holding a
- * missing id had its transaction id before that snapshot and is among those
- * it lists. A transaction kept open for long (an application's own, which an
- * `enqueue({ client })` joins) holds the reader back until it ends, and no
- * longer: nothing is timed.
+ * Each litejobs statement that takes an id gives its transaction its
+ * transaction id first (`pg_current_xact_id()` in insert.sql; a history row
+ * follows its job's update). So the transaction holding a missing id had its
+ * transaction id when the gap was first seen, and is among this database's
+ * transactions that held one then (pg_stat_activity, and prepared ones),
+ * whatever the snapshot lists (it leaves out ids past its xmax). A gap is
+ * final once a later read's snapshot shows every one of those ended; never
+ * in the read that first saw it (one that ended between that read's
+ * snapshot and its look at the others would be missed; the next snapshot
+ * holds its row). A transaction kept open for long (an application's own,
+ * which an `enqueue({ client })` joins) holds the reader back until it
+ * ends, and no longer: nothing is timed. Other databases' transactions
+ * never do.
  *
  * Ids up to the returned head are final; the next walk starts there
  * (`floor`). `safeHeads().read` must be the first statement of its read
@@ -61,42 +66,54 @@ export function safeHeads(schema: string): SafeHeads {
   };
 }
 
-/** A snapshot as `pg_current_snapshot()` writes it: `xmin:xmax:xip,…`. */
+/**
+ * A snapshot as `pg_current_snapshot()` writes it (`xmin:xmax:xip,…`, 64-bit
+ * ids), taken down to the 32-bit ids pg_stat_activity gives, which are
+ * compared modulo 2^32 (ids that wrapped round still order right within 2^31).
+ */
 interface Snapshot {
-  xmin: bigint;
-  xmax: bigint;
-  xip: ReadonlySet<bigint>;
+  xmin: number;
+  xmax: number;
+  xip: ReadonlySet<number>;
 }
+
+const xid32 = (text: string) => Number(BigInt(text) & 0xffffffffn);
 
 function parseSnapshot(text: string): Snapshot {
   const [xmin, xmax, xip] = text.split(':');
-  return { xmin: BigInt(xmin!), xmax: BigInt(xmax!), xip: new Set(xip ? xip.split(',').map((x) => BigInt(x)) : []) };
+  return { xmin: xid32(xmin!), xmax: xid32(xmax!), xip: new Set(xip ? xip.split(',').map(xid32) : []) };
 }
 
-const running = (snapshot: Snapshot, xid: bigint) => xid >= snapshot.xmin && (xid >= snapshot.xmax || snapshot.xip.has(xid));
+/** `a` comes before `b`, modulo 2^32. */
+const precedes = (a: number, b: number) => ((a - b) | 0) < 0;
+/** Still running as of the snapshot: not before its xmin, and past its xmax or listed. */
+const running = (snapshot: Snapshot, xid: number) => !precedes(xid, snapshot.xmin) && (!precedes(xid, snapshot.xmax) || snapshot.xip.has(xid));
 
 function safeHead(schema: string, table: 'jobs' | 'job_history'): SafeHead {
   // The floor itself stands in as a row, so that a gap right above it counts (its row may be gone).
   const gapsSql = statement('safe-head-gaps', schema, { table, window: String(WINDOW) });
   let floor = 0;
-  /** Gaps by their first id, with the transactions running when each was first seen: it is final once they have all ended. */
-  let seen = new Map<number, readonly bigint[]>();
+  /** Gaps by their first id, with the transactions that held an id when each was first seen: it is final once they have all ended. */
+  let seen = new Map<number, readonly number[]>();
 
   return {
     async read(client) {
       const start = floor;
-      const { rows } = await client.query<{ from: number | string; to: number | string | null; last: number | string; snapshot: string }>(gapsSql, [start]);
+      const { rows } = await client.query<{ from: number | string; to: number | string | null; last: number | string; snapshot: string; active: string[] }>(gapsSql, [start]);
       const snapshot = parseSnapshot(rows[0]!.snapshot);
-      const next = new Map<number, readonly bigint[]>();
+      const active = (rows[0]?.active ?? []).map(Number);
+      const next = new Map<number, readonly number[]>();
       const last = Number(rows[0]?.last ?? start);
       let head = last;
       let stopped = false;
       for (const gap of rows) {
         if (gap.to === null) continue; // the row closing the window: no gap after it
         const from = Number(gap.from);
-        const waitFor = (seen.get(from) ?? [...snapshot.xip]).filter((xid) => running(snapshot, xid));
+        const before = seen.get(from);
+        // Seen for the first time: wait for every transaction that held an id then, at least until the next read.
+        const waitFor = before === undefined ? active : before.filter((xid) => running(snapshot, xid));
         next.set(from, waitFor);
-        if (!stopped && waitFor.length > 0) {
+        if (!stopped && (before === undefined || waitFor.length > 0)) {
           head = from - 1;
           stopped = true;
         }

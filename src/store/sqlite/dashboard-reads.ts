@@ -47,7 +47,7 @@ export function createDashboardReads(db: Database.Database): DashboardReads {
     const head = s.heads.get()!;
     const { ranges: r, batch } = changeWindow(head, after, limit, o);
     if (o.feed) {
-      fillFeed(batch, s.feedJobs.all(r.jobs) as RecentChange[], s.feedHistory.all(r.history) as RecentChange[], r);
+      fillFeed(batch, s.feedJobs.all(r.jobs) as RecentChange[], s.feedHistory.all(r.history) as RecentChange[], r, head);
       return batch;
     }
     if (r.jobs.upTo > r.jobs.after) batch.enqueued = s.enqueued.all(r.jobs) as ChangeBatch['enqueued'];
