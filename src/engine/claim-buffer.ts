@@ -96,6 +96,8 @@ export interface ClaimBuffer {
   take(): LeasedJob | undefined;
   /** Removes a job (cancelled, or its lease lost): the job, or undefined when it was not waiting. */
   drop(jobId: number): LeasedJob | undefined;
+  /** The jobs waiting now, oldest first. */
+  waiting(): readonly LeasedJob[];
   /** The waiting jobs whose lease is past half its time at `now`: for renewal. */
   renewable(now: number, leaseMs: number): LeasedJob[];
   /** Hands back the waiting jobs of paused names and groups (RatePauses). */
@@ -239,6 +241,7 @@ export function createClaimBuffer(o: ClaimBufferOptions): ClaimBuffer {
         const i = waiting.findIndex((j) => j.id === jobId);
         return i >= 0 ? waiting.splice(i, 1)[0] : undefined;
       }),
+    waiting: () => [...waiting],
     renewable: (now, leaseMs) => waiting.filter((job) => job.lockedUntil - now < leaseMs / 2),
     handBackPaused,
     heldBack: () => held,

@@ -134,12 +134,25 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
    * PostgreSQL: the notifications of new work and of finished jobs), not at
    * their next lease renewal: one read of the running jobs, hints that come
    * meanwhile folded into the next, at most one read per MOVED_CHECK_GAP_MS.
+   * Jobs claimed ahead of time are read too: one moved on leaves the buffer
+   * and gives its hold back at once, so another process may run it again.
    */
   let checking = false;
   let checkAgain = false;
   let lastCheck = Number.NEGATIVE_INFINITY;
+  const checkBuffered = async (): Promise<void> => {
+    const waiting = buffer.waiting();
+    if (waiting.length === 0) return;
+    const held = await store.held(waiting.map((job) => ({ id: job.id, token: job.leaseToken })));
+    waiting.forEach((job, i) => {
+      // Still waiting under the lease that was read (not taken by a worker, nor claimed again meanwhile).
+      if (held[i] || !buffer.waiting().includes(job)) return;
+      const gone = buffer.drop(job.id);
+      if (gone) dropped(gone);
+    });
+  };
   const checkMoved = (): void => {
-    if (run.running() === 0) return;
+    if (run.running() === 0 && buffer.size() === 0) return;
     if (checking) {
       checkAgain = true;
       return;
@@ -148,8 +161,7 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     const wait = lastCheck + MOVED_CHECK_GAP_MS - clock.now();
     const go = () => {
       lastCheck = clock.now();
-      run
-        .checkMoved()
+      Promise.all([run.checkMoved(), checkBuffered()])
         .catch((err: unknown) => void outage.failed('reading whether running jobs were cancelled', err))
         .finally(() => {
           checking = false;

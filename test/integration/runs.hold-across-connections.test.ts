@@ -144,4 +144,32 @@ describe('a run holds its job until its handler returns', () => {
     await nextEvent(a.events$, (e) => e.job.id === third.id && e.to === 'completed', 20_000);
     expect(overlaps(runs)).toEqual([]);
   });
+
+  it('a job claimed ahead of time and cancelled elsewhere leaves its buffer at once: run again, another process runs it', async () => {
+    const runs: Run[] = [];
+    const gate = gated();
+    // One worker, busy with a long job, with the next job claimed ahead into its buffer.
+    const busy = fx.open({
+      lease: LEASE,
+      concurrency: 1,
+      prefetch: 4,
+      jobs: [defineJob({ name: 'long', handler: () => gate.opened }), defineJob({ name: 'quick', handler: (_: unknown, ctx) => void runs.push({ id: ctx.jobId, attempt: ctx.attempt, start: Date.now() }) })],
+    });
+    const operator = fx.open({ lease: LEASE });
+    await operator.enqueue('long', {});
+    const { id } = await operator.enqueue('quick', {});
+    await busy.start();
+    for (const until = Date.now() + 10_000; Date.now() < until && (await operator.getJob(id)).state !== 'processing'; ) await new Promise((r) => setTimeout(r, 10));
+    expect(runs).toEqual([]);
+    const idle = fx.open({ lease: LEASE, jobs: [defineJob({ name: 'long', handler: () => gate.opened }), defineJob({ name: 'quick', handler: (_: unknown, ctx) => void runs.push({ id: ctx.jobId, attempt: ctx.attempt, start: Date.now() }) })] });
+    await idle.start();
+    await operator.cancel(id);
+    // The busy process hears of the cancel and gives its hold back: run again, the idle one takes it.
+    for (const until = Date.now() + 5_000; Date.now() < until && (await operator.getJob(id)).leaseOwner !== undefined; ) await new Promise((r) => setTimeout(r, 10));
+    const done = nextEvent(idle.events$, (e) => e.job.id === id && e.to === 'completed', 10_000);
+    await operator.runAgain(id);
+    await done;
+    expect(runs.map((r) => r.id)).toEqual([id]);
+    gate.open!();
+  });
 });
