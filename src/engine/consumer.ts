@@ -62,7 +62,8 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
   const { limits } = engine;
   const needsThreads = [...engine.definitions.values()].some((def) => def.isolation === 'thread');
   const threads = needsThreads ? createThreadPool({ size: o.threads }) : undefined;
-  const stillOurs = (job: LeasedJob) => (fresh: JobRecord) => fresh.leaseToken === job.leaseToken;
+  // Still claimed under this lease: a job moved on meanwhile holds the token only as its run's hold (run-holds.ts).
+  const stillOurs = (job: LeasedJob) => (fresh: JobRecord) => fresh.leaseToken === job.leaseToken && fresh.state === registry.claimRule.to;
   /** A claimed job dropped unstarted: whatever moved it on left this claim's lease as a hold, given back now (run-holds.ts). */
   const dropped = (job: LeasedJob) =>
     void engine.releaseHold(job.id, job.leaseToken).catch((err: unknown) => void outage.failed('giving back the holds of jobs dropped unstarted', err));

@@ -77,7 +77,8 @@ export function createOutcomeRecorder(engine: WorkerEngine, o: OutcomeRecorderOp
       span?.end({ event, ...(r?.accepted && r.committed ? { to: r.to, runAt: r.runAt } : {}), ...(error ? { error } : {}) });
     // While this run's lease holds, its outcome stands even if something else moved the job meanwhile
     // (a custom event that kept it processing): the machine then decides again on the job as it is now.
-    const extra: OutcomeExtra = { workerId, retryUnavailable: true, again: (fresh) => fresh.leaseToken === job.leaseToken };
+    // (A job moved out of the claimed state holds the token only as this run's hold: the outcome no longer stands.)
+    const extra: OutcomeExtra = { workerId, retryUnavailable: true, again: (fresh) => fresh.leaseToken === job.leaseToken && fresh.state === engine.registry.claimRule.to };
     /** Set once the outcome's move committed: the lease went with it. */
     let ended = false;
     const apply: WorkerEngine['apply'] = async (...args) => {
