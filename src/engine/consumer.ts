@@ -144,7 +144,10 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
   const checkBuffered = async (): Promise<void> => {
     const waiting = buffer.waiting();
     if (waiting.length === 0) return;
+    const sentAt = clock.now();
     const held = await store.held(waiting.map((job) => ({ id: job.id, token: job.leaseToken })));
+    // Those still held count as confirmed for their start (start-check.ts): no read of their own then.
+    startCheck.confirm(waiting.filter((_, i) => held[i]), sentAt);
     waiting.forEach((job, i) => {
       // Still waiting under the lease that was read (not taken by a worker, nor claimed again meanwhile).
       if (held[i] || !buffer.waiting().includes(job)) return;

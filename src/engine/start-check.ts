@@ -50,6 +50,8 @@ export interface StartCheck {
    * to do: it looks at the first job only.
    */
   ahead(buffer: readonly LeasedJob[], lost: (job: LeasedJob) => void): void;
+  /** Records that `jobs` were read held under their leases by a read sent at `at` (a store hint's read: consumer.ts). */
+  confirm(jobs: readonly LeasedJob[], at: number): void;
 }
 
 export function createStartCheck(store: Pick<Store, 'held'>, clock: Clock, leaseMs: number): StartCheck {
@@ -97,5 +99,9 @@ export function createStartCheck(store: Pick<Store, 'held'>, clock: Clock, lease
     );
   };
 
-  return Object.assign(check, { ahead });
+  const confirm: StartCheck['confirm'] = (jobs, at) => {
+    for (const job of jobs) if ((confirmed.get(job) ?? Number.NEGATIVE_INFINITY) < at) confirmed.set(job, at);
+  };
+
+  return Object.assign(check, { ahead, confirm });
 }

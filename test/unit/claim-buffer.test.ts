@@ -50,7 +50,7 @@ function setup(o: Partial<ClaimBufferOptions> = {}) {
   const signals: BufferEvent[] = [];
   const handedBack: Array<{ id: number; why: string; runAt?: number }> = [];
   const running = new Set<number>();
-  const startCheck = Object.assign(() => true, { ahead: () => undefined }) as StartCheck;
+  const startCheck = Object.assign(() => true, { ahead: () => undefined, confirm: () => undefined }) as StartCheck;
   const buffer = createClaimBuffer({
     concurrency: 4,
     prefetch: undefined,
@@ -181,6 +181,7 @@ describe('the prefetch buffer', () => {
   it("drops a job whose lease the start check found lost, and only that lease's", () => {
     let lose: LeasedJob | undefined;
     const startCheck = Object.assign(() => true, {
+      confirm: () => undefined,
       ahead: (_buffer: readonly LeasedJob[], lost: (job: LeasedJob) => void) => {
         if (lose) lost(lose);
         lose = undefined;
