@@ -72,11 +72,13 @@ process.stdout.write(`${JSON.stringify({ type: 'ready' })}\n`);
 let newest = 0;
 let running: number[] = [];
 for (let turn = 0; !stopping; turn++) {
-  // What is running now (each turn: runs are short), and the newest id (every few turns).
+  // What is running now, and the newest id, every few turns (a listing by state reads much of the table).
   // The custom machine's runs are the long ones, and the oldest claims the likeliest to have started
   // (a newer one may wait in its process's buffer): those an action meets while their handler goes on.
-  running = (await queue.listJobs({ state: 'processing', name: CUSTOM_JOB_NAME, limit: 4 })).map((j) => j.id);
-  if (turn % 8 === 0) newest = (await queue.listJobs({ newest: true, limit: 1 }))[0]?.id ?? newest;
+  if (turn % 4 === 0) {
+    running = (await queue.listJobs({ state: 'processing', name: CUSTOM_JOB_NAME, limit: 4 })).map((j) => j.id);
+    newest = (await queue.listJobs({ newest: true, limit: 1 }))[0]?.id ?? newest;
+  }
   const action = ACTIONS[Math.floor(random() * ACTIONS.length)]!;
   const id = random() < 0.5 && running.length > 0 ? running[Math.floor(random() * running.length)]! : Math.max(1, newest - Math.floor(random() * 500));
   if (newest > 0) {

@@ -140,9 +140,11 @@ try {
   const drainStarted = Date.now();
   const left = await drain();
   say(`${left ? 'drain gave up' : 'drained'} after ${((Date.now() - drainStarted) / 1000).toFixed(1)}s; stopping the workers`);
+  await stop(fleet.workers);
+  // The workers' last moves (hand-backs as they stop) are changes too: the watcher stops once it has them all.
   const unread = await feedCaughtUp();
   say(unread ? `the watcher still lacks ${unread} changes` : 'the watcher has every change');
-  await stop([...fleet.workers, fleet.watcher]);
+  await stop([fleet.watcher]);
   await finish(left > 0 ? `drain stuck: ${left} jobs still not finished after ${options.drainTimeoutMs / 1000}s` : undefined);
 } catch (err) {
   await finish(`run aborted: ${(err as Error).stack ?? String(err)}`);

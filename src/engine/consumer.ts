@@ -52,6 +52,8 @@ export interface Consumer {
 
 /** Reads of whether running jobs were moved on elsewhere, at most one per this many ms (each store hint asks for one). */
 const MOVED_CHECK_GAP_MS = 25;
+/** Reads of the whole buffer (up to ~1,000 leases) on those hints, at most one per this many ms. */
+const BUFFER_CHECK_GAP_MS = 250;
 /** Rows deleted per retention transaction: small, so the claim loop is never held up long. */
 const PURGE_BATCH = 500;
 const RETENTION_EVERY_MS = 5000;
@@ -141,10 +143,12 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
   let checking = false;
   let checkAgain = false;
   let lastCheck = Number.NEGATIVE_INFINITY;
+  let bufferCheckedAt = Number.NEGATIVE_INFINITY;
   const checkBuffered = async (): Promise<void> => {
     const waiting = buffer.waiting();
-    if (waiting.length === 0) return;
     const sentAt = clock.now();
+    if (waiting.length === 0 || sentAt - bufferCheckedAt < BUFFER_CHECK_GAP_MS) return;
+    bufferCheckedAt = sentAt;
     const held = await store.held(waiting.map((job) => ({ id: job.id, token: job.leaseToken })));
     // Those still held count as confirmed for their start (start-check.ts): no read of their own then.
     startCheck.confirm(waiting.filter((_, i) => held[i]), sentAt);

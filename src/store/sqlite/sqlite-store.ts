@@ -242,10 +242,18 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   // Outside the guard: it runs no SQL for its caller, and it must stay synchronous.
   guarded.watchChanges = (onChange) => {
     if (!db.open) return () => {};
+    // Each watch keeps a mark of its own: one watcher's look (or the claim loop's poll, which consumes
+    // externalChange()'s) must not use up another's commit: a cancel would then reach no running handler.
+    let mark = s.dataVersion.get() as number;
     const stop = watchWal({
       path: options.path,
-      // Looks without moving the mark: externalChange() is what the claim loop consumes.
-      committed: () => db.open && s.dataVersion.get() !== lastDataVersion,
+      committed: () => {
+        if (!db.open) return false;
+        const v = s.dataVersion.get() as number;
+        if (v === mark) return false;
+        mark = v;
+        return true;
+      },
       ownWrites: () => (db.open ? (s.totalChanges.get() as number) : 0),
       onChange,
       onError: (err) => options.onWarning?.(`database ${options.path}: cannot watch the WAL (${err.message}); other processes' jobs are found by polling`),
