@@ -30,9 +30,11 @@ export const PRODUCER_KILL_CHANCE = 0.1;
 /**
  * Jobs of a machine of their own (worker.ts): a caller's `job.requeue` takes
  * a running one back to `pending` with a fresh set of attempts, the edge back
- * to pending that the operator process sends. One job in FAIL_EVERY is one.
+ * to pending that the operator process sends. One job in CUSTOM_EVERY is one:
+ * their handlers run 100–400 ms, and more of them would fill every worker.
  */
 export const CUSTOM_JOB_NAME = 'chaos-custom';
+export const CUSTOM_EVERY = 100;
 /** How often the operator process acts on a job, ms. */
 export const OPERATOR_EVERY_MS = 25;
 /** Chance, per kill, that the watcher is killed (and resumes from its last cursor) as well. */

@@ -14,15 +14,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { queueTarget } from '../../src/cli/open-queue.js';
 import { createQueue } from '../../src/index.js';
-import { CUSTOM_JOB_NAME, FAIL_EVERY, FAIL_JOB_NAME, JOB_NAME, type ProducerConfig } from './options.js';
+import { CUSTOM_EVERY, CUSTOM_JOB_NAME, FAIL_EVERY, FAIL_JOB_NAME, JOB_NAME, type ProducerConfig } from './options.js';
 import { exitWithParent } from './parent-watch.js';
 
 /** Jobs per round: one round is either this many concurrent `enqueue` calls or one `enqueueMany`. */
 const ROUND = 10;
-/** One job in FAIL_EVERY always fails (then dies after its attempts), one is of the custom machine. */
+/** One job in FAIL_EVERY always fails (then dies after its attempts); one in CUSTOM_EVERY is of the custom machine. */
 const nameOf = (round: number, i: number) => {
-  const n = (round * ROUND + i) % FAIL_EVERY;
-  return n === 0 ? FAIL_JOB_NAME : n === FAIL_EVERY / 2 ? CUSTOM_JOB_NAME : JOB_NAME;
+  const n = round * ROUND + i;
+  if (n % FAIL_EVERY === 0) return FAIL_JOB_NAME;
+  return n % CUSTOM_EVERY === FAIL_EVERY / 2 ? CUSTOM_JOB_NAME : JOB_NAME;
 };
 
 exitWithParent();

@@ -28,6 +28,13 @@ const READ = 500;
 const SAFETY_TICK_MS = 1000;
 /** Read again this soon when the store holds changes not final yet (PostgreSQL: a transaction still open below committed ids). */
 const HELD_RETRY_MS = 20;
+/**
+ * Hints that come closer than this fold into one read: a busy store hints at
+ * every commit (thousands a second), and a read per commit cost a watching
+ * process more CPU than a worker. Real time: these wait for other processes'
+ * commits, which a virtual clock does not move.
+ */
+const HINT_GAP_MS = 5;
 /** A timer that keeps the process alive while a watch is subscribed (the store's hints and the tick do not). */
 const KEEP_ALIVE_MS = 2 ** 30;
 
@@ -84,7 +91,8 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
       let again = false;
       let stopped = false;
       let tick: TimerHandle | undefined;
-      let soon: TimerHandle | undefined;
+      let soon: NodeJS.Timeout | undefined;
+      let lastReadAt = Number.NEGATIVE_INFINITY;
       const keepAlive = setInterval(() => undefined, KEEP_ALIVE_MS);
       const emit = (rows: RecentChange[], from: ChangeCursor) => {
         // Each kind in its own order: the cursor after a change counts what came before it in both.
@@ -110,6 +118,7 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
         try {
           do {
             again = false;
+            lastReadAt = performance.now();
             const call = changes.call(store, cursor, READ, { feed: true, latencySamples: 0 });
             firstCall ??= call;
             const batch = await call;
@@ -117,18 +126,28 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
             if (cursor !== null) emit(batch.recent ?? [], cursor);
             cursor = batch.cursor;
             if (batch.more) again = true;
-            if (batch.held && soon === undefined) {
-              soon = clock.setTimeout(() => {
-                soon = undefined;
-                void read();
-              }, HELD_RETRY_MS);
-            }
+            if (batch.held) later(HELD_RETRY_MS);
           } while (again && !stopped);
         } catch (err) {
           if (!stopped) subscriber.error(err);
         } finally {
           reading = false;
         }
+      };
+      /** One read `ms` from now, unless one is already due sooner. */
+      const later = (ms: number) => {
+        if (soon !== undefined || stopped) return;
+        soon = setTimeout(() => {
+          soon = undefined;
+          void read();
+        }, ms);
+        soon.unref();
+      };
+      /** A hint that something changed: a read now, or at the end of the gap since the last. */
+      const hint = () => {
+        const wait = lastReadAt + HINT_GAP_MS - performance.now();
+        if (wait <= 0) void read();
+        else later(wait);
       };
       const armTick = () => {
         tick = clock.setTimeout(() => {
@@ -137,10 +156,10 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
         }, SAFETY_TICK_MS);
         (tick as { unref?: () => void }).unref?.();
       };
-      const own = deps.events$.subscribe(() => void read());
-      const unwatchChanges = store.watchChanges?.(() => void read());
+      const own = deps.events$.subscribe(hint);
+      const unwatchChanges = store.watchChanges?.(hint);
       // PostgreSQL notifies claim loops only of new work; finished jobs come on a notice of their own.
-      const unwatchFinished = store.watchFinished?.(() => void read());
+      const unwatchFinished = store.watchFinished?.(hint);
       armTick();
       void read();
       // "Now" is where the first call finds the store: this queue's writes wait for its answer (watch-start.ts).
@@ -151,7 +170,7 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
         unwatchChanges?.();
         unwatchFinished?.();
         if (tick !== undefined) clock.clearTimeout(tick);
-        if (soon !== undefined) clock.clearTimeout(soon);
+        if (soon !== undefined) clearTimeout(soon);
         clearInterval(keepAlive);
       };
     });
