@@ -1,6 +1,6 @@
 /** litejobs through its public API only (src/index.ts). */
 import { pino } from 'pino';
-import { createQueue, defineJob, type JobLimits, type Queue, type QueueOptions } from '../../src/index.js';
+import { createQueue, defineJob, type HandlerContext, type JobLimits, type Queue, type QueueOptions } from '../../src/index.js';
 import type { Payload, Producer, ProducerPeer } from '../lib/producer.js';
 import { removeDb, freshDbPath } from '../lib/tmp.js';
 
@@ -16,6 +16,8 @@ export interface LitejobsSettings {
   deleteOnComplete?: boolean;
   /** The job definition's `groupConcurrency`, `globalConcurrency`, `rateLimit`. */
   limits?: JobLimits;
+  /** createQueue `lease`, ms. */
+  lease?: number;
 }
 
 export interface Opened {
@@ -27,7 +29,7 @@ export interface Opened {
 /** Where a queue keeps its jobs: a SQLite file, or a schema on a PostgreSQL server. */
 export type Target = string | { connection: string; schema: string };
 
-export function openLitejobs(target: Target, s: LitejobsSettings, handler?: (payload: Payload) => unknown): Opened {
+export function openLitejobs(target: Target, s: LitejobsSettings, handler?: (payload: Payload, ctx: HandlerContext) => unknown): Opened {
   const base: QueueOptions = {
     ...(typeof target === 'string' ? { path: target } : target),
     name: 'bench',
@@ -35,6 +37,7 @@ export function openLitejobs(target: Target, s: LitejobsSettings, handler?: (pay
     ...(s.concurrency !== undefined ? { concurrency: s.concurrency } : {}),
     ...(s.prefetch !== undefined ? { prefetch: s.prefetch } : {}),
     ...(s.history !== undefined ? { history: s.history } : {}),
+    ...(s.lease !== undefined ? { lease: s.lease } : {}),
     jobs: handler ? [defineJob<Payload>({ name: JOB, handler, ...s.limits })] : [],
   };
   if (!s.deleteOnComplete) return { queue: createQueue(base) };

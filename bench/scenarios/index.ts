@@ -5,6 +5,7 @@ import { bulkScenario } from './bulk.js';
 import { composableScenario } from './composable.js';
 import { dashboardScenario } from './dashboard.js';
 import { burstScenario } from './burst.js';
+import { cancelScenario } from './cancel.js';
 import { drainScenario } from './drain.js';
 import { enqueueScenario } from './enqueue.js';
 import { httpScenario } from './http.js';
@@ -16,4 +17,4 @@ import { memoryScenario } from './memory.js';
 import { multiHostScenario } from './multi-host.js';
 import { telemetryScenario } from './telemetry.js';
 
-export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, telemetryScenario, limitsScenario, composableScenario, latencyScenario, multiHostScenario, httpScenario, batchesScenario, dashboardScenario, largeScenario, memoryScenario, machineScenario];
+export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, telemetryScenario, limitsScenario, composableScenario, latencyScenario, cancelScenario, multiHostScenario, httpScenario, batchesScenario, dashboardScenario, largeScenario, memoryScenario, machineScenario];
