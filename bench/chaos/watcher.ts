@@ -16,7 +16,7 @@ import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:f
 import { pino } from 'pino';
 import { queueTarget } from '../../src/cli/open-queue.js';
 import { createQueue } from '../../src/index.js';
-import { type WatcherConfig } from './options.js';
+import type { WatcherConfig } from './options.js';
 import { exitWithParent } from './parent-watch.js';
 import { lastFeedCursor } from './feed-log.js';
 

@@ -43,7 +43,7 @@ import { createQueue, type HandlerContext } from '../../src/index.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createVirtualClock } from '../../src/lib/virtual-clock.js';
 import type { LeasedJob, NewFlowNode, Store } from '../../src/store/store.js';
-import { type ModelOp } from '../helpers/model-alphabet.js';
+import type { ModelOp } from '../helpers/model-alphabet.js';
 import { createLiveFeed } from '../helpers/model-feed.js';
 import { createRunLog, type RunLog } from '../helpers/model-runs.js';
 import { historyViolations, type JobRow, type History } from '../helpers/model-history.js';
