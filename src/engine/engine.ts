@@ -50,6 +50,7 @@ export interface EngineDeps {
 export type WorkerStore = Pick<
   Store,
   | 'claim'
+  | 'get'
   | 'held'
   | 'heartbeat'
   | 'progress'

@@ -273,10 +273,13 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
       const live = [...runs].filter((run) => !run.returned && !run.abortable.aborted);
       if (live.length === 0) return;
       const held = await engine.worker.held(live.map((run) => ({ id: run.job.id, token: run.job.leaseToken })));
-      live.forEach((run, i) => {
-        if (held[i] || run.returned || !runs.has(run)) return;
+      const moved = live.filter((_, i) => !held[i]);
+      // Moved on by a caller (the row keeps this run's token as its hold): 'cancel'; taken by another claim: 'lease'.
+      const rows = await Promise.all(moved.map((run) => engine.worker.get(run.job.id)));
+      moved.forEach((run, i) => {
+        if (run.returned || !runs.has(run)) return;
         run.leaseGone = true;
-        abortRun(run, 'cancel');
+        abortRun(run, rows[i]?.leaseToken === run.job.leaseToken ? 'cancel' : 'lease');
       });
     },
     isRunning: (jobId) => byJob.has(jobId),
