@@ -37,7 +37,7 @@ const NUDGE_EVERY_MS = 20;
 const NUDGE = 'nudge';
 /**
  * Between samples: longer than the worker's gap between two reads of its
- * running jobs (consumer.ts), so that each cancel meets a worker that has not
+ * running jobs (moved-check.ts), so that each cancel meets a worker that has not
  * just read them, as a lone cancel does; back to back, a sample mostly
  * measures that gap.
  */

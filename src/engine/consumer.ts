@@ -20,6 +20,7 @@ import { createPool, type WorkerInfo } from './pool.js';
 import { createProcessRegistry, heartbeatEvery } from './process-registry.js';
 import { createRateStarts } from './rate-starts.js';
 import { createStartCheck } from './start-check.js';
+import { createMovedCheck } from './moved-check.js';
 import { createScheduler } from './scheduler.js';
 import { createThreadPool } from './threads/thread-pool.js';
 import { expireLeases, promoteDue, releaseExpiredHolds } from './sweeps.js';
@@ -50,10 +51,6 @@ export interface Consumer {
   stuck(): number;
 }
 
-/** Reads of whether running jobs were moved on elsewhere, at most one per this many ms (each store hint asks for one). */
-const MOVED_CHECK_GAP_MS = 25;
-/** Reads of the whole buffer (up to ~1,000 leases) on those hints, at most one per this many ms. */
-const BUFFER_CHECK_GAP_MS = 250;
 /** Rows deleted per retention transaction: small, so the claim loop is never held up long. */
 const PURGE_BATCH = 500;
 const RETENTION_EVERY_MS = 5000;
@@ -131,57 +128,8 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     if (failures.length > 0) throw failures[0];
   };
   const stops: Array<() => void> = [];
-  /**
-   * A cancel (or any move) another process commits reaches this process's
-   * running handlers at the store's hint of it (SQLite: the WAL watch;
-   * PostgreSQL: the notifications of new work and of finished jobs), not at
-   * their next lease renewal: one read of the running jobs, hints that come
-   * meanwhile folded into the next, at most one read per MOVED_CHECK_GAP_MS.
-   * Jobs claimed ahead of time are read too: one moved on leaves the buffer
-   * and gives its hold back at once, so another process may run it again.
-   */
-  let checking = false;
-  let checkAgain = false;
-  let lastCheck = Number.NEGATIVE_INFINITY;
-  let bufferCheckedAt = Number.NEGATIVE_INFINITY;
-  const checkBuffered = async (): Promise<void> => {
-    const waiting = buffer.waiting();
-    const sentAt = clock.now();
-    if (waiting.length === 0 || sentAt - bufferCheckedAt < BUFFER_CHECK_GAP_MS) return;
-    bufferCheckedAt = sentAt;
-    const held = await store.held(waiting.map((job) => ({ id: job.id, token: job.leaseToken })));
-    // Those still held count as confirmed for their start (start-check.ts): no read of their own then.
-    startCheck.confirm(waiting.filter((_, i) => held[i]), sentAt);
-    waiting.forEach((job, i) => {
-      // Still waiting under the lease that was read (not taken by a worker, nor claimed again meanwhile).
-      if (held[i] || !buffer.waiting().includes(job)) return;
-      const gone = buffer.drop(job.id);
-      if (gone) dropped(gone);
-    });
-  };
-  const checkMoved = (): void => {
-    if (run.running() === 0 && buffer.size() === 0) return;
-    if (checking) {
-      checkAgain = true;
-      return;
-    }
-    checking = true;
-    const wait = lastCheck + MOVED_CHECK_GAP_MS - clock.now();
-    const go = () => {
-      lastCheck = clock.now();
-      Promise.all([run.checkMoved(), checkBuffered()])
-        .catch((err: unknown) => void outage.failed('reading whether running jobs were cancelled', err))
-        .finally(() => {
-          checking = false;
-          if (checkAgain) {
-            checkAgain = false;
-            checkMoved();
-          }
-        });
-    };
-    if (wait > 0) clock.setTimeout(go, wait);
-    else go();
-  };
+  // Moves other processes made, heard at the store's hints (moved-check.ts).
+  const checkMoved = createMovedCheck({ store, clock, run, buffer, startCheck, dropped, failed: (err) => void outage.failed('reading whether running jobs were cancelled', err) });
   /** The lease sweep made at start: stop() waits for it, as for a pass under way. */
   let firstSweep: Promise<void> = Promise.resolve();
   let readySubscription: Subscription | undefined;
