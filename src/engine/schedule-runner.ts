@@ -51,16 +51,22 @@ export function createScheduleRunner(engine: Engine, jobNames: ReadonlySet<strin
    * on from here even when the stored last slot is later: a process that
    * started meanwhile may have recorded slots it took as missed (and, under
    * 'skip' or 'one', gave up) that this one, running then, fires as due. Its
-   * inserts for slots another process fired meet their keys.
+   * inserts for slots another process fired meet their keys. Only while the
+   * schedule is the one it handled: once its expression or zone changed, the
+   * stored last slot is the floor (a change keeps it, so the past is never
+   * fired again; below it lie slots of the new expression that no process
+   * ever owed).
    */
-  let handled = new Map<string, number>();
+  let handled = new Map<string, { slot: number; cron: string; tz: string | null }>();
 
   const fireOne = async (s: ScheduleRecord, now: number): Promise<number | null> => {
     const spec = { cron: s.cron, tz: s.tz };
     const missed = (MISSED_POLICIES as readonly string[]).includes(s.missed) ? (s.missed as MissedPolicy) : DEFAULT_MISSED;
     const stored = s.lastSlot ?? s.createdAt;
     // Before its first pass, this process has run the schedule since it started.
-    const own = Math.max(handled.get(s.name) ?? runningSince - 1, s.createdAt);
+    const mine = handled.get(s.name);
+    const same = mine === undefined || (mine.cron === s.cron && mine.tz === s.tz);
+    const own = same ? Math.max(mine?.slot ?? runningSince - 1, s.createdAt) : stored;
     const plan = planFiring(spec, { after: Math.min(stored, own), now, runningSince, missed });
     if (plan.handled === null) return nextSlot(spec, now);
     const payload: unknown = plan.fire.length > 0 ? JSON.parse(s.payload) : undefined;
@@ -74,7 +80,7 @@ export function createScheduleRunner(engine: Engine, jobNames: ReadonlySet<strin
     }
     const created = results.filter((r) => r.created).length;
     if (created > 0) logger.debug({ job: s.name, created, slots: plan.fire.length }, 'schedule fired');
-    handled.set(s.name, plan.handled);
+    handled.set(s.name, { slot: plan.handled, cron: s.cron, tz: s.tz });
     return nextSlot(spec, now);
   };
 

@@ -222,5 +222,25 @@ describe('which queues fire a schedule', () => {
       await store.close();
     }
   });
-});
 
+  it('a changed schedule never fires a slot older than the last one fired, even one this process had not reached yet', async () => {
+    const clock = createVirtualClock(START);
+    const q = fx.open({ clock, pollInterval: 1000, jobs: [defineJob({ name: 'tock', handler: () => 'ok' })] });
+    await q.schedule('tock', '*/2 * * * * *');
+    await q.start();
+    const at = (s: number) => Date.parse('2026-06-01T00:00:00Z') + s * 1000;
+    await clock.advance(at(2) + 100 - clock.now());
+    await until(clock, async () => (await jobsOf('tock')).length === 1, 'the job of slot 2');
+    // Another process, its clock ahead, fired slot 4 already (this one has handled slot 2 only).
+    await fx.sql('UPDATE schedules SET last_slot = ? WHERE name = ?', [at(4), 'tock']);
+    await clock.advance(1000); // 00:00:03.6: no slot of the old expression is due here
+    // The schedule changes to every second: slot 3, of the new expression, is older than the last slot fired.
+    await q.schedule('tock', '* * * * * *');
+    for (let second = 4; second <= 7; second++) {
+      await clock.advance(at(second) + 100 - clock.now());
+      if (second > 4) await until(clock, async () => (await jobsOf('tock')).some((r) => r.run_at === at(second)), `the job of slot ${second}`);
+    }
+    const slots = (await jobsOf('tock')).map((r) => (r.run_at - at(0)) / 1000);
+    expect(slots).toEqual([2, 5, 6, 7]);
+  });
+});
