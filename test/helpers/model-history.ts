@@ -8,7 +8,7 @@
  * run started under a claim the history records; no job is held under two
  * leases at once; at the end, every job has finished and holds no lease.
  */
-import { JobEventType } from '../../machines/job.machine.js';
+import { JobEventType, RUNTIME_EVENTS } from '../../machines/job.machine.js';
 import type { MachineRegistry } from '../../src/engine/machine-registry.js';
 import { fromContext } from '../../src/engine/machine-registry.js';
 import { leaseViolations, type HistoryRow } from './lease-history.js';
@@ -63,8 +63,9 @@ export function historyViolations(f: HistoryFacts): string[] {
         if (failedAt && Number(h.at) < failedAt.at + failedAt.wait) out.push(`${where}: claimed at +${Number(h.at) - failedAt.at} ms after its failure, backoff ${failedAt.wait} ms`);
         failedAt = null;
       }
-      // A caller moved the job on from its backoff (promote, cancel, then run again …): the backoff no longer stands.
-      if (h.from_state === 'failed' && !h.event.startsWith('xstate.after')) failedAt = null;
+      // A caller's move after the failure (promote, update, cancel, then run again …) sets the job's time
+      // itself, on its own clock: the backoff no longer stands (the due promotion is the machine's, it keeps it).
+      if (!RUNTIME_EVENTS.includes(h.event) && !h.event.startsWith('xstate.after')) failedAt = null;
       // An attempt given back (released, parked asleep, retried later), or a fresh set of attempts (retry, run again, a custom reset).
       if (context.attempts > step.context.attempts) spent = h.from_state === 'processing' && step.context.attempts === context.attempts - 1 ? spent - 1 : step.context.attempts;
       if (spent > f.attempts) out.push(`${where}: ${spent} attempts spent, the policy allows ${f.attempts}`);
