@@ -6,7 +6,7 @@
  * from any cursor it was given reads exactly what followed, of what is
  * still there.
  */
-import type { ChangeCursor, RecentChange, Store } from '../../src/store/store.js';
+import type { ChangeBatch, ChangeCursor, RecentChange, Store } from '../../src/store/store.js';
 
 /** Small pages: a backlog always spans several reads. */
 const PAGE = 4;
@@ -21,20 +21,27 @@ export interface FeedEntry {
 
 const keyOf = (c: RecentChange) => (c.from === null && c.event === 'job.enqueue' ? `j${c.seq}` : `h${c.seq}`);
 
+/** One page from `cursor`: its changes, each with the cursor that resumes after it, and the batch. */
+async function page(store: Store, cursor: ChangeCursor): Promise<{ entries: FeedEntry[]; batch: ChangeBatch }> {
+  const batch = await store.changes!(cursor, PAGE, { feed: true, latencySamples: 0 });
+  let { jobId, historyId } = cursor;
+  const entries = batch.recent.map((c) => {
+    if (keyOf(c).startsWith('j')) jobId = Math.max(jobId, Number(c.seq));
+    else historyId = Math.max(historyId, Number(c.seq));
+    return { key: keyOf(c), job: Number(c.id), after: { jobId, historyId } };
+  });
+  return { entries, batch };
+}
+
 /** Reads from `cursor` to the end, in pages; the changes and where the reader stands. */
 export async function readFeed(store: Store, from: ChangeCursor): Promise<{ entries: FeedEntry[]; cursor: ChangeCursor }> {
   const entries: FeedEntry[] = [];
   let cursor = from;
   for (let more = true; more; ) {
-    const batch = await store.changes!(cursor, PAGE, { feed: true, latencySamples: 0 });
-    let { jobId, historyId } = cursor;
-    for (const c of batch.recent) {
-      if (keyOf(c).startsWith('j')) jobId = Math.max(jobId, Number(c.seq));
-      else historyId = Math.max(historyId, Number(c.seq));
-      entries.push({ key: keyOf(c), job: Number(c.id), after: { jobId, historyId } });
-    }
-    cursor = batch.cursor;
-    more = batch.more || batch.held === true;
+    const read = await page(store, cursor);
+    entries.push(...read.entries);
+    cursor = read.batch.cursor;
+    more = read.batch.more || read.batch.held === true;
   }
   return { entries, cursor };
 }
@@ -57,14 +64,9 @@ export function createLiveFeed(): LiveFeed {
       if (reading) return;
       reading = true;
       try {
-        const batch = await store.changes!(cursor, PAGE, { feed: true, latencySamples: 0 });
-        let { jobId, historyId } = cursor;
-        for (const c of batch.recent) {
-          if (keyOf(c).startsWith('j')) jobId = Math.max(jobId, Number(c.seq));
-          else historyId = Math.max(historyId, Number(c.seq));
-          seen.push({ key: keyOf(c), job: Number(c.id), after: { jobId, historyId } });
-        }
-        cursor = batch.cursor;
+        const read = await page(store, cursor);
+        seen.push(...read.entries);
+        cursor = read.batch.cursor;
       } finally {
         reading = false;
       }
