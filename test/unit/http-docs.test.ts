@@ -1,8 +1,7 @@
 /** docs/reference/http.md has a heading for every route the plugin registers, and no heading for a route it does not. */
-import Fastify from 'fastify';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { litejobsHttp } from '../../src/http/index.js';
+import { httpRoutes } from '../helpers/http-routes.js';
 import { createQueue } from '../../src/index.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
@@ -12,18 +11,12 @@ const documented = [...page.matchAll(/^### `(GET|POST|PUT|PATCH|DELETE) (\S+)`$/
 
 describe('docs/reference/http.md', () => {
   it('documents exactly the routes the plugin serves', async () => {
-    const routes: string[] = [];
-    const app = Fastify();
-    app.addHook('onRoute', (r) => {
-      for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push(`${method} ${r.url}`);
-    });
     const db = tempDbPath();
     const queue = createQueue({ path: db.path, logger: silentLogger });
+    let routes: string[];
     try {
-      await app.register(litejobsHttp, { queue });
-      await app.ready();
+      routes = await httpRoutes(queue);
     } finally {
-      await app.close();
       await queue.close();
       db.cleanup();
     }

@@ -4,10 +4,9 @@
  * (test/helpers/model-alphabet.ts), with an operation the model runs, and the
  * alphabet names nothing that no longer exists.
  */
-import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
-import { litejobsHttp } from '../../src/http/index.js';
+import { httpRoutes } from '../helpers/http-routes.js';
 import { createQueue } from '../../src/index.js';
 import { CLI_COMMANDS, HTTP_ROUTES, MODEL_OPS, QUEUE_METHODS } from '../helpers/model-alphabet.js';
 import { silentLogger } from '../helpers/silent-logger.js';
@@ -24,16 +23,10 @@ describe("the model check's alphabet", () => {
     for (let o: object | null = queue; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
       for (const key of Object.getOwnPropertyNames(o)) if (key !== 'constructor' && typeof (queue as unknown as Record<string, unknown>)[key] === 'function') methods.add(key);
     }
-    const routes: string[] = [];
-    const app = Fastify();
-    app.addHook('onRoute', (r) => {
-      for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push(`${method} ${r.url}`);
-    });
+    let routes: string[];
     try {
-      await app.register(litejobsHttp, { queue });
-      await app.ready();
+      routes = await httpRoutes(queue);
     } finally {
-      await app.close();
       await queue.close();
       db.cleanup();
     }
