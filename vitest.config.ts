@@ -33,6 +33,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/enqueue.unique.test.ts',
   'test/integration/flows.test.ts',
   'test/integration/groups.limits.test.ts',
+  'test/integration/limits.clock-skew.test.ts',
   'test/integration/handler.outcomes.test.ts',
   'test/integration/history.candidate.test.ts',
   'test/integration/job-actions.test.ts',

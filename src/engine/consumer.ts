@@ -18,7 +18,7 @@ import type { AbortReason } from './job-runner.js';
 import { deletesByAge } from './options.js';
 import { createPool, type WorkerInfo } from './pool.js';
 import { createProcessRegistry, heartbeatEvery } from './process-registry.js';
-import { createRateStarts } from './rate-starts.js';
+import { claimTerms, createRateStarts, isLate, startWithinMs } from './rate-starts.js';
 import { createStartCheck } from './start-check.js';
 import { createMovedCheck } from './moved-check.js';
 import { createScheduler } from './scheduler.js';
@@ -105,9 +105,12 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
   });
   const run = executor;
   const rateStarts = createRateStarts(limits);
+  const startWithin = startWithinMs(limits);
   const pool = createPool(o.concurrency, o.ownerId, () => buffer.take(), async (job, workerId) => {
-    if (await startCheck(job)) await run.run(job, workerId);
-    else dropped(job);
+    if (!(await startCheck(job))) return dropped(job);
+    // Its start deadline passed while the check read (rate-starts.ts): its token no longer covers a start.
+    if (isLate(job, clock.now())) return void giveBack(job, { runAt: clock.now(), retryUnavailable: true }).catch((err: unknown) => void outage.failed('handing back jobs claimed ahead (late)', err));
+    await run.run(job, workerId);
   });
   const abort = (jobId: number, reason: AbortReason): boolean => {
     const waiting = buffer.drop(jobId);
@@ -147,7 +150,12 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
 
   // Other processes' RateLimitedError pauses, read while claimed jobs wait to start.
   const pauseReads = createPauseReads(clock, outage, () => buffer.size(), async () => {
-    pauses.refresh(await store.pauses(clock.now()), clock.now());
+    // Written on the database's clock (record-outcome.ts): their ends as this process's clock.
+    const read = await store.pauses((await engine.time.now()).lo);
+    pauses.refresh(
+      read.map((p) => ({ ...p, until: engine.time.toLocal(p.until) })),
+      clock.now(),
+    );
     buffer.handBackPaused();
   });
 
@@ -184,15 +192,17 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     // Above the low-water mark the buffer is full enough: `hungry$` asks again.
     freeSlots: () => buffer.freeSlots(pool.busy()),
     claim: async (limit) => {
-      // Rate-limited jobs only for workers idle now: a rate counts claims (see ClaimRequest.startNow).
+      // Rate-limited jobs only for workers idle now, while a limit binds (rate-starts.ts).
       const startNow = buffer.idleWorkers(pool.busy());
       const now = clock.now();
       const request = { names, limit, owner: o.ownerId, leaseMs: o.leaseMs, now, rule: registry.claimRule };
-      const asked = rateStarts.request(now);
       buffer.claiming();
       let result: ClaimResult | undefined;
       try {
-        result = await store.claim(limits.size > 0 ? { ...request, limits, startNow, ...asked } : request);
+        // Pauses (any name's) and rate limits on the database's clock; every rate-limited job starts within `startWithin`.
+        result = await store.claim({ ...request, ...(await claimTerms(engine.time, limits, { startWithin, ahead: rateStarts.ahead(now), startNow })) });
+        // The time the claim comes back for held-back jobs is the database's: as this process's clock.
+        if (result.heldBack?.until != null) result = { ...result, heldBack: { ...result.heldBack, until: engine.time.toLocal(result.heldBack.until) } };
       } finally {
         buffer.claimed(result, limit, now);
       }

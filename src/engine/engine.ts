@@ -28,6 +28,7 @@ import type { ResolvedRetention } from './options.js';
 import { createEnqueuePaths } from './enqueue-paths.js';
 import { createTracing, type Tracing } from '../telemetry/tracing.js';
 import { createHoldRelease, type ReleaseHold } from './run-holds.js';
+import { createSharedTime, type SharedTime } from './shared-time.js';
 
 export interface EngineDeps {
   store: Store;
@@ -85,6 +86,8 @@ export interface Engine {
   /** The facade's reads and controls of the store (queue.getJob, stats, pause …). */
   readonly inspect: Inspection;
   readonly clock: Clock;
+  /** The database's clock, read through `clock`: the clock of rate limits, pauses and throttle windows (shared-time.ts). */
+  readonly time: SharedTime;
   readonly logger: Logger;
   /** Spans of enqueues and attempts (off unless an OpenTelemetry SDK is registered). */
   readonly tracing: Tracing;
@@ -235,7 +238,8 @@ export function createEngine(deps: EngineDeps): Engine {
   };
 
   const tracing = deps.tracing ?? createTracing(false);
-  const paths = createEnqueuePaths({ store, clock, tracing, afterInsert, closed: () => closed });
+  const time = createSharedTime(clock, store, logger);
+  const paths = createEnqueuePaths({ store, clock, time, tracing, afterInsert, closed: () => closed });
   const newJob = createNewJob(registry, definitions, deps.maxPayloadBytes);
 
   const flush = async () => {
@@ -246,8 +250,9 @@ export function createEngine(deps: EngineDeps): Engine {
   return {
     store,
     worker: store,
-    inspect: createInspection(store, clock),
+    inspect: createInspection(store, clock, time),
     clock,
+    time,
     logger,
     tracing,
     registry,

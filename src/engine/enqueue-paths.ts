@@ -11,6 +11,7 @@ import type { Clock } from '../lib/clock.js';
 import type { CallerClient, FlowInsertResult, InsertResult, NewFlowNode, NewJob, ScheduleRecord, Store } from '../store/store.js';
 import { inserted, type SendInfo, type Tracing } from '../telemetry/tracing.js';
 import { NotSupportedError, ValidationError } from '../errors.js';
+import type { DatabaseTime, SharedTime } from './shared-time.js';
 
 export const SYNC_NOT_SUPPORTED = 'enqueueSync: this store cannot write synchronously; on PostgreSQL, enqueue inside your transaction with enqueue(name, payload, { client })';
 
@@ -28,6 +29,8 @@ export interface EnqueuePaths {
 export interface EnqueueDeps {
   store: Store;
   clock: Clock;
+  /** The database's clock: throttle windows are kept on it. */
+  time: SharedTime;
   tracing: Tracing;
   /** After a commit: wake for and announce the jobs written (`announceCreated` false while the commit is not known). */
   afterInsert(jobs: readonly NewJob[], results: readonly InsertResult[], at: number, announceCreated?: boolean): void;
@@ -46,11 +49,22 @@ function flowIds(r: FlowInsertResult, out: Array<{ id: number; created: boolean 
 }
 
 export function createEnqueuePaths(deps: EnqueueDeps): EnqueuePaths {
-  const { store, clock, tracing, afterInsert } = deps;
+  const { store, clock, time, tracing, afterInsert } = deps;
+
+  /**
+   * Throttle windows on the database's clock (shared-time.ts), so that one
+   * host's window is not cut short by another's clock: opened at the latest
+   * time the database's clock may read, found ended at the earliest.
+   */
+  const windowsOn = (jobs: readonly NewJob[], t: DatabaseTime): readonly NewJob[] =>
+    jobs.map((job) => (job.unique?.windowMs === undefined ? job : { ...job, unique: { ...job.unique, until: t.hi + job.unique.windowMs, clockAt: t.lo } }));
+  const throttled = (jobs: readonly NewJob[]) => jobs.some((job) => job.unique?.windowMs !== undefined);
+  const stamped = async (jobs: readonly NewJob[]) => (throttled(jobs) ? windowsOn(jobs, await time.now()) : jobs);
 
   const insertBatch = async (jobs: readonly NewJob[]): Promise<InsertResult[]> => {
+    const rows = await stamped(jobs);
     const at = clock.now();
-    const results = await store.insert(jobs, at);
+    const results = await store.insert(rows, at);
     afterInsert(jobs, results, at);
     return results;
   };
@@ -78,12 +92,12 @@ export function createEnqueuePaths(deps: EnqueueDeps): EnqueuePaths {
     if (!store.insertVia) throw new ValidationError("enqueue client: only a queue on PostgreSQL writes through the caller's own client");
     // No enqueue events and no wake-up here: the caller may yet roll back. Its commit
     // delivers the store's change notification, which wakes this process's claim loop too.
-    return store.insertVia(client, jobs, clock.now());
+    return stamped(jobs).then((rows) => store.insertVia!(client, rows, clock.now()));
   };
 
   const sync = (jobs: readonly NewJob[]): InsertResult[] => {
     const at = clock.now();
-    const { results, committed } = store.insertSync!(jobs, at);
+    const { results, committed } = store.insertSync!(throttled(jobs) ? windowsOn(jobs, time.nowSync()) : jobs, at);
     // Woken after the caller's code, never inside it: a claim now would meet the application's
     // own write lock. Jobs whose commit is not known yet get no enqueue event (they may roll
     // back); a wake for jobs that rolled back only finds nothing to claim.

@@ -39,6 +39,9 @@ const slotSpec = (job: LeasedJob): { slot?: number } => {
   return slot === null ? {} : { slot };
 };
 
+/** A rate-limited job's start deadline (rate-starts.ts `isLate`) as the thread's clock, Date.now(), reads it. */
+const notAfter = (job: LeasedJob, now: number): { notAfter?: number } => (job.startBy === undefined ? {} : { notAfter: Date.now() + (job.startBy - 1 - now) });
+
 /** Children read per query by ctx.children(). */
 const CHILDREN_PAGE = 1000;
 
@@ -179,7 +182,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
     const { job, workerId, abortable } = run;
     let log: typeof logger | undefined;
     const out: ThreadOutcome = await o.threads!.run(
-      { module, payload: job.payload, jobId: job.id, name: job.name, attempt: job.attempts, workerId, ...slotSpec(job), ...(run.span ? { trace: run.span.carrier } : {}) },
+      { module, payload: job.payload, jobId: job.id, name: job.name, attempt: job.attempts, workerId, ...slotSpec(job), ...(run.span ? { trace: run.span.carrier } : {}), ...notAfter(job, clock.now()) },
       {
         heartbeat: () => extend(job, abortable),
         progress: (value) => engine.worker.progress(job.id, job.leaseToken, value),

@@ -14,6 +14,7 @@ import type { BackupProgress, HistoryEntry, JobRecord, ListFilter, NameLimits, Q
 import type { WhereClause } from '../store/where.js';
 import { readJobLogs, type JobLogs, type LogsOptions } from './job-logs.js';
 import { limitsView, type LimitsView } from './limits-view.js';
+import type { SharedTime } from './shared-time.js';
 import { checkInteger } from './validate.js';
 
 /** Dead jobs read (and retried) per page by retryDead. */
@@ -46,7 +47,7 @@ export interface Inspection {
   diagnose(integrity: boolean): Promise<StoreDiagnostics>;
 }
 
-export function createInspection(store: Store, clock: Clock): Inspection {
+export function createInspection(store: Store, clock: Clock, time: Pick<SharedTime, 'now'>): Inspection {
   return {
     async job(id) {
       checkInteger('job id', id, 1);
@@ -83,7 +84,8 @@ export function createInspection(store: Store, clock: Clock): Inspection {
     },
     setPaused: (name, paused) => store.setPaused(name, paused, clock.now()),
     setGroupConcurrency: (group, concurrency) => store.setGroupConcurrency(group, concurrency, clock.now()),
-    limits: (limits) => limitsView(store, limits, clock.now()),
+    // Tokens and pauses are on the database's clock (shared-time.ts).
+    limits: async (limits) => limitsView(store, limits, (await time.now()).lo),
     backup: (destination, onProgress) => store.backup(destination, onProgress),
     ping: () => store.ping(),
     diagnose: (integrity) => store.diagnose({ integrity, now: clock.now() }),

@@ -19,7 +19,9 @@ export type Outcome =
   | { kind: 'completed'; result: string | undefined }
   | { kind: 'failed'; error: ErrorInfo }
   /** Stopped by shutdown (release, no attempt spent), cancel or a lost lease (nothing to write). */
-  | { kind: 'aborted'; reason: AbortReason };
+  | { kind: 'aborted'; reason: AbortReason }
+  /** Never called: a rate-limited job past its start deadline when its thread got to it (release, no attempt spent). */
+  | { kind: 'late' };
 
 const MAX_STACK = 4000;
 /** Bounds on the HTTP response kept from an error: it is stored on every history row. */

@@ -53,7 +53,9 @@ export function createOutcomeRecorder(engine: WorkerEngine, o: OutcomeRecorderOp
     // This process's jobs of the name or group claimed ahead of time must not start either (rate-pauses.ts).
     o.onRateLimited?.({ kind, key, until: at + delay });
     try {
-      await engine.worker.pauseLimit(kind, key, at + delay, at);
+      // On the database's clock, where every process reads it (shared-time.ts): it lasts `delay` on all of them.
+      const t = await engine.time.now();
+      await engine.worker.pauseLimit(kind, key, t.hi + delay, t.lo);
       logger.info({ jobId: job.id, job: job.name, [kind]: key, delayMs: delay }, `rate limited: ${kind} paused`);
     } catch (err) {
       // The job itself still waits out the delay.
@@ -108,6 +110,9 @@ export function createOutcomeRecorder(engine: WorkerEngine, o: OutcomeRecorderOp
         span?.end({ event: JobEventType.release, ...(r.accepted && r.committed ? { to: r.to, runAt: r.runAt } : {}), rateLimited: outcome.error.rateLimited });
       } else if (outcome.kind === 'failed') {
         traced(JobEventType.fail, await apply(job, { type: JobEventType.fail, error: outcome.error, random: Math.random() }, extra), outcome.error);
+      } else if (outcome.kind === 'late') {
+        // Its start deadline passed before a thread called its handler: back to pending, unstarted (rate-starts.ts).
+        traced(JobEventType.release, await apply(job, { type: JobEventType.release }, { ...extra, runAt: clock.now() }));
       } else if (outcome.reason === 'shutdown') {
         // Put it back without spending an attempt.
         traced(JobEventType.release, await apply(job, { type: JobEventType.release }, extra));

@@ -89,7 +89,8 @@ export function checkUniqueOptions(options: GuardInput, now: number): { guard: U
   rejectUnknownOptions(`enqueue ${kind}`, w, WINDOW_KEYS);
   const key = checkString(`enqueue ${kind}.key`, w.key, MAX_KEY);
   const ms = checkInteger(`enqueue ${kind}.ms`, w.ms, 1, MAX_WINDOW_MS);
-  if (kind === 'throttle') return { guard: { kind, key, span: UniqueSpan.always, until: now + ms } };
+  // The enqueue puts the window on the database's clock (enqueue-paths.ts): `until` is set again there.
+  if (kind === 'throttle') return { guard: { kind, key, span: UniqueSpan.always, until: now + ms, windowMs: ms } };
   if (options.delay !== undefined || options.runAt !== undefined) {
     throw new ValidationError('enqueue: debounce sets the run time (now + ms): give no delay or runAt with it');
   }

@@ -14,6 +14,14 @@ export interface Clock {
   /** Calls `fn` once after `ms` (clamped to what a timer can hold). */
   setTimeout(fn: () => void, ms: number): TimerHandle;
   clearTimeout(handle: TimerHandle): void;
+  /**
+   * A clock that every process of a test reads (`createVirtualClock`): the
+   * windows processes share (rate limits, RateLimitedError pauses, throttle
+   * windows) follow it as it is. Any other clock is taken as a host's, and
+   * those windows follow the database's clock instead, read through it
+   * (engine/shared-time.ts).
+   */
+  readonly virtual?: boolean;
 }
 
 /**

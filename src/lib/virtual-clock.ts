@@ -11,6 +11,8 @@
 import type { Clock, TimerHandle } from './clock.js';
 
 export interface VirtualClock extends Clock {
+  /** Every process of the test reads it: shared windows follow it as it is (Clock `virtual`). */
+  readonly virtual: true;
   /** Moves time forward by `ms`, firing every timer that comes due on the way. */
   advance(ms: number): Promise<void>;
   /** Timers armed and not yet fired or cleared. */
@@ -38,6 +40,7 @@ export function createVirtualClock(start = 0): VirtualClock {
     return best;
   };
   return {
+    virtual: true,
     now: () => t,
     setTimeout(fn, ms) {
       const timer: Timer = { at: t + Math.max(0, Number.isFinite(ms) ? ms : 0), seq: seq++, fn };

@@ -13,16 +13,23 @@
  * than `max` claims (a classic refilling bucket lets twice that through a
  * window that straddles a full bucket and its refill).
  *
- * A claim may also take rate-limited jobs for a prefetch buffer (`holdMs`),
- * past the first `startNow` jobs, which idle workers take: the claimer starts each
- * within `holdMs` of the claim's `now` or hands it back, and their spend is
- * stamped at that deadline, so the token comes back
- * `perMs` after the latest moment its job could start. Tokens are counted
- * as held from the claim until their stamp plus `perMs` (a stamp may lie
- * ahead of a later claim's clock). Then no window of `perMs` holds more than
- * `max` starts either: of the jobs starting in one window, the last claimed
- * saw every other's token held (each was claimed before it, and comes back
- * no sooner than a window after its own start).
+ * What a rate promises is starts, and a job starts after its claim: a token
+ * stamped at the claim would come back `perMs` after it, sooner than `perMs`
+ * after a start that came late (a claim answered late, a busy event loop),
+ * and the next window's jobs would start within `perMs` of it. So the
+ * claimer gives every rate-limited job a start deadline and hands back
+ * unstarted those that miss it, and their spends are stamped at the
+ * deadline (`stampAt`, on the database's clock: engine/shared-time.ts).
+ * Tokens are counted as held from the claim until their stamp plus `perMs`
+ * (a stamp may lie ahead of a later claim's clock). Then no window of
+ * `perMs` holds more than `max` starts: of the jobs starting in one window,
+ * the last claimed saw every other's token held (each was claimed before it,
+ * and comes back no sooner than a window after its own start).
+ *
+ * While no limit binds, a claim may also take rate-limited jobs for a
+ * prefetch buffer (`ahead`), past the first `startNow` jobs, which idle
+ * workers take; once one binds, only idle workers take them, so no token
+ * waits in a buffer.
  */
 import type { LimitKind, NameLimits, RateLimitRule } from './store.js';
 
@@ -56,10 +63,13 @@ export interface BucketRef {
 
 export interface SelectInput<C extends Candidate> {
   limit: number;
-  /** Workers idle now: they take the first `startNow` jobs of the claim (in claim order). Rate-limited jobs only there, unless `holdMs` is set. */
+  /** Workers idle now: they take the first `startNow` jobs of the claim (in claim order). Rate-limited jobs only there, unless `ahead`. */
   startNow: number;
-  /** Rate-limited jobs up to `limit`, each started within this long of `now` by the claimer (their spends are stamped then). */
-  holdMs?: number;
+  /** Rate-limited jobs up to `limit`, for a prefetch buffer too. */
+  ahead: boolean;
+  /** No earlier than when the last rate-limited job taken may start, on the database's clock: their spends are stamped there. */
+  stampAt: number;
+  /** No later than the database's time as the claim reads: tokens back and pauses ended by it count. */
   now: number;
   limits: ReadonlyMap<string, NameLimits>;
   running: readonly RunningCount[];
@@ -82,8 +92,8 @@ export interface Selection<C extends Candidate> {
   /** The last group of the walk a job was taken from: the next claim's walk starts after it. */
   lastGroup: string | undefined;
   heldBack: HeldBack | undefined;
-  /** The rate-limited jobs taken under the hold (past `startNow`): each must start before `now + holdMs` or go back unstarted. */
-  held: ReadonlySet<number>;
+  /** The rate-limited jobs taken: each must start before `stampAt` or go back unstarted. */
+  rated: ReadonlySet<number>;
 }
 
 /** Due jobs a claim left behind for a limit; `tokensOut`: some for lack of a rate-limit token. */
@@ -113,15 +123,15 @@ export function tokens(spent: Spent | undefined, rule: RateLimitRule, now: numbe
 }
 
 /**
- * The log without the spends that came back, plus `n` stamped at `now +
- * holdMs`, or at the latest stamp when that is later: claims may commit out
- * of the order of their clocks (a PostgreSQL claim reads its time before it
- * waits for the lock), and the log stays in stamp order.
+ * The log without the spends that came back, plus `n` stamped at `stampAt`,
+ * or at the latest stamp when that is later: claims may commit out of the
+ * order of their clocks (a PostgreSQL claim reads its time before it waits
+ * for the lock), and the log stays in stamp order.
  */
-export function spend(spent: Spent | undefined, rule: RateLimitRule, now: number, n: number, holdMs = 0): Spent {
+export function spend(spent: Spent | undefined, rule: RateLimitRule, now: number, n: number, stampAt = now): Spent {
   const kept = (spent ?? []).filter(([at]) => at + rule.perMs > now);
   const last = kept.at(-1);
-  const stamp = Math.max(now + holdMs, last?.[0] ?? Number.NEGATIVE_INFINITY);
+  const stamp = Math.max(stampAt, last?.[0] ?? Number.NEGATIVE_INFINITY);
   if (last && last[0] === stamp) kept[kept.length - 1] = [stamp, last[1] + n];
   else kept.push([stamp, n]);
   return kept;
@@ -177,12 +187,12 @@ export function selectClaims<C extends Candidate>(input: SelectInput<C>): Select
 
   const left = new Map<string, number>(); // tokens left per bucket
   const returns = new Map<string, number>(); // when each bucket's next token comes back
-  /** Per bucket: tokens spent for jobs starting now (`n`), and for jobs claimed ahead under the hold (`held`). */
-  const logs = new Map<string, { ref: BucketRef; rule: RateLimitRule; n: number; held: number }>();
+  /** Per bucket: the tokens this claim spends. */
+  const logs = new Map<string, { ref: BucketRef; rule: RateLimitRule; n: number }>();
   const takenByName = new Map<string, number>();
   const takenByGroup = new Map<string, number>();
   const take: C[] = [];
-  const held = new Set<number>();
+  const rated = new Set<number>();
   let blockedByRunning = false;
   let nextToken: number | null = null;
   let lastTurn = -1;
@@ -204,7 +214,7 @@ export function selectClaims<C extends Candidate>(input: SelectInput<C>): Select
       // Idle workers take the claim's jobs in claim order: the first `startNow`
       // start at once, whatever their name; a rate-limited job further back
       // would start after the jobs ahead of it, long after its token's stamp.
-      if (input.holdMs === undefined && take.length >= input.startNow) {
+      if (!input.ahead && take.length >= input.startNow) {
         blockedByRunning = true;
         continue;
       }
@@ -221,13 +231,10 @@ export function selectClaims<C extends Candidate>(input: SelectInput<C>): Select
         continue;
       }
       left.set(id, left.get(id)! - 1);
-      const log = logs.get(id) ?? { ref, rule, n: 0, held: 0 };
-      // The first `startNow` go to idle workers at once; the rest wait in the buffer, stamped at their deadline.
-      if (take.length < input.startNow) log.n++;
-      else {
-        log.held++;
-        held.add(job.id);
-      }
+      // Stamped at the latest start the claimer allows, whether an idle worker or the buffer takes it.
+      const log = logs.get(id) ?? { ref, rule, n: 0 };
+      log.n++;
+      rated.add(job.id);
       logs.set(id, log);
     }
     take.push(job);
@@ -236,13 +243,10 @@ export function selectClaims<C extends Candidate>(input: SelectInput<C>): Select
     if (turn > lastTurn) lastTurn = turn;
   }
 
-  const spent = [...logs.entries()].map(([id, { ref, rule, n, held }]) => {
-    const now0 = n > 0 ? spend(input.buckets.get(id), rule, now, n) : input.buckets.get(id);
-    return { ...ref, spent: held > 0 ? spend(now0, rule, now, held, input.holdMs) : now0! };
-  });
+  const spent = [...logs.values()].map(({ ref, rule, n }) => ({ ...ref, spent: spend(input.buckets.get(bucketId(ref)), rule, now, n, input.stampAt) }));
   const short = take.length < input.limit;
   const pauseEnds = input.pauseEnds ?? null;
   const until = nextToken === null ? pauseEnds : pauseEnds === null ? nextToken : Math.min(nextToken, pauseEnds);
   const heldBack = short && (blockedByRunning || until !== null) ? { until, ...(nextToken !== null ? { tokensOut: true } : {}) } : undefined;
-  return { take, spent, lastGroup: lastTurn >= 0 ? input.groups[lastTurn]!.key : undefined, heldBack, held };
+  return { take, spent, lastGroup: lastTurn >= 0 ? input.groups[lastTurn]!.key : undefined, heldBack, rated };
 }

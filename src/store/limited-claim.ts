@@ -6,7 +6,12 @@
  * than their first job. The selection itself is claim-limits.ts.
  */
 import { bucketId, groupLimit, nameAllowance, type RunningCount, type Spent } from './claim-limits.js';
-import type { NameLimits } from './store.js';
+import type { ClaimRequest, NameLimits } from './store.js';
+
+/** A claim's rate terms (ClaimRequest `rate`), or what they are without them. */
+export function rateTerms(req: Pick<ClaimRequest, 'now' | 'startWithinMs' | 'rate'>): { now: number; stampAt: number; ahead: boolean } {
+  return req.rate ?? { now: req.now, stampAt: req.now + (req.startWithinMs ?? 0), ahead: req.startWithinMs !== undefined };
+}
 
 /** Names with a limit of their own (not only a group concurrency, which binds grouped jobs alone): their claims take the limited path. */
 export const hasNameLimit = (limits: NameLimits | undefined): boolean => limits?.globalConcurrency !== undefined || limits?.rateLimit !== undefined;
@@ -53,9 +58,9 @@ export function limitFacts(rows: Iterable<LimitFact>, now: number, pauseEnds: nu
  * Ungrouped jobs of a limited name to read: as many as it may take, plus one
  * to learn whether it holds jobs back (the claim then says so).
  */
-export function readLimit(name: string, limit: number, startNow: number, facts: { limits: ReadonlyMap<string, NameLimits>; running: readonly RunningCount[]; buckets: ReadonlyMap<string, Spent>; now: number; holdMs?: number }): number {
-  // With a hold, rate-limited jobs go into the claimer's buffer too (claim-limits.ts).
-  const rate = facts.limits.get(name)?.rateLimit !== undefined && facts.holdMs === undefined;
+export function readLimit(name: string, limit: number, startNow: number, facts: { limits: ReadonlyMap<string, NameLimits>; running: readonly RunningCount[]; buckets: ReadonlyMap<string, Spent>; now: number; ahead: boolean }): number {
+  // Ahead, rate-limited jobs go into the claimer's buffer too (claim-limits.ts).
+  const rate = facts.limits.get(name)?.rateLimit !== undefined && !facts.ahead;
   return Math.min(limit, nameAllowance(name, facts), rate ? startNow : limit) + 1;
 }
 

@@ -104,8 +104,12 @@ export interface UniqueGuard {
   key: string;
   /** How long the key is held (`UniqueSpan`): see TransitionRequest `uniqueNeed`. */
   span: number;
-  /** Throttle: when the window ends, ms since the epoch. */
+  /** Throttle: when the window ends, ms since the epoch, on the database's clock (engine/shared-time.ts). */
   until: number | null;
+  /** Throttle: the window's length, ms (`until` is the database's time at the insert plus this). */
+  windowMs?: number;
+  /** Throttle: the database's time at the insert, at least: a holder whose window ended by then gives its key back. Absent: the insert's `at`. */
+  clockAt?: number;
 }
 
 /** A cron schedule as the store holds it (queue.schedule, defineJob's `schedule`). */

@@ -45,14 +45,23 @@ export interface ClaimRequest {
    */
   startNow?: number;
   /**
-   * Rate-limited jobs up to `limit` instead, for a prefetch buffer: the
-   * first `startNow` are for idle workers as without it; each further one
-   * comes back with `startBy` (`now` plus this many ms), and the claimer
-   * starts it before then or hands it back unstarted. Their tokens come back
-   * `perMs` after that deadline, so no window of `perMs` holds more than
-   * `max` starts (claim-limits.ts).
+   * Each rate-limited job this claim takes comes back with `startBy` (`now`
+   * plus this many ms, on the claimer's clock), and the claimer starts it
+   * before then or hands it back unstarted.
    */
   startWithinMs?: number;
+  /**
+   * Rate limits and pauses on the database's clock (engine/shared-time.ts).
+   * `now`: no later than the database's time as the claim reads (tokens
+   * come back, and pauses end, by it). `stampAt`: no earlier than the
+   * database's time when the last job taken may start (`startBy`): each
+   * token spent is stamped there, so it comes back `perMs` after its job's
+   * start at the earliest, and no window of `perMs` holds more than `max`
+   * starts (claim-limits.ts). `ahead`: rate-limited jobs may also go past
+   * `startNow`, into a prefetch buffer (no limit binds). Absent: `now` is the
+   * claim's, stamps at `now + startWithinMs`, ahead when `startWithinMs` is given.
+   */
+  rate?: { now: number; stampAt: number; ahead: boolean };
 }
 
 export interface TransitionRequest {

@@ -139,6 +139,12 @@ export interface Store {
   pauseLimit(kind: 'name' | 'group', key: string, until: number, at: number): Promise<void>;
   /** The name and group pauses in force at `now` (pauseLimit). */
   pauses(now: number): Promise<LimitPause[]>;
+  /**
+   * The database's clock, ms since the epoch: the clock of the windows every
+   * process shares (rate-limit tokens, pauses, throttle windows; see
+   * engine/shared-time.ts). A store on the host's own clock answers at once.
+   */
+  databaseNow(): number | Promise<number>;
   /** Sets (or with null, removes) the concurrency of one group, overriding the definitions' `groupConcurrency`. */
   setGroupConcurrency(group: string, concurrency: number | null, at: number): Promise<void>;
   /** Every limit row: buckets, pauses, group concurrency. */

@@ -7,13 +7,13 @@
  * claim of every other, the fast one included.
  */
 import { describe, expect, it } from 'vitest';
-import type { ClaimResult, NameLimits, Store } from '../../src/store/store.js';
+import type { ClaimRequest, ClaimResult, NameLimits, Store } from '../../src/store/store.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { job, move, NOW, usePgStores } from './fixture.js';
 
 const pg = usePgStores();
 
-const claim = (store: Store, o: { limits?: ReadonlyMap<string, NameLimits>; limit?: number; owner?: string; now?: number; names?: string[]; startNow?: number; startWithinMs?: number } = {}): Promise<ClaimResult> =>
+const claim = (store: Store, o: { limits?: ReadonlyMap<string, NameLimits>; limit?: number; owner?: string; now?: number; names?: string[]; startNow?: number; startWithinMs?: number; rate?: ClaimRequest['rate'] } = {}): Promise<ClaimResult> =>
   store.claim({
     names: o.names ?? ['a'],
     limit: o.limit ?? 10,
@@ -24,6 +24,7 @@ const claim = (store: Store, o: { limits?: ReadonlyMap<string, NameLimits>; limi
     ...(o.limits ? { limits: o.limits } : {}),
     ...(o.startNow === undefined ? {} : { startNow: o.startNow }),
     ...(o.startWithinMs === undefined ? {} : { startWithinMs: o.startWithinMs }),
+    ...(o.rate === undefined ? {} : { rate: o.rate }),
   });
 
 const complete = (store: Store, j: { id: number; version: number; leaseToken: string }) => store.transition([move({ id: j.id, version: j.version, from: 'processing', token: j.leaseToken, to: 'completed' })]);
@@ -134,17 +135,31 @@ describe('rate limits across processes', () => {
     expect((await claim(store, { limits, now: NOW + 1400 })).jobs).toHaveLength(1);
   });
 
-  it('startWithinMs: jobs past startNow go to the buffer, their tokens stamped at the start deadline', async () => {
+  it('startWithinMs: jobs past startNow go to the buffer too, and every token is stamped at the start deadline', async () => {
     const store = pg.open();
     await store.insert(Array.from({ length: 10 }, () => job()), NOW);
     const limits = new Map([['a', { rateLimit: { max: 4, perMs: 1000, perGroup: false } }]]);
     const got = await claim(store, { limits, startNow: 1, startWithinMs: 40 });
     expect(got.jobs).toHaveLength(4);
-    expect((await store.limits()).map((l) => l.spent)).toEqual([[[NOW, 1], [NOW + 40, 3]]]);
-    // The idle worker's token comes back a window after the claim, the buffer's a window after their deadline.
-    expect((await claim(store, { limits, now: NOW + 1000, startWithinMs: 40 })).jobs).toHaveLength(1);
+    expect(got.jobs.map((j) => j.startBy)).toEqual([NOW + 40, NOW + 40, NOW + 40, NOW + 40]);
+    expect((await store.limits()).map((l) => l.spent)).toEqual([[[NOW + 40, 4]]]);
+    // Every token comes back a window after the deadline, the idle worker's too.
     expect((await claim(store, { limits, now: NOW + 1039, startWithinMs: 40 })).jobs).toHaveLength(0);
-    expect((await claim(store, { limits, now: NOW + 1040 })).jobs).toHaveLength(3);
+    expect((await claim(store, { limits, now: NOW + 1040 })).jobs).toHaveLength(4);
+  });
+
+  it('rate: tokens and stamps on the database\'s clock, due times on the claimer\'s', async () => {
+    const store = pg.open();
+    await store.insert(Array.from({ length: 4 }, () => job()), NOW);
+    const limits = new Map([['a', { rateLimit: { max: 2, perMs: 1000, perGroup: false } }]]);
+    // A claimer whose clock runs 5 s behind the database's: its jobs are due on its clock, its tokens stamped on the database's.
+    const got = await claim(store, { limits, now: NOW, rate: { now: NOW + 5000, stampAt: NOW + 5040, ahead: false } });
+    expect(got.jobs).toHaveLength(2);
+    expect((await store.limits()).map((l) => l.spent)).toEqual([[[NOW + 5040, 2]]]);
+    // A claimer on the database's clock a second later: the tokens are still out until 6,040.
+    const dry = await claim(store, { limits, now: NOW + 1000, rate: { now: NOW + 6000, stampAt: NOW + 6040, ahead: false } });
+    expect(dry.jobs).toHaveLength(0);
+    expect(dry.heldBack).toEqual({ until: NOW + 6040, tokensOut: true });
   });
 
   it('perGroup: each group of the name spends from a bucket of its own, ungrouped jobs from the name', async () => {

@@ -28,7 +28,7 @@ it('planned on an empty table, walks jobs_ready and leases by primary key once a
   const admin = await pgClient();
   try {
     const claim = (token: string, limit: number) =>
-      admin.query(claimStatement(schema), [['a'], NOW, limit, 'w1', token, NOW + 1000, CLAIM_RULE.attempts, CLAIM_RULE.event, false]);
+      admin.query(claimStatement(schema), [['a'], NOW, limit, 'w1', token, NOW + 1000, CLAIM_RULE.attempts, CLAIM_RULE.event, false, NOW]);
     // The worker's connection claims once while there is nothing to claim.
     expect((await claim('t0', 10)).rows).toHaveLength(1);
     for (let i = 0; i < 50_000; i += 5000) await store.insert(Array.from({ length: 5000 }, () => job()), NOW);

@@ -57,7 +57,7 @@ describe('without statistics', () => {
       const logged: string[] = [];
       (admin as unknown as NodeJS.EventEmitter).on('notice', (n: { message?: string }) => void logged.push(n.message ?? ''));
       await admin.query(`LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET client_min_messages = log`);
-      const claim = (token: string) => admin.query(claimStatement(schema), [['a'], NOW, 400, 'w1', token, NOW + 1000, CLAIM_RULE.attempts, CLAIM_RULE.event, true]);
+      const claim = (token: string) => admin.query(claimStatement(schema), [['a'], NOW, 400, 'w1', token, NOW + 1000, CLAIM_RULE.attempts, CLAIM_RULE.event, true, NOW]);
       const first = await claim('t1');
       expect(first.rows).toHaveLength(401); // 400 jobs, then the probe's row
       const plans = logged.filter((m) => m.includes('jobs_ready'));
@@ -79,7 +79,7 @@ describe('without statistics', () => {
     const { schema, admin, analyzed } = await backlog(true, true);
     try {
       expect(analyzed).toBe(false);
-      const s = limitedStatements({ schema, rule: CLAIM_RULE, now: NOW, names: ['a'] });
+      const s = limitedStatements({ schema, rule: CLAIM_RULE, now: NOW, limitsNow: NOW, names: ['a'] });
       const walk = await explainLast(admin, s.walk('g250', ['g251', 'g252'], 50));
       // Each step is one seek into jobs_grouped, and each group's head another: no read of the whole backlog, no sort.
       expect(walk).toMatch(/Index Only Scan using jobs_grouped on jobs/);

@@ -28,6 +28,10 @@
  *   every run started under a claim the history records;
  * - every change the database holds was read by the watcher once, each job's
  *   in order, and resuming from any cursor reads exactly what followed;
+ * - on the database's clock (the base the three clocks are skewed from), no
+ *   window of a rate limit holds more starts than its max, no job starts in
+ *   a later round than its name's RateLimitedError pause and before its end,
+ *   and no two throttled enqueues of a key within its window create a job;
  * - at the end every job has finished and every finished job's `result()`
  *   settles.
  */
@@ -38,7 +42,9 @@ import { createEngine, type Engine } from '../../src/engine/engine.js';
 import { createExecutor, type Executor } from '../../src/engine/executor.js';
 import { defineJob } from '../../src/engine/job-definition.js';
 import { expireLeases, promoteDue, releaseExpiredHolds } from '../../src/engine/sweeps.js';
-import { InvalidTransitionError, JobNotFoundError, RetryLaterError, ValidationError } from '../../src/errors.js';
+import { InvalidTransitionError, JobNotFoundError, RateLimitedError, RetryLaterError, ValidationError } from '../../src/errors.js';
+import { claimTerms, startWithinMs } from '../../src/engine/rate-starts.js';
+import { createLimitLog, type LimitLog } from '../helpers/model-limits.js';
 import { createQueue, type HandlerContext } from '../../src/index.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createVirtualClock } from '../../src/lib/virtual-clock.js';
@@ -60,14 +66,24 @@ const LATER_MS = 200;
 const SLEEP_MS = 150;
 const ATTEMPTS = 3;
 const SKEWS = [0, -250, 250];
-const KINDS = ['fail', 'later', 'sleep', 'ok', 'flaky', 'stubborn'] as const;
+/** The rated name's limit, its RateLimitedError pauses and the throttle window: shorter than any two clocks are apart, so a process's own clock would show. */
+const RATE = { max: 1, perMs: 200 };
+const PAUSE_MS = 200;
+const THROTTLE_MS = 200;
+const KINDS = ['fail', 'later', 'sleep', 'ok', 'flaky', 'slow', 'stubborn'] as const;
 type Kind = (typeof KINDS)[number];
 const CUSTOM_EVENTS = ['job.park', 'job.requeue', 'job.unpark'] as const;
 
 let runs: RunLog = createRunLog();
+/** Jobs whose 'slow' run threw its RateLimitedError already (once a job: it gives its attempt back). */
+let slowed = new Set<number>();
 const body = async (p: { k: Kind }, ctx: HandlerContext) => {
   await runs.run(ctx.jobId, ctx.signal, p.k !== 'stubborn');
   if (p.k === 'fail' || (p.k === 'flaky' && ctx.attempt === 1)) throw new Error('boom');
+  if (p.k === 'slow' && !slowed.has(ctx.jobId)) {
+    slowed.add(ctx.jobId);
+    throw new RateLimitedError(PAUSE_MS, { scope: 'name' });
+  }
   if (p.k === 'later') throw new RetryLaterError(LATER_MS);
   if (p.k === 'sleep') await ctx.sleep('nap', SLEEP_MS);
   return p.k;
@@ -85,10 +101,13 @@ const CUSTOM = defineJob({
       states: { parked: { on: { 'job.unpark': { target: 'pending', actions: 'resetAttempts' }, 'job.cancel': { target: 'cancelled' } } } },
     }),
 });
-const NAMES = ['m', 'c'];
+/** A rate-limited name: its starts, pauses and throttle windows are judged on the database's clock. */
+const RATED = defineJob({ name: 'r', retry, rateLimit: { max: RATE.max, per: RATE.perMs }, handler: body });
+const JOBS = [JOB, CUSTOM, RATED];
+const NAMES = ['m', 'c', 'r'];
 
 type Op =
-  | { type: 'enqueue'; kind: number; custom: boolean; unique: boolean }
+  | { type: 'enqueue'; kind: number; custom: boolean; rated: boolean; unique: boolean }
   | { type: 'flow'; kinds: [number, number]; continueOnFailure: boolean }
   | { type: 'work' | 'crash' | 'handBack'; limit: number }
   | { type: 'finish' | 'cancel' | 'retry' | 'runAgain' | 'promote' | 'remove' | 'update' | 'send'; pick: number }
@@ -99,7 +118,7 @@ const pickArb = (type: string) => fc.record({ type: fc.constant(type), pick: fc.
 const bare = (type: string) => fc.constant({ type }) as fc.Arbitrary<Op>;
 /** One arbitrary per operation of the alphabet (typed: an operation without one does not compile). */
 const OPS: Record<ModelOp, { weight: number; arbitrary: fc.Arbitrary<Op> }> = {
-  enqueue: { weight: 4, arbitrary: fc.record({ type: fc.constant('enqueue' as const), kind: fc.constantFrom(0, 0, 1, 2, 3, 4, 5, 5), custom: fc.boolean(), unique: fc.boolean() }) },
+  enqueue: { weight: 4, arbitrary: fc.record({ type: fc.constant('enqueue' as const), kind: fc.constantFrom(0, 0, 1, 2, 3, 4, 5, 6, 6), custom: fc.boolean(), rated: fc.boolean(), unique: fc.boolean() }) },
   flow: { weight: 1, arbitrary: fc.record({ type: fc.constant('flow' as const), kinds: fc.tuple(fc.nat(KINDS.length - 2), fc.nat(KINDS.length - 2)), continueOnFailure: fc.boolean() }) },
   work: { weight: 5, arbitrary: fc.record({ type: fc.constant('work' as const), limit: fc.integer({ min: 1, max: 3 }) }) },
   finish: { weight: 5, arbitrary: pickArb('finish') },
@@ -143,14 +162,16 @@ function scheduled(inner: Store, s: fc.Scheduler, who: string, afterAnswer: () =
   return out as unknown as Store;
 }
 
-const openQueue = (store: Store, clock: Clock) => createQueue({ store, clock, logger: silentLogger, jobs: [JOB, CUSTOM] });
+const openQueue = (store: Store, clock: Clock) => createQueue({ store, clock, logger: silentLogger, jobs: JOBS });
 interface Proc { engine: Engine; executor: Executor; queue: ReturnType<typeof openQueue>; owner: string; clock: Clock; running: Set<Promise<void>> }
 /** What a caller may be refused with: the job moved on, or is gone. Anything else is a fault. */
 const refused = (err: unknown) => err instanceof InvalidTransitionError || err instanceof JobNotFoundError || err instanceof ValidationError;
 
 async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
   runs = createRunLog();
+  slowed = new Set();
   const base = createVirtualClock(START);
+  const limitLog: LimitLog = createLimitLog({ name: 'r', ...RATE, throttleMs: THROTTLE_MS });
   const first = fx.store();
   await first.ping(); // creates the tables before the others look
   const raw = [first, fx.store(), fx.store()];
@@ -164,7 +185,16 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
   const procs: Proc[] = raw.map((store, i) => {
     const clock: Clock = { now: () => base.now() + SKEWS[i]!, setTimeout: (fn, ms) => base.setTimeout(fn, ms), clearTimeout: (h) => base.clearTimeout(h) };
     const wrapped = scheduled(store, s, `p${i}`, afterAnswer(i));
-    const engine = createEngine({ store: wrapped, clock, logger: silentLogger, jobs: [JOB, CUSTOM], retention: {}, maxPayloadBytes: 4096 });
+    const pauseLimit = wrapped.pauseLimit.bind(wrapped);
+    Object.assign(wrapped, {
+      // The database's clock is the base: each process measures its own clock's skew from it.
+      databaseNow: () => base.now(),
+      pauseLimit: async (kind: 'name' | 'group', key: string, until: number, at: number) => {
+        await pauseLimit(kind, key, until, at);
+        limitLog.paused(key, base.now(), until);
+      },
+    });
+    const engine = createEngine({ store: wrapped, clock, logger: silentLogger, jobs: JOBS, retention: {}, maxPayloadBytes: 4096 });
     const executor = createExecutor(engine, { leaseMs: LEASE_MS, stuckAfterMs: 600_000, maxBacklog: 1000 });
     const queue = openQueue(wrapped, clock);
     return { engine, executor, queue, owner: `p${i}`, clock, running: new Set() };
@@ -176,13 +206,18 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
     const live = runs.live();
     return n % 2 === 0 && live.length > 0 ? live[(n >> 1) % live.length]!.id : ids[n % ids.length]!;
   };
-  const claim = async (p: Proc, limit: number): Promise<LeasedJob[]> =>
-    (await p.engine.store.claim({ names: NAMES, limit, owner: p.owner, leaseMs: LEASE_MS, now: p.clock.now(), rule: p.engine.registry.claimRule })).jobs;
+  /** A claim as the consumer makes it: limits and pauses on the database's clock, for `limit` idle workers. */
+  const claim = async (p: Proc, limit: number): Promise<LeasedJob[]> => {
+    const now = p.clock.now();
+    const terms = await claimTerms(p.engine.time, p.engine.limits, { startWithin: startWithinMs(p.engine.limits), ahead: false, startNow: limit });
+    return (await p.engine.store.claim({ names: NAMES, limit, owner: p.owner, leaseMs: LEASE_MS, now, rule: p.engine.registry.claimRule, ...terms })).jobs;
+  };
   const claimedTokens = new Map<number, Set<string>>();
   const work = async (p: Proc, limit: number) => {
     for (const job of await claim(p, limit)) {
       claimedTokens.set(job.id, (claimedTokens.get(job.id) ?? new Set()).add(job.leaseToken));
       runs.starting(job.id, job.leaseToken);
+      limitLog.started(job.name, base.now());
       const running = p.executor.run(job, `${p.owner}/w`);
       p.running.add(running);
       void running.finally(() => p.running.delete(running));
@@ -201,9 +236,11 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
     const now = p.clock.now();
     switch (op.type) {
       case 'enqueue': {
-        const options = op.unique ? { unique: { key: `u${op.kind}`, while: 'active' as const } } : {};
-        const [r] = await engine.enqueueMany([engine.newJob({ name: op.custom ? 'c' : 'm', payload: { k: KINDS[op.kind] }, options }, now)]);
+        const throttled = op.unique && op.rated;
+        const options = throttled ? { throttle: { key: 't', ms: THROTTLE_MS } } : op.unique ? { unique: { key: `u${op.kind}`, while: 'active' as const } } : {};
+        const [r] = await engine.enqueueMany([engine.newJob({ name: op.custom ? 'c' : op.rated ? 'r' : 'm', payload: { k: KINDS[op.kind] }, options }, now)]);
         if (r!.created) ids.push(r!.id);
+        if (r!.created && throttled) limitLog.created('t', base.now(), r!.id);
         return;
       }
       case 'flow': {
@@ -281,7 +318,7 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
   const check = async (final: boolean): Promise<string[]> => {
     const jobs = await fx.sql<JobRow>('SELECT id, name, state, attempts, last_error, ctx, version, parent_id FROM jobs ORDER BY id');
     const history = await fx.sql<History>('SELECT id, job_id, from_state, to_state, event, candidate, at, worker_id, lease_token, error FROM job_history ORDER BY id');
-    return [...runs.overlaps(), ...historyViolations({ jobs, history, registry: procs[0]!.engine.registry, claimedTokens, final, customExits: ['job.park', 'job.requeue'], attempts: ATTEMPTS, backoff: BACKOFF_MS, later: LATER_MS, sleep: SLEEP_MS })];
+    return [...runs.overlaps(), ...limitLog.violations(new Set(jobs.map((j) => Number(j.id)))), ...historyViolations({ jobs, history, registry: procs[0]!.engine.registry, claimedTokens, final, customExits: ['job.park', 'job.requeue'], attempts: ATTEMPTS, backoff: BACKOFF_MS, later: LATER_MS, sleep: SLEEP_MS })];
   };
 
   const found: string[] = [];
@@ -310,8 +347,13 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
       await base.advance(LEASE_MS + 1);
       for (const [id] of await fx.sql<{ id: number }>("SELECT id FROM jobs WHERE state = 'parked'").then((r) => r.map((x) => [x.id]))) await s.waitFor(act(() => procs[0]!.queue.send(id!, { type: 'job.unpark' })));
       for (const [i, p] of procs.entries()) {
-        for (const type of ['sweep', 'promoteDue'] as const) await s.waitFor(perform(p, { type }));
-        await s.waitFor(perform(p, { type: 'work', limit: 10 + i }));
+        await s.waitFor(perform(p, { type: 'sweep' }));
+        // A rated job a window: a few windows a round, so a backlog of them drains too (and retries come due).
+        for (let k = 0; k < 3; k++) {
+          await s.waitFor(perform(p, { type: 'promoteDue' }));
+          await s.waitFor(perform(p, { type: 'work', limit: 10 + i }));
+          await base.advance(Math.max(RATE.perMs, BACKOFF_MS, LATER_MS) + 50);
+        }
       }
       await s.waitFor(Promise.all(procs.map((p) => p.engine.flush())));
       const [open] = await fx.sql<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE state NOT IN ('completed', 'dead', 'cancelled') OR lease_token IS NOT NULL");

@@ -9,11 +9,11 @@
  *   name, or a group's own setting);
  * - no name has more jobs leased than its `globalConcurrency`;
  * - no window of `per` holds more than `max` claims of a rate-limited name
- *   (from the claims' history rows), nor more than `max` starts: a claim for
- *   a prefetch buffer (`startWithinMs`) starts the jobs for its idle
- *   workers at once, and holds those the store marked with a `startBy`,
- *   which start later, or are handed back unstarted once it has passed, as
- *   the consumer does;
+ *   (from the claims' history rows), nor more than `max` starts: every
+ *   rate-limited job a claim takes comes back with a `startBy`, and starts
+ *   at a later step (its claim's answer, or a worker, came late), or is
+ *   handed back unstarted once it has passed, as the consumer does; a claim
+ *   for a prefetch buffer (`ahead`) takes them past its idle workers too;
  * - no job is leased by two claims at once.
  * And once the clock has moved on and every leased job is finished, every
  * job has finished: a limit holds jobs back, it never loses one.
@@ -66,6 +66,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   // group: 0..2 a group, 3 none
   { weight: 4, arbitrary: fc.record({ type: fc.constant('enqueue' as const), name: fc.nat(NAMES.length - 1), group: fc.nat(GROUPS.length) }) },
   { weight: 4, arbitrary: fc.record({ type: fc.constant('claim' as const), limit: fc.integer({ min: 1, max: 4 }) }) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('start' as const), pick: fc.nat() }) },
   { weight: 3, arbitrary: fc.record({ type: fc.constant('complete' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('fail' as const), pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 700 }) }) },
@@ -84,7 +85,7 @@ const rateOpArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ type: fc.constant('tick' as const), ms: fc.constantFrom(961, 980, 1000) }) },
 );
 
-/** The hold of a claim for a prefetch buffer (the consumer's START_WITHIN_MS). */
+/** A rated job's start deadline after its claim (the consumer's `startWithinMs` for a window of 1 s). */
 const HOLD_MS = 40;
 
 const idle: Op = { type: 'tick', ms: 0 };
@@ -101,6 +102,20 @@ const HELD_THEN_WINDOW = [
   ...[{ type: 'start', pick: 0 }, idle, idle],
   ...[{ type: 'tick', ms: 980 }, idle, idle],
   ...[{ type: 'claim', limit: 3 }, idle, idle],
+] as Op[];
+/**
+ * Three rated jobs claimed for idle workers at 0 whose answer came 30 ms
+ * late (they start at 30), three claimed at 1010: six starts within 980 ms
+ * unless tokens spent for idle workers are stamped at their deadline too.
+ */
+const LATE_ANSWER = [
+  ...[rated, rated, rated, rated, rated, rated],
+  ...[{ type: 'claim', limit: 3 }, idle, idle],
+  ...[{ type: 'tick', ms: 30 }, idle, idle],
+  ...[{ type: 'start', pick: 0 }, { type: 'start', pick: 0 }, { type: 'start', pick: 0 }],
+  ...[{ type: 'tick', ms: 980 }, idle, idle],
+  ...[{ type: 'claim', limit: 3 }, idle, idle],
+  ...[{ type: 'start', pick: 0 }, idle, idle],
 ] as Op[];
 
 const newSchema = TEST_STORE === 'postgres' ? usePgSchema() : undefined;
@@ -163,19 +178,23 @@ async function run(ops: readonly Op[]): Promise<{ found: string[]; unfinished: n
   /** When each `rated` job started (a plain claim starts its jobs at once). */
   const starts: number[] = [];
   const found: string[] = [];
-  /** A claim for `startNow` idle workers (started at once) and, with `hold`, for a buffer: the jobs the store gave a `startBy`. */
-  const claim = async (e: Engine, limit: number, hold = false, startNow = limit) => {
+  /**
+   * A claim as the consumer makes it, for `startNow` idle workers and, `ahead`, for a buffer: jobs
+   * without a limit start at once, rated ones (each with a `startBy`) at a later `start`.
+   */
+  const claim = async (e: Engine, limit: number, isAhead = false, startNow = limit) => {
     const now = clock.now();
-    const request = { names: NAMES, limit, owner: 'w', leaseMs: 600_000, now, rule: e.registry.claimRule, limits: LIMITS, startNow };
-    const jobs = (await e.store.claim(hold ? { ...request, startWithinMs: HOLD_MS } : request)).jobs;
+    const rate = { now, stampAt: now + HOLD_MS, ahead: isAhead };
+    const request = { names: NAMES, limit, owner: 'w', leaseMs: 600_000, now, rule: e.registry.claimRule, limits: LIMITS, startNow, startWithinMs: HOLD_MS, rate };
+    const jobs = (await e.store.claim(request)).jobs;
     for (const job of jobs) if (held.some((h) => h.id === job.id) || ahead.some((a) => a.job.id === job.id)) found.push(`job ${job.id} leased twice`);
     for (const job of jobs) {
       if (job.startBy !== undefined) {
         if (job.startBy !== now + HOLD_MS) found.push(`job ${job.id} has startBy ${job.startBy}, not ${now + HOLD_MS}`);
         ahead.push({ job, deadline: job.startBy - 1 });
       } else {
+        if (job.name === 'rated') found.push(`job ${job.id} (rated) has no startBy`);
         held.push(job);
-        if (job.name === 'rated') starts.push(now);
       }
     }
     return jobs.length;
@@ -219,7 +238,10 @@ async function run(ops: readonly Op[]): Promise<{ found: string[]; unfinished: n
           await e.apply(d, machineEvent({ type: next.eventType }));
         }
       }
-      while ((await claim(engines[round % 3]!, 4)) > 0) found.push(...(await violations(raw)), ...crowdedStarts(starts));
+      while ((await claim(engines[round % 3]!, 4)) > 0) {
+        while (ahead.length > 0) await start(engines[0]!, 0);
+        found.push(...(await violations(raw)), ...crowdedStarts(starts));
+      }
       for (const job of held.splice(0)) await engines[0]!.apply(job, { type: 'job.complete' });
       await engines[0]!.flush();
       await clock.advance(500);
@@ -252,7 +274,7 @@ describe('limits across three connections', () => {
         expect(found).toEqual([]);
         expect(unfinished).toBe(0);
       }),
-      { numRuns: Math.round(30 * RUNS), examples: [[HELD_THEN_WINDOW]] },
+      { numRuns: Math.round(30 * RUNS), examples: [[HELD_THEN_WINDOW], [LATE_ANSWER]] },
     );
   }, 180_000);
 });

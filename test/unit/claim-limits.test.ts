@@ -9,7 +9,8 @@ let nextId = 1;
 const job = (name: string, group: string | null = null, over: Partial<Candidate> = {}): Candidate => ({ id: nextId++, name, priority: 0, run_at: nextId, group_key: group, ...over });
 
 function input(over: Partial<SelectInput<Candidate>>): SelectInput<Candidate> {
-  return { limit: 10, startNow: 10, now: 10_000, limits: new Map(), running: [], ungrouped: [], groups: [], overrides: new Map(), buckets: new Map(), ...over };
+  const now = over.now ?? 10_000;
+  return { limit: 10, startNow: 10, ahead: false, now, stampAt: now, limits: new Map(), running: [], ungrouped: [], groups: [], overrides: new Map(), buckets: new Map(), ...over };
 }
 
 describe('rate-limit buckets', () => {
@@ -36,9 +37,9 @@ describe('rate-limit buckets', () => {
     expect(tokens(spent, r, 200)).toEqual({ left: 4, nextAt: 305 });
   });
 
-  it('stamp a spend for a prefetch buffer at its start deadline: the token comes back a window after the latest start', () => {
+  it('stamp a spend at its jobs\' start deadline: the token comes back a window after the latest start', () => {
     const spent: Array<[number, number]> = [[100, 3]];
-    expect(spend(spent, rule, 1000, 2, 40)).toEqual([[100, 3], [1040, 2]]);
+    expect(spend(spent, rule, 1000, 2, 1040)).toEqual([[100, 3], [1040, 2]]);
     // Held from the claim on, and until 1040 + 1000.
     expect(tokens([[1040, 2]], rule, 1001)).toEqual({ left: 1, nextAt: 2040 });
     expect(tokens([[1040, 2]], rule, 2039)).toEqual({ left: 1, nextAt: 2040 });
@@ -97,24 +98,27 @@ describe('selectClaims', () => {
     expect(out.heldBack).toEqual({ until: 1500, tokensOut: true });
   });
 
-  it('takes rate-limited jobs only for the workers idle now, or up to the limit with a start deadline', () => {
+  it('takes rate-limited jobs only for the workers idle now, or up to the limit ahead, each stamped at the start deadline', () => {
     const limits = new Map<string, NameLimits>([['r', { rateLimit: { ...rule, max: 100 } }]]);
     const jobs = [job('r'), job('r'), job('free')];
     const out = selectClaims(input({ limits, startNow: 1, ungrouped: jobs }));
     expect(out.take).toEqual([jobs[0], jobs[2]]);
     expect(out.heldBack).toEqual({ until: null });
-    const held = selectClaims(input({ limits, startNow: 1, holdMs: 40, now: 5000, ungrouped: jobs }));
+    const held = selectClaims(input({ limits, startNow: 1, ahead: true, stampAt: 5040, now: 5000, ungrouped: jobs }));
     expect(held.take).toEqual(jobs);
-    expect(held.spent).toEqual([{ kind: 'name', key: 'r', spent: [[5000, 1], [5040, 1]] }]);
-    // The first goes to the idle worker (stamped now); only the second has a start deadline.
-    expect([...held.held]).toEqual([jobs[1]!.id]);
+    // The first goes to the idle worker, the second waits in the buffer: both start by the deadline, where their tokens are stamped.
+    expect(held.spent).toEqual([{ kind: 'name', key: 'r', spent: [[5040, 2]] }]);
+    expect([...held.rated]).toEqual([jobs[0]!.id, jobs[1]!.id]);
+    const idleOnly = selectClaims(input({ limits, startNow: 1, stampAt: 5040, now: 5000, ungrouped: jobs }));
+    expect(idleOnly.spent).toEqual([{ kind: 'name', key: 'r', spent: [[5040, 1]] }]);
+    expect([...idleOnly.rated]).toEqual([jobs[0]!.id]);
     // Idle workers take the claim's first jobs whatever their name: behind an urgent plain job, no rated one starts at once.
     const urgent = job('free', null, { priority: 1 });
     const behind = [urgent, job('r'), job('r')];
     expect(selectClaims(input({ limits, startNow: 1, ungrouped: behind })).take).toEqual([urgent]);
-    const buffered = selectClaims(input({ limits, startNow: 1, holdMs: 40, now: 5000, ungrouped: behind }));
+    const buffered = selectClaims(input({ limits, startNow: 1, ahead: true, stampAt: 5040, now: 5000, ungrouped: behind }));
     expect(buffered.take).toEqual(behind);
-    expect([...buffered.held]).toEqual([behind[1]!.id, behind[2]!.id]);
+    expect([...buffered.rated]).toEqual([behind[1]!.id, behind[2]!.id]);
     expect(held.heldBack).toBeUndefined();
   });
 

@@ -24,6 +24,11 @@ export interface JobSpec {
   workerId: string;
   /** The attempt's span (W3C fields) when the main thread traces it: the thread's handler runs in its context. */
   trace?: TraceCarrier;
+  /**
+   * A rate-limited job's start deadline on this machine's clock (Date.now()): a thread that
+   * gets to the handler only then (it waited for a thread, or for its module) does not call it.
+   */
+  notAfter?: number;
 }
 
 /**
@@ -33,8 +38,8 @@ export interface JobSpec {
  */
 export type WireReason = string | { name: string; message: string; code?: string };
 
-/** The handler's own outcome; the pool adds `terminated` when it has to end the thread. */
-export type SettledOutcome = { kind: 'completed'; result: string | undefined } | { kind: 'failed'; error: ErrorInfo };
+/** The handler's own outcome, or `late` (never called: past `notAfter`); the pool adds `terminated` when it has to end the thread. */
+export type SettledOutcome = { kind: 'completed'; result: string | undefined } | { kind: 'failed'; error: ErrorInfo } | { kind: 'late' };
 
 export type ToThread =
   | { type: 'run'; seq: number; job: JobSpec }

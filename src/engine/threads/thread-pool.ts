@@ -33,6 +33,8 @@ export interface ThreadHost {
 export type ThreadOutcome =
   | { kind: 'completed'; result: string | undefined }
   | { kind: 'failed'; error: ErrorInfo }
+  /** Never called: past the job's `notAfter` when the thread got to it. */
+  | { kind: 'late' }
   /** Aborted, and the handler did not settle within the grace period (the thread was terminated) or never started. */
   | { kind: 'terminated'; reason: unknown };
 

@@ -19,12 +19,15 @@ const ids = (values: readonly number[]) => `ARRAY[${values.map((v) => literal(v)
 export interface ClaimTerms {
   schema: string;
   rule: ClaimRule;
+  /** Due times are compared with it (the claimer's clock). */
   now: number;
+  /** Pauses are compared with it (the database's clock: ClaimRequest `rate`). */
+  limitsNow: number;
   names: readonly string[];
 }
 
 export function limitedStatements(t: ClaimTerms) {
-  const common = { readyColumns: READY_COLUMNS, from: literal(t.rule.from), claimed: literal(t.rule.to), now: literal(t.now), names: literal(t.names) };
+  const common = { readyColumns: READY_COLUMNS, from: literal(t.rule.from), claimed: literal(t.rule.to), now: literal(t.now), limitsNow: literal(t.limitsNow), names: literal(t.names) };
   const q = (name: string, parts: Record<string, string> = {}) => statement(name, t.schema, { ...common, ...parts });
 
   return {

@@ -20,7 +20,7 @@
  */
 import { DatabaseError } from '../../errors.js';
 import { bucketId, selectClaims, type RunningCount, type Spent } from '../claim-limits.js';
-import { groupBucketKeys, hasNameLimit, limitFacts, readLimit, widenGroups, widestLimit, withoutRatePaused } from '../limited-claim.js';
+import { groupBucketKeys, hasNameLimit, limitFacts, rateTerms, readLimit, widenGroups, widestLimit, withoutRatePaused } from '../limited-claim.js';
 import { withoutPaused } from '../paused.js';
 import { toLeasedRecord, type ReadyRow } from '../rows.js';
 import type { ClaimRequest, LeasedJob, NameLimits } from '../store.js';
@@ -68,8 +68,10 @@ export function createLimitedClaim(db: Database, schema: string, history: boolea
   return (req, sent) =>
     db.tx(async (client) => {
       const { now, limit } = req;
+      // Due times on the claimer's clock; tokens and pauses on the database's (ClaimRequest `rate`).
+      const rate = rateTerms(req);
       const limits = req.limits ?? new Map<string, NameLimits>();
-      const first = limitedStatements({ schema, rule: req.rule, now, names: req.names });
+      const first = limitedStatements({ schema, rule: req.rule, now, limitsNow: rate.now, names: req.names });
       const facts = (await answers<Facts>(client, first.facts)).at(-1)!.rows[0]!;
       const grouped = facts.grouped;
       const open = withoutPaused(req.names, facts.paused);
@@ -79,19 +81,18 @@ export function createLimitedClaim(db: Database, schema: string, history: boolea
       if (names.length === 0) return { jobs: [], heldBack: pauseEnds === null ? undefined : { until: pauseEnds }, grouped };
 
       const rows = facts.limits.map(([kind, key, concurrency, spent, pausedUntil]) => ({ kind, key, concurrency, spent, pausedUntil }));
-      const { overrides, paused, buckets, wakeAt } = limitFacts(rows, now, pauseEnds);
+      const { overrides, paused, buckets, wakeAt } = limitFacts(rows, rate.now, pauseEnds);
       const running: RunningCount[] = facts.running.map(([name, group_key, n]) => ({ name, group_key, n }));
-      const s = limitedStatements({ schema, rule: req.rule, now, names });
+      const s = limitedStatements({ schema, rule: req.rule, now, limitsNow: rate.now, names });
 
       // Ungrouped: names without a limit in one read; each limited name on its
       // own, one more than it may take, to learn whether it holds jobs back.
       const startNow = req.startNow ?? limit;
-      const hold = req.startWithinMs === undefined ? {} : { holdMs: req.startWithinMs };
       const reads: string[] = [];
       const plain = names.filter((n) => !hasNameLimit(limits.get(n)));
       if (plain.length > 0) reads.push(s.ready(plain, limit));
       for (const name of names) {
-        if (hasNameLimit(limits.get(name))) reads.push(s.ready([name], readLimit(name, limit, startNow, { limits, running, buckets, now, ...hold })));
+        if (hasNameLimit(limits.get(name))) reads.push(s.ready([name], readLimit(name, limit, startNow, { limits, running, buckets, now: rate.now, ahead: rate.ahead })));
       }
       // Grouped: groups at their limit for every name (busy), and paused ones, are skipped by the walk.
       const runningByGroup = new Map<string, number>();
@@ -119,7 +120,7 @@ export function createLimitedClaim(db: Database, schema: string, history: boolea
         }
       }
 
-      const selection = selectClaims({ limit, startNow, ...hold, now, limits, running, ungrouped, groups, overrides, buckets, pauseEnds: wakeAt });
+      const selection = selectClaims({ limit, startNow, ahead: rate.ahead, stampAt: rate.stampAt, now: rate.now, limits, running, ungrouped, groups, overrides, buckets, pauseEnds: wakeAt });
       const writes: string[] = [];
       const chosen = selection.take.map((r) => r.id);
       if (chosen.length > 0) writes.push(s.lease(chosen, { owner: sent.owner, token: sent.token, lockedUntil: sent.lockedUntil, history }));
@@ -134,8 +135,8 @@ export function createLimitedClaim(db: Database, schema: string, history: boolea
       else if (groups.length === 0) cursor = '';
       // A busy group's jobs never reach the selection (the walk skips the group): they are held back by a running job.
       const heldBack = selection.heldBack ?? (heldByBusy && selection.take.length < limit ? { until: null } : undefined);
-      const startBy = now + (req.startWithinMs ?? 0);
-      const jobs = selection.take.map((r) => (selection.held.has(r.id) ? { ...toLeasedRecord(r, sent), startBy } : toLeasedRecord(r, sent)));
+      const startBy = req.startWithinMs === undefined ? undefined : now + req.startWithinMs;
+      const jobs = selection.take.map((r) => (startBy !== undefined && selection.rated.has(r.id) ? { ...toLeasedRecord(r, sent), startBy } : toLeasedRecord(r, sent)));
       return { jobs, heldBack, grouped };
     });
 }

@@ -25,7 +25,7 @@
  */
 import { JobState } from '../../../machines/job.machine.js';
 import { isDatabaseUnavailable } from '../../errors.js';
-import { hasNameLimit } from '../limited-claim.js';
+import { hasNameLimit, rateTerms } from '../limited-claim.js';
 import { toLeasedRecord, type ReadyRow } from '../rows.js';
 import type { ClaimRequest, ClaimResult, LeasedJob } from '../store.js';
 import { createLimitedClaim, type Sent } from './claim-limited.js';
@@ -96,7 +96,7 @@ export function createClaimer(db: Database, schema: string, history: boolean, ne
 
   const fast = async (req: ClaimRequest, limit: number, sent: Sent) => {
     const { rule } = req;
-    const { rows } = await db.query<ClaimRow>(s.claim, [req.names, req.now, limit, req.owner, sent.token, sent.lockedUntil, rule.attempts, rule.event, history]);
+    const { rows } = await db.query<ClaimRow>(s.claim, [req.names, req.now, limit, req.owner, sent.token, sent.lockedUntil, rule.attempts, rule.event, history, rateTerms(req).now]);
     const probe = rows.pop()!;
     return { jobs: rows.map((r) => leased(r, sent)), grouped: probe.grouped === true, pause_ends: probe.pause_ends };
   };

@@ -37,8 +37,10 @@ const ROUNDS = 20;
 
 export async function insertUnique(client: Queryable, s: UniqueStatements, job: NewJob, guard: UniqueGuard, at: number): Promise<InsertResult> {
   const held = [guard.kind, guard.key];
+  // A throttle window is on the database's clock (UniqueGuard `clockAt`).
+  const clockAt = guard.clockAt ?? at;
   for (let round = 0; round < ROUNDS; round++) {
-    if (guard.kind === 'throttle') await client.query(s.throttleExpired, [...held, at]);
+    if (guard.kind === 'throttle') await client.query(s.throttleExpired, [...held, clockAt]);
     if (guard.kind === 'debounce') {
       const { rows } = await client.query<{ id: number | string; state: string }>(s.debounce, [...held, job.payload, job.runAt, at]);
       if (rows[0]) return { id: Number(rows[0].id), created: false, state: rows[0].state };
@@ -53,7 +55,7 @@ export async function insertUnique(client: Queryable, s: UniqueStatements, job: 
     // A throttle holder whose insert committed only after this one began (the insert above waited
     // for it) may already be past its window: the first enqueue after the window makes a new job.
     // Next round gives its key back, now that its row is visible.
-    if (holder && guard.kind === 'throttle' && holder.unique_until !== null && Number(holder.unique_until) <= at) continue;
+    if (holder && guard.kind === 'throttle' && holder.unique_until !== null && Number(holder.unique_until) <= clockAt) continue;
     if (holder) return { id: Number(holder.id), created: false, state: holder.state };
   }
   // The caller's transaction retries on this code.

@@ -213,6 +213,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     ping: async () => {
       await db.rows(s.ping);
     },
+    databaseNow: async () => Number((await db.rows<{ now: number | string }>(s.databaseNow))[0]!.now),
     diagnose: async ({ now }) => {
       const [[sizes], [expired]] = await Promise.all([
         db.rows<{ bytes: number; page_size: number; cache_bytes: number }>(s.sizes, [schema]),

@@ -24,6 +24,7 @@ export function statements(schema: string) {
     resume: q('resume'),
     paused: q('paused'),
     ping: q('ping'),
+    databaseNow: q('database-now'),
     purgeFinished: q('purge-finished'),
     expiredCount: q('expired-count'),
     sizes: q('sizes'),

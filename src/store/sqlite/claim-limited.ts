@@ -15,7 +15,7 @@
  */
 import type Database from 'better-sqlite3';
 import { bucketId, selectClaims, type RunningCount, type Selection, type Spent } from '../claim-limits.js';
-import { groupBucketKeys, hasNameLimit, limitFacts, readLimit, widenGroups, widestLimit, type LimitFact } from '../limited-claim.js';
+import { groupBucketKeys, hasNameLimit, limitFacts, rateTerms, readLimit, widenGroups, widestLimit, type LimitFact } from '../limited-claim.js';
 import type { ClaimRequest, NameLimits } from '../store.js';
 import { namesStatement } from './names-statement.js';
 import type { ReadyRow } from '../rows.js';
@@ -40,14 +40,15 @@ export function createLimitedClaim(db: Database.Database): LimitedClaim {
   return (req, names, pauseEnds) => {
     const { now, limit } = req;
     const startNow = req.startNow ?? limit;
-    const hold = req.startWithinMs === undefined ? {} : { holdMs: req.startWithinMs };
+    // Due times on the claimer's clock; tokens and pauses on the database's (ClaimRequest `rate`).
+    const rate = rateTerms(req);
     const limits = req.limits ?? new Map<string, NameLimits>();
-    const { overrides, paused, buckets, wakeAt } = limitFacts(s.active.all({ now }) as LimitFact[], now, pauseEnds);
+    const { overrides, paused, buckets, wakeAt } = limitFacts(s.active.all({ now: rate.now }) as LimitFact[], rate.now, pauseEnds);
     // Leased jobs: per name for names with a global concurrency; per group (name '') for the groups visited.
     const capped = names.filter((n) => limits.get(n)?.globalConcurrency !== undefined);
     const running: RunningCount[] = capped.length > 0 ? (s.namesRunning.all(capped, {}) as RunningCount[]) : [];
     const runningIn = new Map<string, number>();
-    const facts = { limits, running, buckets, now, ...hold };
+    const facts = { limits, running, buckets, now: rate.now, ahead: rate.ahead };
 
     // Ungrouped: names without a limit in one read; each limited name on its
     // own, one more than it may take, to learn whether it holds jobs back.
@@ -91,7 +92,7 @@ export function createLimitedClaim(db: Database.Database): LimitedClaim {
       }
     }
 
-    const selection = selectClaims({ limit, startNow, ...hold, now, limits, running, ungrouped, groups, overrides, buckets, pauseEnds: wakeAt });
+    const selection = selectClaims({ limit, startNow, ahead: rate.ahead, stampAt: rate.stampAt, now: rate.now, limits, running, ungrouped, groups, overrides, buckets, pauseEnds: wakeAt });
     for (const b of selection.spent) s.spend.run({ kind: b.kind, key: b.key, spent: JSON.stringify(b.spent), now });
     if (selection.lastGroup !== undefined) cursor = selection.lastGroup;
     else if (groups.length === 0) cursor = '';

@@ -12,7 +12,7 @@ import { DatabaseError } from '../../errors.js';
 import { withoutPaused } from '../paused.js';
 import { UniqueSpan } from '../records.js';
 import type { ClaimRequest, ClaimResult, ClaimRule, HeldBack, LeasedJob } from '../store.js';
-import { hasNameLimit, withoutRatePaused } from '../limited-claim.js';
+import { hasNameLimit, rateTerms, withoutRatePaused } from '../limited-claim.js';
 import { createLimitedClaim } from './claim-limited.js';
 import { namesStatement } from './names-statement.js';
 import { toLeasedRecord, type ReadyRow } from '../rows.js';
@@ -48,7 +48,7 @@ export function createClaim(
     const open = withoutPaused(req.names, pausedNames());
     if (open.length === 0) return { jobs: [] };
     // Names a handler's RateLimitedError paused (until when: the loop comes back then).
-    const rateLimited = namesPaused.all({ now: req.now }) as Array<[string, number]>;
+    const rateLimited = namesPaused.all({ now: rateTerms(req).now }) as Array<[string, number]>;
     const { names, pauseEnds } = withoutRatePaused(open, rateLimited);
     let heldBack: HeldBack | undefined = pauseEnds === null ? undefined : { until: pauseEnds };
     const short = (jobs: LeasedJob[]): ClaimResult => (heldBack && jobs.length < req.limit ? { jobs, heldBack } : { jobs });
@@ -56,12 +56,12 @@ export function createClaim(
     indexNewJobs();
     const writes = claimWritesFor(req.rule);
     let rows: ReadyRow[];
-    let held: ReadonlySet<number> | undefined;
+    let rated: ReadonlySet<number> | undefined;
     if (names.some((n) => hasNameLimit(req.limits?.get(n))) || groupedAny.get() !== undefined) {
       const selection = limited(req, names, pauseEnds);
       rows = selection.take;
       heldBack = selection.heldBack;
-      held = selection.held;
+      rated = selection.rated;
     } else {
       rows = claimReady.all(names, { now: req.now, limit: req.limit }) as ReadyRow[];
     }
@@ -74,7 +74,7 @@ export function createClaim(
     for (let i = 0; i < rows.length; i++) {
       ids[i] = rows[i]!.id;
       out[i] = toLeasedRecord(rows[i]!, claim);
-      if (held?.has(ids[i]!)) out[i]!.startBy = req.now + req.startWithinMs!;
+      if (req.startWithinMs !== undefined && rated?.has(ids[i]!)) out[i]!.startBy = req.now + req.startWithinMs;
     }
     const idList = JSON.stringify(ids);
     const leased = writes.lease.run({ ids: idList, owner: req.owner, token, lockedUntil, now: req.now }).changes;

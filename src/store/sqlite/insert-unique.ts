@@ -36,7 +36,8 @@ export function insertUnique(
   guard: UniqueGuard,
 ): InsertResult {
   const held = { kind: guard.kind, key: guard.key };
-  if (guard.kind === 'throttle') s.throttleExpired.run({ ...held, at: row.at });
+  // A throttle window is on the database's clock (UniqueGuard `clockAt`).
+  if (guard.kind === 'throttle') s.throttleExpired.run({ ...held, at: guard.clockAt ?? row.at });
   if (guard.kind === 'debounce') {
     const replaced = s.debounce.get({ ...held, payload: row.payload, runAt: row.runAt, at: row.at });
     if (replaced) return { id: replaced.id, created: false, state: replaced.state };

@@ -212,6 +212,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     paused: async () => admin.paused(),
     pauseLimit: async (kind, key, until, at) => limits.pause(kind, key, until, at),
     pauses: async (now) => limits.pauses(now),
+    // Every process sharing the file runs on this host (WAL needs shared memory), and reads this clock.
+    databaseNow: () => Date.now(),
     setGroupConcurrency: async (group, concurrency, at) => limits.setGroupConcurrency(group, concurrency, at),
     limits: async () => limits.all(),
     groupCounts: async (limit) => limits.groupCounts(limit),
