@@ -52,12 +52,12 @@ export function createScheduleRunner(engine: Engine, jobNames: ReadonlySet<strin
    * started meanwhile may have recorded slots it took as missed (and, under
    * 'skip' or 'one', gave up) that this one, running then, fires as due. Its
    * inserts for slots another process fired meet their keys. Only while the
-   * schedule is the one it handled: once its expression or zone changed, the
-   * stored last slot is the floor (a change keeps it, so the past is never
-   * fired again; below it lie slots of the new expression that no process
-   * ever owed).
+   * schedule is the version it handled: once it changed (even back to what it
+   * was), the stored last slot is the floor (a change keeps it, so the past
+   * is never fired again; below it lie slots of the new expression that no
+   * process ever owed).
    */
-  let handled = new Map<string, { slot: number; cron: string; tz: string | null }>();
+  let handled = new Map<string, { slot: number; version: number }>();
 
   const fireOne = async (s: ScheduleRecord, now: number): Promise<number | null> => {
     const spec = { cron: s.cron, tz: s.tz };
@@ -65,9 +65,11 @@ export function createScheduleRunner(engine: Engine, jobNames: ReadonlySet<strin
     const stored = s.lastSlot ?? s.createdAt;
     // Before its first pass, this process has run the schedule since it started.
     const mine = handled.get(s.name);
-    const same = mine === undefined || (mine.cron === s.cron && mine.tz === s.tz);
+    const same = mine === undefined || mine.version === s.version;
     const own = same ? Math.max(mine?.slot ?? runningSince - 1, s.createdAt) : stored;
-    const plan = planFiring(spec, { after: Math.min(stored, own), now, runningSince, missed });
+    // Never at or before the floor, whatever this process handled: a change keeps the past from firing again
+    // (a process that had not read the schedule since before the change owes no slot of the new one below it).
+    const plan = planFiring(spec, { after: Math.max(Math.min(stored, own), s.floorSlot ?? Number.NEGATIVE_INFINITY), now, runningSince, missed });
     if (plan.handled === null) return nextSlot(spec, now);
     const payload: unknown = plan.fire.length > 0 ? JSON.parse(s.payload) : undefined;
     const jobs = plan.fire.map((slot) => engine.newJob({ name: s.name, payload, options: { key: slotKey(s.name, slot), runAt: slot } }, now));
@@ -80,7 +82,7 @@ export function createScheduleRunner(engine: Engine, jobNames: ReadonlySet<strin
     }
     const created = results.filter((r) => r.created).length;
     if (created > 0) logger.debug({ job: s.name, created, slots: plan.fire.length }, 'schedule fired');
-    handled.set(s.name, { slot: plan.handled, cron: s.cron, tz: s.tz });
+    handled.set(s.name, { slot: plan.handled, version: s.version });
     return nextSlot(spec, now);
   };
 

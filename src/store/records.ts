@@ -127,6 +127,10 @@ export interface ScheduleRecord {
   lastSlot: number | null;
   createdAt: number;
   updatedAt: number;
+  /** Moves on with every change of the definition (cron, tz, payload, missed): a schedule changed and changed back is at a new version. */
+  version: number;
+  /** The last slot fired when the definition last changed: no slot at or before it is fired again. */
+  floorSlot: number | null;
 }
 
 export type NewSchedule = Pick<ScheduleRecord, 'name' | 'cron' | 'tz' | 'payload' | 'missed'>;

@@ -148,10 +148,13 @@ export interface ScheduleRow {
   last_slot: number | null;
   created_at: number;
   updated_at: number;
+  /** Absent in rows read before migration 015 (SQLite) / 013 (PostgreSQL), e.g. by the migrate tool's source. */
+  version?: number | string;
+  floor_slot?: number | string | null;
 }
 
 export function toScheduleRecord(r: ScheduleRow): ScheduleRecord {
-  return { name: r.name, cron: r.cron, tz: r.tz, payload: r.payload, missed: r.missed, lastSlot: r.last_slot, createdAt: r.created_at, updatedAt: r.updated_at };
+  return { name: r.name, cron: r.cron, tz: r.tz, payload: r.payload, missed: r.missed, lastSlot: r.last_slot, createdAt: r.created_at, updatedAt: r.updated_at, version: Number(r.version ?? 0), floorSlot: r.floor_slot == null ? null : Number(r.floor_slot) };
 }
 
 /** A row of `job_steps`, as a job's steps are read (`job_id` when several jobs' steps are: `litejobs migrate`). */

@@ -243,4 +243,29 @@ describe('which queues fire a schedule', () => {
     const slots = (await jobsOf('tock')).map((r) => (r.run_at - at(0)) / 1000);
     expect(slots).toEqual([2, 5, 6, 7]);
   });
+
+  it('a change keeps the last fired slot as the floor for a process that never handled the schedule, and for one that saw it changed and changed back', async () => {
+    const clock = createVirtualClock(START);
+    const at = (s: number) => Date.parse('2026-06-01T00:00:00Z') + s * 1000;
+    const q = fx.open({ clock, pollInterval: 1000, jobs: [defineJob({ name: 'tock', handler: () => 'ok' })] });
+    await q.schedule('tock', '*/2 * * * * *');
+    await q.start();
+    await clock.advance(at(1) - 300 - clock.now());
+    // Running since before slot 1, it has handled no slot yet: another process, its clock ahead, fired slot 2.
+    await fx.sql('UPDATE schedules SET last_slot = ? WHERE name = ?', [at(2), 'tock']);
+    // Changed to every second, and again, and back: slot 1 of the new expression lies below the slot fired before the change.
+    await q.schedule('tock', '* * * * * *');
+    await q.schedule('tock', '*/3 * * * * *');
+    await q.schedule('tock', '* * * * * *');
+    for (let second = 1; second <= 4; second++) {
+      await clock.advance(at(second) + 100 - clock.now());
+      if (second > 2) await until(clock, async () => (await jobsOf('tock')).some((r) => r.run_at === at(second)), `the job of slot ${second}`);
+    }
+    const slots = (await jobsOf('tock')).map((r) => (r.run_at - at(0)) / 1000);
+    expect(slots).toEqual([3, 4]);
+    // A definition given again as it is changes nothing.
+    const [before] = await fx.sql<{ version: number; floor_slot: number }>('SELECT version, floor_slot FROM schedules WHERE name = ?', ['tock']);
+    await q.schedule('tock', '* * * * * *');
+    expect(await fx.sql('SELECT version, floor_slot FROM schedules WHERE name = ?', ['tock'])).toEqual([before]);
+  });
 });

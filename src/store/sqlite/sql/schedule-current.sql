@@ -1,5 +1,5 @@
--- A firing pass's check, inside its transaction: the schedule still holds the
--- definition the pass read (a change or an unschedule since then means the
+-- A firing pass's check, inside its transaction: the schedule is still at the
+-- version the pass read (the definition, changed and changed back, would match) (a change or an unschedule since then means the
 -- pass decided on facts that no longer hold: it writes nothing).
 SELECT 1 FROM schedules
-WHERE name = @name AND cron = @cron AND tz IS @tz AND payload = @payload AND missed = @missed
+WHERE name = @name AND version = @version
