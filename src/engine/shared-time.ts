@@ -15,8 +15,8 @@
  * is therefore a range, `lo` ≤ the database's time ≤ `hi`: a window is
  * opened at `hi` and found closed at `lo`, so an error only lengthens it.
  * The offset is measured at first need (the best of three reads), then again
- * in the background once the last is older than REMEASURE_MS; the sample of
- * the smallest error among those younger than KEEP_MS is used.
+ * in the background once the last is older than REMEASURE_MS; the newest
+ * measure is used, so a clock stepped meanwhile is followed within that.
  *
  * A virtual clock (`createVirtualClock`) is every process's time in a test:
  * it is taken as the database's as it is (a measure against a real clock
@@ -28,8 +28,10 @@ import type { Store } from '../store/store.js';
 
 /** How old a measure may get before another is taken (in the background), ms. */
 export const REMEASURE_MS = 15_000;
-/** How long a measure may be used, when it is the best one, ms. */
+/** Samples kept this long (the newest measure's are used), ms. */
 const KEEP_MS = 60_000;
+/** Reads this close together are one measure's: the best of them is used. */
+const SAME_MEASURE_MS = 1000;
 /** An offset this large is worth a warning: leases and due times still follow each host's clock. */
 const WARN_OFF_MS = 1000;
 
@@ -69,11 +71,8 @@ export function createSharedTime(clock: Clock, store: Pick<Store, 'databaseNow'>
   let measuring: Promise<void> | undefined;
   let warned = false;
 
-  const take = (t0: number, read: number, t1: number): Sample => {
-    // A read answered synchronously (the host's own clock) is exact up to the clocks' milliseconds.
-    const sync = t1 === t0;
-    return { offset: read - (t0 + t1) / 2, error: (t1 - t0) / 2 + (sync ? 0 : 1), at: t1 };
-  };
+  /** `sync`: read from the host's own clock, exact up to the clocks' milliseconds; else a round trip, whose clock reads are truncated to the ms. */
+  const take = (t0: number, read: number, t1: number, sync: boolean): Sample => ({ offset: read - (t0 + t1) / 2, error: (t1 - t0) / 2 + (sync ? 0 : 1), at: t1 });
   const keep = (s: Sample) => {
     samples = [...samples.filter((x) => s.at - x.at < KEEP_MS), s];
     if (!warned && Math.abs(s.offset) > WARN_OFF_MS + s.error) {
@@ -84,11 +83,20 @@ export function createSharedTime(clock: Clock, store: Pick<Store, 'databaseNow'>
       );
     }
   };
-  const best = (): Sample | undefined => samples.reduce<Sample | undefined>((b, s) => (b === undefined || s.error < b.error ? s : b), undefined);
+  /**
+   * The sample of least error among the latest measure's reads (taken together): an older one's error
+   * says nothing of a clock stepped since (NTP, a VM resumed), so it is not used once a newer read came.
+   */
+  const best = (): Sample | undefined => {
+    const newest = samples.at(-1);
+    if (newest === undefined) return undefined;
+    return samples.filter((s) => newest.at - s.at <= SAME_MEASURE_MS).reduce((b, s) => (s.error < b.error ? s : b), newest);
+  };
   const readOnce = async (): Promise<void> => {
     const t0 = clock.now();
-    const read = await store.databaseNow();
-    keep(take(t0, read, clock.now()));
+    const answer = store.databaseNow();
+    const read = await answer;
+    keep(take(t0, read, clock.now(), typeof answer === 'number'));
   };
   const measure = (rounds: number): Promise<void> => {
     measuring ??= (async () => {
@@ -104,7 +112,7 @@ export function createSharedTime(clock: Clock, store: Pick<Store, 'databaseNow'>
     const t0 = clock.now();
     const read = store.databaseNow();
     if (typeof read !== 'number') return undefined;
-    keep(take(t0, read, clock.now()));
+    keep(take(t0, read, clock.now(), true));
     return best();
   };
   const from = (s: Sample): DatabaseTime => {

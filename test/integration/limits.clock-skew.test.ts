@@ -139,6 +139,25 @@ describe('whose clock rules: the database’s', () => {
     expect(second.at - pausedAt).toBeGreaterThanOrEqual(1000);
   });
 
+  it('a RateLimitedError delay with a fraction of a millisecond pauses the name and puts the job back, in whole milliseconds', async () => {
+    let threw = false;
+    const job = defineJob({
+      name: 'call',
+      handler: async () => {
+        if (threw) return;
+        threw = true;
+        throw new RateLimitedError(250.5, { scope: 'name' });
+      },
+    });
+    const q = fx.open({ jobs: [job], concurrency: 1, pollInterval: 20 });
+    const { id } = await q.enqueue('call', {});
+    await q.start();
+    await until(async () => (await q.getJob(id)).state === 'completed', 10_000);
+    expect((await q.history(id)).map((t) => t.event)).toEqual(['job.enqueue', 'job.claim', 'job.release', 'job.claim', 'job.complete']);
+    const [row] = await fx.sql<{ paused_until: number }>("SELECT paused_until FROM job_limits WHERE kind = 'name' AND key = 'call'");
+    expect(Number.isInteger(Number(row!.paused_until))).toBe(true);
+  });
+
   it('a throttle window lasts its ms whichever host stamped it', async () => {
     const behind = fx.open({ clock: offBy(-700), pollInterval: 60_000 });
     const ahead = fx.open({ clock: offBy(700), pollInterval: 60_000 });

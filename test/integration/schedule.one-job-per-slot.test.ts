@@ -244,6 +244,21 @@ describe('which queues fire a schedule', () => {
     expect(slots).toEqual([2, 5, 6, 7]);
   });
 
+  it('a firing pass that read a schedule since unscheduled and made again writes nothing, though the new one is at the same version', async () => {
+    const store = fx.store();
+    try {
+      await store.saveSchedule({ name: 'report', cron: '*/5 * * * *', tz: null, payload: '{"a":1}', missed: 'one' }, 1000);
+      const [read] = await store.schedules();
+      await store.deleteSchedule('report');
+      await store.saveSchedule({ name: 'report', cron: '0 0 1 1 *', tz: null, payload: '{"a":2}', missed: 'one' }, 2000);
+      expect((await store.schedules())[0]).toMatchObject({ version: read!.version, createdAt: 2000 });
+      expect(await store.fireSchedule(read!, [], 300_000, 3000)).toBeNull();
+      expect((await store.schedules())[0]).toMatchObject({ cron: '0 0 1 1 *', lastSlot: null });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a change keeps the last fired slot as the floor for a process that never handled the schedule, and for one that saw it changed and changed back', async () => {
     const clock = createVirtualClock(START);
     const at = (s: number) => Date.parse('2026-06-01T00:00:00Z') + s * 1000;

@@ -20,7 +20,7 @@ export function createPostgresSchedules(db: Database, schema: string, insertSql:
     schedules: async (): Promise<ScheduleRecord[]> => (await db.rows<Parameters<typeof toScheduleRecord>[0]>(s.all)).map(toScheduleRecord),
     fireSchedule: async (read: ScheduleRecord, jobs: readonly NewJob[], slot: number, at: number): Promise<InsertResult[] | null> =>
       db.tx(async (client) => {
-        if ((await client.query(s.current, [read.name, read.version])).rowCount !== 1) return null;
+        if ((await client.query(s.current, [read.name, read.version, read.createdAt])).rowCount !== 1) return null;
         const results = jobs.length > 0 ? await insertJobs(client, insertSql, jobs, at) : [];
         if (results.some((r) => r.created)) await notify(client);
         await client.query(s.fired, [read.name, slot, at]);

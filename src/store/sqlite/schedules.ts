@@ -22,7 +22,7 @@ export function createSqliteSchedules(db: Database.Database, insert: SqliteInser
     fired: db.prepare(sql('schedule-fired')),
   };
   const fireTx = db.transaction((read: ScheduleRecord, jobs: readonly NewJob[], slot: number, at: number): InsertResult[] | null => {
-    if (s.current.get({ name: read.name, version: read.version }) === undefined) return null;
+    if (s.current.get({ name: read.name, version: read.version, createdAt: read.createdAt }) === undefined) return null;
     const results = jobs.length > 0 ? insert(jobs, at) : [];
     s.fired.run({ name: read.name, slot, at });
     return results;
