@@ -12,12 +12,12 @@
  * `node --import tsx bench/chaos/watcher.ts '<WatcherConfig JSON>'`
  * stdout: `{"type":"ready"}`. SIGTERM: unsubscribe, close, exit 0.
  */
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { pino } from 'pino';
 import { queueTarget } from '../../src/cli/open-queue.js';
 import { createQueue } from '../../src/index.js';
 import type { WatcherConfig } from './options.js';
-import { exitWithParent } from './parent-watch.js';
+import { closeOnTerm, exitWithParent } from './parent-watch.js';
 import { lastFeedCursor } from './feed-log.js';
 
 exitWithParent();
@@ -38,21 +38,9 @@ const subscription = queue.watch({ after }).subscribe({
   },
 });
 
-let stopping = false;
-process.on('SIGTERM', () => {
-  if (stopping) return;
-  stopping = true;
+closeOnTerm(() => {
   subscription.unsubscribe();
-  queue.close().then(
-    () => {
-      closeSync(log);
-      process.exit(0);
-    },
-    (err: unknown) => {
-      process.stderr.write(`close failed: ${String(err)}\n`);
-      process.exit(1);
-    },
-  );
-});
+  return queue.close();
+}, log);
 await queue.ping();
 process.stdout.write(`${JSON.stringify({ type: 'ready' })}\n`);

@@ -7,14 +7,14 @@
  * `node --import tsx bench/chaos/worker.ts '<WorkerConfig JSON>'`
  * stdout: `{"type":"ready"}` once started. SIGTERM: close the queue, exit 0.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { openSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { queueTarget } from '../../src/cli/open-queue.js';
 import { createJobMachine } from '../../machines/job.machine.js';
 import { createQueue, defineJob } from '../../src/index.js';
 import { CONCURRENCY, CUSTOM_JOB_NAME, FAIL_ATTEMPTS, FAIL_BACKOFF_MS, FAIL_JOB_NAME, JOB_BACKOFF_MS, JOB_NAME, LEASE_MS, seededRandom, type WorkerConfig } from './options.js';
-import { exitWithParent } from './parent-watch.js';
+import { closeOnTerm, exitWithParent } from './parent-watch.js';
 import { endLine, failLine, startLine } from './run-log.js';
 
 exitWithParent();
@@ -72,21 +72,7 @@ const queue = createQueue({
   ],
 });
 
-let stopping = false;
-process.on('SIGTERM', () => {
-  if (stopping) return;
-  stopping = true;
-  queue.close({ timeout: 5000 }).then(
-    () => {
-      closeSync(log);
-      process.exit(0);
-    },
-    (err: unknown) => {
-      process.stderr.write(`close failed: ${String(err)}\n`);
-      process.exit(1);
-    },
-  );
-});
+closeOnTerm(() => queue.close({ timeout: 5000 }), log);
 
 await queue.start();
 process.stdout.write(`${JSON.stringify({ type: 'ready' })}\n`);

@@ -74,6 +74,12 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     const r = await engine.apply(job, { type: JobEventType.release }, { ...extra, workerId: o.ownerId, again: stillOurs(job) });
     if (!(r.accepted && r.committed)) await engine.releaseHold(job.id, job.leaseToken);
   };
+  /**
+   * A job claimed and never started, back to pending (due at `runAt`, or as it was), no attempt spent, recorded as
+   * this process's release. Kept trying through an outage: out of the buffer, its lease is no longer renewed.
+   */
+  const handBack = (job: LeasedJob, why: string, runAt?: number) =>
+    void giveBack(job, { ...(runAt === undefined ? {} : { runAt }), retryUnavailable: true }).catch((err: unknown) => void outage.failed(`handing back jobs claimed ahead (${why})`, err));
   const pauses = createRatePauses();
   // A job that waited in the buffer may have been cancelled by another process meanwhile: looked at once more first.
   const startCheck = createStartCheck(store, clock, o.leaseMs);
@@ -86,10 +92,7 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     startCheck,
     pauses,
     isRunning: (jobId) => executor!.isRunning(jobId),
-    // Back to pending, no attempt spent, recorded as this process's release. Kept trying through an
-    // outage: out of the buffer, its lease is no longer renewed.
-    handBack: (job, why, runAt) =>
-      void giveBack(job, { ...(runAt === undefined ? {} : { runAt }), retryUnavailable: true }).catch((err: unknown) => void outage.failed(`handing back jobs claimed ahead (${why})`, err)),
+    handBack,
     lost: dropped,
     signal: (event) => engine.buffered(event),
   });
@@ -109,7 +112,7 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
   const pool = createPool(o.concurrency, o.ownerId, () => buffer.take(), async (job, workerId) => {
     if (!(await startCheck(job))) return dropped(job);
     // Its start deadline passed while the check read (rate-starts.ts): its token no longer covers a start.
-    if (isLate(job, clock.now())) return void giveBack(job, { runAt: clock.now(), retryUnavailable: true }).catch((err: unknown) => void outage.failed('handing back jobs claimed ahead (late)', err));
+    if (isLate(job, clock.now())) return handBack(job, 'late', clock.now());
     await run.run(job, workerId);
   });
   const abort = (jobId: number, reason: AbortReason): boolean => {

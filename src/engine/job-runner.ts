@@ -24,6 +24,8 @@ export type Outcome =
   | { kind: 'late' };
 
 const MAX_STACK = 4000;
+/** The longest pause a RateLimitedError takes: a longer one is a mistake (a Retry-After in the wrong unit), not a pause. */
+export const MAX_RATE_LIMITED_MS = 366 * 24 * 3600 * 1000;
 /** Bounds on the HTTP response kept from an error: it is stored on every history row. */
 const MAX_BODY = 4096;
 const MAX_HEADERS = 16;
@@ -56,7 +58,8 @@ export function toErrorInfo(err: unknown): ErrorInfo {
   if (err instanceof RetryLaterError || (code === 'LJ_ERR_RETRY_LATER' && typeof delay === 'number')) info.retryAfter = delay as number;
   if (err instanceof UnrecoverableError || code === 'LJ_ERR_UNRECOVERABLE') info.unrecoverable = true;
   if (err instanceof RateLimitedError || (code === 'LJ_ERR_RATE_LIMITED' && typeof delay === 'number' && Number.isFinite(delay) && delay >= 0)) {
-    info.rateLimited = { delay: delay as number, scope: read(err, 'scope') === 'name' ? 'name' : 'group' };
+    // Whole milliseconds, rounded up, and at most a year: a pause's end and the job's due time are stored as integer times.
+    info.rateLimited = { delay: Math.min(MAX_RATE_LIMITED_MS, Math.ceil(delay as number)), scope: read(err, 'scope') === 'name' ? 'name' : 'group' };
   }
   // Only litejobs' own errors: another library's `headers` may be the request's, credentials included.
   if (typeof code === 'string' && code.startsWith('LJ_ERR_')) keepResponse(err, info);

@@ -47,9 +47,7 @@ export function createOutcomeRecorder(engine: WorkerEngine, o: OutcomeRecorderOp
    * due after the pause, without spending an attempt (the machine's release).
    */
   const rateLimited = async (job: LeasedJob, error: ErrorInfo, extra: OutcomeExtra, apply: WorkerEngine['apply']): Promise<ApplyResult> => {
-    // Whole milliseconds, rounded up: the stores keep times as integers (a delay may have a fraction).
-    const delay = Math.ceil(error.rateLimited!.delay);
-    const { scope } = error.rateLimited!;
+    const { delay, scope } = error.rateLimited!;
     const at = clock.now();
     const [kind, key] = scope === 'group' && job.group ? (['group', job.group] as const) : (['name', job.name] as const);
     // This process's jobs of the name or group claimed ahead of time must not start either (rate-pauses.ts).

@@ -14,9 +14,10 @@
  * read, timed on the queue's clock: its round trip bounds the error. A time
  * is therefore a range, `lo` ≤ the database's time ≤ `hi`: a window is
  * opened at `hi` and found closed at `lo`, so an error only lengthens it.
- * The offset is measured at first need (the best of three reads), then again
- * in the background once the last is older than REMEASURE_MS; the newest
- * measure is used, so a clock stepped meanwhile is followed within that.
+ * The offset is measured at first need, then again in the background once
+ * the last measure is older than REMEASURE_MS, each time the best of three
+ * reads; the newest measure is used, so a clock stepped meanwhile is
+ * followed within that.
  *
  * A virtual clock (`createVirtualClock`) is every process's time in a test:
  * it is taken as the database's as it is (a measure against a real clock
@@ -28,10 +29,8 @@ import type { Store } from '../store/store.js';
 
 /** How old a measure may get before another is taken (in the background), ms. */
 export const REMEASURE_MS = 15_000;
-/** Samples kept this long (the newest measure's are used), ms. */
-const KEEP_MS = 60_000;
-/** Reads this close together are one measure's: the best of them is used. */
-const SAME_MEASURE_MS = 1000;
+/** Reads a measure makes: the one of least error (the shortest round trip) is used. */
+const MEASURE_READS = 3;
 /** An offset this large is worth a warning: leases and due times still follow each host's clock. */
 const WARN_OFF_MS = 1000;
 
@@ -67,14 +66,15 @@ export function createSharedTime(clock: Clock, store: Pick<Store, 'databaseNow'>
     };
     return { now: async () => exact(), nowSync: exact, toLocal: (at) => at };
   }
-  let samples: Sample[] = [];
+  /** The newest measure: an older one's error says nothing of a clock stepped since (NTP, a VM resumed). */
+  let current: Sample | undefined;
   let measuring: Promise<void> | undefined;
   let warned = false;
 
   /** `sync`: read from the host's own clock, exact up to the clocks' milliseconds; else a round trip, whose clock reads are truncated to the ms. */
   const take = (t0: number, read: number, t1: number, sync: boolean): Sample => ({ offset: read - (t0 + t1) / 2, error: (t1 - t0) / 2 + (sync ? 0 : 1), at: t1 });
-  const keep = (s: Sample) => {
-    samples = [...samples.filter((x) => s.at - x.at < KEEP_MS), s];
+  const adopt = (s: Sample): Sample => {
+    current = s;
     if (!warned && Math.abs(s.offset) > WARN_OFF_MS + s.error) {
       warned = true;
       logger?.warn(
@@ -82,26 +82,19 @@ export function createSharedTime(clock: Clock, store: Pick<Store, 'databaseNow'>
         "this process's clock is off the database's: rate limits, pauses and throttles follow the database's clock, but leases and due times follow each host's; keep clocks in step (NTP)",
       );
     }
+    return s;
   };
-  /**
-   * The sample of least error among the latest measure's reads (taken together): an older one's error
-   * says nothing of a clock stepped since (NTP, a VM resumed), so it is not used once a newer read came.
-   */
-  const best = (): Sample | undefined => {
-    const newest = samples.at(-1);
-    if (newest === undefined) return undefined;
-    return samples.filter((s) => newest.at - s.at <= SAME_MEASURE_MS).reduce((b, s) => (s.error < b.error ? s : b), newest);
-  };
-  const readOnce = async (): Promise<void> => {
-    const t0 = clock.now();
-    const answer = store.databaseNow();
-    const read = await answer;
-    keep(take(t0, read, clock.now(), typeof answer === 'number'));
-  };
-  const measure = (rounds: number): Promise<void> => {
+  const measure = (): Promise<void> => {
     measuring ??= (async () => {
       try {
-        for (let i = 0; i < rounds; i++) await readOnce();
+        let best: Sample | undefined;
+        for (let i = 0; i < MEASURE_READS; i++) {
+          const t0 = clock.now();
+          const answer = store.databaseNow();
+          const s = take(t0, await answer, clock.now(), typeof answer === 'number');
+          if (best === undefined || s.error < best.error) best = s;
+        }
+        adopt(best!);
       } finally {
         measuring = undefined;
       }
@@ -111,32 +104,23 @@ export function createSharedTime(clock: Clock, store: Pick<Store, 'databaseNow'>
   const measureSync = (): Sample | undefined => {
     const t0 = clock.now();
     const read = store.databaseNow();
-    if (typeof read !== 'number') return undefined;
-    keep(take(t0, read, clock.now(), true));
-    return best();
+    return typeof read === 'number' ? adopt(take(t0, read, clock.now(), true)) : undefined;
   };
   const from = (s: Sample): DatabaseTime => {
     const t = clock.now() + s.offset;
     // Whole milliseconds, outward: the stores keep times as integers.
     return { lo: Math.floor(t - s.error), hi: Math.ceil(t + s.error) };
   };
+  /** The measure in hand; one older than REMEASURE_MS is measured again in the background, and serves meanwhile (a failed read keeps it). */
   const fresh = (): Sample | undefined => {
-    const s = best();
-    if (s !== undefined && clock.now() - samples.at(-1)!.at >= REMEASURE_MS && measuring === undefined) {
-      // In the background: the measure in hand serves meanwhile (a failed read keeps it).
-      void measure(1).catch(() => undefined);
-    }
-    return s;
+    if (current !== undefined && clock.now() - current.at >= REMEASURE_MS && measuring === undefined) void measure().catch(() => undefined);
+    return current;
   };
 
   return {
     async now() {
-      let s = fresh();
-      if (s === undefined) {
-        await measure(3);
-        s = best()!;
-      }
-      return from(s);
+      if (fresh() === undefined) await measure();
+      return from(current!);
     },
     nowSync() {
       const s = fresh() ?? measureSync();
@@ -144,8 +128,7 @@ export function createSharedTime(clock: Clock, store: Pick<Store, 'databaseNow'>
       return from(s);
     },
     toLocal(at) {
-      const s = best();
-      return s === undefined ? at : Math.ceil(at - s.offset + s.error);
+      return current === undefined ? at : Math.ceil(at - current.offset + current.error);
     },
   };
 }

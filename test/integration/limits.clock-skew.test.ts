@@ -38,6 +38,13 @@ function crowded(times: readonly number[], max: number, per: number): Array<[num
   return out;
 }
 
+/** A rate-limited job 'call' that notes when each run started, on the machine's clock. */
+function ratedCalls(max: number, per: number) {
+  const starts: number[] = [];
+  const job = defineJob({ name: 'call', rateLimit: { max, per }, handler: () => void starts.push(Date.now()) });
+  return { job, starts };
+}
+
 /** The store, with the answers of the claims `slow` picks held back `ms` (a busy event loop, a far database). */
 function slowClaims(store: Store, slow: (n: number) => boolean, ms: number): Store {
   let n = 0;
@@ -57,14 +64,7 @@ function slowClaims(store: Store, slow: (n: number) => boolean, ms: number): Sto
 
 describe('rate limits count starts', () => {
   it('no window of per holds more than max starts, even when a claim comes back late', async () => {
-    const starts: number[] = [];
-    const job = defineJob({
-      name: 'call',
-      rateLimit: { max: 3, per: 300 },
-      handler: async () => {
-        starts.push(Date.now());
-      },
-    });
+    const { job, starts } = ratedCalls(3, 300);
     // Every other claim that took jobs answers 60 ms late: its jobs would start 60 ms after their tokens were spent.
     const store = slowClaims(fx.store(), (n) => n % 2 === 0, 60);
     const q = fx.open({ store, jobs: [job], concurrency: 4, pollInterval: 20 });
@@ -92,14 +92,7 @@ describe('rate limits count starts', () => {
 
 describe('whose clock rules: the database’s', () => {
   it('rate-limit tokens last per in real time on hosts 1.4 s apart', async () => {
-    const starts: number[] = [];
-    const job = defineJob({
-      name: 'call',
-      rateLimit: { max: 3, per: 400 },
-      handler: async () => {
-        starts.push(Date.now());
-      },
-    });
+    const { job, starts } = ratedCalls(3, 400);
     const ahead = fx.open({ clock: offBy(700), jobs: [job], concurrency: 3, pollInterval: 20 });
     const behind = fx.open({ clock: offBy(-700), jobs: [job], concurrency: 3, pollInterval: 20 });
     await ahead.enqueueMany(Array.from({ length: 15 }, (_, i) => ({ name: 'call', payload: { i } })));
@@ -156,6 +149,28 @@ describe('whose clock rules: the database’s', () => {
     expect((await q.history(id)).map((t) => t.event)).toEqual(['job.enqueue', 'job.claim', 'job.release', 'job.claim', 'job.complete']);
     const [row] = await fx.sql<{ paused_until: number }>("SELECT paused_until FROM job_limits WHERE kind = 'name' AND key = 'call'");
     expect(Number.isInteger(Number(row!.paused_until))).toBe(true);
+  });
+
+  it('a RateLimitedError delay past a year pauses the name and puts the job back for a year, not forever', async () => {
+    const job = defineJob({
+      name: 'call',
+      handler: async () => {
+        throw new RateLimitedError(1e300, { scope: 'name' });
+      },
+    });
+    const q = fx.open({ jobs: [job], concurrency: 1, pollInterval: 20 });
+    const { id } = await q.enqueue('call', {});
+    const before = Date.now();
+    await q.start();
+    await until(async () => (await q.history(id)).some((t) => t.event === 'job.release'), 10_000);
+    const back = await q.getJob(id);
+    expect(back).toMatchObject({ state: 'pending', attempts: 0 });
+    const year = 366 * 24 * 3600 * 1000;
+    expect(back.runAt.getTime() - before).toBeGreaterThanOrEqual(year - 1000);
+    expect(back.runAt.getTime() - Date.now()).toBeLessThanOrEqual(year);
+    const paused = (await q.limits()).names.find((n) => n.name === 'call')!.pausedUntil!.getTime();
+    expect(paused - before).toBeGreaterThanOrEqual(year - 1000);
+    expect(paused - Date.now()).toBeLessThanOrEqual(year + 1000);
   });
 
   it('a throttle window lasts its ms whichever host stamped it', async () => {

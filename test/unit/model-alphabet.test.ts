@@ -6,30 +6,21 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
-import { httpRoutes } from '../helpers/http-routes.js';
-import { createQueue } from '../../src/index.js';
+import { httpRoutes, withQueue } from '../helpers/http-routes.js';
 import { CLI_COMMANDS, HTTP_ROUTES, MODEL_OPS, QUEUE_METHODS } from '../helpers/model-alphabet.js';
-import { silentLogger } from '../helpers/silent-logger.js';
-import { tempDbPath } from '../helpers/temp-db.js';
 
 const KINDS = new Set<string>([...MODEL_OPS, 'read', 'config']);
 const sorted = (names: Iterable<string>) => [...new Set(names)].sort();
 
 describe("the model check's alphabet", () => {
   it('names every method of a queue, every route of the HTTP API and every CLI command, and nothing else', async () => {
-    const db = tempDbPath();
-    const queue = createQueue({ path: db.path, logger: silentLogger });
     const methods = new Set<string>();
-    for (let o: object | null = queue; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
-      for (const key of Object.getOwnPropertyNames(o)) if (key !== 'constructor' && typeof (queue as unknown as Record<string, unknown>)[key] === 'function') methods.add(key);
-    }
-    let routes: string[];
-    try {
-      routes = await httpRoutes(queue);
-    } finally {
-      await queue.close();
-      db.cleanup();
-    }
+    const routes = await withQueue((queue) => {
+      for (let o: object | null = queue; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+        for (const key of Object.getOwnPropertyNames(o)) if (key !== 'constructor' && typeof (queue as unknown as Record<string, unknown>)[key] === 'function') methods.add(key);
+      }
+      return httpRoutes(queue);
+    });
     expect(methods.size).toBeGreaterThan(20);
     expect(sorted(Object.keys(QUEUE_METHODS))).toEqual(sorted(methods));
     expect(sorted(Object.keys(HTTP_ROUTES))).toEqual(sorted(routes));
