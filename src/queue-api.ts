@@ -3,20 +3,20 @@
  * it): producing, inspecting and controlling jobs, typed by the job map `M`.
  */
 import type { Observable } from 'rxjs';
-import type { ClaimBatchEvent, ClaimPassEvent, QueueEvent } from './engine/events.js';
-import type { BufferEvent } from './engine/claim-buffer.js';
-import type { EnqueueItem, FlowJobOf, JobOf, JobTypeMap, UntypedJobs } from './engine/job-types.js';
-import type { BatchResult, FlowResult } from './engine/flow-api.js';
-import type { StepView, Transition } from './engine/job-view.js';
-import type { JobLogs, LogsOptions } from './engine/job-logs.js';
-import type { EnqueueItemOptions, EnqueueManyOptions, EnqueueOptions } from './engine/options.js';
-import type { WorkerInfo } from './engine/pool.js';
-import type { ScheduleOptions, ScheduleView } from './engine/schedules.js';
-import type { LimitsView } from './engine/limits-view.js';
-import type { CleanOptions, RemoveOutcome } from './engine/job-actions.js';
-import type { ResultOptions } from './engine/job-results.js';
-import type { JobChange, WatchOptions } from './engine/watch.js';
-import type { JobChanges } from './engine/job-update.js';
+import type { ClaimBatchEvent, ClaimPassEvent, QueueEvent } from './engine/core/events.js';
+import { type BufferEvent } from './engine/core/events.js';
+import type { EnqueueItem, FlowJobOf, JobOf, JobTypeMap, UntypedJobs } from './engine/core/job-types.js';
+import type { BatchResult, FlowResult } from './engine/enqueue/flow-api.js';
+import type { StepView, Transition } from './engine/core/job-view.js';
+import type { JobLogs, LogsOptions } from './engine/actions/job-logs.js';
+import type { EnqueueItemOptions, EnqueueManyOptions, EnqueueOptions } from './engine/core/options.js';
+import type { WorkerInfo } from './engine/run/pool.js';
+import type { ScheduleOptions, ScheduleView } from './engine/core/schedules.js';
+import type { LimitsView } from './engine/actions/limits-view.js';
+import type { CleanOptions, RemoveOutcome } from './engine/actions/job-actions.js';
+import type { ResultOptions } from './engine/actions/job-results.js';
+import type { JobChange, WatchOptions } from './engine/actions/watch.js';
+import type { JobChanges } from './engine/actions/job-update.js';
 import type { BackupProgress, InsertResult, ListFilter, QueueStats, StoreDiagnostics } from './store/store.js';
 
 /** `stats()`: the jobs in the store by state and name, what is paused, and this process's stuck runs. */

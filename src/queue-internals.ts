@@ -3,7 +3,7 @@
  * face: its store, clock, logger, tracing and job definitions. Kept off the `Queue`
  * interface so that users see one small API; reached through `internalsOf`.
  */
-import type { AnyJobDefinition } from './engine/job-definition.js';
+import type { AnyJobDefinition } from './engine/core/job-definition.js';
 import type { Clock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
 import type { Store } from './store/store.js';

@@ -10,10 +10,10 @@ import type { CountsView } from '../../src/dashboard/live-counts.js';
 import type { OverviewFigures as OverviewFiguresView, OverviewView } from '../../src/dashboard/name-stats.js';
 import type { SeriesView } from '../../src/dashboard/time-series.js';
 import type { ProcessView, WorkersView, WorkerView } from '../../src/dashboard/workers.js';
-import type { Job, StepView, Transition } from '../../src/engine/job-view.js';
-import type { JobLogs } from '../../src/engine/job-logs.js';
-import type { GroupView, LimitsView, NameLimitView } from '../../src/engine/limits-view.js';
-import type { ScheduleView } from '../../src/engine/schedules.js';
+import type { Job, StepView, Transition } from '../../src/engine/core/job-view.js';
+import type { JobLogs } from '../../src/engine/actions/job-logs.js';
+import type { GroupView, LimitsView, NameLimitView } from '../../src/engine/actions/limits-view.js';
+import type { ScheduleView } from '../../src/engine/core/schedules.js';
 import type { PausedView } from '../../src/store/paused.js';
 
 /** A server type as its JSON arrives: each Date is ISO text (JSON.stringify calls its toJSON). */

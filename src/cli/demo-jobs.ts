@@ -10,7 +10,7 @@
  * find the same jobs instead of adding new ones.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { defineJob, type AnyJobDefinition } from '../engine/job-definition.js';
+import { defineJob, type AnyJobDefinition } from '../engine/core/job-definition.js';
 import { UnrecoverableError } from '../errors.js';
 
 /** Order batches whose first run failed in this process; their next run succeeds. */

@@ -5,7 +5,7 @@
  * so is one that defines a name twice. A command that only enqueues takes
  * `declareJob(…)` objects too (`loadJobs`): their schemas validate payloads.
  */
-import type { AnyJob, AnyJobDeclaration, AnyJobDefinition } from '../engine/job-definition.js';
+import type { AnyJob, AnyJobDeclaration, AnyJobDefinition } from '../engine/core/job-definition.js';
 import { CliFailure } from './exit-codes.js';
 import { importUserModule } from './user-module.js';
 

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { AnyJob } from '../engine/job-definition.js';
+import type { AnyJob } from '../engine/core/job-definition.js';
 import type { Queue } from '../queue.js';
 import { splitSchemaParam, type ConnectionTarget } from '../store/connection-url.js';
 import { CliFailure } from './exit-codes.js';

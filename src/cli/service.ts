@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { DatabaseError } from '../errors.js';
-import type { AnyJobDefinition } from '../engine/job-definition.js';
+import type { AnyJobDefinition } from '../engine/core/job-definition.js';
 import { startServer, type RunningServer } from '../http/server.js';
 import type { HookOptions } from '../http/routes/hooks.js';
 import { createQueue, type Queue } from '../queue.js';

@@ -11,7 +11,7 @@ import type { AnyStateMachine } from 'xstate';
 import { createJobMachine } from '../../machines/job.machine.js';
 import { machineGraph, type MachineGraph } from '../diagram/machine-graph.js';
 import type { DiagramLayout, LayoutOptions } from '../diagram/svg-layout.js';
-import type { AnyJobDefinition } from '../engine/job-definition.js';
+import type { AnyJobDefinition } from '../engine/core/job-definition.js';
 import type { Logger } from '../lib/logger.js';
 import { layoutOffThread } from './layout-off-thread.js';
 

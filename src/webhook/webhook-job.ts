@@ -6,8 +6,8 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import { resolveRetryPolicy, type RetryPolicy } from '../../machines/policy.js';
-import { defineJob, type JobDefinition } from '../engine/job-definition.js';
-import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } from '../engine/validate.js';
+import { defineJob, type JobDefinition } from '../engine/core/job-definition.js';
+import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } from '../lib/validate.js';
 import { ValidationError } from '../errors.js';
 import { deliver, type WebhookResult } from './deliver.js';
 import { prepareWebhookRequest, type WebhookPayload } from './payload.js';

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defineJob } from '../../src/index.js';
-import { JOB_LOG_LINES } from '../../src/engine/log-buffer.js';
+import { JOB_LOG_LINES } from '../../src/engine/run/log-buffer.js';
 import { openPage, readTimeline, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
 import { serveQueue } from '../helpers/served-queue.js';

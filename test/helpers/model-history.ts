@@ -9,8 +9,8 @@
  * leases at once; at the end, every job has finished and holds no lease.
  */
 import { JobEventType, RUNTIME_EVENTS } from '../../machines/job.machine.js';
-import type { MachineRegistry } from '../../src/engine/machine-registry.js';
-import { fromContext } from '../../src/engine/machine-registry.js';
+import type { MachineRegistry } from '../../src/engine/core/machine-registry.js';
+import { fromContext } from '../../src/engine/core/machine-registry.js';
 import { leaseViolations, type HistoryRow } from './lease-history.js';
 
 export interface JobRow { id: number; name: string; state: string; attempts: number; last_error: string | null; ctx: string | null; version: number | string; parent_id: number | null }

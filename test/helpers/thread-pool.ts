@@ -1,6 +1,6 @@
 /** Thread pools closed after each test, handler fixtures by name, and a host that records what reaches it. */
 import { afterEach } from 'vitest';
-import { createThreadPool, type ThreadHost, type ThreadJob, type ThreadPool } from '../../src/engine/threads/thread-pool.js';
+import { createThreadPool, type ThreadHost, type ThreadJob, type ThreadPool } from '../../src/engine/run/threads/thread-pool.js';
 
 export function usePools(): (options: { size: number; graceMs?: number }) => ThreadPool {
   const pools: ThreadPool[] = [];

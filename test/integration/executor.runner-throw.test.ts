@@ -5,17 +5,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { createEngine } from '../../src/engine/engine.js';
-import { createExecutor } from '../../src/engine/executor.js';
-import { defineJob } from '../../src/engine/job-definition.js';
-import { toContext } from '../../src/engine/machine-registry.js';
-import type { ThreadPool } from '../../src/engine/threads/thread-pool.js';
+import { createEngine } from '../../src/engine/create-engine.js';
+import { createExecutor } from '../../src/engine/run/executor.js';
+import { defineJob } from '../../src/engine/core/job-definition.js';
+import { toContext } from '../../src/engine/core/machine-registry.js';
+import type { ThreadPool } from '../../src/engine/run/threads/thread-pool.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { InsertResult } from '../../src/store/store.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { tempDbPath } from '../helpers/temp-db.js';
-import { machineEvent } from '../../src/engine/apply-event.js';
+import { machineEvent } from '../../src/engine/core/moves.js';
 
 /** A thread pool whose run breaks before any handler runs (the runner's own failure). */
 const brokenPool: ThreadPool = {

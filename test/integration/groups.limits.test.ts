@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createVirtualClock, defineJob, RateLimitedError, type Queue, type VirtualClock } from '../../src/index.js';
-import { isLate } from '../../src/engine/rate-starts.js';
-import { limitsByName } from '../../src/engine/limits.js';
+import { isLate } from '../../src/engine/claim/rate-starts.js';
+import { limitsByName } from '../../src/engine/core/limits.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { nextEvent, waitFor } from '../helpers/wait.js';

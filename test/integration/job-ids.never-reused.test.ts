@@ -4,7 +4,7 @@
  * so getJob(oldId) or cancel(oldId) can never reach an unrelated job.
  */
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine/engine.js';
+import { createEngine } from '../../src/engine/create-engine.js';
 import { defineJob } from '../../src/index.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { useQueues } from '../helpers/queue-fixture.js';

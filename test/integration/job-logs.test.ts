@@ -8,7 +8,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { defineJob, JobNotFoundError, ValidationError, type Queue } from '../../src/index.js';
-import { JOB_LOG_LINES, LOG_TEXT_BYTES } from '../../src/engine/log-buffer.js';
+import { JOB_LOG_LINES, LOG_TEXT_BYTES } from '../../src/engine/run/log-buffer.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { events, nextEvent } from '../helpers/wait.js';
 

@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { createVirtualClock, defineJob, type Store } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { nextEvent, waitFor } from '../helpers/wait.js';
-import { START_CHECK_AFTER_MS } from '../../src/engine/start-check.js';
+import { START_CHECK_AFTER_MS } from '../../src/engine/claim/start-check.js';
 
 const fx = useQueues();
 

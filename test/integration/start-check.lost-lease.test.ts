@@ -8,7 +8,7 @@ import { expect, it, onTestFinished } from 'vitest';
 import { createVirtualClock, defineJob, type Store } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { waitFor } from '../helpers/wait.js';
-import { START_CHECK_AFTER_MS } from '../../src/engine/start-check.js';
+import { START_CHECK_AFTER_MS } from '../../src/engine/claim/start-check.js';
 
 const fx = useQueues();
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Handler, HandlerContext } from '../../src/engine/job-definition.js';
+import type { Handler, HandlerContext } from '../../src/engine/core/job-definition.js';
 import { Abortable } from '../../src/lib/abortable.js';
-import { runHandler, type Outcome } from '../../src/engine/job-runner.js';
-import type { ThreadOutcome } from '../../src/engine/threads/thread-pool.js';
+import { runHandler, type Outcome } from '../../src/engine/run/job-runner.js';
+import type { ThreadOutcome } from '../../src/engine/run/threads/thread-pool.js';
 import outcomes from '../fixtures/thread-handlers/outcomes.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { handlerModule, never, recordingHost, threadJob, usePools } from '../helpers/thread-pool.js';

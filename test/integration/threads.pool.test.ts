@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createThreadPool } from '../../src/engine/threads/thread-pool.js';
+import { createThreadPool } from '../../src/engine/run/threads/thread-pool.js';
 import { deferred, never, recordingHost, threadJob, usePools, type Deferred } from '../helpers/thread-pool.js';
 import { nodeArgs } from '../helpers/node-args.js';
 

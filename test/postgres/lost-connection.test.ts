@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { createQueue, defineJob, type Queue } from '../../src/index.js';
 import { DatabaseError } from '../../src/errors.js';
-import { isLate } from '../../src/engine/rate-starts.js';
+import { isLate } from '../../src/engine/claim/rate-starts.js';
 import { openDatabase, type Database } from '../../src/store/postgres/connect.js';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { NewJob } from '../../src/store/store.js';

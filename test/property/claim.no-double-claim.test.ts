@@ -12,10 +12,10 @@
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine/engine.js';
-import { isTransition } from '../../src/engine/events.js';
-import { defineJob } from '../../src/engine/job-definition.js';
-import { toContext } from '../../src/engine/machine-registry.js';
+import { createEngine } from '../../src/engine/create-engine.js';
+import { isTransition } from '../../src/engine/core/events.js';
+import { defineJob } from '../../src/engine/core/job-definition.js';
+import { toContext } from '../../src/engine/core/machine-registry.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -25,7 +25,7 @@ import { TEST_STORE } from '../helpers/queue-fixture.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { propertyRuns } from '../helpers/property-runs.js';
-import { machineEvent } from '../../src/engine/apply-event.js';
+import { machineEvent } from '../../src/engine/core/moves.js';
 import type { JobEvent } from '../../machines/job.machine.js';
 
 const NAME = 'job';

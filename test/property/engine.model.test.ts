@@ -38,12 +38,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createJobMachine, JobEventType } from '../../machines/job.machine.js';
-import { createEngine, type Engine } from '../../src/engine/engine.js';
-import { createExecutor, type Executor } from '../../src/engine/executor.js';
-import { defineJob } from '../../src/engine/job-definition.js';
-import { expireLeases, promoteDue, releaseExpiredHolds } from '../../src/engine/sweeps.js';
+import { type Engine } from '../../src/engine/core/engine.js';
+import { createEngine } from '../../src/engine/create-engine.js';
+import { createExecutor, type Executor } from '../../src/engine/run/executor.js';
+import { defineJob } from '../../src/engine/core/job-definition.js';
+import { expireLeases, promoteDue, releaseExpiredHolds } from '../../src/engine/move/sweeps.js';
 import { InvalidTransitionError, JobNotFoundError, RateLimitedError, RetryLaterError, ValidationError } from '../../src/errors.js';
-import { claimTerms, startWithinMs } from '../../src/engine/rate-starts.js';
+import { claimTerms, startWithinMs } from '../../src/engine/claim/rate-starts.js';
 import { createLimitLog, type LimitLog } from '../helpers/model-limits.js';
 import { createQueue, type HandlerContext } from '../../src/index.js';
 import type { Clock } from '../../src/lib/clock.js';

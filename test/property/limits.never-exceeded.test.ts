@@ -20,10 +20,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../src/engine/engine.js';
-import { defineJob } from '../../src/engine/job-definition.js';
-import { limitsByName } from '../../src/engine/limits.js';
-import { toContext } from '../../src/engine/machine-registry.js';
+import { type Engine } from '../../src/engine/core/engine.js';
+import { createEngine } from '../../src/engine/create-engine.js';
+import { defineJob } from '../../src/engine/core/job-definition.js';
+import { limitsByName } from '../../src/engine/core/limits.js';
+import { toContext } from '../../src/engine/core/machine-registry.js';
 import { createVirtualClock } from '../../src/lib/virtual-clock.js';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -34,7 +35,7 @@ import { openRawSql, type RawSql } from '../helpers/raw-sql.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { propertyRuns } from '../helpers/property-runs.js';
-import { machineEvent } from '../../src/engine/apply-event.js';
+import { machineEvent } from '../../src/engine/core/moves.js';
 import type { JobEvent } from '../../machines/job.machine.js';
 
 const retry = { attempts: 2, backoff: { type: 'fixed' as const, delay: 0 } };

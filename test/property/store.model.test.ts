@@ -7,11 +7,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ApplyEvent } from '../../src/engine/apply-event.js';
-import { createEngine } from '../../src/engine/engine.js';
-import { isTransition, type JobTransitionEvent } from '../../src/engine/events.js';
-import { defineJob } from '../../src/engine/job-definition.js';
-import { toContext, type MachineRegistry } from '../../src/engine/machine-registry.js';
+import { type ApplyEvent } from '../../src/engine/core/moves.js';
+import { createEngine } from '../../src/engine/create-engine.js';
+import { isTransition, type JobTransitionEvent } from '../../src/engine/core/events.js';
+import { defineJob } from '../../src/engine/core/job-definition.js';
+import { toContext, type MachineRegistry } from '../../src/engine/core/machine-registry.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -21,7 +21,7 @@ import type { ErrorInfo } from '../../machines/policy.js';
 import { pgUrl, usePgSchema } from '../helpers/postgres.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { propertyRuns } from '../helpers/property-runs.js';
-import { machineEvent } from '../../src/engine/apply-event.js';
+import { machineEvent } from '../../src/engine/core/moves.js';
 import type { JobEvent } from '../../machines/job.machine.js';
 
 const LEASE = 1000;

@@ -6,17 +6,18 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApplyEvent } from '../../src/engine/apply-event.js';
-import { createEngine, type Engine } from '../../src/engine/engine.js';
-import { defineJob } from '../../src/engine/job-definition.js';
-import { toContext } from '../../src/engine/machine-registry.js';
+import { type ApplyEvent } from '../../src/engine/core/moves.js';
+import { type Engine } from '../../src/engine/core/engine.js';
+import { createEngine } from '../../src/engine/create-engine.js';
+import { defineJob } from '../../src/engine/core/job-definition.js';
+import { toContext } from '../../src/engine/core/machine-registry.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { LeasedJob, NewJob, Store } from '../../src/store/store.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { propertyRuns } from '../helpers/property-runs.js';
-import { machineEvent } from '../../src/engine/apply-event.js';
+import { machineEvent } from '../../src/engine/core/moves.js';
 
 const NAME = 'job';
 const LEASE = 1000;

@@ -12,10 +12,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../src/engine/engine.js';
-import { defineJob } from '../../src/engine/job-definition.js';
-import { toContext } from '../../src/engine/machine-registry.js';
-import type { UniqueWhile } from '../../src/engine/unique.js';
+import { type Engine } from '../../src/engine/core/engine.js';
+import { createEngine, type FacadeEngine } from '../../src/engine/create-engine.js';
+import { defineJob } from '../../src/engine/core/job-definition.js';
+import { toContext } from '../../src/engine/core/machine-registry.js';
+import type { UniqueWhile } from '../../src/engine/core/unique.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -26,7 +27,7 @@ import { openRawSql, type RawSql } from '../helpers/raw-sql.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { propertyRuns } from '../helpers/property-runs.js';
-import { machineEvent } from '../../src/engine/apply-event.js';
+import { machineEvent } from '../../src/engine/core/moves.js';
 import type { JobEvent } from '../../machines/job.machine.js';
 
 const NAME = 'job';
@@ -95,7 +96,7 @@ async function doubleHolders(raw: RawSql): Promise<string[]> {
 
 async function run(ops: readonly Op[]): Promise<{ violations: string[]; notFreed: string[] }> {
   const { stores, raw, cleanup } = await freshDatabase();
-  const engines = stores.map((store) => createEngine({ store, clock: systemClock, logger: silentLogger, jobs: [JOB], retention: {}, maxPayloadBytes: 1024 })) as [Engine, Engine];
+  const engines = stores.map((store) => createEngine({ store, clock: systemClock, logger: silentLogger, jobs: [JOB], retention: {}, maxPayloadBytes: 1024 })) as [FacadeEngine, FacadeEngine];
   /** Jobs leased by either engine and not settled yet. */
   const held: LeasedJob[] = [];
   const violations: string[] = [];

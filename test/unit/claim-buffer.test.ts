@@ -4,9 +4,10 @@
  * the worker pool drive it, on a virtual clock.
  */
 import { describe, expect, it } from 'vitest';
-import { createClaimBuffer, type BufferEvent, type ClaimBufferOptions } from '../../src/engine/claim-buffer.js';
-import { createRatePauses } from '../../src/engine/rate-pauses.js';
-import type { StartCheck } from '../../src/engine/start-check.js';
+import { createClaimBuffer, type ClaimBufferOptions } from '../../src/engine/claim/claim-buffer.js';
+import { type BufferEvent } from '../../src/engine/core/events.js';
+import { createRatePauses } from '../../src/engine/claim/rate-pauses.js';
+import type { StartCheck } from '../../src/engine/claim/start-check.js';
 import { createVirtualClock } from '../../src/index.js';
 import type { ClaimResult, LeasedJob } from '../../src/store/store.js';
 

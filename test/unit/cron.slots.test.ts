@@ -4,7 +4,7 @@
  * changes its clocks (2026-03-29 02:00 → 03:00, 2026-10-25 03:00 → 02:00).
  */
 import { describe, expect, it } from 'vitest';
-import { checkCron, MISSED_CAP, nextSlot, planFiring, slotKey, slotsBetween } from '../../src/engine/cron.js';
+import { checkCron, MISSED_CAP, nextSlot, planFiring, slotKey, slotsBetween } from '../../src/engine/core/cron.js';
 import { ValidationError } from '../../src/errors.js';
 
 const t = (iso: string) => Date.parse(iso);

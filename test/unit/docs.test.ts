@@ -96,10 +96,10 @@ describe('docs/concepts/lifecycle.md', () => {
 describe('docs/reference/api.md', () => {
   const page = read('docs/reference/api.md');
   const headed = new Set(headings(page).flatMap((h) => [...h.matchAll(/`([^`]+)`/g)].map((m) => m[1]!)));
-  const optionsSource = read('src/engine/options.ts');
+  const optionsSource = read('src/engine/core/options.ts');
 
   const queueKeys = arrayLiteral(optionsSource, 'QUEUE_KEYS');
-  it('finds the createQueue option keys in src/engine/options.ts', () => {
+  it('finds the createQueue option keys in src/engine/core/options.ts', () => {
     expect(queueKeys).toContain('path');
     expect(queueKeys.length).toBeGreaterThan(5);
   });

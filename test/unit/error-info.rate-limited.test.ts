@@ -1,6 +1,6 @@
 /** What toErrorInfo makes of a RateLimitedError's delay: whole milliseconds, at most a year, by class or by code. */
 import { describe, expect, it } from 'vitest';
-import { MAX_RATE_LIMITED_MS, toErrorInfo } from '../../src/engine/job-runner.js';
+import { MAX_RATE_LIMITED_MS, toErrorInfo } from '../../src/engine/run/job-runner.js';
 import { RateLimitedError } from '../../src/errors.js';
 
 describe('toErrorInfo and RateLimitedError', () => {

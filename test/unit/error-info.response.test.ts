@@ -1,7 +1,7 @@
 /** What toErrorInfo keeps of the HTTP response an error carries. */
 import { describe, expect, it } from 'vitest';
 import { WebhookDeliveryError } from '../../src/index.js';
-import { toErrorInfo } from '../../src/engine/job-runner.js';
+import { toErrorInfo } from '../../src/engine/run/job-runner.js';
 
 describe('toErrorInfo and HTTP responses', () => {
   it('keeps the status, headers and body of a litejobs error, through JSON', () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileMachine } from '../../machines/compile.js';
 import { createJobMachine, type JobMachineContext } from '../../machines/job.machine.js';
-import { flowRuleOf } from '../../src/engine/machine-registry.js';
+import { flowRuleOf } from '../../src/engine/core/machine-registry.js';
 import { childDelta, parentMove, settlesByParent, type ParentAfter } from '../../src/store/flow-settle.js';
 import type { TransitionRequest } from '../../src/store/store.js';
 

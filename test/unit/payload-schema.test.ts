@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PayloadValidationError, ValidationError } from '../../src/errors.js';
-import { checkPayloadSchema, toPayloadIssues, validateItems, validatePayload, validatePayloadSync } from '../../src/engine/payload-schema.js';
+import { checkPayloadSchema, toPayloadIssues, validateItems, validatePayload, validatePayloadSync } from '../../src/engine/core/payload-schema.js';
 
 const zodSchema = z.object({ items: z.array(z.object({ sku: z.string() })), note: z.string().default('none') });
 const valibotSchema = v.object({ items: v.array(v.object({ sku: v.string() })), note: v.optional(v.string(), 'none') });

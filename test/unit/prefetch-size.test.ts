@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPrefetchSize, MAX_ADAPTIVE, MAX_GROUPED_PER_WORKER } from '../../src/engine/prefetch-size.js';
+import { createPrefetchSize, MAX_ADAPTIVE, MAX_GROUPED_PER_WORKER } from '../../src/engine/claim/prefetch-size.js';
 
 /** Workers take `perMs` jobs a millisecond for `ms`, with a claim of `claimMs` every `every` ms. */
 function run(size: ReturnType<typeof createPrefetchSize>, from: number, ms: number, perMs: number, claimMs = 1, every = 5): number {

@@ -1,6 +1,6 @@
 /** Other processes' pauses are read every RATE_PAUSES_REFRESH_MS while claimed jobs wait, and no timer is armed while none do. */
 import { describe, expect, it } from 'vitest';
-import { createPauseReads, RATE_PAUSES_REFRESH_MS } from '../../src/engine/rate-pauses.js';
+import { createPauseReads, RATE_PAUSES_REFRESH_MS } from '../../src/engine/claim/rate-pauses.js';
 import { createVirtualClock } from '../../src/lib/virtual-clock.js';
 
 function setUp() {

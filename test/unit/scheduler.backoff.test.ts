@@ -7,7 +7,7 @@
  */
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createScheduler } from '../../src/engine/scheduler.js';
+import { createScheduler } from '../../src/engine/claim/scheduler.js';
 import { createVirtualClock } from '../../src/lib/virtual-clock.js';
 
 describe('claim loop on a failing store', () => {

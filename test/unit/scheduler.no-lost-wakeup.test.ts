@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createScheduler } from '../../src/engine/scheduler.js';
+import { createScheduler } from '../../src/engine/claim/scheduler.js';
 import { sleep } from '../../src/lib/clock.js';
 import { createVirtualClock } from '../../src/lib/virtual-clock.js';
 

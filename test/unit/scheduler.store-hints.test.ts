@@ -8,7 +8,7 @@
 import { Observable, Subject, type Subscriber } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/lib/clock.js';
-import { createScheduler } from '../../src/engine/scheduler.js';
+import { createScheduler } from '../../src/engine/claim/scheduler.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** A claim loop over `ready` jobs and `free` slots, with no poll: only the triggers under test run it. */

@@ -5,7 +5,7 @@
  */
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createScheduler } from '../../src/engine/scheduler.js';
+import { createScheduler } from '../../src/engine/claim/scheduler.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -1,6 +1,6 @@
 /** The database's clock as a process reads it: the offset measured, its error as a range, a stepped clock followed. */
 import { describe, expect, it } from 'vitest';
-import { createSharedTime, REMEASURE_MS } from '../../src/engine/shared-time.js';
+import { createSharedTime, REMEASURE_MS } from '../../src/engine/core/shared-time.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createVirtualClock } from '../../src/lib/virtual-clock.js';
 

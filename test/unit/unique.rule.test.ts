@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { compileMachine } from '../../machines/compile.js';
 import { createQuarantineMachine } from '../../machines/examples/quarantine.machine.js';
 import { createJobMachine, type JobMachineContext } from '../../machines/job.machine.js';
-import { claimRuleOf } from '../../src/engine/machine-registry.js';
-import { UniqueSpan, uniqueNeed, type UniqueWhile } from '../../src/engine/unique.js';
+import { claimRuleOf } from '../../src/engine/core/machine-registry.js';
+import { UniqueSpan, uniqueNeed, type UniqueWhile } from '../../src/engine/core/unique.js';
 
 /** The `while` values under which a job in `state` still holds its key. */
 function heldIn(machine: ReturnType<typeof createJobMachine>, state: string): UniqueWhile[] {

@@ -1,6 +1,6 @@
 /** Commands that change jobs or the queue: retry, cancel, pause, resume. */
 import { Argument, type Command } from 'commander';
-import type { Job } from '../../engine/job-view.js';
+import type { Job } from '../../engine/core/job-view.js';
 import { parseJobId } from '../args.js';
 import { document } from '../command-docs.js';
 import { ExitCode } from '../exit-codes.js';

@@ -1,7 +1,7 @@
 /** `litejobs enqueue <name> <json>`: adds one job. */
 import { Argument, Option, type Command } from 'commander';
-import type { EnqueueOptions } from '../../engine/options.js';
-import type { UniqueWhile } from '../../engine/unique.js';
+import type { EnqueueOptions } from '../../engine/core/options.js';
+import type { UniqueWhile } from '../../engine/core/unique.js';
 import { parseDelay, parseJson, parsePriority } from '../args.js';
 import { document } from '../command-docs.js';
 import { ExitCode } from '../exit-codes.js';

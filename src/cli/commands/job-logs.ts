@@ -1,5 +1,5 @@
 /** `litejobs job <id> --logs`: the lines a job's handler logged with `ctx.log`, every page of them. */
-import type { LogLine } from '../../engine/job-logs.js';
+import type { LogLine } from '../../engine/actions/job-logs.js';
 import type { Queue } from '../../queue.js';
 import { formatTime, table } from '../format.js';
 

@@ -1,7 +1,7 @@
 /** `litejobs job <id>`: one job, the timeline of its transitions with the time spent in each state, and its durable steps; or its log lines (`--logs`). */
 import { Argument, type Command } from 'commander';
 import { FINISHED_STATES } from '../../../machines/job.machine.js';
-import type { Job, StepView, Transition } from '../../engine/job-view.js';
+import type { Job, StepView, Transition } from '../../engine/core/job-view.js';
 import { parseJobId } from '../args.js';
 import { document } from '../command-docs.js';
 import { ExitCode } from '../exit-codes.js';

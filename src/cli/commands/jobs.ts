@@ -1,6 +1,6 @@
 /** `litejobs jobs`: one page of jobs as a table, and how to ask for the next. */
 import { Option, type Command } from 'commander';
-import type { Job } from '../../engine/job-view.js';
+import type { Job } from '../../engine/core/job-view.js';
 import { parseAfter, parseLimit } from '../args.js';
 import { document } from '../command-docs.js';
 import { formatRelative, table, toJson } from '../format.js';

@@ -3,7 +3,7 @@
  * groups; `litejobs group-concurrency`: a group's own concurrency.
  */
 import { Argument, InvalidArgumentError, type Command } from 'commander';
-import type { GroupView, LimitsView, NameLimitView } from '../../engine/limits-view.js';
+import type { GroupView, LimitsView, NameLimitView } from '../../engine/actions/limits-view.js';
 import { document } from '../command-docs.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatDuration, formatRelative, formatTime, table, toJson } from '../format.js';

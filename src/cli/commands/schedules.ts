@@ -1,6 +1,6 @@
 /** `litejobs schedules`: the cron schedules stored in the queue, with their next run times. */
 import type { Command } from 'commander';
-import type { ScheduleView } from '../../engine/schedules.js';
+import type { ScheduleView } from '../../engine/core/schedules.js';
 import { document } from '../command-docs.js';
 import { formatRelative, formatTime, table, toJson } from '../format.js';
 import type { CliIO } from '../io.js';

@@ -1,6 +1,6 @@
 /** `/v1/flows` and `/v1/batches`: a parent with its children, and items with one onComplete job, each in one transaction. */
 import type { FastifyInstance } from 'fastify';
-import { checkFlowDepth, type FlowJob } from '../../engine/flow-api.js';
+import { checkFlowDepth, type FlowJob } from '../../engine/enqueue/flow-api.js';
 import type { LargeBodyGate } from '../large-body-gate.js';
 import type { Queue } from '../../queue.js';
 import { schemas } from '../schemas.js';

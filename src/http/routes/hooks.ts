@@ -13,7 +13,7 @@ import type { Queue } from '../../queue.js';
 import { HttpError } from '../errors.js';
 import { signatureMatches } from '../auth.js';
 import { schemas } from '../schemas.js';
-import { JsonText } from '../../engine/json-text.js';
+import { JsonText } from '../../lib/json-text.js';
 import { secretKey, verify } from '../../webhook/standard-webhooks.js';
 
 /** A `whsec_…` secret's key, or a TypeError naming the setting. */

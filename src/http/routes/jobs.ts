@@ -1,13 +1,13 @@
 /** `/v1/jobs…`: enqueue (one or a batch), read (with history, steps or logs), list, retry and cancel jobs (one, a selection, or the dead a filter matches). */
 import type { LargeBodyGate } from '../large-body-gate.js';
 import type { FastifyInstance } from 'fastify';
-import type { EnqueueOptions } from '../../engine/options.js';
-import type { UniqueWhile } from '../../engine/unique.js';
+import type { EnqueueOptions } from '../../engine/core/options.js';
+import type { UniqueWhile } from '../../engine/core/unique.js';
 import type { Queue } from '../../queue.js';
 import { ValidationError } from '../../errors.js';
 import { cancelJobs, retryJobs } from '../../dashboard/bulk-actions.js';
 import { schemas } from '../schemas.js';
-import { MAX_LOGS_PAGE } from '../../engine/job-logs.js';
+import { MAX_LOGS_PAGE } from '../../engine/actions/job-logs.js';
 
 const logsSchema = {
   params: schemas.jobById.params,

@@ -1,6 +1,6 @@
 /** Concurrency groups and limits: what is limited and how busy each group is; a group's own concurrency. */
 import type { FastifyInstance } from 'fastify';
-import type { LimitsView } from '../../engine/limits-view.js';
+import type { LimitsView } from '../../engine/actions/limits-view.js';
 import type { Queue } from '../../queue.js';
 import { schemas } from '../schemas.js';
 

@@ -1,7 +1,7 @@
 /** Cron schedules: list them with their next run times, add or replace one, remove one. */
 import type { FastifyInstance } from 'fastify';
 import type { Queue } from '../../queue.js';
-import type { ScheduleView } from '../../engine/schedules.js';
+import type { ScheduleView } from '../../engine/core/schedules.js';
 import { schemas } from '../schemas.js';
 import { HttpError } from '../errors.js';
 

@@ -1,0 +1,134 @@
+/**
+ * Durable steps: `ctx.step(name, fn)` and `ctx.sleep(name, duration)`. Each
+ * completed step is stored with the job (job_steps); a later attempt of the
+ * same job, after a failure or a crash, gets the stored result back without
+ * calling `fn`, and so goes on at the first step that did not complete.
+ *
+ * A run reads the job's stored steps once, on its first step or sleep. Names
+ * identify steps across runs, so one name used twice in a run is refused
+ * (DuplicateStepError): a replay could not tell the two apart.
+ *
+ * A sleep is a step too. The first time, it is recorded with its wake time
+ * and the run stops: `sleep` records the request here and throws a
+ * SleepSignal, and the executor, once the handler has settled (whatever it
+ * did with the signal), moves the job to `sleeping` through the machine's
+ * `job.sleep` edge. On a later run the recorded sleep returns at once when
+ * its wake time has passed, or parks the job again for the rest.
+ */
+import { DuplicateStepError, LeaseLostError, LitejobsError, ValidationError } from '../../errors.js';
+import { parseDuration, type Duration } from '../../lib/duration.js';
+import type { LeasedJob, StepRecord } from '../../store/store.js';
+import type { AttemptSpan } from '../../telemetry/tracing.js';
+
+/** The longest step name. */
+export const MAX_STEP_NAME = 200;
+
+/** What the steps of a run need from the executor (one object for every run). */
+export interface StepHost {
+  steps(job: LeasedJob): Promise<StepRecord[]>;
+  /** False when the lease is gone (nothing written). */
+  saveStep(job: LeasedJob, step: Omit<StepRecord, 'seq'>): Promise<boolean>;
+  now(): number;
+  /** Whether the job's machine takes `job.sleep` from the job's state. */
+  canSleep(job: LeasedJob): boolean;
+}
+
+/**
+ * Thrown by `ctx.sleep` to stop the handler; not an error of the job. The
+ * executor reads the request from the run (StepRun.sleepRequest), not from
+ * what the handler threw, so a handler that catches it still parks.
+ */
+export class SleepSignal extends LitejobsError {
+  constructor(readonly step: string, readonly delay: number) {
+    super('LJ_ERR_VALIDATION', `ctx.sleep("${step}") parks the job for ${delay} ms: let this error propagate`);
+  }
+}
+
+export class StepRun {
+  /** The job's stored steps by name, read on the first step or sleep. */
+  private stored: Promise<Map<string, StepRecord>> | undefined;
+  private readonly used = new Set<string>();
+  /** Set once a sleep parks the job: the executor applies it after the handler settled. */
+  sleepRequest: SleepSignal | undefined;
+
+  constructor(
+    private readonly job: LeasedJob,
+    private readonly host: StepHost,
+    /** The attempt's span when traced: a step runs in a child span, a replayed step or a sleep is an event. */
+    private readonly span?: AttemptSpan,
+  ) {}
+
+  async step<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
+    this.begin('ctx.step', name);
+    if (typeof fn !== 'function') throw new ValidationError(`ctx.step("${name}"): the step must be a function`);
+    const done = (await this.load()).get(name);
+    if (done) {
+      if (done.wakeAt !== null) throw new ValidationError(`ctx.step("${name}"): "${name}" was recorded as a sleep; steps and sleeps need names of their own`);
+      this.span?.event('litejobs.step.replayed', { 'litejobs.step.name': name, 'litejobs.step.attempt': done.attempt });
+      return parse(done.result) as T;
+    }
+    const value = this.span ? await this.span.step(name, async () => fn()) : await fn();
+    const result = serializeStep(name, value);
+    await this.save({ name, result, wakeAt: null });
+    // What a replay will return, so the first run sees the same (a Date comes back as its string).
+    return parse(result) as T;
+  }
+
+  async sleep(name: string, duration: Duration): Promise<void> {
+    this.begin('ctx.sleep', name);
+    const ms = parseDuration(`ctx.sleep("${name}") duration`, duration);
+    const done = (await this.load()).get(name);
+    if (done && done.wakeAt === null) throw new ValidationError(`ctx.sleep("${name}"): "${name}" was recorded as a step; steps and sleeps need names of their own`);
+    const recorded = done?.wakeAt ?? null;
+    const wakeAt = recorded ?? this.host.now() + ms;
+    // Before anything is stored: a job that cannot park fails with nothing recorded.
+    if (wakeAt > this.host.now()) this.assertCanSleep(name);
+    if (recorded === null) await this.save({ name, result: null, wakeAt });
+    this.span?.event('litejobs.sleep', { 'litejobs.step.name': name, 'litejobs.sleep.wake_at': new Date(wakeAt).toISOString() });
+    const left = wakeAt - this.host.now();
+    if (left <= 0) return;
+    this.sleepRequest = new SleepSignal(name, left);
+    throw this.sleepRequest;
+  }
+
+  /** Checks the name and claims it for this run; a run that is parking takes no more steps. */
+  private begin(what: string, name: string): void {
+    if (this.sleepRequest) throw this.sleepRequest;
+    if (typeof name !== 'string' || name.length === 0 || name.length > MAX_STEP_NAME) {
+      throw new ValidationError(`${what}: the step name must be a non-empty string of at most ${MAX_STEP_NAME} characters`);
+    }
+    if (this.used.has(name)) throw new DuplicateStepError(name);
+    this.used.add(name);
+  }
+
+  private load(): Promise<Map<string, StepRecord>> {
+    this.stored ??= this.host.steps(this.job).then((steps) => new Map(steps.map((s) => [s.name, s])));
+    return this.stored;
+  }
+
+  private async save(step: { name: string; result: string | null; wakeAt: number | null }): Promise<void> {
+    const ok = await this.host.saveStep(this.job, { ...step, attempt: this.job.attempts, at: this.host.now() });
+    if (!ok) throw new LeaseLostError(this.job.id);
+  }
+
+  private assertCanSleep(name: string): void {
+    if (!this.host.canSleep(this.job)) {
+      throw new ValidationError(`ctx.sleep("${name}"): the machine of job "${this.job.name}" has no "job.sleep" edge from "${this.job.state}", so it cannot park`);
+    }
+  }
+}
+
+/** JSON text of a step's result (null for undefined); a value JSON cannot hold fails the step before anything is stored. */
+function serializeStep(name: string, value: unknown): string | null {
+  if (value === undefined) return null;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    throw new ValidationError(`ctx.step("${name}"): the result is not JSON-serialisable: ${(err as Error).message}`, 'LJ_ERR_PAYLOAD_NOT_JSON', { cause: err });
+  }
+  if (text === undefined) throw new ValidationError(`ctx.step("${name}"): the result is not JSON-serialisable (a ${typeof value})`, 'LJ_ERR_PAYLOAD_NOT_JSON');
+  return text;
+}
+
+const parse = (text: string | null): unknown => (text === null ? undefined : JSON.parse(text));
