@@ -18,7 +18,7 @@ import type { AbortReason } from './run/job-runner.js';
 import { deletesByAge } from './core/options.js';
 import { createPool, type WorkerInfo } from './run/pool.js';
 import { createProcessRegistry, heartbeatEvery } from './run/process-registry.js';
-import { claimTerms, createRateStarts, isLate, startWithinMs } from './claim/rate-starts.js';
+import { claimTerms, createRateStarts, startWithinMs } from './claim/rate-starts.js';
 import { createStartCheck } from './claim/start-check.js';
 import { createMovedCheck } from './claim/moved-check.js';
 import { createScheduler } from './claim/scheduler.js';
@@ -89,7 +89,6 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     prefetch: o.prefetch,
     grouped: [...limits.values()].some((l) => l.groupConcurrency !== undefined),
     clock,
-    startCheck,
     pauses,
     isRunning: (jobId) => executor!.isRunning(jobId),
     handBack,
@@ -109,10 +108,17 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
   const run = executor;
   const rateStarts = createRateStarts(limits);
   const startWithin = startWithinMs(limits);
-  const pool = createPool(o.concurrency, o.ownerId, () => buffer.take(), async (job, workerId) => {
-    if (!(await startCheck(job))) return dropped(job);
-    // Its start deadline passed while the check read (rate-starts.ts): its token no longer covers a start.
-    if (isLate(job, clock.now())) return handBack(job, 'late', clock.now());
+  const take = () => {
+    const job = buffer.take();
+    // Leases of the jobs left waiting, confirmed before a worker needs them (start-check.ts).
+    if (job) startCheck.ahead(buffer.queued(), buffer.lose);
+    return job;
+  };
+  const pool = createPool(o.concurrency, o.ownerId, take, async (job, workerId) => {
+    const verdict = await startCheck(job);
+    if (verdict === 'moved') return dropped(job);
+    // Past its start deadline (rate-starts.ts): its token no longer covers a start. Back to pending, due now.
+    if (verdict === 'late') return buffer.handBack(job, 'late', clock.now());
     await run.run(job, workerId);
   });
   const abort = (jobId: number, reason: AbortReason): boolean => {

@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { createClaimBuffer, type ClaimBufferOptions } from '../../src/engine/claim/claim-buffer.js';
 import { type BufferEvent } from '../../src/engine/core/events.js';
 import { createRatePauses } from '../../src/engine/claim/rate-pauses.js';
-import type { StartCheck } from '../../src/engine/claim/start-check.js';
 import { createVirtualClock } from '../../src/index.js';
 import type { ClaimResult, LeasedJob } from '../../src/store/store.js';
 
@@ -51,13 +50,11 @@ function setup(o: Partial<ClaimBufferOptions> = {}) {
   const signals: BufferEvent[] = [];
   const handedBack: Array<{ id: number; why: string; runAt?: number }> = [];
   const running = new Set<number>();
-  const startCheck = Object.assign(() => true, { ahead: () => undefined, confirm: () => undefined }) as StartCheck;
   const buffer = createClaimBuffer({
     concurrency: 4,
     prefetch: undefined,
     grouped: false,
     clock,
-    startCheck,
     pauses: createRatePauses(),
     isRunning: (id) => running.has(id),
     handBack: (job, why, runAt) => void handedBack.push({ id: job.id, why, ...(runAt === undefined ? {} : { runAt }) }),
@@ -108,18 +105,26 @@ describe('the prefetch buffer', () => {
     expect(buffer.freeSlots(0)).toBe(4 + 32);
   });
 
-  it('leaves a job whose previous run is still alive for later, and hands back one past its start deadline', async () => {
-    const { buffer, running, handedBack, clock } = setup();
-    const [first, second, third] = batch(3).jobs as [LeasedJob, LeasedJob, LeasedJob];
-    second.startBy = T0 + 40;
+  it('leaves a job whose previous run is still alive for later', () => {
+    const { buffer, running } = setup();
+    const [first, second] = batch(2).jobs as [LeasedJob, LeasedJob];
     running.add(first.id);
     buffer.claiming();
-    buffer.claimed({ jobs: [first, second, third] }, 3, T0);
-    await clock.advance(40);
-    expect(buffer.take()!.id).toBe(third.id); // first waits for its run; second is late
-    expect(handedBack).toEqual([{ id: second.id, why: 'late', runAt: T0 + 40 }]);
+    buffer.claimed({ jobs: [first, second] }, 2, T0);
+    expect(buffer.take()!.id).toBe(second.id); // first waits for its run
+    expect(buffer.take()).toBeUndefined();
     running.delete(first.id);
     expect(buffer.take()!.id).toBe(first.id);
+  });
+
+  it('hands back a job taken and not started with its signal (the start check found it late)', () => {
+    const { buffer, handedBack, signals } = setup();
+    const [job] = batch(1).jobs as [LeasedJob];
+    buffer.claiming();
+    buffer.claimed({ jobs: [job] }, 1, T0);
+    buffer.handBack(buffer.take()!, 'late', T0 + 40);
+    expect(handedBack).toEqual([{ id: job.id, why: 'late', runAt: T0 + 40 }]);
+    expect(signals.at(-1)).toMatchObject({ type: 'buffer:handed-back', why: 'late', jobs: [job.id] });
   });
 
   it('hands back what its workers will not reach within the horizon once the jobs turn slow, newest first', async () => {
@@ -180,22 +185,14 @@ describe('the prefetch buffer', () => {
   });
 
   it("drops a job whose lease the start check found lost, and only that lease's", () => {
-    let lose: LeasedJob | undefined;
-    const startCheck = Object.assign(() => true, {
-      confirm: () => undefined,
-      ahead: (_buffer: readonly LeasedJob[], lost: (job: LeasedJob) => void) => {
-        if (lose) lost(lose);
-        lose = undefined;
-      },
-    }) as StartCheck;
-    const { buffer, handedBack, signals } = setup({ startCheck });
+    const { buffer, handedBack, signals } = setup();
     const jobs = batch(3).jobs;
     // The same job again, under another claim's lease: the answer is about the first one only.
     const again = { ...jobs[2]!, leaseToken: 'newer' };
     buffer.claiming();
     buffer.claimed({ jobs: [...jobs, again] }, 20, T0);
-    lose = jobs[2];
     buffer.take();
+    buffer.lose(jobs[2]!);
     // Not ours any more: it leaves the buffer, and nothing is written for it.
     expect(handedBack).toEqual([]);
     expect(signals.find((s) => s.type === 'buffer:handed-back')).toMatchObject({ why: 'lost', jobs: [jobs[2]!.id] });

@@ -41,8 +41,6 @@ import type { ClaimResult, HeldBack, LeasedJob } from '../../store/store.js';
 import { BufferMode, type BufferEvent, type HandBackReason } from '../core/events.js';
 import { createPrefetchSize } from './prefetch-size.js';
 import { takePaused, type RatePauses } from './rate-pauses.js';
-import { isLate } from './rate-starts.js';
-import type { StartCheck } from './start-check.js';
 
 /** How long a claim loop waits at most for a job held back by a running one to be free (see dueBack). */
 export const HELD_BACK_RECHECK_MS = 100;
@@ -54,7 +52,6 @@ export interface ClaimBufferOptions {
   /** A name has a group concurrency: the adaptive size stays small (a buffered job holds its group's slot). */
   grouped: boolean;
   clock: Clock;
-  startCheck: StartCheck;
   pauses: RatePauses;
   /** Whether a run of this job is alive here (a job whose previous run is still alive waits for it). */
   isRunning(jobId: number): boolean;
@@ -86,8 +83,14 @@ export interface ClaimBuffer {
   take(): LeasedJob | undefined;
   /** Removes a job (cancelled, or its lease lost): the job, or undefined when it was not waiting. */
   drop(jobId: number): LeasedJob | undefined;
-  /** The jobs waiting now, oldest first. */
+  /** The jobs waiting now, oldest first (a copy). */
   waiting(): readonly LeasedJob[];
+  /** The jobs waiting now, oldest first: the buffer's own list, to be read at once and not kept (the start check's look ahead). */
+  queued(): readonly LeasedJob[];
+  /** Removes this job object, if it waits, as one whose lease is gone (`lost`). */
+  lose(job: LeasedJob): void;
+  /** Hands back a job taken and not started (the start check found it `late`), with its signal. */
+  handBack(job: LeasedJob, why: HandBackReason, runAt?: number): void;
   /** The waiting jobs whose lease is past half its time at `now`: for renewal. */
   renewable(now: number, leaseMs: number): LeasedJob[];
   /** Hands back the waiting jobs of paused names and groups (RatePauses). */
@@ -211,18 +214,9 @@ export function createClaimBuffer(o: ClaimBufferOptions): ClaimBuffer {
             refillArmed = false;
             hungry.next(); // refill before the workers run dry
           }
-          // The lost lease is this object's: the same job may be back in the buffer under a newer claim.
-          o.startCheck.ahead(waiting, (lost) => {
-            const k = waiting.indexOf(lost);
-            if (k >= 0) handedBack('lost', waiting.splice(k, 1));
-          });
-          if (!isLate(job, clock.now())) {
-            prefetch.took();
-            handBackOverflow();
-            return job;
-          }
-          // Past its start deadline, its token no longer covers a start: back to pending, due now, no attempt spent.
-          handedBack('late', [job], () => clock.now());
+          prefetch.took();
+          handBackOverflow();
+          return job;
         }
       });
     },
@@ -232,6 +226,14 @@ export function createClaimBuffer(o: ClaimBufferOptions): ClaimBuffer {
         return i >= 0 ? waiting.splice(i, 1)[0] : undefined;
       }),
     waiting: () => [...waiting],
+    queued: () => waiting,
+    lose: (job) =>
+      changing(() => {
+        // This object's lease: the same job may be back in the buffer under a newer claim.
+        const k = waiting.indexOf(job);
+        if (k >= 0) handedBack('lost', waiting.splice(k, 1));
+      }),
+    handBack: (job, why, runAt) => handedBack(why, [job], () => runAt),
     renewable: (now, leaseMs) => waiting.filter((job) => job.lockedUntil - now < leaseMs / 2),
     handBackPaused,
     heldBack: () => held,

@@ -1,9 +1,15 @@
 /**
- * The last look before a handler starts a job claimed ahead of time. The job
- * waited in this process's buffer under its lease, and meanwhile another
+ * The one check before a handler starts a claimed job: whether it may start
+ * now (`start`), was moved on elsewhere meanwhile (`moved`: dropped, never
+ * started), or is past its rate-limit start deadline (`late`: handed back
+ * unstarted, rate-starts.ts). Nothing else decides a start: the buffer only
+ * holds jobs, the pool only hands them to workers (a thread job's deadline
+ * goes with it to its thread as `notAfter`, the same deadline read there).
+ *
+ * A claimed job waited in this process's buffer under its lease, and meanwhile another
  * process may have cancelled it, or expired its lease and claimed it again:
  * starting it then would run a handler (and its side effects) for a job that
- * is no longer this process's to run.
+ * is no longer this process's to run. The
  *
  * A job whose lease was confirmed less than `START_CHECK_AFTER_MS` ago starts
  * at once: a cancel landing in that window meets it as a job that has just
@@ -29,6 +35,7 @@
 import { createBatcher } from '../../lib/batcher.js';
 import type { Clock } from '../../lib/clock.js';
 import type { LeasedJob, Store } from '../../store/store.js';
+import { isLate } from './rate-starts.js';
 
 /** How long a buffered job may wait after its lease was last confirmed and still start unchecked. */
 export const START_CHECK_AFTER_MS = 50;
@@ -40,9 +47,12 @@ const FIRST_READ_MS = 5;
 /** Leases read by one confirmation at most. */
 const CONFIRM_MAX = 2000;
 
+/** What the start check says of a claimed job: start it, drop it (moved on elsewhere), or hand it back (past its start deadline). */
+export type StartVerdict = 'start' | 'moved' | 'late';
+
 export interface StartCheck {
-  /** Whether `job` may start: at once when its lease was confirmed lately, else after a read. */
-  (job: LeasedJob): Promise<boolean> | boolean;
+  /** Whether `job` may start: at once when its lease was confirmed lately, else after a read; never when late. */
+  (job: LeasedJob): Promise<StartVerdict> | StartVerdict;
   /**
    * Confirms ahead of time the leases of `buffer`'s jobs (oldest first)
    * that are near the window's end, one read at a time; `lost` is called
@@ -66,12 +76,17 @@ export function createStartCheck(store: Pick<Store, 'held'>, clock: Clock, lease
   // lockedUntil is the lease's last claim or renewal plus the lease.
   const confirmedAt = (job: LeasedJob) => Math.max(job.lockedUntil - leaseMs, confirmed.get(job) ?? Number.NEGATIVE_INFINITY);
 
-  const check = (job: LeasedJob): Promise<boolean> | boolean => {
-    if (clock.now() - confirmedAt(job) < START_CHECK_AFTER_MS) return true;
-    return reads.push({ id: job.id, token: job.leaseToken }).catch(
+  // Late is looked at before the read and again after it: a read that came back past the deadline
+  // leaves a token that no longer covers a start.
+  const afterRead = (job: LeasedJob, held: boolean): StartVerdict => (!held ? 'moved' : isLate(job, clock.now()) ? 'late' : 'start');
+  const check = (job: LeasedJob): Promise<StartVerdict> | StartVerdict => {
+    if (isLate(job, clock.now())) return 'late';
+    if (clock.now() - confirmedAt(job) < START_CHECK_AFTER_MS) return 'start';
+    return reads.push({ id: job.id, token: job.leaseToken }).then(
+      (held) => afterRead(job, held),
       // The database is out of reach: run as before. The outcome is still a compare-and-set
       // on the lease, and the lease sweep of whoever holds the job settles it.
-      () => true,
+      () => afterRead(job, true),
     );
   };
 
