@@ -12,6 +12,7 @@ import { Subject } from 'rxjs';
 import { JobState } from '../../machines/job.machine.js';
 import { createBatcher } from '../lib/batcher.js';
 import type { InsertResult, NewJob, TransitionRequest } from '../store/store.js';
+import type { Committed } from './move/commit.js';
 import { createTracing } from '../telemetry/tracing.js';
 import { createInspection, type Inspection } from './actions/inspection.js';
 import type { Engine, EngineDeps, Ready } from './core/engine.js';
@@ -73,7 +74,10 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
     }
   };
 
-  const transitions = createBatcher<TransitionRequest, boolean>((reqs) => store.transition(reqs));
+  const transitions = createBatcher<TransitionRequest, Committed>(async (reqs) => {
+    const { moved, parentMoves } = await store.transition(reqs);
+    return moved.map((committed, i) => ({ committed, parentMoves: parentMoves[i] ?? [] }));
+  });
   let closed = false;
   const outage = createOutageLog(logger, clock);
   const commit = createCommit({

@@ -106,6 +106,8 @@ export interface ParentSettle {
   delta: ChildDelta;
   child: ChildSeen;
   at: number;
+  /** The request the parent's moves are reported on: the first of its children's in the batch. */
+  index: number;
   moves: ParentMove[];
 }
 
@@ -115,12 +117,11 @@ export interface ParentSettle {
  * moved (`moved[i]`) a flow child is summed into its parent's delta, so a
  * parent is updated once however many of its children the batch finished.
  * The child named is the first that failed, else the first. A parent's moves
- * are reported on the first of its children's requests (`parentMoves`).
+ * are reported on the first of its children's requests (`index`), in the
+ * answer `movesByRequest` builds.
  */
 export function settlesByParent(reqs: readonly TransitionRequest[], moved: readonly boolean[]): ParentSettle[] {
   const byParent = new Map<number, ParentSettle>();
-  // A request tried again (a transaction that failed) starts with no moves.
-  for (const t of reqs) if (t.flow) t.parentMoves = undefined;
   reqs.forEach((t, i) => {
     if (!moved[i] || !t.flow) return;
     const delta = childDelta(t.flow.rule, t.from, t.to);
@@ -128,8 +129,7 @@ export function settlesByParent(reqs: readonly TransitionRequest[], moved: reado
     const child = { id: t.id, name: t.flow.name, state: t.to };
     const seen = byParent.get(t.flow.parentId);
     if (!seen) {
-      t.parentMoves = [];
-      byParent.set(t.flow.parentId, { parentId: t.flow.parentId, rule: t.flow.rule, delta: { ...delta }, child, at: t.at, moves: t.parentMoves });
+      byParent.set(t.flow.parentId, { parentId: t.flow.parentId, rule: t.flow.rule, delta: { ...delta }, child, at: t.at, index: i, moves: [] });
       return;
     }
     if (delta.failed > 0 && seen.delta.failed <= 0) seen.child = child;
@@ -145,4 +145,11 @@ export function nextUp(rule: FlowRule, parent: ParentAfter, to: string): { paren
   if (parent.parentId === null) return null;
   const delta = childDelta(rule, rule.from, to);
   return delta ? { parentId: parent.parentId, delta, child: { id: parent.id, name: parent.name, state: to } } : null;
+}
+
+/** The parents' moves of settled batches, request by request (empty where a request moved none). */
+export function movesByRequest(count: number, settled: readonly ParentSettle[]): ParentMove[][] {
+  const out: ParentMove[][] = Array.from({ length: count }, () => []);
+  for (const p of settled) out[p.index]!.push(...p.moves);
+  return out;
 }

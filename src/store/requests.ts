@@ -5,6 +5,14 @@
  */
 import type { ErrorInfo } from '../../machines/policy.js';
 import type { FlowLink, ParentMove } from './flow-types.js';
+
+/** What a batch of transitions did, request by request. */
+export interface TransitionResult {
+  /** Whether each request's compare-and-set landed. */
+  moved: boolean[];
+  /** The flow parents each request moved (a nested flow moves its ancestors in turn): each parent reported on the first of its children's requests. */
+  parentMoves: ParentMove[][];
+}
 import type { NameLimits } from './limit-types.js';
 import type { InsertResult } from './records.js';
 
@@ -105,11 +113,9 @@ export interface TransitionRequest {
    * Set when `to` is a finished state: if the job has a flow parent, the
    * parent's counts change in this same transaction, and it moves by the
    * rule when this was its last child (or a failed one under 'fail'). The
-   * store reports such moves in `parentMoves`.
+   * store reports such moves in its answer (`TransitionResult.parentMoves`).
    */
   flow?: FlowLink;
-  /** Filled by the store: parents moved because of this request (a nested flow moves its ancestors in turn). */
-  parentMoves?: ParentMove[];
   /** New fields written with the move (`queue.update` of a pending job): a JSON payload text, a priority. */
   set?: { payload?: string; priority?: number };
   /**

@@ -15,7 +15,7 @@ import type { BrowseFilter, BrowsePage, ChangeBatch, ChangeCursor, ChangeOptions
 import type { HistoryEntry, InsertResult, JobRecord, NewJob, NewSchedule, ScheduleRecord } from './records.js';
 import type { WorkerProcessRecord } from './process-records.js';
 import type { LogAppend, LogPage, LogRange } from './log-types.js';
-import type { BackupProgress, CallerClient, ClaimRequest, CleanFilter, ListFilter, QueueStats, RemoveTarget, StoreDiagnostics, SyncInsert, TransitionRequest } from './requests.js';
+import type { BackupProgress, CallerClient, ClaimRequest, CleanFilter, ListFilter, QueueStats, RemoveTarget, StoreDiagnostics, SyncInsert, TransitionRequest, TransitionResult } from './requests.js';
 
 export type * from './reads.js';
 export type * from './limit-types.js';
@@ -72,8 +72,8 @@ export interface Store {
    */
   insertSync?(jobs: readonly NewJob[], at: number): SyncInsert;
   claim(request: ClaimRequest): Promise<ClaimResult>;
-  /** Compare-and-set transitions, all in one transaction; `false` where the CAS missed. */
-  transition(requests: readonly TransitionRequest[]): Promise<boolean[]>;
+  /** Compare-and-set transitions, all in one transaction: which landed (`false` where the CAS missed), and the flow parents they moved. */
+  transition(requests: readonly TransitionRequest[]): Promise<TransitionResult>;
   /**
    * Renews a lease, or the hold of a run whose job was moved on without it
    * (transition-set.sql): true while the job is still in the claimed state

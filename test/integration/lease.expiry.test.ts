@@ -94,12 +94,12 @@ describe('compare-and-set on the version a decision was made on', () => {
       expect(seen?.id).toBe(id);
       // … then its holder renews it, and the sweeper's write comes after.
       expect(await store.heartbeat(id, claimed!.leaseToken, 1_010_000)).toBe(true);
-      expect(await store.transition([request(seen!, { to: 'failed', event: 'job.expire', expiredBy: 1_001_500 })])).toEqual([false]);
+      expect((await store.transition([request(seen!, { to: 'failed', event: 'job.expire', expiredBy: 1_001_500 })])).moved).toEqual([false]);
       // Nor does the delete an expiry into a state kept 0 ms would be.
-      expect(await store.transition([request(seen!, { to: 'dead', event: 'job.expire', expiredBy: 1_001_500, purge: true })])).toEqual([false]);
+      expect((await store.transition([request(seen!, { to: 'dead', event: 'job.expire', expiredBy: 1_001_500, purge: true })])).moved).toEqual([false]);
       expect(await store.get(id)).toMatchObject({ state: 'processing', leaseToken: claimed!.leaseToken });
       // Run out again: the expiry lands.
-      expect(await store.transition([request(seen!, { to: 'failed', event: 'job.expire', expiredBy: 1_010_001 })])).toEqual([true]);
+      expect((await store.transition([request(seen!, { to: 'failed', event: 'job.expire', expiredBy: 1_010_001 })])).moved).toEqual([true]);
     } finally {
       await store.close();
     }
@@ -111,17 +111,17 @@ describe('compare-and-set on the version a decision was made on', () => {
       const [{ id }] = (await store.insert([{ name: 'j', state: 'pending', payload: '{}', key: null, priority: 0, runAt: 1_000_000, retry: null, timeout: null }], 1_000_000)) as [InsertResult];
       const claim = async (now: number) => (await store.claim({ names: ['j'], limit: 1, owner: 'w', leaseMs: 1000, now, rule: CLAIM_RULE })).jobs;
       const [first] = await claim(1_000_000);
-      expect(await store.transition([request(first!, { to: 'failed', event: 'job.fail', runAt: 1_000_300 })])).toEqual([true]);
+      expect((await store.transition([request(first!, { to: 'failed', event: 'job.fail', runAt: 1_000_300 })])).moved).toEqual([true]);
       const stale = (await store.get(id))!; // a due sweep reads the failed job …
       // … while another process promotes it, runs it, and it fails again.
-      expect(await store.transition([request(stale, { to: 'pending', event: 'xstate.after.retryDelay.job.failed', token: null })])).toEqual([true]);
+      expect((await store.transition([request(stale, { to: 'pending', event: 'xstate.after.retryDelay.job.failed', token: null })])).moved).toEqual([true]);
       const [second] = await claim(1_000_400);
-      expect(await store.transition([request(second!, { to: 'failed', event: 'job.fail', attempts: 2, runAt: 1_000_700 })])).toEqual([true]);
+      expect((await store.transition([request(second!, { to: 'failed', event: 'job.fail', attempts: 2, runAt: 1_000_700 })])).moved).toEqual([true]);
       // The first sweep's promotion, decided on the first failure, matches state and (absent) lease, but not the version.
-      expect(await store.transition([request(stale, { to: 'pending', event: 'xstate.after.retryDelay.job.failed', token: null })])).toEqual([false]);
+      expect((await store.transition([request(stale, { to: 'pending', event: 'xstate.after.retryDelay.job.failed', token: null })])).moved).toEqual([false]);
       expect(await store.get(id)).toMatchObject({ state: 'failed', attempts: 2, runAt: 1_000_700, version: stale.version + 3 });
       // Nor does a delete decided on it (retention 0).
-      expect(await store.transition([request(stale, { to: 'cancelled', event: 'job.cancel', token: null, purge: true })])).toEqual([false]);
+      expect((await store.transition([request(stale, { to: 'cancelled', event: 'job.cancel', token: null, purge: true })])).moved).toEqual([false]);
       expect(await store.get(id)).toMatchObject({ state: 'failed', version: stale.version + 3 });
     } finally {
       await store.close();

@@ -101,7 +101,7 @@ describe('store.appendLogs and store.jobLogs', () => {
     const done = (j: { id: number; token: string; version: number }, purge: boolean) => ({
       id: j.id, version: j.version, from: 'processing', token: j.token, to: 'completed', event: 'job.complete', at: now + 2, attempts: 1, lastError: null, ctx: null, purge,
     });
-    expect(await store.transition([done(now0, true), done(later, false)])).toEqual([true, true]);
+    expect((await store.transition([done(now0, true), done(later, false)])).moved).toEqual([true, true]);
     expect(await messages(store, now0.id)).toEqual([]);
     expect(await messages(store, later.id)).toHaveLength(2);
     expect(await store.purgeFinished('completed', now + 3, 10)).toBe(1);
@@ -121,7 +121,7 @@ describe('store.appendLogs and store.jobLogs', () => {
     const j = await leased(store);
     await store.appendLogs([lines(j.id, 1, ['a'])], 1000);
     const complete = { id: j.id, version: j.version, from: 'processing', token: j.token, to: 'completed', event: 'job.complete', at: now + 2, attempts: 1, lastError: null, ctx: null, purge: true };
-    expect(await store.transition([complete, complete])).toEqual([true, false]);
+    expect((await store.transition([complete, complete])).moved).toEqual([true, false]);
     expect(await fx.value('SELECT count(*) AS n FROM job_logs')).toBe(0);
   });
 });

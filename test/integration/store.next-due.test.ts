@@ -38,8 +38,8 @@ describe('store.nextDueAt', () => {
     expect(await store.nextDueAt(['a'], ['pending', 'failed'])).toBeNull();
     const fail = { id, from: 'processing', token: claimed!.leaseToken, to: 'failed', event: 'job.fail', at: now, attempts: 1, lastError: null, ctx: null, runAt: now + 750 };
     // Named at the version before the claim (an old read of the job), the move misses; at the claimed version it lands.
-    expect(await store.transition([{ ...fail, version: claimed!.version - 1 }])).toEqual([false]);
-    const [ok] = await store.transition([{ ...fail, version: claimed!.version }]);
+    expect((await store.transition([{ ...fail, version: claimed!.version - 1 }])).moved).toEqual([false]);
+    const [ok] = (await store.transition([{ ...fail, version: claimed!.version }])).moved;
     expect(ok).toBe(true);
     expect(await store.nextDueAt(['a'], ['pending', 'failed'])).toBe(now + 750);
     expect((await store.dueJobs(['a'], ['failed'], now + 749, 10)).map((j) => j.id)).toEqual([]);

@@ -71,9 +71,9 @@ describe('store.saveStep and store.steps', () => {
     store = fx.store();
     const { id, token, version } = await leased(store);
     expect(await saveOne(store, id, `${token}x`, step('a', '1'))).toBe(false);
-    const [expired] = await store.transition([
+    const [expired] = (await store.transition([
       { id, version, from: 'processing', token, to: 'pending', event: 'job.expire', at: now, attempts: 1, lastError: null, ctx: null, runAt: now },
-    ]);
+    ])).moved;
     expect(expired).toBe(true);
     expect(await saveOne(store, id, token, step('b', '1'))).toBe(false);
     expect(await store.steps(id)).toEqual([]);
@@ -90,7 +90,7 @@ describe('store.saveStep and store.steps', () => {
     const done = (j: { id: number; token: string; version: number }, purge: boolean) => ({
       id: j.id, version: j.version, from: 'processing', token: j.token, to: 'completed', event: 'job.complete', at: now + 2, attempts: 1, lastError: null, ctx: null, purge,
     });
-    expect(await store.transition([done(first, true), done(second, false)])).toEqual([true, true]);
+    expect((await store.transition([done(first, true), done(second, false)])).moved).toEqual([true, true]);
     expect(await store.get(first.id)).toBeUndefined();
     expect(await store.steps(first.id)).toEqual([]);
     expect(await store.steps(second.id)).toHaveLength(2);
@@ -105,7 +105,7 @@ describe('store.saveStep and store.steps', () => {
     expect(await saveOne(store, j.id, j.token, step('a', '1'))).toBe(true);
     const complete = { id: j.id, version: j.version, from: 'processing', token: j.token, to: 'completed', event: 'job.complete', at: now + 2, attempts: 1, lastError: null, ctx: null, purge: true };
     // The second request misses (the job is gone): the batch runs request by request.
-    expect(await store.transition([complete, complete])).toEqual([true, false]);
+    expect((await store.transition([complete, complete])).moved).toEqual([true, false]);
     expect(await store.steps(j.id)).toEqual([]);
   });
 });

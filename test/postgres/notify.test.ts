@@ -112,7 +112,7 @@ it("another instance's commit reaches watchChanges and externalChange, once; the
     let finished = 0;
     const unwatchFinished = a.watchFinished!(() => finished++);
     const [claimed] = await claimOf(b, { names: ['b'] });
-    await b.transition([move({ id: claimed!.id, version: claimed!.version, from: 'processing', token: claimed!.leaseToken, to: 'completed' })]);
+    (await b.transition([move({ id: claimed!.id, version: claimed!.version, from: 'processing', token: claimed!.leaseToken, to: 'completed' })])).moved;
     await b.setPaused('b', true, NOW);
     await wire.mark();
     expect(wire.sent).toEqual([`${bId}.finished`]);
@@ -124,7 +124,7 @@ it("another instance's commit reaches watchChanges and externalChange, once; the
     wire.sent.splice(0);
     await b.setPaused('b', false, NOW);
     // A job back in pending (a retry) does too.
-    await b.transition([move({ id: claimed!.id, version: claimed!.version + 1, from: 'completed', token: null, to: 'pending', event: 'job.retry' })]);
+    (await b.transition([move({ id: claimed!.id, version: claimed!.version + 1, from: 'completed', token: null, to: 'pending', event: 'job.retry' })])).moved;
     await wire.mark();
     expect(wire.sent).toEqual([bId, bId]);
     await watch.seen('mark-4');

@@ -139,22 +139,22 @@ describe('transition', () => {
       // Named twice: the second sees the first's move, and misses.
       ...(twice ? [move({ id: y!.id, version: cy!.version, from: 'processing', token: cy!.leaseToken, to: 'completed' })] : []),
     ];
-    expect(await store.transition(reqs)).toEqual(twice ? [false, false, true, false] : [false, false, true]);
+    expect((await store.transition(reqs)).moved).toEqual(twice ? [false, false, true, false] : [false, false, true]);
     expect(await store.get(z!.id)).toMatchObject({ state: 'processing', leaseToken: cz!.leaseToken });
     expect(await store.get(x!.id)).toMatchObject({ state: 'processing', leaseToken: cx!.leaseToken });
     expect(await store.get(y!.id)).toMatchObject({
       state: 'failed', runAt: NOW + 500, lastError: { message: 'boom' }, ctx: { retryDelay: 500 }, result: '"r"', leaseToken: null, leaseOwner: null, lockedUntil: null, updatedAt: NOW + 10,
     });
     // A job that holds no lease moves with token null; a move into processing keeps the lease.
-    expect(await store.transition([move({ id: y!.id, version: cy!.version + 1, from: 'failed', token: null, to: 'pending', event: 'job.retry' })])).toEqual([true]);
+    expect((await store.transition([move({ id: y!.id, version: cy!.version + 1, from: 'failed', token: null, to: 'pending', event: 'job.retry' })])).moved).toEqual([true]);
     expect(await store.get(y!.id)).toMatchObject({ state: 'pending', runAt: NOW + 500, result: '"r"' });
-    expect(await store.transition([move({ id: x!.id, version: cx!.version, from: 'processing', token: cx!.leaseToken, to: 'processing', event: 'job.custom' })])).toEqual([true]);
+    expect((await store.transition([move({ id: x!.id, version: cx!.version, from: 'processing', token: cx!.leaseToken, to: 'processing', event: 'job.custom' })])).moved).toEqual([true]);
     expect(await store.get(x!.id)).toMatchObject({ state: 'processing', leaseToken: cx!.leaseToken, leaseOwner: 'w1', lockedUntil: NOW + 1000, version: cx!.version + 1 });
     // Same state, same lease token: only the version tells the old read from the current one.
     const complete = (version: number) => move({ id: x!.id, version, from: 'processing', token: cx!.leaseToken, to: 'completed' });
-    expect(await store.transition([complete(cx!.version)])).toEqual([false]);
+    expect((await store.transition([complete(cx!.version)])).moved).toEqual([false]);
     expect(await store.get(x!.id)).toMatchObject({ state: 'processing', version: cx!.version + 1 });
-    expect(await store.transition([complete(cx!.version + 1)])).toEqual([true]);
+    expect((await store.transition([complete(cx!.version + 1)])).moved).toEqual([true]);
     expect(await store.get(x!.id)).toMatchObject({ state: 'completed', version: cx!.version + 2 });
   });
 
@@ -168,7 +168,7 @@ describe('transition', () => {
       move({ id: x!.id, version: cx!.version, from: 'processing', token: cx!.leaseToken, to: 'completed', purge: true }),
       move({ id: y!.id, version: 0, from: 'pending', token: null, to: 'cancelled', event: 'job.cancel' }),
     ];
-    expect(await store.transition(twice ? reqs : reqs.slice(1))).toEqual(twice ? [false, true, true] : [true, true]);
+    expect((await store.transition(twice ? reqs : reqs.slice(1))).moved).toEqual(twice ? [false, true, true] : [true, true]);
     expect(await store.get(x!.id)).toBeUndefined();
     const admin = await pgClient();
     const history = await admin.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".job_history WHERE job_id = $1`, [x!.id]);
@@ -185,7 +185,7 @@ describe('history', () => {
     const [x] = await store.insert([job()], NOW - 100);
     const [c] = await claimOf(store);
     const error = { name: 'Error', message: 'boom' };
-    await store.transition([move({ id: x!.id, version: c!.version, from: 'processing', token: c!.leaseToken, to: 'failed', event: 'job.fail', candidate: 2, workerId: 'w1:0', error })]);
+    (await store.transition([move({ id: x!.id, version: c!.version, from: 'processing', token: c!.leaseToken, to: 'failed', event: 'job.fail', candidate: 2, workerId: 'w1:0', error })])).moved;
     expect(await store.history(x!.id)).toEqual([
       { from: null, to: 'pending', event: 'job.enqueue', at: NOW - 100 },
       { from: 'pending', to: 'processing', event: 'job.claim', at: NOW, workerId: 'w1', leaseToken: c!.leaseToken },
@@ -198,7 +198,7 @@ describe('history', () => {
     const store = pg.open({ history: false });
     const [x] = await store.insert([job()], NOW);
     const [c] = await claimOf(store);
-    await store.transition([move({ id: x!.id, version: c!.version, from: 'processing', token: c!.leaseToken, to: 'completed' })]);
+    (await store.transition([move({ id: x!.id, version: c!.version, from: 'processing', token: c!.leaseToken, to: 'completed' })])).moved;
     expect((await store.history(x!.id)).map((h) => h.event)).toEqual(['job.enqueue']);
   });
 });
@@ -228,7 +228,7 @@ describe('leases and due jobs', () => {
     expect(await store.nextDueAt(['c'], ['pending', 'failed'])).toBeNull();
     const [c] = await claimOf(store, { limit: 1 });
     expect(c!.id).toBe(due!.id);
-    await store.transition([move({ id: due!.id, version: c!.version, from: 'processing', token: c!.leaseToken, to: 'failed', runAt: NOW + 100 })]);
+    (await store.transition([move({ id: due!.id, version: c!.version, from: 'processing', token: c!.leaseToken, to: 'failed', runAt: NOW + 100 })])).moved;
     expect(await store.nextDueAt(['a'], ['failed'])).toBe(NOW + 100);
     expect(await store.dueJobs(['a'], ['failed'], NOW + 99, 10)).toEqual([]);
     expect((await store.dueJobs(['a', 'b'], ['failed'], NOW + 100, 10)).map((j) => j.id)).toEqual([due!.id]);
@@ -257,7 +257,7 @@ describe('reads', () => {
     const store = pg.open({ schema });
     const ids = (await store.insert([job(), job(), job(), job()], NOW)).map((r) => r.id);
     const claimed = await claimOf(store);
-    await store.transition(claimed.map((c, i) => move({ id: c.id, version: c.version, from: 'processing', token: c.leaseToken, to: i === 3 ? 'dead' : 'completed', at: NOW + i })));
+    (await store.transition(claimed.map((c, i) => move({ id: c.id, version: c.version, from: 'processing', token: c.leaseToken, to: i === 3 ? 'dead' : 'completed', at: NOW + i })))).moved;
     expect(await store.purgeFinished('completed', NOW + 2, 10)).toBe(2);
     expect(await store.purgeFinished('completed', NOW + 2, 10)).toBe(0);
     expect(await store.purgeFinished('completed', NOW + 100, 10)).toBe(1);

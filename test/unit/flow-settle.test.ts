@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { compileMachine } from '../../machines/compile.js';
 import { createJobMachine, type JobMachineContext } from '../../machines/job.machine.js';
 import { flowRuleOf } from '../../src/engine/core/machine-registry.js';
-import { childDelta, parentMove, settlesByParent, type ParentAfter } from '../../src/store/flow-settle.js';
+import { childDelta, movesByRequest, parentMove, settlesByParent, type ParentAfter } from '../../src/store/flow-settle.js';
 import type { TransitionRequest } from '../../src/store/store.js';
 
 const rule = flowRuleOf(compileMachine<JobMachineContext>(createJobMachine()));
@@ -65,8 +65,11 @@ describe('settlesByParent', () => {
       [2, { left: -2, failed: 0 }, 11, 114],
       [5, { left: -3, failed: 2 }, 12, 113],
     ]);
-    // Moves are reported on each parent's first request.
-    expect(reqs.map((t) => t.parentMoves !== undefined)).toEqual([true, true, false, false, false, false]);
+    // Moves are reported on each parent's first request, the requests left as they were.
+    expect(settles.map((p) => p.index)).toEqual([1, 0]);
+    settles[0]!.moves.push({ id: 2, name: 'p2', from: 'waiting', to: 'pending', event: 'e', at: 114, attempts: 0, error: null });
+    expect(movesByRequest(reqs.length, settles).map((m) => m.length)).toEqual([0, 1, 0, 0, 0, 0]);
+    expect(reqs.every((t) => !('parentMoves' in t))).toBe(true);
   });
 
   it('drops a parent whose children cancel out (one died, one taken back from dead)', () => {

@@ -85,13 +85,13 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
     if (job.parentId != null && flowRule.finished.includes(job.state) !== flowRule.finished.includes(step.state)) {
       request.flow = { rule: flowRule, parentId: job.parentId, name: job.name };
     }
-    const committed = await deps.commit(request, extra?.retryUnavailable === true);
+    const { committed, parentMoves } = await deps.commit(request, extra?.retryUnavailable === true);
     if (committed) {
       const notice: TransitionNotice = { job: { id: job.id, name: job.name }, from: job.state, to: step.state, event: event.type, at, attempts: cols.attempts, error };
       if (extra?.workerId) notice.workerId = extra.workerId;
       if (runAt !== undefined) notice.runAt = runAt;
       deps.onTransition(notice);
-      for (const m of request.parentMoves ?? []) {
+      for (const m of parentMoves) {
         const moved: TransitionNotice = { job: { id: m.id, name: m.name }, from: m.from, to: m.to, event: m.event, at: m.at, attempts: m.attempts, error: m.error };
         if (m.to === JobState.pending) moved.runAt = m.at;
         deps.onTransition(moved);

@@ -19,11 +19,17 @@
 import { isDatabaseLocked, isDatabaseUnavailable } from '../../errors.js';
 import type { Batcher } from '../../lib/batcher.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Store, TransitionRequest } from '../../store/store.js';
+import type { ParentMove, Store, TransitionRequest } from '../../store/store.js';
 import { retryDelayMs } from '../core/outage.js';
 
+/** A transition's answer: whether it committed, and the flow parents it moved (Store.transition). */
+export interface Committed {
+  committed: boolean;
+  parentMoves: readonly ParentMove[];
+}
+
 export interface CommitDeps {
-  transitions: Batcher<TransitionRequest, boolean>;
+  transitions: Batcher<TransitionRequest, Committed>;
   store: Pick<Store, 'get'>;
   clock: Clock;
   /** True once the engine is closing: retries stop. */
@@ -34,8 +40,11 @@ export interface CommitDeps {
   onRecovered(): void;
 }
 
-/** Commits `request`; with `retry`, tries again (backing off) while the database is unavailable. Resolves whether it committed. */
-export type Commit = (request: TransitionRequest, retry: boolean) => Promise<boolean>;
+/**
+ * Commits `request`; with `retry`, tries again (backing off) while the database is unavailable.
+ * Resolves whether it committed, and the parents it moved (none known for a try whose answer was lost).
+ */
+export type Commit = (request: TransitionRequest, retry: boolean) => Promise<Committed>;
 
 /** A wait that does not hold the process open by itself (the queue's own loops do while it runs). */
 function pause(clock: Clock, ms: number): Promise<void> {
@@ -57,8 +66,8 @@ export function createCommit(deps: CommitDeps): Commit {
     let failures = 0;
     for (;;) {
       try {
-        const committed = await deps.transitions.push(request);
-        const out = committed || failures === 0 ? committed : await landed(request);
+        const answer = await deps.transitions.push(request);
+        const out = answer.committed || failures === 0 ? answer : { committed: await landed(request), parentMoves: [] };
         if (failures > 0) deps.onRecovered();
         return out;
       } catch (err) {

@@ -7,7 +7,7 @@
  * the parent's row: its UPDATE waits for the other's commit and then counts
  * from the committed row, so exactly one of them sees the last child go.
  */
-import { nextUp, parentAfter, parentMove, settlesByParent, type ChildDelta, type ChildSeen, type ParentRow } from '../flow-settle.js';
+import { movesByRequest, nextUp, parentAfter, parentMove, settlesByParent, type ChildDelta, type ChildSeen, type ParentRow } from '../flow-settle.js';
 import type { FlowInsertResult, FlowRule, JobRecord, NewFlowNode, ParentMove, TransitionRequest } from '../store.js';
 import { toJobRecord, type JobRow } from '../rows.js';
 import type { Queryable } from './driver.js';
@@ -19,8 +19,8 @@ import { firstLevel, levelJobs, nextLevel } from '../flow-levels.js';
 
 export interface PostgresFlows {
   insertFlow(client: Queryable, root: NewFlowNode, waiting: string, at: number): Promise<FlowInsertResult>;
-  /** Settles the parents of the requests that moved (`moved[i]`), in the caller's transaction; fills each request's `parentMoves`. */
-  settleParents(client: Queryable, reqs: readonly TransitionRequest[], moved: readonly boolean[]): Promise<void>;
+  /** Settles the parents of the requests that moved (`moved[i]`), in the caller's transaction; the parents each request moved. */
+  settleParents(client: Queryable, reqs: readonly TransitionRequest[], moved: readonly boolean[]): Promise<ParentMove[][]>;
   children(db: Queryable, parentId: number, after: number, limit: number): Promise<JobRecord[]>;
   childCounts(db: Queryable, parentId: number): Promise<Record<string, number>>;
 }
@@ -63,7 +63,9 @@ export function postgresFlows(schema: string, insertSql: InsertStatements, histo
   return {
     insertFlow,
     settleParents: async (client, reqs, moved) => {
-      for (const p of settlesByParent(reqs, moved)) await settleParent(client, p.rule, p.parentId, p.delta, p.child, p.at, p.moves);
+      const settled = settlesByParent(reqs, moved);
+      for (const p of settled) await settleParent(client, p.rule, p.parentId, p.delta, p.child, p.at, p.moves);
+      return movesByRequest(reqs.length, settled);
     },
     children: async (db, parentId, after, limit) => (await db.query<JobRow>(s.children, [parentId, after, limit])).rows.map(toJobRecord),
     childCounts: async (db, parentId) => {

@@ -23,7 +23,7 @@
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { DatabaseError } from '../../errors.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import type { Store, StoreDiagnostics } from '../store.js';
+import type { ParentMove, Store, StoreDiagnostics } from '../store.js';
 import { postgresFlows } from './flows.js';
 import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from '../rows.js';
 import { browseJobs } from './browse.js';
@@ -125,24 +125,25 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       return claim(req);
     },
     transition: async (reqs) => {
-      if (reqs.length === 0) return [];
+      if (reqs.length === 0) return { moved: [], parentMoves: [] };
+      const none = () => reqs.map((): ParentMove[] => []);
       // The common batch (distinct jobs, none of them a move another instance waits for, e.g. completions)
       // is one statement: autocommitted on its own, one round trip instead of BEGIN, statement, COMMIT.
       // A flow child's parent is settled in the same transaction, so such a batch takes the long form.
-      if (distinctJobs(reqs) && !reqs.some((t) => (!t.purge && wakesOthers(t.to)) || t.flow)) return transitionBatch(db, transitionSql, reqs, freed());
+      if (distinctJobs(reqs) && !reqs.some((t) => (!t.purge && wakesOthers(t.to)) || t.flow)) return { moved: await transitionBatch(db, transitionSql, reqs, freed()), parentMoves: none() };
       // An update's new fields are written request by request (rare: a caller's queue.update).
       const oneByOne = !distinctJobs(reqs) || reqs.some((t) => t.set);
       return db.tx(async (client) => {
         const out = oneByOne ? await transitionEach(client, transitionSql, reqs, history) : await transitionBatch(client, transitionSql, reqs, freed());
-        if (reqs.some((t) => t.flow)) await flows.settleParents(client, reqs, out);
-        const parentWakes = reqs.some((t) => t.parentMoves?.some((m) => wakesOthers(m.to)));
+        const parentMoves = reqs.some((t) => t.flow) ? await flows.settleParents(client, reqs, out) : none();
+        const parentWakes = parentMoves.some((moves) => moves.some((m) => wakesOthers(m.to)));
         if (parentWakes || reqs.some((t, i) => out[i] && !t.purge && wakesOthers(t.to))) await client.query(s.notify, [channel, instanceId]);
         // Request by request (rare: a job named twice), which jobs held a slot is not read: any end of a lease may free one.
         else if (oneByOne && reqs.some((t, i) => out[i] && t.from === JobState.processing && t.to !== JobState.processing)) await client.query(s.notify, freedNotice());
         // Request by request, and a flow's parent: a finished job is announced here (the batch statement announces its own).
-        const finishedHere = (oneByOne && reqs.some((t, i) => out[i] && FINISHED_STATES.includes(t.to))) || reqs.some((t) => t.parentMoves?.some((m) => FINISHED_STATES.includes(m.to)));
+        const finishedHere = (oneByOne && reqs.some((t, i) => out[i] && FINISHED_STATES.includes(t.to))) || parentMoves.some((moves) => moves.some((m) => FINISHED_STATES.includes(m.to)));
         if (finishedHere) await client.query(s.notify, [channel, `${instanceId}${FINISHED_SUFFIX}`]);
-        return out;
+        return { moved: out, parentMoves };
       });
     },
     heartbeat: async (id, token, lockedUntil) => (await db.query<{ running: boolean }>(s.heartbeat, [id, token, lockedUntil])).rows[0]?.running === true,

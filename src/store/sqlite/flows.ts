@@ -4,7 +4,7 @@
  * transaction that moves one of its children (flow-settle.ts decides).
  */
 import type Database from 'better-sqlite3';
-import { nextUp, parentAfter, parentMove, settlesByParent, type ChildDelta, type ChildSeen, type ParentRow } from '../flow-settle.js';
+import { movesByRequest, nextUp, parentAfter, parentMove, settlesByParent, type ChildDelta, type ChildSeen, type ParentRow } from '../flow-settle.js';
 import type { FlowInsertResult, FlowRule, TransitionRequest, InsertResult, JobRecord, NewFlowNode, NewJob, ParentMove } from '../store.js';
 import { toJobRecord, type JobRow } from '../rows.js';
 import { firstLevel, levelJobs, nextLevel } from '../flow-levels.js';
@@ -14,8 +14,8 @@ import { sql } from './sql.js';
 export interface SqliteFlows {
   /** Inside the caller's transaction. */
   insertFlow(root: NewFlowNode, waiting: string, at: number): FlowInsertResult;
-  /** Inside the transaction that moved the children: settles the parents of the requests that moved (`moved[i]`); fills each request's `parentMoves`. */
-  settleParents(reqs: readonly TransitionRequest[], moved: readonly boolean[]): void;
+  /** Inside the transaction that moved the children: settles the parents of the requests that moved (`moved[i]`); the parents each request moved. */
+  settleParents(reqs: readonly TransitionRequest[], moved: readonly boolean[]): ParentMove[][];
   children(parentId: number, after: number, limit: number): JobRecord[];
   childCounts(parentId: number): Record<string, number>;
 }
@@ -62,7 +62,9 @@ export function createSqliteFlows(db: Database.Database, recordHistory: boolean,
   return {
     insertFlow,
     settleParents: (reqs, moved) => {
-      for (const p of settlesByParent(reqs, moved)) settleParent(p.rule, p.parentId, p.delta, p.child, p.at, p.moves);
+      const settled = settlesByParent(reqs, moved);
+      for (const p of settled) settleParent(p.rule, p.parentId, p.delta, p.child, p.at, p.moves);
+      return movesByRequest(reqs.length, settled);
     },
     children: (parentId, after, limit) => (s.children.all({ id: parentId, after, limit }) as JobRow[]).map(toJobRecord),
     childCounts: (parentId) => {

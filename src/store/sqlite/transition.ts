@@ -6,7 +6,7 @@
  * job instead. A flow child's parent is settled in the same transaction.
  */
 import type Database from 'better-sqlite3';
-import type { TransitionRequest } from '../store.js';
+import type { TransitionRequest, TransitionResult } from '../store.js';
 import { transitionSet } from '../transition-set.js';
 import type { SqliteFlows } from './flows.js';
 import { positional } from './positional.js';
@@ -22,7 +22,7 @@ export interface TransitionDeps {
   indexNewJobs(): void;
 }
 
-export function createTransition(db: Database.Database, deps: TransitionDeps): Database.Transaction<(reqs: readonly TransitionRequest[]) => boolean[]> {
+export function createTransition(db: Database.Database, deps: TransitionDeps): Database.Transaction<(reqs: readonly TransitionRequest[]) => TransitionResult> {
   const { purge, flows, recordHistory, indexNewJobs } = deps;
   const s = {
     // The hot statements bind positionally from their names (positional.ts).
@@ -31,14 +31,14 @@ export function createTransition(db: Database.Database, deps: TransitionDeps): D
     updateFields: db.prepare(sql('update-fields')),
   };
 
-  return db.transaction((reqs: readonly TransitionRequest[]): boolean[] => {
+  return db.transaction((reqs: readonly TransitionRequest[]): TransitionResult => {
     const purging = reqs.some((t) => t.purge) ? purge.begin() : undefined;
     if (purging) indexNewJobs();
-    const out = reqs.map(move);
+    const moved = reqs.map(move);
     // A flow child's parent hears of it in this same transaction.
-    if (reqs.some((t) => t.flow)) flows.settleParents(reqs, out);
+    const parentMoves = reqs.some((t) => t.flow) ? flows.settleParents(reqs, moved) : reqs.map(() => []);
     purging?.finish();
-    return out;
+    return { moved, parentMoves };
 
     function move(t: TransitionRequest): boolean {
       if (t.purge) return purging!.job(t);
