@@ -11,7 +11,7 @@
 import { Subject } from 'rxjs';
 import { JobState } from '../../machines/job.machine.js';
 import { createBatcher } from '../lib/batcher.js';
-import type { InsertResult, NewJob, TransitionRequest } from '../store/store.js';
+import type { TransitionRequest } from '../store/store.js';
 import type { Committed } from './move/commit.js';
 import { createTracing } from '../telemetry/tracing.js';
 import { createInspection, type Inspection } from './actions/inspection.js';
@@ -23,7 +23,7 @@ import { createMachineRegistry } from './core/machine-registry.js';
 import type { TransitionNotice } from './core/moves.js';
 import { createOutageLog } from './core/outage.js';
 import { createSharedTime } from './core/shared-time.js';
-import { createEnqueuePaths } from './enqueue/enqueue-paths.js';
+import { createEnqueuePaths, type Written } from './enqueue/enqueue-paths.js';
 import { createNewJob } from './enqueue/new-job.js';
 import { createApplyEvent } from './move/apply-event.js';
 import { createCommit } from './move/commit.js';
@@ -90,8 +90,8 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
   });
   const apply = createApplyEvent({ registry, commit, read: (id) => store.get(id), clock, onTransition, retention: deps.retention });
 
-  /** `announceCreated`: emit each created job's `job.enqueue` event (false while its commit is not known). */
-  const afterInsert = (jobs: readonly NewJob[], results: readonly InsertResult[], at: number, announceCreated = true): void => {
+  // A commit of jobs: the claim loop wakes for those this process runs; created ones are announced (not while the commit is not known).
+  const afterInsert = ({ jobs, results, at, known: announceCreated }: Written): void => {
     let earliest = Number.POSITIVE_INFINITY;
     let promote = false;
     for (let i = 0; i < jobs.length; i++) {
@@ -114,7 +114,8 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
 
   const tracing = deps.tracing ?? createTracing(false);
   const time = createSharedTime(clock, store, logger);
-  const paths = createEnqueuePaths({ store, clock, time, tracing, afterInsert, closed: () => closed });
+  const paths = createEnqueuePaths({ store, clock, time, tracing, closed: () => closed });
+  paths.written$.subscribe(afterInsert);
   const newJob = createNewJob(registry, definitions, deps.maxPayloadBytes);
 
   const flush = async () => {

@@ -3,9 +3,10 @@
  * commit), a batch, a flow, a schedule's slots, through the caller's own
  * client, synchronously in the application's transaction. Each write runs in
  * its trace's `send` span when tracing is on (the row stores the span's
- * context); after the commit, the jobs this process runs wake its claim
- * loop, and created jobs are announced.
+ * context). Each commit is told on `written$` (the engine wakes its claim
+ * loop for the jobs it runs and announces created jobs from there).
  */
+import { Subject, type Observable } from 'rxjs';
 import { createBatcher } from '../../lib/batcher.js';
 import type { Clock } from '../../lib/clock.js';
 import type { CallerClient, FlowInsertResult, InsertResult, NewFlowNode, NewJob, ScheduleRecord, Store } from '../../store/store.js';
@@ -24,6 +25,17 @@ export interface EnqueuePaths {
   enqueueSync(jobs: readonly NewJob[]): InsertResult[];
   /** Resolves once every insert pushed so far has committed. */
   drain(): Promise<void>;
+  /** Each write once committed (a synchronous one once the calling code has run to its end). */
+  readonly written$: Observable<Written>;
+}
+
+/** Jobs written by one commit, with what the store answered for each. */
+export interface Written {
+  jobs: readonly NewJob[];
+  results: readonly InsertResult[];
+  at: number;
+  /** False while the commit is not known (a synchronous write inside the application's transaction): no `job.enqueue` event. */
+  known: boolean;
 }
 
 export interface EnqueueDeps {
@@ -32,8 +44,6 @@ export interface EnqueueDeps {
   /** The database's clock: throttle windows are kept on it. */
   time: SharedTime;
   tracing: Tracing;
-  /** After a commit: wake for and announce the jobs written (`announceCreated` false while the commit is not known). */
-  afterInsert(jobs: readonly NewJob[], results: readonly InsertResult[], at: number, announceCreated?: boolean): void;
   closed(): boolean;
 }
 
@@ -49,7 +59,9 @@ function flowIds(r: FlowInsertResult, out: Array<{ id: number; created: boolean 
 }
 
 export function createEnqueuePaths(deps: EnqueueDeps): EnqueuePaths {
-  const { store, clock, time, tracing, afterInsert } = deps;
+  const { store, clock, time, tracing } = deps;
+  const written = new Subject<Written>();
+  const afterInsert = (jobs: readonly NewJob[], results: readonly InsertResult[], at: number, known = true) => written.next({ jobs, results, at, known });
 
   /**
    * Throttle windows on the database's clock (shared-time.ts), so that one
@@ -126,6 +138,7 @@ export function createEnqueuePaths(deps: EnqueueDeps): EnqueuePaths {
       return tracing.sendSync(jobs.length === 1 ? ONE : MANY, jobs, () => sync(jobs));
     },
     drain: () => inserts.drain(),
+    written$: written.asObservable(),
   };
 }
 
