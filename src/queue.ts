@@ -34,7 +34,7 @@ import type { Queue } from './queue-api.js';
 import { registerInternals } from './queue-internals.js';
 import { openStore } from './store/open-store.js';
 import { createTracing } from './telemetry/tracing.js';
-import { startOtelMetrics } from './telemetry/otel-metrics.js';
+import { startOtelMetrics } from './metrics/otel-metrics.js';
 import { WHOLE_QUEUE } from './store/paused.js';
 import { parseWhere } from './store/where.js';
 

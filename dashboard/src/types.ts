@@ -5,11 +5,11 @@
  */
 import type { MachineGraph, MachineGraphEdge, MachineGraphState } from '../../src/diagram/machine-graph.js';
 import type { Box, DiagramLayout, PlacedBundle, Point } from '../../src/diagram/layout-types.js';
-import type { Tick as TickView, TickTransition as TickTransitionView } from '../../src/dashboard/change-feed.js';
-import type { CountsView } from '../../src/dashboard/live-counts.js';
-import type { OverviewFigures as OverviewFiguresView, OverviewView } from '../../src/dashboard/name-stats.js';
-import type { SeriesView } from '../../src/dashboard/time-series.js';
-import type { ProcessView, WorkersView, WorkerView } from '../../src/dashboard/workers.js';
+import type { Tick as TickView, TickTransition as TickTransitionView } from '../../src/live/change-feed.js';
+import type { CountsView } from '../../src/live/live-counts.js';
+import type { OverviewFigures as OverviewFiguresView, OverviewView } from '../../src/live/name-stats.js';
+import type { SeriesView } from '../../src/live/time-series.js';
+import type { ProcessView, WorkersView, WorkerView } from '../../src/live/workers.js';
 import type { Job, StepView, Transition } from '../../src/engine/core/job-view.js';
 import type { JobLogs } from '../../src/engine/actions/job-logs.js';
 import type { GroupView, LimitsView, NameLimitView } from '../../src/engine/actions/limits-view.js';
@@ -29,7 +29,7 @@ export type { Box, DiagramLayout, MachineGraph, PlacedBundle, Point };
 export type GraphState = MachineGraphState;
 export type GraphEdge = MachineGraphEdge;
 
-/** One chart (src/dashboard/graphs.ts, whose layout code stays out of the page's type check). */
+/** One chart (src/live/graphs.ts, whose layout code stays out of the page's type check). */
 export interface DashboardGraph {
   id: string;
   /** null: every job name no other graph claims. */

@@ -8,7 +8,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Queue } from '../queue.js';
 import type { StoreDiagnostics } from '../store/store.js';
-import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS, observeQueue, perCollection } from '../telemetry/queue-observations.js';
+import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS, observeQueue, perCollection } from '../metrics/queue-observations.js';
 
 export interface QueueMetrics {
   readonly registry: Registry;

@@ -19,7 +19,7 @@ import { createQueueMetrics } from './metrics.js';
 import { controlRoutes } from './routes/control.js';
 import { scheduleRoutes } from './routes/schedules.js';
 import { limitRoutes } from './routes/limits.js';
-import { createDashboardLive } from '../dashboard/live.js';
+import { createDashboardLive } from '../live/live.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { dashboardLiveRoutes } from './routes/dashboard-live.js';
 import { dashboardPage } from './routes/dashboard-page.js';

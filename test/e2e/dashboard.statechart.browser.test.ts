@@ -16,7 +16,7 @@ import { defineJob } from '../../src/index.js';
 import { ARTIFACTS, openPage, useChromium } from '../helpers/browser.js';
 import { CLI_TEST_TIMEOUT } from '../helpers/cli.js';
 import { serveQueue } from '../helpers/served-queue.js';
-import { dashboardGraphs } from '../../src/dashboard/graphs.js';
+import { dashboardGraphs } from '../../src/live/graphs.js';
 
 const MIN_PX = 12;
 /** route-paths.ts draws arrowheads 9 wide: tips closer than that overlap. */

@@ -8,8 +8,8 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Tick } from '../../src/dashboard/change-feed.js';
-import { createDashboardLive, type DashboardLive, type DashboardLiveOptions } from '../../src/dashboard/live.js';
+import type { Tick } from '../../src/live/change-feed.js';
+import { createDashboardLive, type DashboardLive, type DashboardLiveOptions } from '../../src/live/live.js';
 import { dashboardLiveRoutes } from '../../src/http/routes/dashboard-live.js';
 import { defineJob, type Queue } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';

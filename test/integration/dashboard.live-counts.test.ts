@@ -6,11 +6,11 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FeedMessage } from '../../src/dashboard/change-feed.js';
-import { createDashboardLive, type DashboardLive } from '../../src/dashboard/live.js';
+import type { FeedMessage } from '../../src/live/change-feed.js';
+import { createDashboardLive, type DashboardLive } from '../../src/live/live.js';
 import { defineJob, type Queue } from '../../src/index.js';
-import { HOUR_MS } from '../../src/dashboard/series-buckets.js';
-import { createTimeSeries } from '../../src/dashboard/time-series.js';
+import { HOUR_MS } from '../../src/live/series-buckets.js';
+import { createTimeSeries } from '../../src/live/time-series.js';
 import { createVirtualClock } from '../../src/lib/virtual-clock.js';
 import { internalsOf } from '../../src/queue-internals.js';
 import { useQueues } from '../helpers/queue-fixture.js';

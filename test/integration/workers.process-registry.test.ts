@@ -9,7 +9,7 @@
  */
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { createWorkers, type WorkerView, type WorkersView } from '../../src/dashboard/workers.js';
+import { createWorkers, type WorkerView, type WorkersView } from '../../src/live/workers.js';
 import { heartbeatEvery } from '../../src/engine/run/process-registry.js';
 import { defineJob, type Queue } from '../../src/index.js';
 import { packageVersion } from '../../src/lib/package-version.js';

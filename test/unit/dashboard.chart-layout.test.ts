@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { createQuarantineMachine } from '../../machines/examples/quarantine.machine.js';
 import { createJobMachine } from '../../machines/job.machine.js';
-import { dashboardGraphs, dashboardLayoutOptions, edgeBundles } from '../../src/dashboard/graphs.js';
+import { dashboardGraphs, dashboardLayoutOptions, edgeBundles } from '../../src/live/graphs.js';
 import { labelLines } from '../../src/diagram/label-lines.js';
 import { layoutGraph, type Box, type DiagramLayout, type Point } from '../../src/diagram/svg-layout.js';
 import { defineJob, machineGraph, type MachineGraph } from '../../src/index.js';

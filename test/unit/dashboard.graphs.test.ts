@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { createQuarantineMachine } from '../../machines/examples/quarantine.machine.js';
 import { createJobMachine } from '../../machines/job.machine.js';
-import { groupGraphs } from '../../src/dashboard/graphs.js';
+import { groupGraphs } from '../../src/live/graphs.js';
 import type { AnyJobDefinition } from '../../src/engine/core/job-definition.js';
 import { defineJob, machineGraph } from '../../src/index.js';
 

@@ -1,7 +1,7 @@
 /** The overview's figures per job name: counts and pauses beside them, rates over five minutes, the hour per minute, wait percentiles, the cap on names. */
 import { describe, expect, it } from 'vitest';
-import { createNameStats, MINUTE_MS } from '../../src/dashboard/name-stats.js';
-import { GROWTH, HOUR_MS } from '../../src/dashboard/series-buckets.js';
+import { createNameStats, MINUTE_MS } from '../../src/live/name-stats.js';
+import { GROWTH, HOUR_MS } from '../../src/live/series-buckets.js';
 import { createVirtualClock } from '../../src/lib/virtual-clock.js';
 import type { TransitionGroup } from '../../src/store/store.js';
 

@@ -1,7 +1,7 @@
 /** The dashboard's hour of series: buckets, the ring's wrap, percentiles from histograms, the backlog walked back. */
 import { describe, expect, it } from 'vitest';
-import { backlogBackwards, GROWTH, HOUR_MS, newHistogram, quantile, record, type PendingDelta } from '../../src/dashboard/series-buckets.js';
-import { createTimeSeries, pendingDeltas } from '../../src/dashboard/time-series.js';
+import { backlogBackwards, GROWTH, HOUR_MS, newHistogram, quantile, record, type PendingDelta } from '../../src/live/series-buckets.js';
+import { createTimeSeries, pendingDeltas } from '../../src/live/time-series.js';
 import { createVirtualClock } from '../../src/lib/virtual-clock.js';
 import { seededRandom } from '../../src/lib/seeded-random.js';
 

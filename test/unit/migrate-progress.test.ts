@@ -4,7 +4,7 @@
  * batch), each with copied/total, jobs/s and the time left.
  */
 import { describe, expect, it } from 'vitest';
-import { createProgress } from '../../src/migrate/progress.js';
+import { createProgress } from '../../src/cli/migrate-progress.js';
 
 function stream(isTTY: boolean) {
   const chunks: string[] = [];

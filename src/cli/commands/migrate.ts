@@ -66,7 +66,7 @@ async function runMigrate(flags: MigrateFlags, io: CliIO): Promise<void> {
     import('../../migrate/source.js'),
     import('../../migrate/target.js'),
     import('../../migrate/copy.js'),
-    import('../../migrate/progress.js'),
+    import('../migrate-progress.js'),
     import('../../migrate/verify.js'),
   ]);
   const started = Date.now();

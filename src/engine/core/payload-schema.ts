@@ -9,7 +9,6 @@
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { PayloadValidationError, ValidationError, type PayloadIssue } from '../../errors.js';
-import type { AnyJob } from './job-definition.js';
 import { JsonText } from '../../lib/json-text.js';
 
 /** A job's schema: any Standard Schema v1. */
@@ -33,7 +32,7 @@ export function checkPayloadSchema(what: string, schema: unknown): PayloadSchema
 }
 
 /** The schemas of a queue's jobs (defined and declared), by name; jobs without one are absent. */
-export function payloadSchemasOf(jobs: readonly AnyJob[]): ReadonlyMap<string, PayloadSchema> {
+export function payloadSchemasOf(jobs: ReadonlyArray<{ name: string; schema?: PayloadSchema | undefined }>): ReadonlyMap<string, PayloadSchema> {
   const schemas = new Map<string, PayloadSchema>();
   for (const job of jobs) {
     if (job.schema !== undefined) schemas.set(job.name, job.schema);

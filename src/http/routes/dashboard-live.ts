@@ -10,8 +10,8 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { SECURITY_HEADERS } from '../request-guard.js';
-import type { FeedMessage } from '../../dashboard/change-feed.js';
-import type { DashboardLive } from '../../dashboard/live.js';
+import type { FeedMessage } from '../../live/change-feed.js';
+import type { DashboardLive } from '../../live/live.js';
 
 /** A comment line this often keeps proxies and the page from taking a quiet stream for a dead one. */
 export const PING_MS = 15_000;

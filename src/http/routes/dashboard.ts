@@ -5,8 +5,8 @@
  * bulk actions sit with the other job routes (jobs.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { dashboardGraphs, type DashboardGraph } from '../../dashboard/graphs.js';
-import type { DashboardLive } from '../../dashboard/live.js';
+import { dashboardGraphs, type DashboardGraph } from '../../live/graphs.js';
+import type { DashboardLive } from '../../live/live.js';
 import type { Queue } from '../../queue.js';
 import { internalsOf } from '../../queue-internals.js';
 import { parseWhere } from '../../store/where.js';

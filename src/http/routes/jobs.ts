@@ -5,7 +5,7 @@ import type { EnqueueOptions } from '../../engine/core/options.js';
 import type { UniqueWhile } from '../../engine/core/unique.js';
 import type { Queue } from '../../queue.js';
 import { ValidationError } from '../../errors.js';
-import { cancelJobs, retryJobs } from '../../dashboard/bulk-actions.js';
+import { cancelJobs, retryJobs } from '../../live/bulk-actions.js';
 import { schemas } from '../schemas.js';
 import { MAX_LOGS_PAGE } from '../../engine/actions/job-logs.js';
 

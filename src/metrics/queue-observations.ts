@@ -6,7 +6,14 @@
  * report the same figures.
  */
 import type { Subscription } from 'rxjs';
-import type { Queue } from '../queue.js';
+import type { Observable } from 'rxjs';
+import type { ClaimBatchEvent, QueueEvent } from '../engine/core/events.js';
+
+/** What the observations read of a queue: its events and claims (the Queue satisfies it). */
+export interface ObservedQueue {
+  readonly events$: Observable<QueueEvent>;
+  readonly claims$: Observable<ClaimBatchEvent>;
+}
 
 export interface QueueObserver {
   transition(from: string, to: string): void;
@@ -21,7 +28,7 @@ export interface QueueObserver {
 const MAX_STARTS = 100_000;
 
 /** Feeds `observer` from the queue's events until the returned function is called. */
-export function observeQueue(queue: Queue, observer: QueueObserver): () => void {
+export function observeQueue(queue: ObservedQueue, observer: QueueObserver): () => void {
   const starts = new Map<number, number>();
   const events: Subscription = queue.events$.subscribe((e) => {
     if (e.type === 'run:stuck') return;

@@ -3,8 +3,8 @@
  * (copied/total, jobs/s, time left); elsewhere (a pipe, a log) a line every
  * few seconds, and one after the first batch so a reader knows it started.
  */
-import { formatDuration } from '../cli/format.js';
-import type { OutStream } from '../cli/io.js';
+import { formatDuration } from './format.js';
+import type { OutStream } from './io.js';
 
 export interface ProgressOptions {
   now: () => number;

@@ -13,12 +13,18 @@
  */
 import type { BatchObservableCallback, Observable } from '@opentelemetry/api';
 import { packageVersion } from '../lib/package-version.js';
-import type { Queue } from '../queue.js';
-import { metricsApi } from './otel-api.js';
-import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS, observeQueue } from './queue-observations.js';
+import type { QueueStats, StoreDiagnostics } from '../store/store.js';
+import { metricsApi } from '../telemetry/otel-api.js';
+import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS, observeQueue, type ObservedQueue } from './queue-observations.js';
+
+/** What the metrics read of a queue (the Queue satisfies it): its events, and its counts and files at each collection. */
+export interface MeteredQueue extends ObservedQueue {
+  stats(): Promise<QueueStats & { paused: { all: boolean; names: string[] } }>;
+  diagnose(): Promise<StoreDiagnostics>;
+}
 
 /** Starts the queue's instruments; the returned function stops them (at `close`). Undefined: no API or no meter provider. */
-export function startOtelMetrics(queue: Queue, queueName: string): (() => void) | undefined {
+export function startOtelMetrics(queue: MeteredQueue, queueName: string): (() => void) | undefined {
   const api = metricsApi();
   if (!api) return undefined;
   const meter = api.metrics.getMeter('litejobs', packageVersion());
