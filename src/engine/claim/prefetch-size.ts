@@ -3,9 +3,8 @@
  * buffer), sized from what the workers consume and what a claim costs.
  *
  * A claim is one transaction, and on PostgreSQL a round trip: claims of a few
- * dozen jobs spend most of their time on the statement, not the jobs (50,000
- * no-op jobs at concurrency 16 took ~2,080 claims and outcome batches at a
- * fixed 64, ~46 µs of server time per job, against ~26 µs at 400). A fixed
+ * dozen jobs spend most of their time on the statement, not the jobs (the
+ * benchmarks page, "Sizes chosen by measurement", has the figures). A fixed
  * large buffer is wrong the other way: a process would hold hundreds of long
  * jobs under its lease while other hosts sit idle, and a job enqueued with a
  * higher priority would wait behind all of them.
@@ -34,9 +33,8 @@ export const MAX_ADAPTIVE = 1024;
 /**
  * The most, per worker, when names have a group concurrency: a buffered job
  * holds its group's slot, so a large buffer blocks groups for other hosts and
- * makes each claim step over more busy groups. 50,000 jobs in 1,000 groups
- * of concurrency 1, concurrency 16: 17.4k jobs/s at 64, 18.3k at 128, 9.7k
- * at 256.
+ * makes each claim step over more busy groups (measured at 64, 128 and 256
+ * jobs: the benchmarks page, "Sizes chosen by measurement").
  */
 export const MAX_GROUPED_PER_WORKER = 8;
 const MIN_HORIZON_MS = 20;

@@ -1,8 +1,8 @@
 /**
  * Hot statements: the SQL names its parameters (`@id`, `@token`), and they
  * are bound by position. better-sqlite3 looks every named parameter up in the
- * bound object by name on each call (measured ~0.8 µs more per run of a
- * ten-parameter UPDATE, over a third of a batched INSERT's whole cost); here
+ * bound object by name on each call (over a third of a batched INSERT's
+ * whole cost: the benchmarks page, "Sizes chosen by measurement"); here
  * the names are turned into `?` once, at prepare time, and each call passes
  * the values in that order. Readers still see names; nobody counts `?`s.
  */
