@@ -53,8 +53,8 @@ export type Counts = CountsView & { at: number; paused: Paused };
 /** Times arrive as ms since the epoch or as ISO text: the page accepts both. */
 export type Time = number | string;
 /** A page of one state's jobs (`GET /v1/dashboard/jobs`), as the server types it. */
-export type { JobSummary } from '../../src/store/reads.js';
-export type { BrowsePage as JobPage } from '../../src/store/reads.js';
+export type { JobSummary } from '../../src/store/contract/reads.js';
+export type { BrowsePage as JobPage } from '../../src/store/contract/reads.js';
 
 export type JobFull = Wire<Job>;
 export type HistoryRow = Wire<Transition>;

@@ -8,7 +8,7 @@
 /** Job and hook names: what a URL, a log line and a metric label carry safely. */
 export const NAME_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
 const name = { type: 'string', pattern: NAME_PATTERN } as const;
-/** Concurrency groups: any text an enqueue accepts (percent-encoded in a URL); engine/limits.ts refuses a NUL. */
+/** Concurrency groups: any text an enqueue accepts (percent-encoded in a URL); engine/core/limits.ts refuses a NUL. */
 const group = { type: 'string', minLength: 1, maxLength: 200 } as const;
 
 const jobInput = {
@@ -24,7 +24,7 @@ const jobInput = {
     /** An ISO 8601 date, or ms since the epoch. */
     runAt: { anyOf: [{ type: 'string', minLength: 1, maxLength: 64 }, { type: 'integer', minimum: 0 }] },
     priority: { type: 'integer' },
-    /** Unique while the job is in some states (engine/unique.ts); the engine checks the values. */
+    /** Unique while the job is in some states (engine/core/unique.ts); the engine checks the values. */
     unique: {
       type: 'object',
       additionalProperties: false,

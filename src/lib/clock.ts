@@ -19,7 +19,7 @@ export interface Clock {
    * windows processes share (rate limits, RateLimitedError pauses, throttle
    * windows) follow it as it is. Any other clock is taken as a host's, and
    * those windows follow the database's clock instead, read through it
-   * (engine/shared-time.ts).
+   * (engine/core/shared-time.ts).
    */
   readonly virtual?: boolean;
 }

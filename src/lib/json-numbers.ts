@@ -3,7 +3,7 @@
  * Infinity (stored as `null`), `12345678901234567891` becomes
  * `12345678901234567000`. A caller's JSON is refused rather than stored
  * changed without a word; a webhook's body is stored as it came instead
- * (engine/json-text.ts).
+ * (lib/json-text.ts).
  */
 
 /** A cheap look: only long digit runs and large exponents can change. */

@@ -15,7 +15,7 @@
  * creations up to j are out. Time (`at`) orders nothing: hosts' clocks
  * differ, and a write reads the clock before it waits for the lock.
  */
-import type { ChangeBatch, ChangeCursor, RecentChange } from './reads.js';
+import type { ChangeBatch, ChangeCursor, RecentChange } from './store.js';
 import type { Ranges } from './change-window.js';
 
 /**

@@ -2,7 +2,7 @@
  * What both stores' `changes()` share: which id ranges one read covers, and
  * how its detailed changes are ordered. Only the statements differ by store.
  */
-import type { ChangeBatch, ChangeCursor, ChangeOptions, IdRange, RecentChange } from './reads.js';
+import type { ChangeBatch, ChangeCursor, ChangeOptions, IdRange, RecentChange } from './store.js';
 
 /** The detailed changes a batch carries at most. */
 export const RECENT = 50;

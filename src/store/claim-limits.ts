@@ -19,7 +19,7 @@
  * and the next window's jobs would start within `perMs` of it. So the
  * claimer gives every rate-limited job a start deadline and hands back
  * unstarted those that miss it, and their spends are stamped at the
- * deadline (`stampAt`, on the database's clock: engine/shared-time.ts).
+ * deadline (`stampAt`, on the database's clock: engine/core/shared-time.ts).
  * Tokens are counted as held from the claim until their stamp plus `perMs`
  * (a stamp may lie ahead of a later claim's clock). Then no window of
  * `perMs` holds more than `max` starts: of the jobs starting in one window,

@@ -6,25 +6,8 @@
  * PROCESS_GONE_BEATS of its intervals is gone (killed, or cut off from the
  * database), whatever its row still says.
  */
+import type { WorkerProcessRecord } from './contract/processes.js';
 
-export interface WorkerProcessRecord {
-  /** The lease owner id its claims write (`host:pid:random`). */
-  owner: string;
-  host: string;
-  pid: number;
-  /** Its worker slots (the queue's `concurrency`). */
-  concurrency: number;
-  /** The job names it runs. */
-  names: string[];
-  /** The litejobs version it runs. */
-  version: string;
-  /** When its queue started, ms. */
-  startedAt: number;
-  /** Its last heartbeat, ms. */
-  seenAt: number;
-  /** How often it renews `seenAt`, ms. */
-  heartbeatMs: number;
-}
 
 /** Heartbeat intervals a process may miss before it counts as gone. */
 export const PROCESS_GONE_BEATS = 3;

@@ -1,6 +1,6 @@
 /** QueueStats from the counts of jobs by state and name (the `stats` statement of either store). */
 import { nameRecord } from '../lib/name-record.js';
-import type { QueueStats } from './requests.js';
+import type { QueueStats } from './store.js';
 
 export function foldStats(rows: Iterable<{ state: string; name: string; n: number | string }>): QueueStats {
   const stats: QueueStats = { total: 0, byState: nameRecord(), byName: nameRecord() };

@@ -36,7 +36,7 @@ export interface JobRow {
   updated_at: number;
   /** +1 on every claim and transition: what each compare-and-set compares (migration 010). */
   version: number;
-  /** Read by `litejobs migrate` only (engine/unique.ts). */
+  /** Read by `litejobs migrate` only (engine/core/unique.ts). */
   unique_kind?: string | null;
   unique_key?: string | null;
   unique_span?: number | null;

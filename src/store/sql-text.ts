@@ -7,7 +7,7 @@
  * the planner can see that a query's state matches it.
  */
 import { JobState } from '../../machines/job.machine.js';
-import { UniqueSpan } from './records.js';
+import { UniqueSpan } from './contract/job.js';
 
 const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
 

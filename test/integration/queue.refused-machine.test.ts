@@ -1,5 +1,5 @@
 /**
- * A job machine that createQueue refuses (engine/machine-registry.ts) fails
+ * A job machine that createQueue refuses (engine/core/machine-registry.ts) fails
  * the call with LJ_ERR_MACHINE, and the database file the call opened is
  * closed with it: nothing keeps checkpointing a file no queue will use.
  */

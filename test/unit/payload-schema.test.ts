@@ -1,5 +1,5 @@
 /**
- * engine/payload-schema.ts on its own: both validators give the schema's
+ * engine/core/payload-schema.ts on its own: both validators give the schema's
  * output or a PayloadValidationError with normalised issues, whatever the
  * vendor; the synchronous one refuses a schema that answers with a promise.
  */

@@ -12,7 +12,7 @@
  */
 import { FINISHED_STATES } from '../../../machines/job.machine.js';
 import { ValidationError } from '../../errors.js';
-import { UniqueSpan } from '../../store/records.js';
+import { UniqueSpan } from '../../store/contract/job.js';
 import type { UniqueGuard } from '../../store/store.js';
 import { checkInteger, checkString, rejectUnknownOptions } from '../../lib/validate.js';
 

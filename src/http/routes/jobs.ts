@@ -43,7 +43,7 @@ function isoDate(text: string): Date | undefined {
   return new Date(text);
 }
 
-/** Key prefixes litejobs keeps for itself: a hook's deliveries (hooks.ts hookKey) and a schedule's slots (engine/cron.ts). */
+/** Key prefixes litejobs keeps for itself: a hook's deliveries (hooks.ts hookKey) and a schedule's slots (engine/core/cron.ts). */
 const RESERVED_KEY = /^(?:hook|cron):/;
 
 /** The enqueue options a request carries (only those it set). */

@@ -9,7 +9,7 @@
  * snapshot may hold rows above the cursor. A count slice is therefore taken
  * back to the cursor: the snapshot's history rows above it are undone.
  */
-import type { ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, RecentChange, StateNameCount, TransitionGroup } from '../reads.js';
+import type { ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, RecentChange, StateNameCount, TransitionGroup } from '../store.js';
 import type { Database } from './connect.js';
 import type { Queryable } from './driver.js';
 import { safeHeads } from './safe-head.js';

@@ -29,7 +29,7 @@
  * transaction, and reads run one at a time: each snapshot is then at least
  * as new as the one that set the floor, so every id below the floor is in it.
  */
-import type { ChangeCursor } from '../reads.js';
+import type { ChangeCursor } from '../store.js';
 import type { Queryable } from './driver.js';
 import { statement } from './sql.js';
 

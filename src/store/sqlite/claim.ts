@@ -10,7 +10,7 @@
 import type Database from 'better-sqlite3';
 import { DatabaseError } from '../../errors.js';
 import { withoutPaused } from '../paused.js';
-import { UniqueSpan } from '../records.js';
+import { UniqueSpan } from '../contract/job.js';
 import type { ClaimRequest, ClaimResult, ClaimRule, HeldBack, LeasedJob } from '../store.js';
 import { hasNameLimit, rateTerms, withoutRatePaused } from '../limited-claim.js';
 import { createLimitedClaim } from './claim-limited.js';

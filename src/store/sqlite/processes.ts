@@ -1,6 +1,7 @@
 /** The SQLite store's process registry (see sql/migrations/012_workers.sql and process-records.ts). */
 import type Database from 'better-sqlite3';
-import { PROCESS_DELETE_BEATS, PROCESS_GONE_BEATS, processRow, toProcessRecord, type ProcessRow, type WorkerProcessRecord } from '../process-records.js';
+import type { WorkerProcessRecord } from '../store.js';
+import { PROCESS_DELETE_BEATS, PROCESS_GONE_BEATS, processRow, toProcessRecord, type ProcessRow } from '../process-records.js';
 import { sql } from './sql.js';
 
 export interface SqliteProcesses {

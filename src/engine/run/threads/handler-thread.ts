@@ -35,7 +35,7 @@ async function run(seq: number, job: JobSpec): Promise<void> {
   try {
     const handler = await loadHandler(job.module);
     const payload = JSON.parse(job.payload) as unknown;
-    // A rate-limited job's token covers a start until its deadline only (engine/rate-starts.ts).
+    // A rate-limited job's token covers a start until its deadline only (engine/claim/rate-starts.ts).
     if (job.notAfter !== undefined && Date.now() >= job.notAfter) outcome = { kind: 'late' };
     else outcome = completed(await inTraceOf(job.trace, () => handler(payload, ctx)));
   } catch (err) {

@@ -1,9 +1,25 @@
 /**
- * The store's reads for people rather than workers (the dashboard): pages of
- * one state's jobs, and what changed after a cursor — new jobs and history
- * rows, aggregated — with the counts and leases that go with them.
+ * Reads for people rather than workers: listings, pages of one state's jobs,
+ * counts, and what changed after a cursor (the dashboard's feed) with the
+ * leases that go with it.
  */
-import type { WhereClause } from './where.js';
+import type { WhereClause } from '../where.js';
+
+export interface ListFilter {
+  state?: string;
+  name?: string;
+  limit?: number;
+  /** Cursor: only jobs with an id greater than this (`newest`: smaller than this). */
+  after?: number;
+  /** Newest first (id descending); `after` then pages towards older jobs. */
+  newest?: boolean;
+}
+
+export interface QueueStats {
+  total: number;
+  byState: Record<string, number>;
+  byName: Record<string, Record<string, number>>;
+}
 
 /** `browse()`: one page of the jobs in one state (the dashboard's listing). */
 export interface BrowseFilter {
@@ -156,4 +172,3 @@ export interface LeaseView {
   /** When it was claimed. */
   since: number;
 }
-

@@ -1,24 +1,14 @@
 /**
- * What the store's methods take and give besides the records themselves:
- * claim and transition requests, filters, and the reports of stats, backups
- * and doctor. Re-exported by store.ts, the contract.
+ * Claims and transitions: what the claim takes (its rule, the limits each
+ * name carries) and answers, and the compare-and-set transitions with the
+ * flow parents they move. The methods are `JobMoves` (store.ts).
  */
-import type { ErrorInfo } from '../../machines/policy.js';
-import type { FlowLink, ParentMove } from './flow-types.js';
-
-/** What a batch of transitions did, request by request. */
-export interface TransitionResult {
-  /** Whether each request's compare-and-set landed. */
-  moved: boolean[];
-  /** The flow parents each request moved (a nested flow moves its ancestors in turn): each parent reported on the first of its children's requests. */
-  parentMoves: ParentMove[][];
-}
-import type { NameLimits } from './limit-types.js';
-import type { InsertResult } from './records.js';
+import type { ErrorInfo } from '../../../machines/policy.js';
+import type { LeasedJob } from './job.js';
 
 /**
  * What a claim writes, read off the job machine's claim edge at start-up
- * (engine/machine-registry.ts): the store never decides a state by itself.
+ * (engine/core/machine-registry.ts): the store never decides a state by itself.
  */
 export interface ClaimRule {
   /** The state claimed from (the machine's initial state). */
@@ -59,7 +49,7 @@ export interface ClaimRequest {
    */
   startWithinMs?: number;
   /**
-   * Rate limits and pauses on the database's clock (engine/shared-time.ts).
+   * Rate limits and pauses on the database's clock (engine/core/shared-time.ts).
    * `now`: no later than the database's time as the claim reads (tokens
    * come back, and pauses end, by it). `stampAt`: no earlier than the
    * database's time when the last job taken may start (`startBy`): each
@@ -70,6 +60,40 @@ export interface ClaimRequest {
    * claim's, stamps at `now + startWithinMs`, ahead when `startWithinMs` is given.
    */
   rate?: { now: number; stampAt: number; ahead: boolean };
+}
+
+/** What one job name may use at once, across every process (claim-limits.ts enforces it). */
+export interface NameLimits {
+  /** Jobs of one group (this name's jobs counting every job of the group) running at once. */
+  groupConcurrency?: number;
+  /** Jobs of this name running at once. */
+  globalConcurrency?: number;
+  rateLimit?: RateLimitRule;
+}
+
+/** At most `max` claims in any `perMs` window: each token spent comes back `perMs` later. */
+export interface RateLimitRule {
+  max: number;
+  perMs: number;
+  /** A bucket per group for this name's grouped jobs (ungrouped ones share the name's). */
+  perGroup: boolean;
+}
+
+/**
+ * Due jobs a claim left behind for a limit: `until` is when a rate-limit
+ * token or a pause comes back, null when only a running job's end frees them
+ * (the claim loop then waits for one); `tokensOut` when some stayed for lack
+ * of a rate-limit token.
+ */
+export interface HeldBack {
+  until: number | null;
+  tokensOut?: boolean;
+}
+
+/** A claim's jobs, in claim order, and what it left behind for a limit (absent: nothing). */
+export interface ClaimResult {
+  jobs: LeasedJob[];
+  heldBack?: HeldBack;
 }
 
 export interface TransitionRequest {
@@ -126,79 +150,50 @@ export interface TransitionRequest {
   uniqueNeed?: number;
 }
 
-export interface ListFilter {
-  state?: string;
-  name?: string;
-  limit?: number;
-  /** Cursor: only jobs with an id greater than this (`newest`: smaller than this). */
-  after?: number;
-  /** Newest first (id descending); `after` then pages towards older jobs. */
-  newest?: boolean;
-}
-
-export interface QueueStats {
-  total: number;
-  byState: Record<string, number>;
-  byName: Record<string, Record<string, number>>;
-}
-
-/** A job to delete (`removeJobs`): as it was read. It goes only while still at this version, in this state, with no lease. */
-export interface RemoveTarget {
-  id: number;
-  version: number;
-  state: string;
-}
-
-/** Jobs to delete by state (`cleanJobs`): of one name when `name` is set, in `state` since before `before`, at most `limit`. */
-export interface CleanFilter {
-  state: string;
-  name?: string;
-  before: number;
-  limit: number;
-}
-
-/** Backup progress, in database pages. */
-export interface BackupProgress {
-  totalPages: number;
-  remainingPages: number;
-}
-
-/** What `doctor` reports: the file's health and size, and leases nobody renews. */
-export interface StoreDiagnostics {
-  store: 'sqlite' | 'postgres';
-  path: string;
-  /** Size of the database file, bytes. */
-  fileBytes: number;
-  /** Size of the write-ahead log, bytes (0 right after a checkpoint). */
-  walBytes: number;
-  pageSize: number;
-  pageCount: number;
-  /** Pages on the free list (reused before the file grows). */
-  freePages: number;
-  /** The page cache this connection may hold, bytes. */
-  cacheBytes: number;
-  journalMode: string;
-  /** Processing jobs whose lease ran out (their worker is gone or stuck; the sweeper retries them). */
-  expiredLeases: number;
-  /** `PRAGMA integrity_check`'s lines (`['ok']` when sound); only when asked for. */
-  integrity?: string[];
-}
-
-/** What insertSync() wrote, and whether that write is already committed. */
-export interface SyncInsert {
-  results: InsertResult[];
-  /**
-   * True when the write committed by itself (no transaction of the
-   * application's was open on its connection); false when it waits for the
-   * application's COMMIT (or ROLLBACK), which the store cannot see.
-   */
-  committed: boolean;
+/** What a batch of transitions did, request by request. */
+export interface TransitionResult {
+  /** Whether each request's compare-and-set landed. */
+  moved: boolean[];
+  /** The flow parents each request moved (a nested flow moves its ancestors in turn): each parent reported on the first of its children's requests. */
+  parentMoves: ParentMove[][];
 }
 
 /**
- * A database connection the caller owns: a `pg` Client or PoolClient, usually
- * inside the caller's BEGIN … COMMIT.
+ * How a parent leaves its waiting state, read off the job machine's
+ * `job.children` edges at start-up (engine/core/machine-registry.ts): the store
+ * applies it in the transaction that finishes the child, so a parent never
+ * misses its last child, whatever crashes.
  */
-export interface CallerClient {
-  query(text: string, values?: unknown[]): Promise<unknown>;
+export interface FlowRule {
+  /** The state a parent waits in. */
+  from: string;
+  event: string;
+  /** Where the parent goes once every child has finished. */
+  done: string;
+  /** Where it goes when a child failed and its policy is 'fail' (with the child's error). */
+  failed: string;
+  /** States a child has finished in (the machine's final states). */
+  finished: readonly string[];
+  /** Finished states that count as a failure of the child. */
+  failures: readonly string[];
+}
+
+/** A flow child's tie to its parent, on a transition that finishes the child or takes it back from finished. */
+export interface FlowLink {
+  rule: FlowRule;
+  parentId: number;
+  /** The child's name (for the error a failed parent records). */
+  name: string;
+}
+
+/** A parent moved by the store under a FlowRule (reported back on the TransitionRequest that caused it). */
+export interface ParentMove {
+  id: number;
+  name: string;
+  from: string;
+  to: string;
+  event: string;
+  at: number;
+  attempts: number;
+  error: ErrorInfo | null;
 }

@@ -1,9 +1,27 @@
 /**
- * Job logs in the store contract (store.ts): the lines handlers log with
- * `ctx.log`, kept with their job. A job's lines are numbered 1, 2, … in the
- * order they were logged; only its newest lines are kept, so the lines
- * before the first one kept are the ones dropped.
+ * What a run records beside its job's state: durable steps (ctx.step,
+ * ctx.sleep) and log lines (ctx.log).
  */
+
+/** A completed step (ctx.step) or sleep (ctx.sleep) of a job, as stored. */
+export interface StepRecord {
+  name: string;
+  /** 1 for the job's first completed step, 2 for the next, … */
+  seq: number;
+  /** JSON text of the step's result; null: undefined. */
+  result: string | null;
+  /** A sleep: when it ends, ms since the epoch; null for a step. */
+  wakeAt: number | null;
+  attempt: number;
+  at: number;
+}
+
+/** One step to record: the job, the lease token its run holds, the step. */
+export interface StepSave {
+  id: number;
+  token: string;
+  step: Omit<StepRecord, 'seq'>;
+}
 
 /** A line a handler logged, as stored. */
 export interface LogRecord {

@@ -1,15 +1,23 @@
 /**
- * The records of the store contract (store.ts): a job as it lies in the
- * store, a job to insert and what the insert answers, a history row, a cron
- * schedule.
+ * The job's shapes in the store contract, each for one reason:
+ *
+ * - `NewJob`: a job to insert, checked and built by the engine (enqueue/new-job.ts);
+ * - `JobRecord`: a job as every store method gives it back, payload and
+ *   result still JSON text (what the engine decides on);
+ * - `LeasedJob`: a record a claim took, with its lease;
+ * - `InsertResult`, `HistoryEntry`: what an insert answers, a history row.
+ *
+ * Beside these, a job has two shapes outside the contract: its row, the
+ * database's columns as each driver returns them (rows.ts maps a row to a
+ * record, in one place for both stores), and its public view, with dates and
+ * parsed JSON (engine/core/job-view.ts), which only the facade gives out.
  */
-import type { ErrorInfo } from '../../machines/policy.js';
-import type { FlowState } from './flow-types.js';
+import type { ErrorInfo } from '../../../machines/policy.js';
 
 /**
  * A job as it lies in the store: the one shape every store method returns.
  * Payload and result stay JSON text here; the worker parses the payload it
- * runs, and the public view (engine/job-view.ts) parses both for readers.
+ * runs, and the public view (engine/core/job-view.ts) parses both for readers.
  */
 export interface JobRecord {
   id: number;
@@ -54,6 +62,15 @@ export interface JobRecord {
   traceContext?: string | null;
 }
 
+/** What a flow's parent does when a child ends `dead` (or `cancelled`): fail at once, or run once every child has finished. */
+export type OnChildFailure = 'fail' | 'continue';
+
+export interface FlowState {
+  left: number;
+  failed: number;
+  onChildFailure: OnChildFailure;
+}
+
 /**
  * A job held under a lease: a claim's result. `startBy` is set on a
  * rate-limited job claimed ahead of a free worker (`ClaimRequest.startWithinMs`):
@@ -73,7 +90,7 @@ export interface NewJob {
   /** JSON text of a retry-policy override. */
   retry: string | null;
   timeout: number | null;
-  /** A unique, debounce or throttle key (engine/unique.ts); absent or null: none. */
+  /** A unique, debounce or throttle key (engine/core/unique.ts); absent or null: none. */
   unique?: UniqueGuard | null;
   /** Concurrency group (`group` at enqueue); absent or null: none. */
   group?: string | null;
@@ -84,7 +101,7 @@ export interface NewJob {
 /**
  * How long a unique key is held, shortest first: a row holds its key while
  * its span is at least the need of its state (TransitionRequest
- * `uniqueNeed`; engine/unique.ts decides the needs). A claim moves a job to
+ * `uniqueNeed`; engine/core/unique.ts decides the needs). A claim moves a job to
  * the claimed state, whose need is `active`: keys of a shorter span end
  * there. Throttle holds it in every state: only its window ends it. The
  * stores' SQL reads these as `{{span.active}}` … (sql-text.ts).
@@ -104,36 +121,13 @@ export interface UniqueGuard {
   key: string;
   /** How long the key is held (`UniqueSpan`): see TransitionRequest `uniqueNeed`. */
   span: number;
-  /** Throttle: when the window ends, ms since the epoch, on the database's clock (engine/shared-time.ts). */
+  /** Throttle: when the window ends, ms since the epoch, on the database's clock (engine/core/shared-time.ts). */
   until: number | null;
   /** Throttle: the window's length, ms (`until` is the database's time at the insert plus this). */
   windowMs?: number;
   /** Throttle: the database's time at the insert, at least: a holder whose window ended by then gives its key back. Absent: the insert's `at`. */
   clockAt?: number;
 }
-
-/** A cron schedule as the store holds it (queue.schedule, defineJob's `schedule`). */
-export interface ScheduleRecord {
-  /** The job name it enqueues; one schedule per name. */
-  name: string;
-  cron: string;
-  /** IANA time zone, or null for the process's local zone. */
-  tz: string | null;
-  /** JSON text of the payload each job gets. */
-  payload: string;
-  /** 'skip' | 'one' | 'all' (engine/cron.ts). */
-  missed: string;
-  /** The last slot fired (or skipped) by any process, ms; null until the first. */
-  lastSlot: number | null;
-  createdAt: number;
-  updatedAt: number;
-  /** Moves on with every change of the definition (cron, tz, payload, missed): a schedule changed and changed back is at a new version. */
-  version: number;
-  /** The last slot fired when the definition last changed: no slot at or before it is fired again. */
-  floorSlot: number | null;
-}
-
-export type NewSchedule = Pick<ScheduleRecord, 'name' | 'cron' | 'tz' | 'payload' | 'missed'>;
 
 export interface InsertResult {
   id: number;

@@ -1,0 +1,53 @@
+/**
+ * Writing jobs other than by a move: inserts (batched, synchronous, through
+ * the caller's client, a flow's tree) and deletions (by an operator, a
+ * clean, retention).
+ */
+import type { InsertResult, NewJob, OnChildFailure } from './job.js';
+
+/** What insertSync() wrote, and whether that write is already committed. */
+export interface SyncInsert {
+  results: InsertResult[];
+  /**
+   * True when the write committed by itself (no transaction of the
+   * application's was open on its connection); false when it waits for the
+   * application's COMMIT (or ROLLBACK), which the store cannot see.
+   */
+  committed: boolean;
+}
+
+/**
+ * A database connection the caller owns: a `pg` Client or PoolClient, usually
+ * inside the caller's BEGIN … COMMIT.
+ */
+export interface CallerClient {
+  query(text: string, values?: unknown[]): Promise<unknown>;
+}
+
+/** One node of a flow to insert: the job, and its children, which it waits for (enqueueFlow). */
+export interface NewFlowNode {
+  job: NewJob;
+  onChildFailure: OnChildFailure;
+  children: readonly NewFlowNode[];
+}
+
+export interface FlowInsertResult {
+  id: number;
+  state: string;
+  children: FlowInsertResult[];
+}
+
+/** A job to delete (`removeJobs`): as it was read. It goes only while still at this version, in this state, with no lease. */
+export interface RemoveTarget {
+  id: number;
+  version: number;
+  state: string;
+}
+
+/** Jobs to delete by state (`cleanJobs`): of one name when `name` is set, in `state` since before `before`, at most `limit`. */
+export interface CleanFilter {
+  state: string;
+  name?: string;
+  before: number;
+  limit: number;
+}
