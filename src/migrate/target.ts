@@ -19,7 +19,7 @@
  * Paused names, limit rows and schedules are copied on the first run only.
  */
 import { MigrateError } from '../errors.js';
-import { openDatabase, type Database } from '../store/postgres/connect.js';
+import { openDatabase, type Database } from '../store/postgres/open.js';
 import type { Queryable } from '../store/postgres/driver.js';
 import type { JobRow } from '../store/rows.js';
 import type { LimitRow } from '../store/limit-rows.js';

@@ -25,7 +25,7 @@ import { withoutPaused } from '../paused.js';
 import { toLeasedRecord, type ReadyRow } from '../rows.js';
 import type { ClaimRequest, LeasedJob, NameLimits } from '../store.js';
 import { limitedStatements } from './claim-limited-sql.js';
-import type { Database } from './connect.js';
+import type { Database } from './open.js';
 import type { Queryable, QueryResult } from './driver.js';
 
 /** A claim as it was sent: what its jobs' records are built from. */

@@ -30,7 +30,7 @@ import { toLeasedRecord, type ReadyRow } from '../rows.js';
 import type { ClaimRequest, ClaimResult, LeasedJob } from '../store.js';
 import { createLimitedClaim, type Sent } from './claim-limited.js';
 import { READY_COLUMNS } from './claim-limited-sql.js';
-import type { Database } from './connect.js';
+import type { Database } from './open.js';
 import { statement } from './sql.js';
 
 /** Claims in doubt kept at most: beyond a long outage's worth, the oldest leases run out instead. */
