@@ -26,7 +26,7 @@
 import { JobState } from '../../../machines/job.machine.js';
 import { isDatabaseUnavailable } from '../../errors.js';
 import { hasNameLimit, rateTerms } from '../limited-claim.js';
-import { toLeasedRecord, type ReadyRow } from '../rows.js';
+import { toLeasedRecord, type ReadyRow } from '../job-columns.js';
 import type { ClaimRequest, ClaimResult, LeasedJob } from '../store.js';
 import { createLimitedClaim, type Sent } from './claim-limited.js';
 import { READY_COLUMNS } from './claim-limited-sql.js';

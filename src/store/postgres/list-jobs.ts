@@ -1,6 +1,6 @@
 /** list(): one page of jobs, filtered by state and name, in id order or newest first (sql/list-jobs.sql; the SQLite store's list-jobs.ts). */
 import type { JobRecord, ListFilter } from '../store.js';
-import { toJobRecord, type JobRow } from '../rows.js';
+import { toJobRecord, type JobRow } from '../job-columns.js';
 import type { Database } from './open.js';
 import { statement } from './sql.js';
 
