@@ -29,7 +29,6 @@ import { hasNameLimit, rateTerms } from '../limited-claim.js';
 import { toLeasedRecord, type ReadyRow } from '../job-columns.js';
 import type { ClaimRequest, ClaimResult, LeasedJob } from '../store.js';
 import { createLimitedClaim, type Sent } from './claim-limited.js';
-import { READY_COLUMNS } from './claim-limited-sql.js';
 import type { Database } from './open.js';
 import { statement } from './sql.js';
 
@@ -46,7 +45,7 @@ type ClaimRow = ReadyRow & { grouped: boolean | null; pause_ends: number | null 
 
 /** sql/claim-held.sql: the jobs still held under claims whose reply was lost. */
 export function heldStatement(schema: string): string {
-  return statement('claim-held', schema, { readyColumns: READY_COLUMNS });
+  return statement('claim-held', schema);
 }
 
 /** RETURNING (and a later look) gives the attempts and version after the claim; the record is built from the row as it was read. */
