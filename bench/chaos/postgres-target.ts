@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { describeConnection } from '../../src/store/postgres/connect.js';
+import { describeConnection } from '../../src/store/postgres/open.js';
 import { loadPg, type Pool } from '../../src/store/postgres/driver.js';
 import { checkSchema } from '../../src/store/postgres/sql.js';
 import type { ChaosTarget } from './target.js';

@@ -5,38 +5,10 @@
  * claim index) has no counterpart. A test compares these lists with both
  * stores' tables, so a column added to either one cannot be left behind.
  */
-export const JOB_COLUMNS = {
-  id: 'bigint',
-  name: 'text',
-  state: 'text',
-  payload: 'text',
-  key: 'text',
-  priority: 'int',
-  run_at: 'bigint',
-  attempts: 'int',
-  last_error: 'text',
-  ctx: 'text',
-  retry: 'text',
-  timeout_ms: 'bigint',
-  result: 'text',
-  progress: 'float8',
-  lease_owner: 'text',
-  lease_token: 'text',
-  locked_until: 'bigint',
-  created_at: 'bigint',
-  updated_at: 'bigint',
-  unique_kind: 'text',
-  unique_key: 'text',
-  unique_span: 'int',
-  unique_until: 'bigint',
-  group_key: 'text',
-  parent_id: 'bigint',
-  children_left: 'int',
-  children_failed: 'int',
-  on_child_failure: 'text',
-  version: 'int',
-  trace_context: 'text',
-} as const;
+import { JOB_COLUMNS as JOB_COLUMN_LIST } from '../store/job-columns.js';
+
+/** The columns of `jobs`, as src/store/job-columns.ts lists them for both stores. */
+export const JOB_COLUMNS: Columns = Object.fromEntries(Object.entries(JOB_COLUMN_LIST).map(([column, { type }]) => [column, type]));
 
 export const HISTORY_COLUMNS = {
   id: 'bigint',

@@ -4,7 +4,7 @@
  */
 import type { Queryable } from '../store/postgres/driver.js';
 import { render } from '../store/postgres/sql.js';
-import type { JobRow } from '../store/rows.js';
+import type { JobRow } from '../store/job-columns.js';
 import { asArrays, HISTORY_COLUMNS, JOB_COLUMNS, LOG_COLUMNS, STEP_COLUMNS } from './columns.js';
 import type { HistoryRow, LogLineRow, StepRow } from './source.js';
 

@@ -6,8 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/postgres/connect.js';
-import { browseJobs } from '../../src/store/postgres/browse.js';
+import { openDatabase } from '../../src/store/postgres/open.js';
+import { browseJobs } from '../../src/store/postgres/browse-jobs.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { BrowseFilter, JobSummary } from '../../src/store/store.js';
 import { parseWhere } from '../../src/store/where.js';

@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { createQueue, defineJob, type Queue } from '../../src/index.js';
 import { DatabaseError } from '../../src/errors.js';
 import { isLate } from '../../src/engine/claim/rate-starts.js';
-import { openDatabase, type Database } from '../../src/store/postgres/connect.js';
+import { openDatabase, type Database } from '../../src/store/postgres/open.js';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { NewJob } from '../../src/store/store.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';

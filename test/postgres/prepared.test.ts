@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { openDatabase, type Database } from '../../src/store/postgres/connect.js';
+import { openDatabase, type Database } from '../../src/store/postgres/open.js';
 import { PLANNED_PER_CALL, PREPARED_MAX } from '../../src/store/postgres/prepared.js';
 import { insertStatements } from '../../src/store/postgres/insert.js';
 import { statements } from '../../src/store/postgres/statements.js';

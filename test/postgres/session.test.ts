@@ -4,7 +4,7 @@
  * row locks cannot stall the other processes' lease sweeps for long.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { IDLE_IN_TRANSACTION_MS, openDatabase, type Database } from '../../src/store/postgres/connect.js';
+import { IDLE_IN_TRANSACTION_MS, openDatabase, type Database } from '../../src/store/postgres/open.js';
 import { pgUrl, usePgSchema } from '../helpers/postgres.js';
 
 const schema = usePgSchema();

@@ -10,9 +10,6 @@
 import type { ClaimRule } from '../store.js';
 import { literal, statement } from './sql.js';
 
-/** What a claim reads of a pending job: the columns it can hold (the rest are NULL before a claim, or written by it). */
-export const READY_COLUMNS = 'id, name, payload, key, priority, run_at, attempts, last_error, ctx, retry, timeout_ms, created_at, group_key, parent_id, version, trace_context';
-
 const ints = (values: readonly number[]) => `ARRAY[${values.map((v) => literal(v)).join(', ')}]::int[]`;
 const ids = (values: readonly number[]) => `ARRAY[${values.map((v) => literal(v)).join(', ')}]::bigint[]`;
 
@@ -27,7 +24,7 @@ export interface ClaimTerms {
 }
 
 export function limitedStatements(t: ClaimTerms) {
-  const common = { readyColumns: READY_COLUMNS, from: literal(t.rule.from), claimed: literal(t.rule.to), now: literal(t.now), limitsNow: literal(t.limitsNow), names: literal(t.names) };
+  const common = { from: literal(t.rule.from), claimed: literal(t.rule.to), now: literal(t.now), limitsNow: literal(t.limitsNow), names: literal(t.names) };
   const q = (name: string, parts: Record<string, string> = {}) => statement(name, t.schema, { ...common, ...parts });
 
   return {

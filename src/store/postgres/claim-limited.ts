@@ -22,10 +22,10 @@ import { DatabaseError } from '../../errors.js';
 import { bucketId, selectClaims, type RunningCount, type Spent } from '../claim-limits.js';
 import { groupBucketKeys, hasNameLimit, limitFacts, rateTerms, readLimit, widenGroups, widestLimit, withoutRatePaused } from '../limited-claim.js';
 import { withoutPaused } from '../paused.js';
-import { toLeasedRecord, type ReadyRow } from '../rows.js';
+import { toLeasedRecord, type ReadyRow } from '../job-columns.js';
 import type { ClaimRequest, LeasedJob, NameLimits } from '../store.js';
 import { limitedStatements } from './claim-limited-sql.js';
-import type { Database } from './connect.js';
+import type { Database } from './open.js';
 import type { Queryable, QueryResult } from './driver.js';
 
 /** A claim as it was sent: what its jobs' records are built from. */

@@ -26,11 +26,10 @@
 import { JobState } from '../../../machines/job.machine.js';
 import { isDatabaseUnavailable } from '../../errors.js';
 import { hasNameLimit, rateTerms } from '../limited-claim.js';
-import { toLeasedRecord, type ReadyRow } from '../rows.js';
+import { toLeasedRecord, type ReadyRow } from '../job-columns.js';
 import type { ClaimRequest, ClaimResult, LeasedJob } from '../store.js';
 import { createLimitedClaim, type Sent } from './claim-limited.js';
-import { READY_COLUMNS } from './claim-limited-sql.js';
-import type { Database } from './connect.js';
+import type { Database } from './open.js';
 import { statement } from './sql.js';
 
 /** Claims in doubt kept at most: beyond a long outage's worth, the oldest leases run out instead. */
@@ -46,7 +45,7 @@ type ClaimRow = ReadyRow & { grouped: boolean | null; pause_ends: number | null 
 
 /** sql/claim-held.sql: the jobs still held under claims whose reply was lost. */
 export function heldStatement(schema: string): string {
-  return statement('claim-held', schema, { readyColumns: READY_COLUMNS });
+  return statement('claim-held', schema);
 }
 
 /** RETURNING (and a later look) gives the attempts and version after the claim; the record is built from the row as it was read. */

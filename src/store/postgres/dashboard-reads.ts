@@ -10,7 +10,7 @@
  * back to the cursor: the snapshot's history rows above it are undone.
  */
 import type { ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, RecentChange, StateNameCount, TransitionGroup } from '../store.js';
-import type { Database } from './connect.js';
+import type { Database } from './open.js';
 import type { Queryable } from './driver.js';
 import { safeHeads } from './safe-head.js';
 import { statement } from './sql.js';

@@ -9,7 +9,7 @@
  */
 import { movesByRequest, nextUp, parentAfter, parentMove, settlesByParent, type ChildDelta, type ChildSeen, type ParentRow } from '../flow-settle.js';
 import type { FlowInsertResult, FlowRule, JobRecord, NewFlowNode, ParentMove, TransitionRequest } from '../store.js';
-import { toJobRecord, type JobRow } from '../rows.js';
+import { toJobRecord, type JobRow } from '../job-columns.js';
 import type { Queryable } from './driver.js';
 import { insertJobs, type InsertStatements } from './insert.js';
 import { statement } from './sql.js';

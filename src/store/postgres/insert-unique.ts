@@ -12,6 +12,7 @@
  * - insert, or, when the key is held, hand back its holder. A holder that
  *   gave the key back between the two is retried.
  */
+import { enqueuedValues } from '../job-column-sql.js';
 import type { InsertResult, NewJob, UniqueGuard } from '../store.js';
 import type { Queryable } from './driver.js';
 import { statement } from './sql.js';
@@ -45,8 +46,7 @@ export async function insertUnique(client: Queryable, s: UniqueStatements, job: 
       const { rows } = await client.query<{ id: number | string; state: string }>(s.debounce, [...held, job.payload, job.runAt, at]);
       if (rows[0]) return { id: Number(rows[0].id), created: false, state: rows[0].state };
     }
-    const values = [...held, job.name, job.state, job.payload, job.priority, job.runAt, job.retry, job.timeout, at, guard.span, guard.until, job.group ?? null, job.traceContext ?? null];
-    const inserted = await client.query<{ id: number | string }>(s.insert, values);
+    const inserted = await client.query<{ id: number | string }>(s.insert, [...held, guard.span, guard.until, at, ...enqueuedValues(job)]);
     if (inserted.rows[0]) return { id: Number(inserted.rows[0].id), created: true, state: job.state };
     // Another process took the debounce key meanwhile: its job takes this payload, next round.
     if (guard.kind === 'debounce') continue;

@@ -5,6 +5,7 @@
  * key repeated within the batch does the same for its later occurrences.
  */
 import { DatabaseError } from '../../errors.js';
+import { enqueuedArrays } from '../job-column-sql.js';
 import type { InsertResult, NewJob } from '../store.js';
 import type { Queryable } from './driver.js';
 import { insertUnique, uniqueStatements, type UniqueStatements } from './insert-unique.js';
@@ -13,7 +14,7 @@ import { statement } from './sql.js';
 export interface InsertStatements {
   insert: string;
   unique: UniqueStatements;
-  /** `insert`, and a NOTIFY on channel $12 with payload $13, sent once if it inserted a row (delivered at its commit). */
+  /** `insert`, and a NOTIFY on channel $3 with payload $4, sent once if it inserted a row (delivered at its commit). */
   insertNotify: string;
   byKeys: string;
 }
@@ -27,23 +28,8 @@ export function insertStatements(schema: string): InsertStatements {
   };
 }
 
-/** The insert's values: one array per column, then the time. */
-function insertValues(jobs: readonly NewJob[], at: number): unknown[] {
-  const column = <T>(pick: (job: NewJob) => T): T[] => jobs.map(pick);
-  return [
-    column((j) => j.name),
-    column((j) => j.state),
-    column((j) => j.payload),
-    column((j) => j.key),
-    column((j) => j.priority),
-    column((j) => j.runAt),
-    column((j) => j.retry),
-    column((j) => j.timeout),
-    column((j) => j.group ?? null),
-    column((j) => j.traceContext ?? null),
-    at,
-  ];
-}
+/** The keys, as insert.sql binds them ($2). */
+const keysOf = (jobs: readonly NewJob[]) => jobs.map((j) => j.key);
 
 /**
  * Inserts jobs none of which has a key, so none can conflict: one statement,
@@ -51,7 +37,7 @@ function insertValues(jobs: readonly NewJob[], at: number): unknown[] {
  * BEGIN, INSERT, NOTIFY and COMMIT took four. Results in input order.
  */
 export async function insertUnkeyed(db: Queryable, s: InsertStatements, jobs: readonly NewJob[], at: number, channel: string, payload: string): Promise<InsertResult[]> {
-  const inserted = await db.query<{ id: number | string }>(s.insertNotify, [...insertValues(jobs, at), channel, payload]);
+  const inserted = await db.query<{ id: number | string }>(s.insertNotify, [at, keysOf(jobs), channel, payload, ...enqueuedArrays(jobs)]);
   const ids = inserted.rows.map((r) => Number(r.id)).sort((x, y) => x - y);
   if (ids.length !== jobs.length) throw new DatabaseError('LJ_ERR_DATABASE', `insert: ${ids.length} of ${jobs.length} jobs without keys were written`);
   return jobs.map((job, i) => ({ id: ids[i]!, created: true, state: job.state }));
@@ -76,7 +62,8 @@ export async function insertJobs(client: Queryable, s: InsertStatements, jobs: r
     }
     rows.push(i);
   });
-  const inserted = await client.query<{ id: number | string; key: string | null }>(s.insert, insertValues(rows.map((i) => jobs[i]!), at));
+  const batch = rows.map((i) => jobs[i]!);
+  const inserted = await client.query<{ id: number | string; key: string | null }>(s.insert, [at, keysOf(batch), ...enqueuedArrays(batch)]);
   const createdKeys = new Set<string>();
   for (const r of inserted.rows) if (r.key !== null) createdKeys.add(r.key);
   const created = rows.filter((i) => jobs[i]!.key === null || createdKeys.has(jobs[i]!.key!));

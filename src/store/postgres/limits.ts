@@ -5,7 +5,7 @@
  */
 import { toLimitRecord, type LimitRow } from '../limit-rows.js';
 import type { GroupCount, LimitPause, LimitRecord } from '../store.js';
-import type { Database } from './connect.js';
+import type { Database } from './open.js';
 import { statement } from './sql.js';
 
 export function createPostgresLimits(db: Database, schema: string) {

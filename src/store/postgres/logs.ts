@@ -10,7 +10,7 @@
  */
 import type { Store } from '../store.js';
 import { toLogRecord, type LogRow } from '../rows.js';
-import type { Database } from './connect.js';
+import type { Database } from './open.js';
 import { statement } from './sql.js';
 
 export function createPostgresLogs(db: Database, schema: string): Pick<Store, 'appendLogs' | 'jobLogs'> {

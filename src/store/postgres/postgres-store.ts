@@ -10,7 +10,7 @@
  *   (claim-limited.ts), as every SQLite claim does.
  * - Every other change is a compare-and-set inside one transaction
  *   (transition.ts), as in SQLite; serialization failures and deadlocks are
- *   retried (connect.ts).
+ *   retried (open.ts).
  * - Other processes learn of new work through NOTIFY (notify.ts), where the
  *   SQLite store watches the file's WAL; and of a slot of a group or of a
  *   global concurrency that a job's end freed (transition.ts).
@@ -25,14 +25,15 @@ import { DatabaseError } from '../../errors.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import type { ParentMove, Store, StoreDiagnostics } from '../store.js';
 import { postgresFlows } from './flows.js';
-import { toHistoryEntry, toJobRecord, type HistoryRow, type JobRow } from '../rows.js';
-import { browseJobs } from './browse.js';
+import { toHistoryEntry, type HistoryRow } from '../rows.js';
+import { toJobRecord, type JobRow } from '../job-columns.js';
+import { browseJobs } from './browse-jobs.js';
 import { createClaimer } from './claim.js';
-import { openDatabase } from './connect.js';
+import { openDatabase } from './open.js';
 import { createDashboardReads } from './dashboard-reads.js';
 import { insertJobs, insertStatements, insertUnkeyed } from './insert.js';
 import { createPostgresLimits } from './limits.js';
-import { listJobs } from './list.js';
+import { listJobs } from './list-jobs.js';
 import type { Queryable } from './driver.js';
 import { checkStorable, flowJobs } from './storable.js';
 import { createListener, FINISHED_SUFFIX } from './notify.js';

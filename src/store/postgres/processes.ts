@@ -6,7 +6,7 @@
  */
 import { PROCESS_DELETE_BEATS, PROCESS_GONE_BEATS, processRow, toProcessRecord, type ProcessRow } from '../process-records.js';
 import type { Store } from '../store.js';
-import type { Database } from './connect.js';
+import type { Database } from './open.js';
 import { statement } from './sql.js';
 
 export function createPostgresProcesses(db: Database, schema: string): Required<Pick<Store, 'beatProcess' | 'removeProcess' | 'processes'>> {

@@ -10,7 +10,7 @@
  */
 import type { CleanFilter, RemoveTarget } from '../store.js';
 import { FINISHED_STATES } from '../../../machines/job.machine.js';
-import type { Database } from './connect.js';
+import type { Database } from './open.js';
 import { statement } from './sql.js';
 
 export interface PostgresRemoval {

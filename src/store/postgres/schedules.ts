@@ -1,7 +1,7 @@
 /** The PostgreSQL store's cron schedules table: the SQLite store's schedule-*.sql, with the same semantics. */
 import type { InsertResult, NewJob, NewSchedule, ScheduleRecord } from '../store.js';
 import { toScheduleRecord } from '../rows.js';
-import type { Database } from './connect.js';
+import type { Database } from './open.js';
 import type { Queryable } from './driver.js';
 import { insertJobs, type InsertStatements } from './insert.js';
 import { checkStorable } from './storable.js';

@@ -1,12 +1,15 @@
 /**
  * The PostgreSQL store's SQL text: every statement names its tables as
  * `{{schema}}.jobs`, and states and unique spans as `{{pending}}`,
- * `{{span.active}}` … (sql-text.ts), filled in once per store.
+ * `{{span.active}}` … (sql-text.ts), filled in once per store; the job's
+ * column sets are includes (`{{enqueued.columns}}`, `{{ready.columns}}`:
+ * job-column-sql.ts), filled in once per process.
  * Migrations are numbered files in sql/migrations/, copied beside the
  * compiled module by the build, as the SQLite store's are.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { ValidationError } from '../../errors.js';
+import { fillColumns, spelledOut } from '../job-column-sql.js';
 import { fillNames } from '../sql-text.js';
 
 const statementsDir = new URL('./sql/', import.meta.url);
@@ -51,13 +54,13 @@ const files = new Map<string, string>();
 
 /**
  * The text of sql/<name>.sql without its header (the comment lines it opens
- * with: what the server need not be sent on every call), read once per
- * process.
+ * with: what the server need not be sent on every call), its column sets
+ * filled in, read once per process.
  */
 export function sqlFile(name: string): string {
   let text = files.get(name);
   if (text === undefined) {
-    text = readFileSync(new URL(`${name}.sql`, statementsDir), 'utf8').replace(/^(?:--[^\n]*\n|\s*\n)*/, '').trimEnd();
+    text = fillColumns(readFileSync(new URL(`${name}.sql`, statementsDir), 'utf8').replace(/^(?:--[^\n]*\n|\s*\n)*/, '').trimEnd(), `${name}.sql`);
     files.set(name, text);
   }
   return text;
@@ -78,5 +81,5 @@ export function migrations(schema: string): Array<{ level: number; name: string;
   return readdirSync(dir)
     .filter((f) => /^\d+_.*\.sql$/.test(f))
     .sort()
-    .map((f) => ({ level: Number.parseInt(f, 10), name: f, text: render(readFileSync(new URL(f, dir), 'utf8'), schema, f) }));
+    .map((f) => ({ level: Number.parseInt(f, 10), name: f, text: render(spelledOut(readFileSync(new URL(f, dir), 'utf8'), f), schema, f) }));
 }

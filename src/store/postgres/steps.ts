@@ -10,7 +10,7 @@
  */
 import type { StepSave, Store } from '../store.js';
 import { toStepRecord, type StepRow } from '../rows.js';
-import type { Database } from './connect.js';
+import type { Database } from './open.js';
 import { statement } from './sql.js';
 
 export function createPostgresSteps(db: Database, schema: string): Pick<Store, 'saveSteps' | 'steps'> {

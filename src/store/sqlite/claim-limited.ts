@@ -18,7 +18,7 @@ import { bucketId, selectClaims, type RunningCount, type Selection, type Spent }
 import { groupBucketKeys, hasNameLimit, limitFacts, rateTerms, readLimit, widenGroups, widestLimit, type LimitFact } from '../limited-claim.js';
 import type { ClaimRequest, NameLimits } from '../store.js';
 import { namesStatement } from './names-statement.js';
-import type { ReadyRow } from '../rows.js';
+import type { ReadyRow } from '../job-columns.js';
 import { sql } from './sql.js';
 
 export type LimitedClaim = (req: ClaimRequest, names: readonly string[], pauseEnds: number | null) => Selection<ReadyRow>;

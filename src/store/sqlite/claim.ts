@@ -15,7 +15,7 @@ import type { ClaimRequest, ClaimResult, ClaimRule, HeldBack, LeasedJob } from '
 import { hasNameLimit, rateTerms, withoutRatePaused } from '../limited-claim.js';
 import { createLimitedClaim } from './claim-limited.js';
 import { namesStatement } from './names-statement.js';
-import { toLeasedRecord, type ReadyRow } from '../rows.js';
+import { toLeasedRecord, type ReadyRow } from '../job-columns.js';
 import { sql, withClaimRule } from './sql.js';
 
 export function createClaim(

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import { movesByRequest, nextUp, parentAfter, parentMove, settlesByParent, type ChildDelta, type ChildSeen, type ParentRow } from '../flow-settle.js';
 import type { FlowInsertResult, FlowRule, TransitionRequest, InsertResult, JobRecord, NewFlowNode, NewJob, ParentMove } from '../store.js';
-import { toJobRecord, type JobRow } from '../rows.js';
+import { toJobRecord, type JobRow } from '../job-columns.js';
 import { firstLevel, levelJobs, nextLevel } from '../flow-levels.js';
 import { sql } from './sql.js';
 

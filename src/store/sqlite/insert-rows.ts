@@ -14,14 +14,15 @@
  */
 import type Database from 'better-sqlite3';
 import { DatabaseError } from '../../errors.js';
+import { ENQUEUED_FIELDS, writeEnqueued } from '../job-columns.js';
 import type { NewJob } from '../store.js';
 import { sql } from './sql.js';
 
-/** Rows per statement: past ~50 a statement gains nothing more (and binds 11 values a row). */
+/** Rows per statement: past ~50 a statement gains nothing more (and binds a dozen values a row). */
 export const ROWS_PER_STATEMENT = 50;
 
-/** insert-keyless.sql's parameters, in the order its VALUES names them (checked when prepared). */
-const PARAMS = ['name', 'state', 'payload', 'priority', 'runAt', 'retry', 'timeout', 'at', 'at', 'group', 'traceContext'];
+/** insert-keyless.sql's parameters, in the order its VALUES names them (checked when prepared): the enqueued set's, then the time twice. */
+const PARAMS = [...ENQUEUED_FIELDS, 'at', 'at'];
 
 /** Inserts `jobs[from..to)` (keyless, no unique guard) whose first row takes `firstId`; returns the last id. */
 export type InsertRows = (jobs: readonly NewJob[], from: number, to: number, at: number, firstId: number) => number;
@@ -47,19 +48,9 @@ export function createInsertRows(db: Database.Database): InsertRows {
 
   const run = ({ statement, values }: { statement: Database.Statement; values: unknown[] }, jobs: readonly NewJob[], from: number, count: number, at: number, firstId: number): number => {
     for (let k = 0; k < count; k++) {
-      const job = jobs[from + k]!;
-      const o = k * PARAMS.length;
-      values[o] = job.name;
-      values[o + 1] = job.state;
-      values[o + 2] = job.payload;
-      values[o + 3] = job.priority;
-      values[o + 4] = job.runAt;
-      values[o + 5] = job.retry;
-      values[o + 6] = job.timeout;
-      values[o + 7] = at;
-      values[o + 8] = at;
-      values[o + 9] = job.group ?? null;
-      values[o + 10] = job.traceContext ?? null;
+      const o = writeEnqueued(jobs[from + k]!, values, k * PARAMS.length);
+      values[o] = at;
+      values[o + 1] = at;
     }
     const last = Number(statement.run(values).lastInsertRowid);
     if (last !== firstId + count - 1) {

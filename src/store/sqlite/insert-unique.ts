@@ -7,7 +7,8 @@
  * - otherwise insert, or hand back the holder of the key.
  */
 import type Database from 'better-sqlite3';
-import type { InsertResult, NewJob, UniqueGuard } from '../store.js';
+import type { EnqueuedRow } from '../job-columns.js';
+import type { InsertResult, UniqueGuard } from '../store.js';
 import { positional, type PositionalStatement } from './positional.js';
 import { sql } from './sql.js';
 
@@ -32,7 +33,7 @@ export function uniqueStatements(db: Database.Database): UniqueStatements {
 /** `row`: the job's values as insert.sql binds them (its `id` as there). */
 export function insertUnique(
   s: UniqueStatements,
-  row: Omit<NewJob, 'key' | 'unique' | 'group' | 'traceContext'> & { id: number | null; group: string | null; traceContext: string | null; at: number },
+  row: EnqueuedRow & { id: number | null; at: number },
   guard: UniqueGuard,
 ): InsertResult {
   const held = { kind: guard.kind, key: guard.key };

@@ -10,6 +10,7 @@
  * statement of that transaction: both then commit or roll back with it.
  */
 import type Database from 'better-sqlite3';
+import { copyEnqueued, type EnqueuedRow } from '../job-columns.js';
 import type { InsertResult, NewJob } from '../store.js';
 import { createInsertRows } from './insert-rows.js';
 import { insertUnique, uniqueStatements } from './insert-unique.js';
@@ -17,8 +18,8 @@ import { newJobIndexer } from './index-new.js';
 import { positional } from './positional.js';
 import { sql } from './sql.js';
 
-/** The values insert.sql and insert-keyless-at.sql bind. */
-type InsertRow = Omit<NewJob, 'key' | 'unique' | 'group' | 'traceContext'> & { id: number | null; key: string | null; group: string | null; traceContext: string | null; at: number };
+/** The values insert.sql, insert-keyless-at.sql and insert-unique.sql bind. */
+type InsertRow = EnqueuedRow & { id: number | null; key: string | null; at: number };
 
 export type SqliteInsert = (jobs: readonly NewJob[], at: number) => InsertResult[];
 
@@ -56,7 +57,7 @@ function createSqliteInsert(db: Database.Database): SqliteInsert {
     // The first row inserted takes mark + 1 when deletes left the mark ahead of the newest id.
     let explicit: number | null = mark > top ? mark + 1 : null;
     // One row object for the batch, refilled per job (the statements copy its values as they bind).
-    const row: InsertRow = { id: null, name: '', state: '', payload: '', key: null, priority: 0, runAt: 0, retry: null, timeout: null, group: null, traceContext: null, at };
+    let row: InsertRow | undefined;
     for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i]!;
       if (explicit === null && keyless(job)) {
@@ -70,17 +71,9 @@ function createSqliteInsert(db: Database.Database): SqliteInsert {
         i = end - 1;
         continue;
       }
+      row = copyEnqueued(job, row ?? { id: null as number | null, key: null as string | null, at });
       row.id = explicit;
-      row.name = job.name;
-      row.state = job.state;
-      row.payload = job.payload;
       row.key = job.key;
-      row.priority = job.priority;
-      row.runAt = job.runAt;
-      row.retry = job.retry;
-      row.timeout = job.timeout;
-      row.group = job.group ?? null;
-      row.traceContext = job.traceContext ?? null;
       if (job.unique) {
         // The writer lock is held: nothing else can take or give back the key meanwhile.
         const result = insertUnique(s.unique, row, job.unique);
@@ -106,7 +99,7 @@ function createSqliteInsert(db: Database.Database): SqliteInsert {
 
   /** One job without a key, committed by itself (an awaited enqueue): one autocommitted statement. */
   const insertSingle = (job: NewJob, at: number): InsertResult[] => {
-    const { lastInsertRowid } = s.insertSingle.run({ name: job.name, state: job.state, payload: job.payload, priority: job.priority, runAt: job.runAt, retry: job.retry, timeout: job.timeout, traceContext: job.traceContext ?? null, at });
+    const { lastInsertRowid } = s.insertSingle.run(copyEnqueued(job, { at }));
     return [{ id: Number(lastInsertRowid), created: true, state: job.state }];
   };
 

@@ -1,7 +1,7 @@
 /** listJobs(): one page of jobs, filtered by state and name, in id order (or newest first). */
 import type Database from 'better-sqlite3';
 import type { JobRecord, ListFilter } from '../store.js';
-import { toJobRecord, type JobRow } from '../rows.js';
+import { toJobRecord, type JobRow } from '../job-columns.js';
 
 export function listJobs(db: Database.Database, filter: ListFilter): JobRecord[] {
   const where: string[] = [];

@@ -4,9 +4,12 @@
  * URL works from `src/` (tests) and `dist/` (the package).
  *
  * A file writes states and unique spans by name (`{{pending}}`,
- * `{{span.active}}`), filled in as the PostgreSQL store's are (sql-text.ts).
+ * `{{span.active}}`), filled in as the PostgreSQL store's are (sql-text.ts),
+ * and the job's column sets as includes (`{{enqueued.columns}}`,
+ * `{{ready.columns}}`: job-column-sql.ts).
  */
 import { readFileSync, readdirSync } from 'node:fs';
+import { fillColumns, spelledOut } from '../job-column-sql.js';
 import { fillNames } from '../sql-text.js';
 
 const dir = new URL('./sql/', import.meta.url);
@@ -26,9 +29,10 @@ export function withClaimRule(text: string, rule: { from: string; to: string; at
     .replaceAll('{{claim.event}}', quote(rule.event));
 }
 
-/** The statement in sql/<name>.sql, its names filled in, and the fragments its code builds (`parts`: `{{set}}` …). */
+/** The statement in sql/<name>.sql, its column sets and names filled in, and the fragments its code builds (`parts`: `{{set}}` …). */
 export function sql(name: string, parts: Readonly<Record<string, string>> = {}): string {
-  return fillNames(readFileSync(new URL(`${name}.sql`, dir), 'utf8'), `${name}.sql`, (part) => (Object.hasOwn(parts, part) ? parts[part] : undefined));
+  const file = `${name}.sql`;
+  return fillNames(fillColumns(readFileSync(new URL(file, dir), 'utf8'), file), file, (part) => (Object.hasOwn(parts, part) ? parts[part] : undefined));
 }
 
 /** Numbered migrations (`001_init.sql` …), in order, with their level. */
@@ -37,5 +41,5 @@ export function migrations(): Array<{ level: number; name: string; text: string 
   return readdirSync(migrationsDir)
     .filter((f) => /^\d+_.*\.sql$/.test(f))
     .sort()
-    .map((f) => ({ level: Number.parseInt(f, 10), name: f, text: withStates(readFileSync(new URL(f, migrationsDir), 'utf8'), f) }));
+    .map((f) => ({ level: Number.parseInt(f, 10), name: f, text: withStates(spelledOut(readFileSync(new URL(f, migrationsDir), 'utf8'), f), f) }));
 }

@@ -29,7 +29,7 @@ WITH RECURSIVE after_cursor (g) AS (
   SELECT g FROM up_to_cursor WHERE g IS NOT NULL
 )
 SELECT h.* FROM walk w CROSS JOIN LATERAL (
-  SELECT {{readyColumns}} FROM {{schema}}.jobs
+  SELECT {{ready.columns}} FROM {{schema}}.jobs
   WHERE state = {{from}} AND group_key = w.g AND run_at <= {{now}} AND (lease_token IS NULL OR locked_until < {{now}}) AND name = ANY ({{names}})
   ORDER BY priority DESC, run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
 ) h

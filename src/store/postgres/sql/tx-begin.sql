@@ -1,2 +1,2 @@
--- Opens a transaction (connect.ts tx).
+-- Opens a transaction (open.ts tx).
 BEGIN

@@ -3,10 +3,11 @@
 -- names, each step seeks the next such group along jobs_grouped, which is
 -- ordered by group first; the due and name conditions are read from the
 -- index's rows as it steps. The first matching row of a group is its first
--- job in claim order. Each group comes with its leased jobs (counted on
--- jobs_group_running); the caller steps over the busy ones, so a busy
--- group's backlog is never read row by row. One statement for the walk: a
--- statement per group measured twice the claim's cost.
+-- job in claim order (the columns claim-ready.sql reads). Each group comes
+-- with its leased jobs (counted on jobs_group_running); the caller steps
+-- over the busy ones, so a busy group's backlog is never read row by row.
+-- One statement for the walk: a statement per group measured twice the
+-- claim's cost.
 WITH RECURSIVE walk(id, step) AS (
   SELECT (
     SELECT id FROM jobs INDEXED BY jobs_grouped
@@ -26,7 +27,7 @@ WITH RECURSIVE walk(id, step) AS (
   ), step + 1
   FROM walk WHERE walk.id IS NOT NULL AND step < @steps
 )
-SELECT j.id, j.name, j.payload, j.key, j.priority, j.run_at, j.attempts, j.last_error, j.ctx, j.retry, j.timeout_ms, j.created_at, j.unique_span, j.group_key, j.parent_id, j.version, j.trace_context,
+SELECT {{ready.columns j}}, j.unique_span,
   (SELECT count(*) FROM jobs AS r INDEXED BY jobs_group_running WHERE r.state = {{processing}} AND r.group_key = j.group_key) AS running
 FROM walk AS w JOIN jobs AS j ON j.id = w.id
 ORDER BY w.step

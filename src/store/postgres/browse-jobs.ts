@@ -15,7 +15,7 @@
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { ValidationError } from '../../errors.js';
 import type { BrowseFilter, BrowsePage } from '../store.js';
-import type { Database } from './connect.js';
+import type { Database } from './open.js';
 import type { Queryable } from './driver.js';
 import { render, statement } from './sql.js';
 import { bindNamed, compileWhere } from './where.js';

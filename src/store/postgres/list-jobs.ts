@@ -1,7 +1,7 @@
 /** list(): one page of jobs, filtered by state and name, in id order or newest first (sql/list-jobs.sql; the SQLite store's list-jobs.ts). */
 import type { JobRecord, ListFilter } from '../store.js';
-import { toJobRecord, type JobRow } from '../rows.js';
-import type { Database } from './connect.js';
+import { toJobRecord, type JobRow } from '../job-columns.js';
+import type { Database } from './open.js';
 import { statement } from './sql.js';
 
 export async function listJobs(db: Database, schema: string, filter: ListFilter): Promise<JobRecord[]> {
