@@ -6,13 +6,13 @@
  * of them includes the set instead of spelling it (job-column-sql.ts:
  * `{{enqueued.columns}}`, `{{ready.columns}}` …). A column a job gains is
  * written here, in each store's migration, and in the records' types
- * (records.ts): no statement of either store changes.
+ * (contract/job.ts): no statement of either store changes.
  *
  * The functions below the list are written out field by field rather than
- * looped over it: a loop reads and writes properties by computed name, which
- * measured 1–1.8 µs a record against 0.05 µs written out, and 0.15 µs more a
- * job on a batch insert that costs 1.2 µs a job. test/unit/job-columns.test.ts
- * checks each of them against the list.
+ * looped over it: a loop reads and writes properties by computed name, many
+ * times slower on the hot paths (the benchmarks page, "Sizes chosen by
+ * measurement", has the figures). test/unit/job-columns.test.ts checks each
+ * of them against the list.
  */
 import type { ErrorInfo } from '../../machines/policy.js';
 import type { FlowState, JobRecord, LeasedJob, NewJob } from './store.js';

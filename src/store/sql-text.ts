@@ -1,7 +1,7 @@
 /**
  * The names both stores' SQL text is written with, filled in once when a
  * statement is loaded: `{{pending}}`, `{{processing}}` … (the job machine's
- * states) and `{{span.active}}` … (unique-key spans, records.ts `UniqueSpan`).
+ * states) and `{{span.active}}` … (unique-key spans, contract/job.ts `UniqueSpan`).
  * State names are never spelled in SQL, and stay literals rather than bound
  * parameters: a partial index (`WHERE state = 'pending'`) is used only when
  * the planner can see that a query's state matches it.

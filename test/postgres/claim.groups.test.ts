@@ -17,7 +17,7 @@ const pg = usePgStores();
 const claim = (store: Store, limits: ReadonlyMap<string, NameLimits>, o: { limit?: number; owner?: string; now?: number; names?: string[] } = {}): Promise<ClaimResult> =>
   store.claim({ names: o.names ?? ['a'], limit: o.limit ?? 10, owner: o.owner ?? 'w1', leaseMs: 60_000, now: o.now ?? NOW, rule: CLAIM_RULE, limits });
 
-const complete = (store: Store, j: { id: number; version: number; leaseToken: string }) => store.transition([move({ id: j.id, version: j.version, from: 'processing', token: j.leaseToken, to: 'completed' })]);
+const complete = (store: Store, j: { id: number; version: number; leaseToken: string }) => store.transition([move({ id: j.id, version: j.version, from: 'processing', token: j.leaseToken, to: 'completed' })]).then((r) => r.moved);
 
 const groupsOf = (claimed: { jobs: ReadonlyArray<{ group?: string | null }> }) => claimed.jobs.map((j) => j.group ?? '-');
 

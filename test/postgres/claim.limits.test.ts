@@ -27,7 +27,7 @@ const claim = (store: Store, o: { limits?: ReadonlyMap<string, NameLimits>; limi
     ...(o.rate === undefined ? {} : { rate: o.rate }),
   });
 
-const complete = (store: Store, j: { id: number; version: number; leaseToken: string }) => store.transition([move({ id: j.id, version: j.version, from: 'processing', token: j.leaseToken, to: 'completed' })]);
+const complete = (store: Store, j: { id: number; version: number; leaseToken: string }) => store.transition([move({ id: j.id, version: j.version, from: 'processing', token: j.leaseToken, to: 'completed' })]).then((r) => r.moved);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -50,7 +50,7 @@ describe('a purge (retention 0) racing a log append', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       await append.query(`INSERT INTO ${schema}.job_logs (job_id, seq, at, attempt, level, message) VALUES ($1, 1, 0, 1, 'info', 'late line')`, [claimed!.id]);
       await append.query('COMMIT');
-      expect(await purging).toEqual([true]);
+      expect((await purging).moved).toEqual([true]);
       const left = await append.query(`SELECT count(*)::int AS n FROM ${schema}.job_logs WHERE job_id = $1`, [claimed!.id]);
       expect(left.rows[0]!.n).toBe(0);
     } finally {

@@ -41,7 +41,7 @@ it('the end of a grouped job, or of a job of a name with a global concurrency, w
     const [a, b] = await claim(store, ['plain'], limits);
     const [g] = await claim(store, ['grouped'], limits);
     const [c] = await claim(store, ['global'], limits);
-    const end = (j: { id: number; version: number; leaseToken: string }, purge = false) => store.transition([move({ id: j.id, version: j.version, from: 'processing', token: j.leaseToken, to: 'completed', purge })]);
+    const end = (j: { id: number; version: number; leaseToken: string }, purge = false) => store.transition([move({ id: j.id, version: j.version, from: 'processing', token: j.leaseToken, to: 'completed', purge })]).then((r) => r.moved);
     const freed = () => payloads.filter((p) => p.endsWith('.freed'));
     // In commit order: two plain ends (a completion and a purge), then the grouped one, then the global one.
     expect(await end(a!)).toEqual([true]);
