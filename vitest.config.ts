@@ -69,6 +69,7 @@ const POSTGRES_CONFORMANCE = [
   'test/property/flows.parent-once.test.ts',
   'test/property/limits.never-exceeded.test.ts',
   'test/property/engine.model.test.ts',
+  'test/property/store.model.test.ts',
   'test/property/unique.one-holder.test.ts',
 ];
 

@@ -21,6 +21,28 @@ export async function pgClient(): Promise<Client> {
 }
 
 /**
+ * Resolves once another session waits for a lock that `holder`'s session
+ * holds (PostgreSQL's pg_blocking_pids): the call a test races against
+ * `holder`'s open transaction is blocked on it, and cannot finish before its
+ * COMMIT. Fails after `ms`.
+ */
+export async function blockedBy(holder: Client, ms = 10_000): Promise<void> {
+  const { rows } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const pid = rows[0]!.pid;
+  const look = await pgClient();
+  try {
+    for (const deadline = Date.now() + ms; ; ) {
+      const waiting = await look.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
+      if (waiting.rows[0]!.n > 0) return;
+      if (Date.now() > deadline) throw new Error(`no session waited on a lock of backend ${pid} within ${ms} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  } finally {
+    await look.end();
+  }
+}
+
+/**
  * Registers the cleanup and returns a function that makes a fresh schema name
  * (`lj_test_<random>`); every name it gave is dropped after each test.
  */

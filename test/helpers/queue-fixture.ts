@@ -33,6 +33,12 @@ export interface QueueFixture {
   sql<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
   /** The first column of the first row. */
   value<V = unknown>(text: string, params?: readonly unknown[]): Promise<V>;
+  /**
+   * Closes the test's queues and its raw connection and starts over on a new,
+   * empty database (a new file, or a new schema): for a property test whose
+   * runs must not see each other's rows.
+   */
+  renew(): Promise<void>;
 }
 
 export function useQueues(): QueueFixture {
@@ -41,15 +47,16 @@ export function useQueues(): QueueFixture {
   const newSchema = TEST_STORE === 'postgres' ? usePgSchema() : undefined;
   let schema: string | undefined;
   let raw: RawSql | undefined;
-  // Registered after usePgSchema's: vitest runs afterEach hooks in reverse, so these close before the schema is dropped.
-  afterEach(async () => {
+  const renew = async () => {
     for (const q of queues.splice(0)) await q.close({ timeout: 1000 });
     await raw?.close();
     raw = undefined;
     db?.cleanup();
     db = undefined;
     schema = undefined;
-  });
+  };
+  // Registered after usePgSchema's: vitest runs afterEach hooks in reverse, so these close before the schema is dropped.
+  afterEach(renew);
   const path = () => {
     if (newSchema) throw new Error('this test reads the SQLite file itself: it does not belong to the PostgreSQL conformance project');
     db ??= tempDbPath();
@@ -83,6 +90,7 @@ export function useQueues(): QueueFixture {
         : createPostgresStore({ connection: t.connection, schema: t.schema, poolSize: 4, history });
     },
     sql,
+    renew,
     async value<V>(text: string, params?: readonly unknown[]) {
       const [row] = await sql<Record<string, unknown>>(text, params);
       return (row === undefined ? undefined : Object.values(row)[0]) as V;

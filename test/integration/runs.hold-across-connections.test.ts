@@ -9,9 +9,9 @@
  */
 import { merge } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { defineJob, InvalidTransitionError } from '../../src/index.js';
+import { defineJob, InvalidTransitionError, type ClaimPassEvent } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
-import { nextEvent } from '../helpers/wait.js';
+import { nextEvent, nextPass } from '../helpers/wait.js';
 
 const fx = useQueues();
 /** Long enough that no renewal (at half of it) comes within a test. */
@@ -76,15 +76,16 @@ describe('a run holds its job until its handler returns', () => {
     await Promise.all([a.start(), b.start()]);
     await startedRun(runs, id);
     await operator.cancel(id);
+    // The other worker is idle and the job is pending: it must not start while the first run goes on,
+    // and the idle claim loops wait for the hold instead of looking for the job again and again. Each
+    // loop looks after the run again (a pending job under a hold arms its next look for the hold's end,
+    // a lease away; before, nothing was pending), takes nothing, and sets no timer sooner than that.
+    const ranAgainAt = Date.now();
+    const heldBack = (p: ClaimPassEvent) => p.nextLookAt !== null && p.nextLookAt.getTime() >= ranAgainAt + LEASE / 2;
+    const looked = Promise.all([nextPass(a.passes$, heldBack), nextPass(b.passes$, heldBack)]);
     const again = await operator.runAgain(id);
     expect(again.state).toBe('pending');
-    // The other worker is idle and the job is pending: it must not start while the first run goes on,
-    // and the idle claim loops wait for the hold instead of looking for the job again and again.
-    let passes = 0;
-    const counting = [a.passes$.subscribe(() => passes++), b.passes$.subscribe(() => passes++)];
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    for (const s of counting) s.unsubscribe();
-    expect(passes).toBeLessThan(30);
+    expect((await looked).map((p) => p.claimed)).toEqual([0, 0]);
     expect(runs.filter((r) => r.id === id)).toHaveLength(1);
     expect((await operator.getJob(id)).state).toBe('pending');
     // One wait on both workers' events (a race of two waits would leave the loser's timeout to fail a later test).

@@ -60,6 +60,22 @@ async function walWriteSeen(path: string, write: () => unknown): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 25));
 }
 
+/**
+ * A TRUNCATE checkpoint, tried until it wins. It answers busy=1 without
+ * waiting while another connection checkpoints (every open store's
+ * checkpointer thread runs a PASSIVE one every 50 ms to 1 s) or still reads
+ * the WAL; a and b write nothing meanwhile, so a later try wins.
+ */
+async function truncateWal(db: Database.Database): Promise<void> {
+  let tries = 0;
+  for (const deadline = Date.now() + 10_000; ; tries++) {
+    const [r] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+    if (r?.busy === 0) return;
+    if (Date.now() > deadline) throw new Error(`wal_checkpoint(TRUNCATE) still busy after ${tries + 1} tries`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 let cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.reverse()) await c();
@@ -133,10 +149,7 @@ describe('Store.watchChanges (SQLite: a watch on the WAL)', () => {
 
     const raw = new Database(path);
     cleanups.push(() => void raw.close());
-    await walWriteSeen(path, () => {
-      const [r] = raw.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
-      expect(r?.busy).toBe(0);
-    });
+    await walWriteSeen(path, () => truncateWal(raw));
     expect(statSync(`${path}-wal`).size).toBe(0);
     a.externalChange(); // the truncation restarted the WAL: forget it
 

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { afterEach, expect, it } from 'vitest';
 import { createQueue, createVirtualClock, defineJob, type Queue } from '../../src/index.js';
 import type { Client } from '../../src/store/postgres/driver.js';
-import { pgClient, pgUrl, usePgSchema } from '../helpers/postgres.js';
+import { blockedBy, pgClient, pgUrl, usePgSchema } from '../helpers/postgres.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { job, NOW, usePgStores } from './fixture.js';
@@ -226,7 +226,7 @@ it('a throttle holder whose insert commits after its window ends does not swallo
   expect(holder.created).toBe(true);
   // 1.2 s later (on its own clock) another enqueue with the key waits on the holder's uncommitted row …
   const late = lateQueue.enqueue('sync', { n: 2 }, { throttle: { key: 'acct-1', ms: 500 } });
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await blockedBy(app);
   await app.query('COMMIT');
   // … and, the window being over when it was made, makes a job of its own.
   const r = await late;

@@ -4,7 +4,7 @@
  * that no read could reach.
  */
 import { describe, expect, it } from 'vitest';
-import { pgClient } from '../helpers/postgres.js';
+import { blockedBy, pgClient } from '../helpers/postgres.js';
 import { claimOf, job, move, NOW, usePgStores } from './fixture.js';
 
 const stores = usePgStores();
@@ -21,8 +21,8 @@ describe('remove racing a log append', () => {
       await append.query('BEGIN');
       await append.query(`SELECT id FROM ${schema}.jobs WHERE id = $1 FOR NO KEY UPDATE`, [id]);
       const removing = store.removeJobs([{ id, version, state: 'pending' }], NOW);
-      // The remove is waiting on the row lock by now (it cannot finish before the COMMIT below).
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The remove waits on the row lock (it cannot finish before the COMMIT below).
+      await blockedBy(append);
       await append.query(`INSERT INTO ${schema}.job_logs (job_id, seq, at, attempt, level, message) VALUES ($1, 1, 0, 1, 'info', 'late line')`, [id]);
       await append.query('COMMIT');
       expect(await removing).toEqual([true]);
@@ -47,7 +47,7 @@ describe('a purge (retention 0) racing a log append', () => {
       const purging = store.transition([
         move({ id: claimed!.id, version: claimed!.version, from: 'processing', token: claimed!.leaseToken, to: 'completed', purge: true }),
       ]);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await blockedBy(append);
       await append.query(`INSERT INTO ${schema}.job_logs (job_id, seq, at, attempt, level, message) VALUES ($1, 1, 0, 1, 'info', 'late line')`, [claimed!.id]);
       await append.query('COMMIT');
       expect((await purging).moved).toEqual([true]);

@@ -173,6 +173,10 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
   slowed = new Set();
   const base = createVirtualClock(START);
   const limitLog: LimitLog = createLimitLog({ name: 'r', ...RATE, throttleMs: THROTTLE_MS });
+  // A database of the run's own: what it judges is its own jobs, history and feed (not every earlier
+  // run's as well, which made each run's checks grow with the run count), and a failing run replays
+  // from its seed and path alone.
+  await fx.renew();
   const first = fx.store();
   await first.ping(); // creates the tables before the others look
   const raw = [first, fx.store(), fx.store()];

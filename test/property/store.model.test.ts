@@ -1,7 +1,7 @@
 /**
  * Model-based test of the store + machine + apply-event path: random command
- * sequences run against each store (a real SQLite file, a real PostgreSQL
- * schema) and an in-memory model; after every
+ * sequences run against each store (a real SQLite file; in the conformance
+ * project, a real PostgreSQL schema) and an in-memory model; after every
  * command the store must equal the model (state, attempts, run_at, lease token
  * per id; counts; a valid history chain per job).
  */
@@ -20,6 +20,7 @@ import { silentLogger } from '../helpers/silent-logger.js';
 import type { ErrorInfo } from '../../machines/policy.js';
 import { pgUrl, usePgSchema } from '../helpers/postgres.js';
 import { tempDbPath } from '../helpers/temp-db.js';
+import { TEST_STORE } from '../helpers/queue-fixture.js';
 import { propertyRuns } from '../helpers/property-runs.js';
 import { machineEvent } from '../../src/engine/core/moves.js';
 import type { JobEvent } from '../../machines/job.machine.js';
@@ -246,18 +247,23 @@ const stale = fc.tuple(fc.nat(), fc.boolean(), fc.nat()).map(([n, completes, liv
 
 const JOBS = NAMES.map((name) => defineJob({ name, handler: () => undefined, retry: { attempts: POLICY[name].attempts, backoff: { type: 'fixed', delay: POLICY[name].delay } } }));
 
-const pgSchema = usePgSchema();
-/** Each store under test: a fresh, empty one per run, and what removes it afterwards. */
-const STORES: Array<[string, () => { store: Store; cleanup(): void }]> = [
-  ['SQLite', () => {
-    const db = tempDbPath();
-    return { store: createSqliteStore({ path: db.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 5000, history: true }), cleanup: db.cleanup };
-  }],
-  // Its schema is dropped after the test.
-  ['PostgreSQL', () => ({ store: createPostgresStore({ connection: pgUrl(), schema: pgSchema(), history: true }), cleanup: () => undefined })],
-];
+const pgSchema = TEST_STORE === 'postgres' ? usePgSchema() : undefined;
+/**
+ * The store under test, a fresh, empty one per run, and what removes it
+ * afterwards: SQLite here, PostgreSQL in the conformance project
+ * (vitest.config.ts), where its schema is dropped after the test.
+ */
+const [STORE, open]: [string, () => { store: Store; cleanup(): void }] = pgSchema
+  ? ['PostgreSQL', () => ({ store: createPostgresStore({ connection: pgUrl(), schema: pgSchema(), history: true }), cleanup: () => undefined })]
+  : [
+      'SQLite',
+      () => {
+        const db = tempDbPath();
+        return { store: createSqliteStore({ path: db.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 5000, history: true }), cleanup: db.cleanup };
+      },
+    ];
 
-describe.each(STORES)('the %s store behaves like its model under random commands', (_, open) => {
+describe(`the ${STORE} store behaves like its model under random commands`, () => {
   it('keeps every job in exactly one state, never loses one, never hands one out twice', async () => {
     await fc.assert(
       fc.asyncProperty(fc.commands([enqueue, enqueue, claim, claim, complete, complete, fail, fail, expire, promote, cancel, retryDead, retryDead, stale, stale], { size: 'large', maxCommands: 40 }), async (cmds) => {
