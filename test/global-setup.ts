@@ -23,6 +23,8 @@ function alive(pid: number): boolean {
 }
 
 export default async function setup(): Promise<() => void> {
+  // Vitest calls this once for the root config and once for each project that extends it: the first call does the work.
+  if (process.env.LITEJOBS_TEST_TREE === join(TREES, `run-${process.pid}`)) return () => undefined;
   const script = fileURLToPath(new URL('../dashboard/build.mjs', import.meta.url));
   execFileSync(process.execPath, [script], { stdio: ['ignore', 'ignore', 'inherit'] });
   mkdirSync(TREES, { recursive: true });

@@ -260,7 +260,8 @@ export const done: string = JobState.completed;
     );
     // No skipLibCheck: every shipped .d.ts must compile for the consumer, and
     // no @types package: the declarations must not need one of our devDependencies.
-    const tsconfig = { compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['app.ts'] };
+    // TypeScript's own lib.*.d.ts are not checked again (skipDefaultLibCheck: a fifth of the check's time).
+    const tsconfig = { compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, skipDefaultLibCheck: true, types: [] }, files: ['app.ts'] };
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig));
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
     const result = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], project, userEnv());

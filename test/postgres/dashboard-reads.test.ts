@@ -124,8 +124,13 @@ describe('changes() on PostgreSQL', () => {
     await aborted.query(insertJob(schema, 'aborted')); // id 2, never to be seen
     await aborted.query('ROLLBACK');
     await store.insert([job({ name: 'after' })], NOW); // id 3
+    // Read until the cursor passes job 3: the foreign transaction stays open all along, so a reader it held back
+    // would never get there. Other sessions on this database (tests beside this one) may hold it a moment.
     let cursor = ZERO;
-    for (let i = 0; i < 3 && cursor.jobId < 3; i++) cursor = (await store.changes!(cursor, 100)).cursor;
+    for (const until = Date.now() + 10_000; cursor.jobId < 3 && Date.now() < until; ) {
+      cursor = (await store.changes!(cursor, 100)).cursor;
+      if (cursor.jobId < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     expect(cursor.jobId).toBe(3);
     await foreign.query('ROLLBACK');
   });
