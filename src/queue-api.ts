@@ -4,7 +4,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { ClaimBatchEvent, ClaimPassEvent, QueueEvent } from './engine/core/events.js';
-import { type BufferEvent } from './engine/core/events.js';
+import type { BufferEvent } from './engine/core/events.js';
 import type { EnqueueItem, FlowJobOf, JobOf, JobTypeMap, UntypedJobs } from './engine/core/job-types.js';
 import type { BatchResult, FlowResult } from './engine/enqueue/flow-api.js';
 import type { StepView, Transition } from './engine/core/job-view.js';

@@ -38,7 +38,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createJobMachine, JobEventType } from '../../machines/job.machine.js';
-import { type Engine } from '../../src/engine/core/engine.js';
+import type { Engine } from '../../src/engine/core/engine.js';
 import { createEngine } from '../../src/engine/create-engine.js';
 import { createExecutor, type Executor } from '../../src/engine/run/executor.js';
 import { defineJob } from '../../src/engine/core/job-definition.js';

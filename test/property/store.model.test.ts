@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type ApplyEvent } from '../../src/engine/core/moves.js';
+import type { ApplyEvent } from '../../src/engine/core/moves.js';
 import { createEngine } from '../../src/engine/create-engine.js';
 import { isTransition, type JobTransitionEvent } from '../../src/engine/core/events.js';
 import { defineJob } from '../../src/engine/core/job-definition.js';

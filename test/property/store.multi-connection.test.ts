@@ -6,8 +6,8 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ApplyEvent } from '../../src/engine/core/moves.js';
-import { type Engine } from '../../src/engine/core/engine.js';
+import type { ApplyEvent } from '../../src/engine/core/moves.js';
+import type { Engine } from '../../src/engine/core/engine.js';
 import { createEngine } from '../../src/engine/create-engine.js';
 import { defineJob } from '../../src/engine/core/job-definition.js';
 import { toContext } from '../../src/engine/core/machine-registry.js';

@@ -12,7 +12,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Engine } from '../../src/engine/core/engine.js';
+import type { Engine } from '../../src/engine/core/engine.js';
 import { createEngine, type FacadeEngine } from '../../src/engine/create-engine.js';
 import { defineJob } from '../../src/engine/core/job-definition.js';
 import { toContext } from '../../src/engine/core/machine-registry.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createClaimBuffer, type ClaimBufferOptions } from '../../src/engine/claim/claim-buffer.js';
-import { type BufferEvent } from '../../src/engine/core/events.js';
+import type { BufferEvent } from '../../src/engine/core/events.js';
 import { createRatePauses } from '../../src/engine/claim/rate-pauses.js';
 import { createVirtualClock } from '../../src/index.js';
 import type { ClaimResult, LeasedJob } from '../../src/store/store.js';

@@ -11,7 +11,7 @@ import { InvalidTransitionError, JobNotFoundError, ValidationError } from '../..
 import type { Clock } from '../../lib/clock.js';
 import { parseDuration, type Duration } from '../../lib/duration.js';
 import type { JobRecord, Store } from '../../store/store.js';
-import { type ApplyEvent } from '../core/moves.js';
+import type { ApplyEvent } from '../core/moves.js';
 import { toJob, type Job } from '../core/job-view.js';
 import { validatePayload, type PayloadSchema } from '../core/payload-schema.js';
 import { checkInteger, rejectUnknownOptions, serializePayload } from '../../lib/validate.js';

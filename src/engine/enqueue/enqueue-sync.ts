@@ -8,7 +8,7 @@ import { NotSupportedError, ValidationError } from '../../errors.js';
 import type { InsertResult, NewJob } from '../../store/store.js';
 import type { Engine } from '../core/engine.js';
 import { SYNC_NOT_SUPPORTED } from './enqueue-paths.js';
-import { type EnqueueInput } from '../core/engine.js';
+import type { EnqueueInput } from '../core/engine.js';
 import type { EnqueueItemOptions, EnqueueManyOptions, EnqueueOptions } from '../core/options.js';
 import { rejectUnknownOptions } from '../../lib/validate.js';
 import { validatePayloadSync, type PayloadSchema } from '../core/payload-schema.js';

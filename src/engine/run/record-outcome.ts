@@ -10,7 +10,7 @@ import { ValidationError } from '../../errors.js';
 import type { Abortable } from '../../lib/abortable.js';
 import type { JobRecord, LeasedJob, LimitPause } from '../../store/store.js';
 import type { AttemptSpan } from '../../telemetry/tracing.js';
-import { type ApplyResult } from '../core/moves.js';
+import type { ApplyResult } from '../core/moves.js';
 import type { SleepSignal } from './durable-steps.js';
 import type { WorkerEngine } from '../core/engine.js';
 import { toErrorInfo, type Outcome } from './job-runner.js';
