@@ -9,7 +9,7 @@
  * A claimed job waited in this process's buffer under its lease, and meanwhile another
  * process may have cancelled it, or expired its lease and claimed it again:
  * starting it then would run a handler (and its side effects) for a job that
- * is no longer this process's to run. The
+ * is no longer this process's to run.
  *
  * A job whose lease was confirmed less than `START_CHECK_AFTER_MS` ago starts
  * at once: a cancel landing in that window meets it as a job that has just
