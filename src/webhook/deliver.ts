@@ -5,11 +5,12 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { WebhookDeliveryError, type WebhookResponseInfo } from './delivery-error.js';
 import type { WebhookRequest } from './payload.js';
 import { parseRetryAfter } from './retry-after.js';
 import { startClientSpan } from '../telemetry/http-client-span.js';
+import { loadUndici } from './undici.js';
 
 /** What a delivered webhook job keeps as its result. */
 export interface WebhookResult extends WebhookResponseInfo {
@@ -49,6 +50,7 @@ export async function deliver(req: WebhookRequest, settings: DeliverySettings): 
   let res: Dispatcher.ResponseData;
   let body: string;
   try {
+    const { request } = await loadUndici();
     res = await request(req.url, {
       method: req.method as Dispatcher.HttpMethod,
       headers: span?.headers ?? req.headers,

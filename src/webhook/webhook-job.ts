@@ -4,7 +4,7 @@
  * exponential backoff and jitter, honouring `Retry-After`, and sending what
  * will not (other 4xx, a bad payload) straight to `dead`.
  */
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { resolveRetryPolicy, type RetryPolicy } from '../../machines/policy.js';
 import { defineJob, type JobDefinition } from '../engine/core/job-definition.js';
 import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } from '../lib/validate.js';
@@ -13,6 +13,7 @@ import { deliver, type WebhookResult } from './deliver.js';
 import { prepareWebhookRequest, type WebhookPayload } from './payload.js';
 import { checkTarget, checkTargets, isUnder, publicLookup } from './targets.js';
 import { secretKey, signatureHeaders } from './standard-webhooks.js';
+import { loadUndici } from './undici.js';
 
 export interface WebhookJobOptions<N extends string = 'webhook'> {
   /** The job name to enqueue under. Default `'webhook'`. */
@@ -103,7 +104,7 @@ export function defineWebhookJob<N extends string>(options: WebhookJobOptions<N>
     name,
     retry,
     timeout,
-    handler: (payload, ctx) => {
+    handler: async (payload, ctx) => {
       const req = prepareWebhookRequest(payload);
       checkTarget(req.url, allowed, allowPrivate);
       const signer = signers.find((s) => isUnder(req.url, s.url));
@@ -113,7 +114,10 @@ export function defineWebhookJob<N extends string>(options: WebhookJobOptions<N>
         Object.assign(req.headers, signatureHeaders(signer.key, `msg_${ctx.jobId}`, Math.floor(Date.now() / 1000), req.body ?? ''));
       }
       // Each connection resolves the name afresh and refuses private answers (a name may point elsewhere by then).
-      agent ??= new Agent(allowPrivate ? {} : { connect: { lookup: publicLookup } });
+      if (agent === undefined) {
+        const { Agent } = await loadUndici();
+        agent ??= new Agent(allowPrivate ? {} : { connect: { lookup: publicLookup } });
+      }
       return deliver(req, { dispatcher: agent, maxBodyExcerpt, maxDelay, signal: ctx.signal, traced: ctx.trace !== undefined });
     },
   });

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createQueue } from '../../src/index.js';
-import { checkpointedFiles, checkpointerRunning, checkpointerThreadId } from '../../src/store/sqlite/checkpointer.js';
+import { createVirtualClock } from '../../src/lib/virtual-clock.js';
+import { checkpointedFiles, checkpointerRunning, checkpointerThreadId, startCheckpointer } from '../../src/store/sqlite/checkpointer.js';
 import { WAL_AUTOCHECKPOINT_PAGES } from '../../src/store/sqlite/open.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { useQueues } from '../helpers/queue-fixture.js';
@@ -34,8 +35,9 @@ describe('WAL checkpoints on a worker thread', () => {
     await waitFor(() => !checkpointerRunning(), 5000); // whatever an earlier test left
     const before = threads();
     const a = fx.open();
-    await waitFor(() => threads() > before, 5000);
     await a.enqueue('j', 1);
+    await waitFor(() => checkpointerRunning(), 5000); // started a moment after the open
+    expect(threads()).toBeGreaterThan(before);
     const serving = checkpointerThreadId();
     expect(serving).toBeDefined();
     const b = createQueue({ path: `${fx.path()}.second`, logger: silentLogger });
@@ -48,5 +50,26 @@ describe('WAL checkpoints on a worker thread', () => {
     await b.close();
     expect(checkpointerRunning()).toBe(true); // kept a moment for the next store
     await waitFor(() => !checkpointerRunning() && threads() === before, 5000);
+  });
+
+  it('starts the thread only once a store has been open a while: a store closed before that never starts it', async () => {
+    await waitFor(() => !checkpointerRunning(), 5000); // whatever an earlier test left
+    const clock = createVirtualClock(Date.parse('2026-06-01T00:00:00Z'));
+    const q = fx.open(); // the file, with its schema
+    await q.close();
+    const options = { path: fx.path(), synchronous: 'NORMAL' as const, busyTimeoutMs: 1000, clock, startAfterMs: 250, onError: (m: string) => expect.fail(m) };
+    const brief = startCheckpointer(options);
+    expect(checkpointedFiles()).toBe(1);
+    await clock.advance(249);
+    await brief.close();
+    expect([checkpointerRunning(), checkpointedFiles()]).toEqual([false, 0]);
+
+    const kept = startCheckpointer(options);
+    expect(checkpointerRunning()).toBe(false);
+    await clock.advance(250);
+    expect(checkpointerRunning()).toBe(true);
+    expect(checkpointedFiles()).toBe(1);
+    await kept.close();
+    expect(checkpointedFiles()).toBe(0);
   });
 });
