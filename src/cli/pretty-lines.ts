@@ -5,6 +5,8 @@
  * dev-only pretty printer; this needs nothing but pino's line format.
  */
 
+import { printable } from './format.js';
+
 const LEVELS: Readonly<Record<number, string>> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 const COLORS: Readonly<Record<string, string>> = { TRACE: '90', DEBUG: '36', INFO: '32', WARN: '33', ERROR: '31', FATAL: '35' };
 /** Shown in the line's head (time, level, msg) or noise for a terminal reader (pid, hostname). */
@@ -21,19 +23,20 @@ export function formatLine(line: string, options: PrettyLinesOptions = {}): stri
   try {
     record = JSON.parse(line);
   } catch {
-    return line;
+    return printable(line);
   }
-  if (typeof record !== 'object' || record === null || Array.isArray(record)) return line;
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) return printable(line);
   const r = record as Record<string, unknown>;
   const level = typeof r.level === 'number' ? (LEVELS[r.level] ?? String(r.level)) : String(r.level ?? '');
   const head = [
     typeof r.time === 'number' ? clock(new Date(r.time)) : '--:--:--',
     options.color && COLORS[level] ? `\x1b[${COLORS[level]}m${level.padEnd(5)}\x1b[0m` : level.padEnd(5),
   ];
-  if (typeof r.msg === 'string' && r.msg !== '') head.push(r.msg);
+  // A handler's message, a job's name or a receiver's reason phrase may hold terminal escapes: shown, never run.
+  if (typeof r.msg === 'string' && r.msg !== '') head.push(printable(r.msg));
   const fields = Object.entries(r)
     .filter(([key]) => !HIDDEN.has(key))
-    .map(([key, value]) => `${key}=${formatValue(value)}`);
+    .map(([key, value]) => `${printable(key)}=${formatValue(value)}`);
   return [...head, ...fields].join(' ');
 }
 
@@ -56,10 +59,12 @@ function clock(d: Date): string {
 }
 
 function formatValue(value: unknown): string {
-  if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+  // A bare word when it is one; JSON's quotes and escapes otherwise (control characters among them).
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are what it finds
+  if (typeof value === 'string') return /^[^\s"=\u0000-\u001f\u007f-\u009f]+$/.test(value) ? value : printable(JSON.stringify(value));
   // A serialised error: on one line, its message is what a reader needs (a stack would bury the rest).
-  if (isErrorLike(value)) return JSON.stringify(value.message);
-  return JSON.stringify(value) ?? String(value);
+  if (isErrorLike(value)) return printable(JSON.stringify(value.message));
+  return printable(JSON.stringify(value) ?? String(value));
 }
 
 function isErrorLike(value: unknown): value is { message: string } {

@@ -41,6 +41,19 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   LJ_ERR_DATABASE_READONLY: 503,
 };
 
+/**
+ * What a client is told of a database failure: the code and a sentence, no
+ * more. The error's own message names the file or the connection (user,
+ * host, database, schema) and the driver's words about the statement; the
+ * server logs it whole (plugin.ts).
+ */
+const DATABASE_ANSWERS: Partial<Record<ErrorCode, string>> = {
+  LJ_ERR_DATABASE: "the database failed this request; the server's log has the detail",
+  LJ_ERR_DATABASE_UNAVAILABLE: 'the database is unavailable; try again later',
+  LJ_ERR_DATABASE_OPEN: "the database could not be opened; the server's log has the detail",
+  LJ_ERR_DATABASE_READONLY: 'the database is read-only: nothing can be written now',
+};
+
 export interface ErrorBody {
   error: {
     code: string;
@@ -59,7 +72,12 @@ export function toErrorReply(err: unknown): { status: number; body: ErrorBody } 
     const { status, body } = reply(400, err.code, err.message);
     return { status, body: { error: { ...body.error, issues: err.issues, ...(err.index === undefined ? {} : { index: err.index }) } } };
   }
-  if (err instanceof LitejobsError) return reply(STATUS_BY_CODE[err.code] ?? 500, err.code, err.message);
+  if (err instanceof LitejobsError) {
+    const general = DATABASE_ANSWERS[err.code];
+    // The detail (a path, a connection's user, host, database and schema) goes to the server's log, never to a client.
+    if (general !== undefined) return reply(STATUS_BY_CODE[err.code] ?? 503, err.code, general);
+    return reply(STATUS_BY_CODE[err.code] ?? 500, err.code, err.message);
+  }
   const e = err as Partial<FastifyError> & { validation?: Array<{ keyword: string; params?: Record<string, unknown> }> };
   if (e.validation) {
     const unknown = e.validation.find((v) => v.keyword === 'additionalProperties');

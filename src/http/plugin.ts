@@ -122,6 +122,12 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
     if (changed !== null) return done(new HttpError(400, 'LJ_ERR_VALIDATION', `the number ${changed.slice(0, 40)} cannot be kept exactly: send it as a string`));
     parseJson(request, body as string, done);
   });
+  // No text a database keeps holds a NUL (PostgreSQL's cannot), so none is asked about: a query or path value with one is
+  // a client's mistake (400), not a statement the database refuses (503).
+  app.addHook('preValidation', async (request) => {
+    const nul = nulIn(request.query) ?? nulIn(request.params);
+    if (nul !== undefined) throw new HttpError(400, 'LJ_ERR_VALIDATION', `${nul} must not contain a NUL character`);
+  });
   app.setErrorHandler((err, request, reply) => {
     const { status, body } = toErrorReply(err);
     if (status >= 500) request.log.error({ err }, 'request failed');
@@ -213,4 +219,13 @@ function traceIncoming(app: FastifyInstance, tracing: Tracing, trusted: (request
       return tracing.incoming(request.headers.traceparent, request.headers.tracestate, () => handler.call(this, request, reply));
     };
   });
+}
+
+/** The name of the first query or path value holding a NUL, if any. */
+function nulIn(values: unknown): string | undefined {
+  if (typeof values !== 'object' || values === null) return undefined;
+  for (const [name, value] of Object.entries(values)) {
+    for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string' && v.includes('\0')) return name;
+  }
+  return undefined;
 }

@@ -60,6 +60,56 @@ describe('the payload search', () => {
   });
 });
 
+describe('query and path values', () => {
+  it('a NUL in any query or path value is a 400 LJ_ERR_VALIDATION, never a statement the database refuses', async () => {
+    const s = await serve();
+    await s.call('POST', '/v1/jobs', { body: { name: 'a' } });
+    for (const route of ['/v1/dashboard/jobs?state=a%00b', '/v1/jobs?name=a%00b', '/v1/jobs?state=pending&name=a%00', '/v1/dashboard/jobs?state=pending&name=x%00', '/v1/jobs/1/logs?after=%00']) {
+      const r = await s.call('GET', route);
+      expect([route, r.status, r.body.error?.code]).toEqual([route, 400, 'LJ_ERR_VALIDATION']);
+      expect(r.body.error.message).toMatch(/NUL/);
+    }
+  });
+
+  it('a database failure answers its code and a sentence: never the file, nor the connection\'s user, host, database or schema', async () => {
+    const s = await serve();
+    await s.call('POST', '/v1/jobs', { body: { name: 'a' } });
+    // The jobs table gone from under the server: every read of it fails in the database.
+    await s.sql('ALTER TABLE jobs RENAME TO jobs_away');
+    try {
+      const r = await s.call('GET', '/v1/jobs/1');
+      expect([r.status, r.body.error?.code]).toEqual([503, 'LJ_ERR_DATABASE']);
+      expect(r.body.error.message).toBe("the database failed this request; the server's log has the detail");
+    } finally {
+      await s.sql('ALTER TABLE jobs_away RENAME TO jobs');
+    }
+  });
+});
+
+describe('update', () => {
+  it('PATCH /v1/jobs/:id holds a run time and a payload to the rules of enqueue: refused, nothing changed', async () => {
+    const s = await serve();
+    const { id } = (await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: { n: 1 } } })).body;
+    const before = await s.call('GET', `/v1/jobs/${id}`);
+    for (const body of [{ delay: 1e300 }, { delay: 8.64e15 }, { runAt: 1e300 }, { runAt: 8.64e15 + 1 }, { runAt: -1 }, { delay: -1 }]) {
+      const r = await s.call('PATCH', `/v1/jobs/${id}`, { body });
+      const created = await s.call('POST', '/v1/jobs', { body: { name: 'a', ...body } });
+      expect([JSON.stringify(body), r.status, r.body.error?.code, created.status]).toEqual([JSON.stringify(body), 400, 'LJ_ERR_VALIDATION', 400]);
+    }
+    const nul = await s.call('PATCH', `/v1/jobs/${id}`, { body: { payload: { text: 'a\u0000b' } } });
+    const nulCreated = await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: { text: 'a\u0000b' } } });
+    // The same answer as enqueue's on each store: PostgreSQL's jsonb cannot hold a NUL, SQLite keeps it.
+    expect(nul.status).toBe(nulCreated.status === 201 ? 200 : nulCreated.status);
+    if (TEST_STORE === 'postgres') {
+      expect([nul.status, nul.body.error.code]).toEqual([400, 'LJ_ERR_VALIDATION']);
+      expect((await s.call('GET', `/v1/jobs/${id}`)).body).toEqual(before.body);
+    }
+    // A far run time that a Date holds is taken, and every listing that includes the job still answers.
+    expect((await s.call('PATCH', `/v1/jobs/${id}`, { body: { runAt: 8.64e15 } })).status).toBe(200);
+    for (const route of [`/v1/jobs/${id}`, '/v1/jobs?state=pending', '/v1/dashboard/jobs?state=pending']) expect([route, (await s.call('GET', route)).status]).toEqual([route, 200]);
+  });
+});
+
 describe('enqueue', () => {
   it('refuses a NUL in a key (idempotency, unique, debounce, throttle): 400, nothing stored', async () => {
     const s = await serve();

@@ -184,13 +184,61 @@ describe('signatureMatches', () => {
     }
   });
 
-  it('stores the body as it came: numbers keep every digit', async () => {
-    const s = await serve({ server: { hooks: { exact: {} } } });
-    const body = '{"id":12345678901234567891,"huge":1e999,"price":19.90}';
-    const r = await s.call('POST', '/v1/hooks/exact', { body });
+  it('stores the body as it came; a number JavaScript would change is refused as POST /v1/jobs refuses it, and forwarded to deliverTo byte for byte', async () => {
+    const s = await serve({ server: { hooks: { exact: {}, fwd: { deliverTo: 'http://127.0.0.1:9/sink' } } } });
+    const kept = '{"id":12345,"price":19.90, "at" : 1.5e3}';
+    const r = await s.call('POST', '/v1/hooks/exact', { body: kept });
     expect(r.status).toBe(201);
     const [row] = await s.sql<{ payload: string }>('SELECT payload FROM jobs WHERE id = ?', [r.body.id]);
-    expect(row!.payload).toBe(`{"body":${body},"headers":{"content-type":"application/json"}}`);
+    expect(row!.payload).toBe(`{"body":${kept},"headers":{"content-type":"application/json"}}`);
+
+    // The job would read back, and its handler get, another value: one policy with the jobs API.
+    const before = await s.snapshot();
+    for (const [body, number] of [
+      ['{"id":12345678901234567891}', '12345678901234567891'],
+      ['{"huge":[1,1e999]}', '1e999'],
+    ]) {
+      for (const route of ['/v1/hooks/exact', '/v1/jobs']) {
+        const refused = await s.call('POST', route, { body: route === '/v1/jobs' ? `{"name":"exact","payload":${body}}` : body });
+        expect([route, refused.status, refused.body.error?.code]).toEqual([route, 400, 'LJ_ERR_VALIDATION']);
+        expect(refused.body.error.message).toContain(`the number ${number} cannot be kept exactly`);
+      }
+    }
+    expect(await s.snapshot()).toEqual(before);
+
+    // Forwarded, the body is text: sent on as it came, and read back as it came.
+    const forwarded = '{"id":12345678901234567891,"huge":1e999}';
+    const f = await s.call('POST', '/v1/hooks/fwd', { body: forwarded });
+    expect(f.status).toBe(201);
+    expect((await s.call('GET', `/v1/jobs/${f.body.id}`)).body.job.payload.body).toBe(forwarded);
+  });
+
+  it('checks the signature before it reads the body: a forged body that is not JSON is 401, and a forged megabyte is never parsed', async () => {
+    const secret = 'whsec_first';
+    const s = await serve({ server: { hooks: { pay: { secret } } } });
+    const parse = JSON.parse;
+    const parsed: string[] = [];
+    JSON.parse = ((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
+      parsed.push(String(text));
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    try {
+      const big = `[${Array.from({ length: 200_000 }, (_, i) => i % 10).join(',')}]`;
+      const forged = ['not json at all', '{"a":', big];
+      for (const body of forged) {
+        const r = await s.call('POST', '/v1/hooks/pay', { body, headers: { 'x-signature': sign(secret, `${body} `) } });
+        expect([body.slice(0, 10), r.status, r.body.error?.code]).toEqual([body.slice(0, 10), 401, 'LJ_ERR_BAD_SIGNATURE']);
+      }
+      // (The answers the test client parses are the only texts parsed.)
+      expect(parsed.filter((text) => forged.includes(text)).length).toBe(0);
+      expect(parsed.length).toBeGreaterThan(0);
+      // Signed, the same body that is not JSON is a 400.
+      const r = await s.call('POST', '/v1/hooks/pay', { body: '{"a":', headers: { 'x-signature': sign(secret, '{"a":') } });
+      expect([r.status, r.body.error?.code]).toEqual([400, 'LJ_ERR_PAYLOAD_NOT_JSON']);
+    } finally {
+      JSON.parse = parse;
+    }
+    expect((await s.snapshot()).jobs).toBe(0);
   });
 
   it('checks the signature over the bytes as they came, and refuses a body that is not UTF-8 after it', async () => {
@@ -214,7 +262,7 @@ describe('signatureMatches', () => {
   it('verifies Standard Webhooks signatures (scheme standard): id, timestamp within tolerance, v1 signature over the bytes; webhook-id dedupes', async () => {
     const secret = `whsec_${Buffer.from('a-standard-webhooks-key!').toString('base64')}`;
     const s = await serve({ server: { token: 'server-token-5678', hooks: { std: { secret, scheme: 'standard' } } } });
-    const body = '{"type":"invoice.paid","id":12345678901234567891}';
+    const body = '{"type":"invoice.paid","id":"in_1234"}';
     const headers = (id: string, at: number, b = body) => ({ ...signatureHeaders(secretKey(secret), id, Math.floor(at / 1000), b) });
     const first = await s.call('POST', '/v1/hooks/std', { body, headers: headers('msg_1', Date.now()) });
     expect(first.status).toBe(201); // no bearer: the signature authenticates the hook

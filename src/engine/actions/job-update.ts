@@ -14,6 +14,7 @@ import type { JobRecord, Store } from '../../store/store.js';
 import type { ApplyEvent } from '../core/moves.js';
 import { toJob, type Job } from '../core/job-view.js';
 import { validatePayload, type PayloadSchema } from '../core/payload-schema.js';
+import { checkRunTime } from '../core/options.js';
 import { checkInteger, rejectUnknownOptions, serializePayload } from '../../lib/validate.js';
 
 export interface JobChanges {
@@ -40,14 +41,10 @@ export function createJobUpdate(deps: {
     if (typeof changes !== 'object' || changes === null) throw new ValidationError('update takes { priority?, runAt?, delay?, payload? }');
     rejectUnknownOptions('update changes', changes, ['priority', 'runAt', 'delay', 'payload']);
     if (Object.keys(changes).length === 0) throw new ValidationError('update: give at least one of priority, runAt, delay, payload');
-    if (changes.runAt !== undefined && changes.delay !== undefined) throw new ValidationError('update: give runAt or delay, not both');
     if (changes.priority !== undefined) checkInteger('update priority', changes.priority, -1_000_000, 1_000_000);
-    let runAt: number | undefined;
-    if (changes.runAt !== undefined) {
-      runAt = changes.runAt instanceof Date ? changes.runAt.getTime() : changes.runAt;
-      if (!Number.isSafeInteger(runAt) || runAt < 0) throw new ValidationError('update runAt must be a valid Date or ms since the epoch');
-    }
-    if (changes.delay !== undefined) runAt = deps.clock.now() + parseDuration('update delay', changes.delay);
+    // The run time by enqueue's rule; the delay may also be written as a duration ('5m').
+    const delay = changes.delay === undefined ? undefined : parseDuration('update delay', changes.delay);
+    const runAt = checkRunTime('update', changes.runAt, delay, deps.clock.now());
     const job = await deps.store.get(id);
     if (!job) throw new JobNotFoundError(id);
     let payload: string | undefined;

@@ -280,17 +280,26 @@ export interface CheckedEnqueue {
   group: string | null;
 }
 
+/**
+ * When a job runs: at `runAt` (a Date or ms since the epoch) or `delay` ms
+ * from `now`, undefined when neither is given. The one rule for every path
+ * that sets a job's run time (`enqueue` and `update`, and the HTTP API and
+ * the CLI through them): bounded by the last instant a Date can hold, so the
+ * job always reads back as a real date (a run time of 1e300 once stored broke
+ * every listing that included it).
+ */
+export function checkRunTime(what: string, runAt: unknown, delay: unknown, now: number): number | undefined {
+  if (delay !== undefined && runAt !== undefined) throw new ValidationError(`${what}: give delay or runAt, not both`);
+  if (delay !== undefined) return Math.round(now + checkNumber(`${what} delay`, delay, 0, MAX_DATE_MS - now));
+  if (runAt === undefined) return undefined;
+  const t = runAt instanceof Date ? runAt.getTime() : runAt;
+  return Math.round(checkNumber(`${what} runAt`, t, 0, MAX_DATE_MS));
+}
+
 export function checkEnqueueOptions(options: EnqueueOptions | undefined, now: number): CheckedEnqueue {
   if (options === undefined) return { key: null, runAt: now, priority: 0, retry: null, timeout: null, unique: null, group: null };
   rejectUnknownOptions('enqueue options', options, ENQUEUE_KEYS);
-  if (options.delay !== undefined && options.runAt !== undefined) throw new ValidationError('enqueue: give delay or runAt, not both');
-  let runAt = now;
-  // Bounded by the last time a Date can hold, so the job reads back as a real date.
-  if (options.delay !== undefined) runAt = now + checkNumber('enqueue delay', options.delay, 0, MAX_DATE_MS - now);
-  if (options.runAt !== undefined) {
-    const t = options.runAt instanceof Date ? options.runAt.getTime() : options.runAt;
-    runAt = checkNumber('enqueue runAt', t, 0, MAX_DATE_MS);
-  }
+  let runAt = checkRunTime('enqueue', options.runAt, options.delay, now) ?? now;
   const guarded = checkUniqueOptions(options, now);
   if (guarded?.runAt !== undefined) runAt = guarded.runAt;
   return {

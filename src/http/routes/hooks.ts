@@ -14,6 +14,7 @@ import { HttpError } from '../errors.js';
 import { signatureMatches } from '../auth.js';
 import { schemas } from '../schemas.js';
 import { JsonText } from '../../lib/json-text.js';
+import { changedNumber } from '../../lib/json-numbers.js';
 import { secretKey, verify } from '../../webhook/standard-webhooks.js';
 
 /** A `whsec_…` secret's key, or a TypeError naming the setting. */
@@ -74,7 +75,7 @@ export function checkHooks(hooks: Record<string, HookOptions>): void {
   }
 }
 
-type RawRequest = FastifyRequest<{ Params: { name: string } }> & { rawBody?: Buffer; bodyText?: string };
+type RawRequest = FastifyRequest<{ Params: { name: string } }> & { rawBody?: Buffer };
 
 /** Decodes UTF-8 strictly: a body that is not UTF-8 is not JSON, and must not be stored changed. */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -143,24 +144,40 @@ function deliveryId(request: FastifyRequest, hook: HookOptions, standardId: stri
   return (hook.keyHeader === undefined ? undefined : headerValue(request, hook.keyHeader)) ?? headerValue(request, 'idempotency-key');
 }
 
+/**
+ * The body as text, once its signature held: UTF-8 (JSON is; a body that is
+ * not is refused, never decoded loosely) and JSON. A hook whose body is
+ * stored as the job's payload also refuses a number JavaScript would change
+ * (1e999, 12345678901234567891), as `POST /v1/jobs` does: the job would
+ * read back, and its handler get, another value. A body forwarded to
+ * `deliverTo` is kept as text and sent on byte for byte, numbers and all.
+ */
+function signedBodyText(raw: Buffer, forwarded: boolean): string {
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw new HttpError(400, 'LJ_ERR_PAYLOAD_NOT_JSON', 'the hook body is not UTF-8: JSON is UTF-8');
+  }
+  if (!forwarded) {
+    const changed = changedNumber(text);
+    if (changed !== null) throw new HttpError(400, 'LJ_ERR_VALIDATION', `the number ${changed.slice(0, 40)} cannot be kept exactly: send it as a string`);
+  }
+  try {
+    JSON.parse(text);
+  } catch (err) {
+    throw new HttpError(400, 'LJ_ERR_PAYLOAD_NOT_JSON', `request body is not valid JSON: ${(err as Error).message}`);
+  }
+  return text;
+}
+
 export function hookRoutes(app: FastifyInstance, queue: Queue, names: HookNames, bodyLimit: number): void {
-  // JSON bodies are kept as received next to the parsed value: the signature is over
-  // the bytes as they came, and the stored body is those bytes (JSON is UTF-8; a body
-  // that is not is refused, after the signature was checked, never decoded loosely).
+  // JSON bodies are read as bytes and left unparsed: the signature is over the bytes as
+  // they came, and nothing of a body is decoded or parsed before its signature held
+  // (a forged megabyte costs a hash, not a parse). The stored body is those bytes.
   const keepRaw = (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
-    const raw = request as RawRequest;
-    raw.rawBody = body as Buffer;
-    try {
-      raw.bodyText = utf8.decode(body as Buffer);
-    } catch {
-      raw.bodyText = undefined; // answered after the signature check: 400
-      return done(null, null);
-    }
-    try {
-      done(null, JSON.parse(raw.bodyText));
-    } catch (err) {
-      done(err as Error, undefined);
-    }
+    (request as RawRequest).rawBody = body as Buffer;
+    done(null, null);
   };
   app.removeContentTypeParser('application/json'); // the parent's, which does not keep the bytes
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, keepRaw);
@@ -170,7 +187,7 @@ export function hookRoutes(app: FastifyInstance, queue: Queue, names: HookNames,
     const { name } = request.params;
     const hook = hookNamed(names, name);
     if (!hook) throw new HttpError(404, 'LJ_ERR_NOT_FOUND', `no hook named "${name}"`);
-    const { rawBody: raw, bodyText } = request as RawRequest;
+    const { rawBody: raw } = request as RawRequest;
     if (raw === undefined) throw new HttpError(415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE', 'send the hook body as application/json');
     let standardId: string | undefined;
     if (hook.secret !== undefined && hook.scheme === 'standard') {
@@ -183,7 +200,7 @@ export function hookRoutes(app: FastifyInstance, queue: Queue, names: HookNames,
         throw new HttpError(401, 'LJ_ERR_BAD_SIGNATURE', `signature in ${hook.signatureHeader ?? 'x-signature'} does not match the body`);
       }
     }
-    if (bodyText === undefined) throw new HttpError(400, 'LJ_ERR_PAYLOAD_NOT_JSON', 'the hook body is not UTF-8: JSON is UTF-8');
+    const bodyText = signedBodyText(raw, hook.deliverTo !== undefined);
     const headers: Record<string, string> = { 'content-type': String(request.headers['content-type']) };
     for (const h of hook.headers ?? []) {
       const value = request.headers[h.toLowerCase()];
@@ -193,7 +210,7 @@ export function hookRoutes(app: FastifyInstance, queue: Queue, names: HookNames,
     const delivery = deliveryId(request, hook, standardId);
     const key = delivery === undefined ? undefined : hookKey(name, delivery);
     const job = hook.job ?? (hook.deliverTo ? 'webhook' : name);
-    // The body as it came: forwarded as is, or stored as is (its numbers keep every digit).
+    // The body as it came: forwarded as is, or stored as is.
     const payload = hook.deliverTo
       ? { url: hook.deliverTo, method: 'POST', headers, body: bodyText }
       : new JsonText(`{"body":${bodyText},"headers":${JSON.stringify(headers)}}`);

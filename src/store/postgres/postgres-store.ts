@@ -127,6 +127,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     },
     transition: async (reqs) => {
       if (reqs.length === 0) return { moved: [], parentMoves: [] };
+      // A job.update's new payload is held to the enqueue's rule: nothing is written if one is refused.
+      for (const t of reqs) if (t.set?.payload !== undefined) checkStorable([{ name: `#${t.id}`, payload: t.set.payload }]);
       const none = () => reqs.map((): ParentMove[] => []);
       // The common batch (distinct jobs, none of them a move another instance waits for, e.g. completions)
       // is one statement: autocommitted on its own, one round trip instead of BEGIN, statement, COMMIT.
