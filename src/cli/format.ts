@@ -42,8 +42,12 @@ export function formatDuration(ms: number): string {
   return rest === 0 ? `${sign}${whole} ${bigName}` : `${sign}${whole} ${bigName} ${rest} ${smallName}`;
 }
 
+/** What a date outside a Date's range reads as (a run time stored before run times were bounded). */
+const NOT_A_DATE = 'not a date';
+
 /** `in 5 s` or `3 m ago` relative to `now`. */
 export function formatRelative(at: Date, now: number): string {
+  if (Number.isNaN(at.getTime())) return NOT_A_DATE;
   const delta = at.getTime() - now;
   if (Math.abs(delta) < 1000) return 'now';
   return delta > 0 ? `in ${formatDuration(delta)}` : `${formatDuration(-delta)} ago`;
@@ -51,6 +55,7 @@ export function formatRelative(at: Date, now: number): string {
 
 /** 2026-11-03 12:00:03.250Z: UTC, to the millisecond, readable. */
 export function formatTime(at: Date): string {
+  if (Number.isNaN(at.getTime())) return NOT_A_DATE;
   return at.toISOString().replace('T', ' ');
 }
 

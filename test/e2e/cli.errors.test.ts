@@ -3,6 +3,7 @@
  * each with one `litejobs: error: …` line on stderr and nothing on stdout;
  * --help exits 0. Usage errors are found before the database is opened.
  */
+import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -98,5 +99,19 @@ describe('litejobs runtime errors', { timeout: CLI_TEST_TIMEOUT }, () => {
     for (let i = 0; i < 3; i++) expect((await runCli(['enqueue', 'email', '{}', '--db', typo])).code).toBe(0);
     const page = await runCli(['jobs', '--limit', '2', '--db', typo]);
     expect(page.stdout).toContain(`next page: litejobs jobs --db ${typo} --limit 2 --after 2`);
+  });
+
+  it('lists and shows a job whose stored run time is past what a Date holds (written before run times were bounded)', async () => {
+    const db = dbPath();
+    for (let i = 0; i < 2; i++) expect((await runCli(['enqueue', 'email', '{}', '--db', db])).code).toBe(0);
+    const raw = new Database(db);
+    raw.prepare('UPDATE jobs SET run_at = 1e300 WHERE id = 1').run();
+    raw.close();
+    const [list, one, json] = await Promise.all([runCli(['jobs', '--state', 'pending', '--db', db]), runCli(['job', '1', '--db', db]), runCli(['job', '1', '--json', '--db', db])]);
+    for (const r of [list, one, json]) expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(list.stdout).toMatch(/^1 +email +pending +0 +not a date /m);
+    expect(list.stdout).toMatch(/^2 +email +pending /m);
+    expect(one.stdout).toMatch(/^ {2}run at +not a date/m);
+    expect(JSON.parse(json.stdout)).toMatchObject({ id: 1, runAt: null });
   });
 });
