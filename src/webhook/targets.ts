@@ -32,10 +32,12 @@ for (const [net, bits] of [
 ] as const) {
   PRIVATE.addSubnet(net, bits, 'ipv4');
 }
-// IPv6: unspecified, loopback and IPv4-compatible (::/96), NAT64 (which reaches IPv4 addresses, private ones too),
-// discard-only, 6to4 (an IPv4 address inside), unique-local, link-local, multicast.
+// IPv6: unspecified, loopback and IPv4-compatible (::/96), IPv4-translated (::ffff:0:0:0/96, SIIT), NAT64 (which
+// reaches IPv4 addresses, private ones too), discard-only, Teredo and 6to4 (an IPv4 address inside), documentation,
+// unique-local, site-local (deprecated, still routed inside some sites), link-local, multicast.
 for (const [net, bits] of [
-  ['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+  ['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2002::', 16], ['2001:db8::', 32],
+  ['fc00::', 7], ['fec0::', 10], ['fe80::', 10], ['ff00::', 8],
 ] as const) {
   PRIVATE.addSubnet(net, bits, 'ipv6');
 }

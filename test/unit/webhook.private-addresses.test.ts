@@ -1,0 +1,35 @@
+/**
+ * The addresses a webhook job refuses unless `allowPrivate`: every IPv4 and
+ * IPv6 range that reaches the operator's own network or this machine, or
+ * that carries an IPv4 address inside an IPv6 one (so a private IPv4 address
+ * cannot be reached by writing it another way). Public addresses pass.
+ */
+import { describe, expect, it } from 'vitest';
+import { isPrivateAddress } from '../../src/webhook/targets.js';
+
+describe('isPrivateAddress', () => {
+  it.each([
+    ['loopback', '127.0.0.1'],
+    ['a private network', '10.1.2.3'],
+    ['the cloud metadata address', '169.254.169.254'],
+    ['IPv6 loopback', '::1'],
+    ['IPv4-mapped, dotted', '::ffff:127.0.0.1'],
+    ['IPv4-mapped, in hex', '::ffff:7f00:1'],
+    ['IPv4-translated (SIIT)', '::ffff:0:7f00:1'],
+    ['IPv4-translated, dotted', '::ffff:0:10.0.0.1'],
+    ['NAT64', '64:ff9b::7f00:1'],
+    ['Teredo', '2001:0:4136:e378:8000:63bf:3fff:fdd2'],
+    ['6to4', '2002:7f00:1::1'],
+    ['IPv6 documentation', '2001:db8::1'],
+    ['unique-local', 'fd12:3456::1'],
+    ['site-local', 'fec0::1'],
+    ['link-local', 'fe80::1'],
+    ['multicast', 'ff02::1'],
+  ])('refuses %s (%s)', (_what, address) => {
+    expect(isPrivateAddress(address)).toBe(true);
+  });
+
+  it.each([['8.8.8.8'], ['::ffff:8.8.8.8'], ['2606:4700:4700::1111'], ['2a00:1450:4001:80b::200e']])('lets a public address through (%s)', (address) => {
+    expect(isPrivateAddress(address)).toBe(false);
+  });
+});
