@@ -7,13 +7,14 @@
  */
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { DatabaseError } from '../errors.js';
+import { DatabaseError, ValidationError } from '../errors.js';
 import type { AnyJobDefinition } from '../engine/core/job-definition.js';
 import { startServer, type RunningServer } from '../http/server.js';
 import type { HookOptions } from '../http/routes/hooks.js';
 import { createQueue, type Queue } from '../queue.js';
 import { isPostgres, queueTarget } from './open-queue.js';
 import { defineWebhookJob } from '../webhook/webhook-job.js';
+import { checkTarget } from '../webhook/targets.js';
 
 export interface ServiceOptions {
   path: string;
@@ -52,6 +53,8 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   const targets = [...Object.values(o.hooks ?? {}).flatMap((h) => (h.deliverTo ? [h.deliverTo] : [])), ...(o.deliverTo ?? [])];
   // A hook's deliverSecret signs what it forwards (Standard Webhooks), for its deliverTo target.
   const signatures = Object.fromEntries(Object.values(o.hooks ?? {}).flatMap((h) => (h.deliverTo && h.deliverSecret ? [[h.deliverTo, h.deliverSecret]] : [])));
+  // A target the job would refuse to send to is a server that cannot deliver: said at start, with the flag that allows it.
+  if (o.allowPrivateTargets !== true) for (const target of targets) refusePrivateTarget(target);
   const webhook = defineWebhookJob({ allowTargets: targets, allowPrivate: o.allowPrivateTargets === true, signatures });
   const jobs = o.jobs.some((job) => job.name === 'webhook') ? [...o.jobs] : [webhook, ...o.jobs];
   // Read-only writes nothing: not even a new, empty file at a mistyped path.
@@ -82,4 +85,19 @@ export async function startService(o: ServiceOptions): Promise<Service> {
     o.logger.info('stopped');
   });
   return { queue, server, closed };
+}
+
+/** Refuses a deliverTo (or --deliver-to) URL on a loopback or private address, naming --allow-private-targets. */
+function refusePrivateTarget(target: string): void {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return; // not a URL: checked, with its own message, where the hooks and targets are read
+  }
+  try {
+    checkTarget(url, undefined, false);
+  } catch {
+    throw new ValidationError(`${url.origin} is a loopback or private address: the webhook job sends there only with --allow-private-targets`);
+  }
 }

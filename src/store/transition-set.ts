@@ -3,6 +3,7 @@
  * stores: each binds the move's values its own way.
  */
 import { readFileSync } from 'node:fs';
+import { JobEventType } from '../../machines/job.machine.js';
 import { fillNames } from './sql-text.js';
 
 /** The values a move writes (TransitionRequest's fields, by their names in the spec). */
@@ -19,3 +20,12 @@ export function transitionSet(bind: (name: TransitionValue) => string): string {
     return bind(name as TransitionValue);
   });
 }
+
+/**
+ * A move that starts the job afresh (`job.rerun`: a completed or cancelled
+ * job run again) also deletes its durable steps, in the same transaction:
+ * the new run does its work again instead of replaying the last run's, and a
+ * webhook delivery gets a new message id. A retry (`job.retry` of a dead job,
+ * an attempt after a failure) keeps them: it carries on where the run stopped.
+ */
+export const startsFreshRun = (event: string): boolean => event === JobEventType.rerun;

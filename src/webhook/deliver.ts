@@ -87,7 +87,7 @@ function requestFailed(target: string, err: unknown): WebhookDeliveryError {
   const why = describe(err);
   // The resolver answered only private addresses (targets.ts): not this job's to reach, now or later.
   if (code === 'LJ_PRIVATE_ADDRESS' || (err instanceof AggregateError && err.errors.some((e) => (e as { code?: unknown }).code === 'LJ_PRIVATE_ADDRESS'))) {
-    return new WebhookDeliveryError('LJ_ERR_UNRECOVERABLE', `${target} cannot be sent: ${why}; allowPrivate lets the job send there`, { cause: err });
+    return new WebhookDeliveryError('LJ_ERR_UNRECOVERABLE', `${target} cannot be sent: ${why}; allowPrivate lets the job send there (litejobs serve --allow-private-targets)`, { cause: err });
   }
   if (typeof code === 'string' && REFUSED_REQUEST_CODES.includes(code)) {
     return new WebhookDeliveryError('LJ_ERR_UNRECOVERABLE', `${target} cannot be sent: ${why}`, { cause: err });

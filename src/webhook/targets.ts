@@ -95,7 +95,7 @@ export function checkTarget(url: URL, allowed: readonly URL[] | undefined, allow
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate && (isPrivateAddress(host) || host === 'localhost' || host.endsWith('.localhost'))) {
-    throw new UnrecoverableError(`webhook target ${url.origin} is a private or loopback address: allowPrivate lets the job send there`);
+    throw new UnrecoverableError(`webhook target ${url.origin} is a private or loopback address: allowPrivate lets the job send there (litejobs serve --allow-private-targets)`);
   }
 }
 

@@ -6,7 +6,8 @@
  */
 import type { Dispatcher } from 'undici';
 import { resolveRetryPolicy, type RetryPolicy } from '../../machines/policy.js';
-import { defineJob, type JobDefinition } from '../engine/core/job-definition.js';
+import { randomBytes } from 'node:crypto';
+import { defineJob, type HandlerContext, type JobDefinition } from '../engine/core/job-definition.js';
 import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } from '../lib/validate.js';
 import { ValidationError } from '../errors.js';
 import { deliver, type WebhookResult } from './deliver.js';
@@ -45,8 +46,8 @@ export interface WebhookJobOptions<N extends string = 'webhook'> {
    * Sign deliveries the Standard Webhooks way (`webhook-id`, `webhook-timestamp`,
    * `webhook-signature`): URL prefix → `whsec_…` secret. A delivery under a
    * prefix is signed with its secret (the longest prefix wins); `webhook-id`
-   * is `msg_<job id>`, the same on every retry, so the receiver can drop
-   * repeats. The secrets live in the process, never in a payload or the store.
+   * is a random `msg_…`, the same on every retry (so the receiver can drop
+   * repeats) and new when the job runs again. The secrets live in the process, never in a payload or the store.
    */
   signatures?: Readonly<Record<string, string>>;
 }
@@ -111,7 +112,7 @@ export function defineWebhookJob<N extends string>(options: WebhookJobOptions<N>
       if (signer) {
         // The signature headers are this job's own: a payload's, in any case, would be sent beside them.
         for (const h of Object.keys(req.headers)) if (/^webhook-(id|timestamp|signature)$/i.test(h)) delete req.headers[h];
-        Object.assign(req.headers, signatureHeaders(signer.key, `msg_${ctx.jobId}`, Math.floor(Date.now() / 1000), req.body ?? ''));
+        Object.assign(req.headers, signatureHeaders(signer.key, await messageId(ctx), Math.floor(Date.now() / 1000), req.body ?? ''));
       }
       // Each connection resolves the name afresh and refuses private answers (a name may point elsewhere by then).
       if (agent === undefined) {
@@ -121,6 +122,17 @@ export function defineWebhookJob<N extends string>(options: WebhookJobOptions<N>
       return deliver(req, { dispatcher: agent, maxBodyExcerpt, maxDelay, signal: ctx.signal, traced: ctx.trace !== undefined });
     },
   });
+}
+
+/**
+ * The delivery's Standard Webhooks `webhook-id`: random (no two servers, nor
+ * a database restored from a backup, hand out the same), and kept as a
+ * durable step, so every retry of the delivery sends the same id and the
+ * receiver can drop repeats. Running the job again (`job.rerun`) starts a
+ * fresh run without its steps: a new message, with a new id.
+ */
+function messageId(ctx: HandlerContext): Promise<string> {
+  return ctx.step('webhook-id', () => `msg_${randomBytes(16).toString('base64url')}`);
 }
 
 function withoutUndefined(policy: RetryPolicy | undefined): RetryPolicy {

@@ -101,6 +101,10 @@ describe('litejobs serve', { timeout: CLI_TEST_TIMEOUT }, () => {
     const secret = `whsec_${Buffer.from('serve-delivery-secret-1').toString('base64')}`;
     const hooks = join(d, 'hooks.json');
     writeFileSync(hooks, JSON.stringify({ pay: { deliverTo: `${rx.origin}/in`, deliverSecret: secret } }));
+    // A deliverTo on this machine, without the flag that allows it: said at start, not by every delivery going to dead.
+    const refused = await startCli(['serve', '--port', '0', '--hooks', hooks, '--db', join(d, 'q.db')]).done;
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(`${rx.origin} is a loopback or private address: the webhook job sends there only with --allow-private-targets`);
     const cli = startCli(['serve', '--port', '0', '--hooks', hooks, '--allow-private-targets', '--db', join(d, 'q.db')]);
     await cli.waitForOutput(/litejobs serving on/);
     const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(cli.stdout())![1]!;

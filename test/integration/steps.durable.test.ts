@@ -63,6 +63,44 @@ describe('ctx.step', () => {
     expect(steps[0]!.at).toBeInstanceOf(Date);
   });
 
+  it('a retry of a dead job carries on from its steps; running a finished job again (job.rerun) starts afresh without them', async () => {
+    let runs = 0;
+    let failShip = true;
+    const q = fx.open({
+      jobs: [
+        defineJob({
+          name: 'order',
+          retry: { ...fast, attempts: 1 },
+          handler: async (_p: unknown, ctx) => {
+            const n = await ctx.step('reserve', () => ++runs);
+            await ctx.step('ship', () => {
+              if (failShip) throw new Error('carrier down');
+              return 'shipped';
+            });
+            return n;
+          },
+        }),
+      ],
+    });
+    const { id } = await q.enqueue('order', {});
+    const dead = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'dead');
+    await q.start();
+    await dead;
+    failShip = false;
+    const completed = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'completed');
+    await q.retry(id);
+    await completed;
+    // The retry replayed `reserve`: one run of it, the same result.
+    expect([runs, (await q.getJob(id)).result]).toEqual([1, 1]);
+    expect((await q.steps(id)).map((s) => [s.name, s.result])).toEqual([['reserve', 1], ['ship', 'shipped']]);
+
+    const again = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'completed');
+    await q.runAgain(id);
+    await again;
+    expect([runs, (await q.getJob(id)).result]).toEqual([2, 2]);
+    expect((await q.steps(id)).map((s) => [s.seq, s.name, s.result])).toEqual([[1, 'reserve', 2], [2, 'ship', 'shipped']]);
+  });
+
   it('round-trips undefined, and returns what JSON keeps on the first run as on a replay', async () => {
     const seen: unknown[] = [];
     const q = fx.open({

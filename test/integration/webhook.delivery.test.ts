@@ -210,9 +210,10 @@ describe('where the webhook job may send', () => {
     expect(() => defineWebhookJob({ allowTargets: ['https://x.example/?q=1'] })).toThrow(/without credentials, query or fragment/);
   });
 
-  it('signs deliveries the Standard Webhooks way under signatures; the message id stays the same across retries', async () => {
+  it('signs deliveries the Standard Webhooks way under signatures; the message id stays the same across retries and is new when the job runs again', async () => {
     const secret = `whsec_${Buffer.from('0123456789abcdef0123').toString('base64')}`;
-    const rx = await http.start((n, _req, res) => res.writeHead(n === 0 ? 500 : 200).end());
+    let signedSeen = 0;
+    const rx = await http.start((_n, req, res) => res.writeHead(req.url === '/signed/a' && signedSeen++ === 0 ? 500 : 200).end());
     const q = fx.open({ jobs: [defineWebhookJob({ retry: fast, allowPrivate: true, signatures: { [`${rx.origin}/signed/`]: secret } })] });
     const [signed, plain] = await q.enqueueMany([
       // Signature headers of the payload's own, in any case, are replaced, not sent beside the job's.
@@ -222,14 +223,22 @@ describe('where the webhook job may send', () => {
     const done = events(q.events$, (e) => e.to === 'completed', 2, 15_000);
     await q.start();
     await done;
+    const again = nextEvent(q.events$, (e) => e.job.id === signed!.id && e.to === 'completed');
+    await q.runAgain(signed!.id);
+    await again;
     const toSigned = rx.received.filter((r) => r.url === '/signed/a');
-    expect(toSigned.length).toBeGreaterThanOrEqual(1);
-    for (const r of toSigned) {
-      expect(verify(secretKey(secret), r.headers, Buffer.from(r.body), Date.now())).toEqual({ ok: true, id: `msg_${signed!.id}` });
-      expect([r.headers['webhook-id'], String(r.headers['webhook-signature']).includes('forged')]).toEqual([`msg_${signed!.id}`, false]);
+    // A failed attempt, its retry, and the run again.
+    expect(toSigned).toHaveLength(3);
+    const ids = toSigned.map((r) => String(r.headers['webhook-id']));
+    for (const [i, r] of toSigned.entries()) {
+      expect(verify(secretKey(secret), r.headers, Buffer.from(r.body), Date.now())).toEqual({ ok: true, id: ids[i] });
+      expect(String(r.headers['webhook-signature']).includes('forged')).toBe(false);
       // Signed over the exact body: another body does not verify.
       expect(verify(secretKey(secret), r.headers, Buffer.from(`${r.body} `), Date.now()).ok).toBe(false);
     }
+    // Random, not the job's id (which another database, or this one restored from a backup, hands out again).
+    for (const id of ids) expect(id).toMatch(/^msg_[A-Za-z0-9_-]{22}$/);
+    expect([ids[1] === ids[0], ids[2] === ids[0]]).toEqual([true, false]);
     expect(rx.received.find((r) => r.url === '/plain')?.headers['webhook-signature']).toBeUndefined();
     expect(plain).toBeDefined();
   });

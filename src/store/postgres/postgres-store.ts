@@ -45,6 +45,7 @@ import { checkSchema } from './sql.js';
 import { statements } from './statements.js';
 import { createPostgresRemoval } from './remove.js';
 import { distinctJobs, transitionBatch, transitionEach, transitionStatements, wakesOthers, type FreedSlotWake } from './transition.js';
+import { startsFreshRun } from '../transition-set.js';
 import { createLeaseTokens } from '../lease-tokens.js';
 import { foldStats } from '../queue-stats.js';
 
@@ -133,9 +134,9 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       // The common batch (distinct jobs, none of them a move another instance waits for, e.g. completions)
       // is one statement: autocommitted on its own, one round trip instead of BEGIN, statement, COMMIT.
       // A flow child's parent is settled in the same transaction, so such a batch takes the long form.
-      if (distinctJobs(reqs) && !reqs.some((t) => (!t.purge && wakesOthers(t.to)) || t.flow)) return { moved: await transitionBatch(db, transitionSql, reqs, freed()), parentMoves: none() };
-      // An update's new fields are written request by request (rare: a caller's queue.update).
-      const oneByOne = !distinctJobs(reqs) || reqs.some((t) => t.set);
+      if (distinctJobs(reqs) && !reqs.some((t) => (!t.purge && wakesOthers(t.to)) || t.flow || startsFreshRun(t.event))) return { moved: await transitionBatch(db, transitionSql, reqs, freed()), parentMoves: none() };
+      // An update's new fields, and a fresh run's cleared steps, are written request by request (rare: a caller's action).
+      const oneByOne = !distinctJobs(reqs) || reqs.some((t) => t.set || startsFreshRun(t.event));
       return db.tx(async (client) => {
         const out = oneByOne ? await transitionEach(client, transitionSql, reqs, history) : await transitionBatch(client, transitionSql, reqs, freed());
         const parentMoves = reqs.some((t) => t.flow) ? await flows.settleParents(client, reqs, out) : none();

@@ -15,7 +15,7 @@
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import type { TransitionRequest } from '../store.js';
 import type { Queryable } from './driver.js';
-import { transitionSet, type TransitionValue } from '../transition-set.js';
+import { startsFreshRun, transitionSet, type TransitionValue } from '../transition-set.js';
 import { statement } from './sql.js';
 
 export interface TransitionStatements {
@@ -102,6 +102,7 @@ export async function transitionEach(client: Queryable, s: TransitionStatements,
     const values = [t.id, t.from, t.token, t.to, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.at, t.uniqueNeed ?? 0, ...cas, t.keepsHold === true];
     const changed = (await client.query(s.move, values)).rowCount === 1;
     if (changed && t.set) await client.query(s.updateFields, [t.id, t.set.payload ?? null, t.set.priority ?? null]);
+    if (changed && startsFreshRun(t.event)) await client.query(s.purgeSteps, [[t.id]]);
     if (changed && history) {
       await client.query(s.history, [t.id, t.from, t.to, t.event, t.candidate ?? null, t.at, t.workerId ?? null, t.token, json(t.error)]);
     }

@@ -7,7 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { TransitionRequest, TransitionResult } from '../store.js';
-import { transitionSet } from '../transition-set.js';
+import { startsFreshRun, transitionSet } from '../transition-set.js';
 import type { SqliteFlows } from './flows.js';
 import { positional } from './positional.js';
 import type { Purge } from './purge.js';
@@ -29,6 +29,7 @@ export function createTransition(db: Database.Database, deps: TransitionDeps): D
     transition: positional(db, sql('transition', { set: transitionSet((name) => `@${name}`) })),
     history: positional(db, sql('insert-history')),
     updateFields: db.prepare(sql('update-fields')),
+    clearSteps: db.prepare(sql('purge-steps')),
   };
 
   return db.transaction((reqs: readonly TransitionRequest[]): TransitionResult => {
@@ -60,6 +61,7 @@ export function createTransition(db: Database.Database, deps: TransitionDeps): D
           at: t.at,
         }).changes === 1;
       if (changed && t.set) s.updateFields.run({ id: t.id, payload: t.set.payload ?? null, priority: t.set.priority ?? null });
+      if (changed && startsFreshRun(t.event)) s.clearSteps.run({ id: t.id });
       if (changed && recordHistory) {
         s.history.run({
           id: t.id,
