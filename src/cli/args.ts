@@ -24,6 +24,7 @@ export const parseInterval = (text: string): number => integer(text, 'the interv
 /** 0: any free port. */
 export const parsePort = (text: string): number => integer(text, 'a port (0: any free port)', 0, 65_535);
 export const parseConcurrency = (text: string): number => integer(text, 'the concurrency', 1, 1000);
+export const parseConnections = (text: string): number => integer(text, 'a number of connections', 1, 1_000_000);
 export const parseSeed = (text: string): number => integer(text, 'a seed', 0, 0xffff_ffff);
 export const parseRate = (text: string): number => integer(text, 'the rate (jobs per second)', 0, 1000);
 /** A bearer token: at least 8 characters (the HTTP plugin's own rule), no whitespace. */

@@ -36,6 +36,9 @@ export interface ServiceOptions {
   deliverTo?: readonly string[];
   /** Let the `webhook` job send to loopback and private addresses. */
   allowPrivateTargets?: boolean;
+  /** Connections at once, in all and from one client address (ServerOptions). */
+  maxConnections?: number;
+  maxConnectionsPerClient?: number;
   logger: Logger;
   /** How long running jobs may take to finish at shutdown. */
   drainMs: number;
@@ -64,7 +67,8 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   const queue = createQueue({ ...queueTarget(o.path), concurrency: o.concurrency, durability: o.durability, logger: o.logger, jobs });
   let server: RunningServer;
   try {
-    server = await startServer({ queue, host: o.host, port: o.port, logger: o.logger, metrics: { processMetrics: true }, readOnly: o.readOnly === true, allowedHosts: o.allowedHosts ?? [], ...(o.openHooks ? { onlyListedHooks: false } : {}), ...(o.token ? { token: o.token } : {}), ...(o.hooks ? { hooks: o.hooks } : {}) });
+    const bounds = { ...(o.maxConnections ? { maxConnections: o.maxConnections } : {}), ...(o.maxConnectionsPerClient ? { maxConnectionsPerClient: o.maxConnectionsPerClient } : {}) };
+    server = await startServer({ ...bounds, queue, host: o.host, port: o.port, logger: o.logger, metrics: { processMetrics: true }, readOnly: o.readOnly === true, allowedHosts: o.allowedHosts ?? [], ...(o.openHooks ? { onlyListedHooks: false } : {}), ...(o.token ? { token: o.token } : {}), ...(o.hooks ? { hooks: o.hooks } : {}) });
   } catch (err) {
     await queue.close();
     throw err;

@@ -2,7 +2,8 @@
  * The standalone server `litejobs serve` runs: the plugin on a fastify
  * instance of its own, bound to loopback unless a token protects it.
  */
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { LitejobsError } from '../errors.js';
@@ -13,6 +14,11 @@ import { SECURITY_HEADERS } from './request-guard.js';
 
 /** How long a whole request may take to arrive, ms (a slow body is cut off after it). */
 export const REQUEST_TIMEOUT_MS = 30_000;
+/** How long a request's headers may take to arrive, ms: a client that dribbles them holds its connection no longer. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** Connections open at once, at most, and from one client address (beyond them a new connection is closed at once). */
+export const MAX_CONNECTIONS = 4096;
+export const MAX_CONNECTIONS_PER_CLIENT = 256;
 
 /** What Node's parser reports before fastify sees a request, as the status, reason and message answered. */
 const CLIENT_ERRORS: Record<string, [number, string, string]> = {
@@ -38,6 +44,17 @@ export interface ServerOptions extends Omit<LitejobsHttpOptions, 'prefix' | 'all
   port?: number;
   /** How long a whole request may take to arrive, ms. Default 30 000. */
   requestTimeout?: number;
+  /** How long a request's headers may take to arrive, ms. Default 10 000 (at most `requestTimeout`). */
+  headersTimeout?: number;
+  /**
+   * Connections open at once, at most (default 4096), and from one client
+   * address (default 256); a connection beyond either is closed at once, so
+   * clients that open connections and dribble on them cannot exhaust the
+   * process. Behind a proxy every connection comes from the proxy's address:
+   * raise the second to the proxy's pool, and bound clients at the proxy.
+   */
+  maxConnections?: number;
+  maxConnectionsPerClient?: number;
   /** Request errors are logged here; requests themselves are not (one line per webhook would swamp it). */
   logger?: Logger;
 }
@@ -59,7 +76,20 @@ const RAW_SECURITY_HEADERS = Object.entries(SECURITY_HEADERS)
   .join('');
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const { host = '127.0.0.1', port = 3000, logger, allowedHosts = [], requestTimeout = REQUEST_TIMEOUT_MS, ...plugin } = options;
+  const {
+    host = '127.0.0.1',
+    port = 3000,
+    logger,
+    allowedHosts = [],
+    requestTimeout = REQUEST_TIMEOUT_MS,
+    headersTimeout = HEADERS_TIMEOUT_MS,
+    maxConnections = MAX_CONNECTIONS,
+    maxConnectionsPerClient = MAX_CONNECTIONS_PER_CLIENT,
+    ...plugin
+  } = options;
+  for (const [name, value] of [['maxConnections', maxConnections], ['maxConnectionsPerClient', maxConnectionsPerClient], ['headersTimeout', headersTimeout]] as const) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`startServer: ${name} must be a whole number ≥ 1`);
+  }
   if (!isLoopback(host) && !plugin.token) {
     throw new LitejobsError('LJ_ERR_UNSAFE_BIND', `refusing to listen on ${host} without a token: set --token or LITEJOBS_TOKEN, or bind 127.0.0.1`);
   }
@@ -72,7 +102,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // A request must arrive whole within this: a client dribbling its body holds a connection no longer.
     // Node looks for such requests every connectionsCheckingInterval (30 s by default): often enough here.
     requestTimeout,
-    serverFactory: (handler) => createServer({ requestTimeout, connectionsCheckingInterval: Math.min(1000, requestTimeout) }, handler),
+    serverFactory: (handler) => {
+      const server = createServer({ requestTimeout, headersTimeout: Math.min(headersTimeout, requestTimeout), connectionsCheckingInterval: Math.min(1000, requestTimeout) }, handler);
+      boundConnections(server, maxConnections, maxConnectionsPerClient);
+      return server;
+    },
     // Errors fastify or Node answer before any route runs get the API's error shape too.
     frameworkErrors: (err, _request, reply) => {
       const { status, body } = toErrorReply(err);
@@ -96,6 +130,26 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const shownHost = host.includes(':') ? `[${host}]` : host;
   hosts = hostsAnswered(shownHost, bound, allowedHosts);
   return { url: `http://${shownHost}:${bound}`, app, close: () => app.close() };
+}
+
+/** Closes at once a connection past the server's bound, or past the bound of its client's address. */
+function boundConnections(server: Server, total: number, perClient: number): void {
+  server.maxConnections = total;
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const client = socket.remoteAddress ?? '';
+    const n = open.get(client) ?? 0;
+    if (n >= perClient) {
+      socket.destroy();
+      return;
+    }
+    open.set(client, n + 1);
+    socket.once('close', () => {
+      const left = (open.get(client) ?? 1) - 1;
+      if (left === 0) open.delete(client);
+      else open.set(client, left);
+    });
+  });
 }
 
 const WILDCARDS = new Set(['0.0.0.0', '[::]', '[::0]', '::']);

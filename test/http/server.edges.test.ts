@@ -69,3 +69,58 @@ describe('the server, before the routes', () => {
     expect((await s.snapshot()).jobs).toBe(0);
   });
 });
+
+/** Opens a connection from `from` (an address of this machine's loopback) and sends the start of a request, never its end. */
+function dribble(url: string, from: string): Promise<{ closed: Promise<number>; socket: import('node:net').Socket }> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const opened = performance.now();
+    const socket = connect({ port: Number(u.port), host: u.hostname, localAddress: from });
+    const closed = new Promise<number>((done) => socket.on('close', () => done(performance.now() - opened)));
+    socket.on('error', () => undefined); // a connection the server closes may reset
+    socket.resume(); // read what the server answers, so its end is seen
+    socket.once('connect', () => {
+      socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+      resolve({ closed, socket });
+    });
+    socket.once('error', reject);
+  });
+}
+
+describe('connections the server holds', () => {
+  it('closes at once a connection past the bound of its client address; other clients, and /healthz from them, still get in', async () => {
+    const s = await serve({ server: { maxConnectionsPerClient: 4 } });
+    const held = await Promise.all(Array.from({ length: 4 }, () => dribble(s.url, '127.0.0.2')));
+    const fifth = await dribble(s.url, '127.0.0.2');
+    await fifth.closed; // closed by the server, no answer
+    for (const h of held) expect(h.socket.destroyed).toBe(false);
+    const other = await rawExchange(s.url, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    expect(other).toMatch(/^HTTP\/1\.1 200 /);
+    // A slot given back is a slot again.
+    held[0]!.socket.destroy();
+    await held[0]!.closed;
+    const again = await dribble(s.url, '127.0.0.2');
+    expect(await Promise.race([again.closed.then(() => 'closed'), new Promise((r) => setTimeout(() => r('open'), 300))])).toBe('open');
+    for (const h of [...held, again]) h.socket.destroy();
+  });
+
+  it('closes at once a connection past the server\'s bound, whatever its client', async () => {
+    const s = await serve({ server: { maxConnections: 3 } });
+    const held = await Promise.all(['127.0.0.2', '127.0.0.3', '127.0.0.4'].map((from) => dribble(s.url, from)));
+    const fourth = await dribble(s.url, '127.0.0.5');
+    await fourth.closed;
+    for (const h of held) h.socket.destroy();
+  });
+
+  it('cuts off a client that dribbles its headers past headersTimeout', async () => {
+    const s = await serve({ server: { headersTimeout: 500, requestTimeout: 5000 } });
+    const slow = await dribble(s.url, '127.0.0.2');
+    const keepAlive = setInterval(() => slow.socket.writable && slow.socket.write('X-A: b\r\n'), 100);
+    try {
+      expect(await slow.closed).toBeLessThan(4000);
+    } finally {
+      clearInterval(keepAlive);
+    }
+    await expect(serve({ server: { maxConnections: 0 } })).rejects.toThrow(/maxConnections must be a whole number/);
+  });
+});

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { pino, type Logger } from 'pino';
 import type { HookOptions } from '../../http/routes/hooks.js';
-import { parseConcurrency, parsePort, parseToken } from '../args.js';
+import { parseConcurrency, parseConnections, parsePort, parseToken } from '../args.js';
 import { document } from '../command-docs.js';
 import { CliFailure, ExitCode } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
@@ -43,6 +43,8 @@ interface ServeFlags {
   openHooks?: boolean;
   deliverTo?: string[];
   allowPrivateTargets?: boolean;
+  maxConnections: number;
+  maxConnectionsPerClient: number;
 }
 
 export function registerServe(program: Command, io: CliIO): void {
@@ -59,6 +61,10 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--allowed-host <host...>', 'Host header values answered besides the bound address, e.g. jobs.example.com (behind a proxy, or bound to 0.0.0.0)')
     .option('--deliver-to <url...>', 'URL prefixes the webhook job may send to besides the hooks\' deliverTo (a job\'s URL must be under one)')
     .option('--allow-private-targets', 'let the webhook job send to loopback and private addresses (refused by default)')
+    .addOption(new Option('--max-connections <n>', 'connections open at once, at most; one more is closed at once').argParser(parseConnections).default(4096))
+    .addOption(
+      new Option('--max-connections-per-client <n>', 'connections open at once from one client address (behind a proxy: the proxy\'s pool)').argParser(parseConnections).default(256),
+    )
     .option('--read-only', 'change nothing: run no jobs and fire no schedules, and over HTTP no actions, no enqueueing, no hooks (the dashboard says so); reads and the dashboard work')
     .addOption(new Option('--durability <mode>', 'normal: a commit survives a crash of the process; full: also of the machine').choices(['normal', 'full']).default('normal'))
     .action(async (flags: ServeFlags, self: Command) => {
@@ -81,6 +87,8 @@ export function registerServe(program: Command, io: CliIO): void {
         openHooks: flags.openHooks === true,
         deliverTo: flags.deliverTo ?? [],
         allowPrivateTargets: flags.allowPrivateTargets === true,
+        maxConnections: flags.maxConnections,
+        maxConnectionsPerClient: flags.maxConnectionsPerClient,
         ...(flags.token ? { token: flags.token } : {}),
         ...(flags.hooks ? { hooks: readHooks(flags.hooks) } : {}),
       });
