@@ -7,6 +7,7 @@ import type { ClaimBatchEvent, ClaimPassEvent, QueueEvent } from './engine/core/
 import type { BufferEvent } from './engine/core/events.js';
 import type { EnqueueItem, FlowJobOf, JobOf, JobTypeMap, UntypedJobs } from './engine/core/job-types.js';
 import type { BatchResult, FlowResult } from './engine/enqueue/flow-api.js';
+import type { OtherNames } from './engine/actions/stats-view.js';
 import type { StepView, Transition } from './engine/core/job-view.js';
 import type { JobLogs, LogsOptions } from './engine/actions/job-logs.js';
 import type { EnqueueItemOptions, EnqueueManyOptions, EnqueueOptions } from './engine/core/options.js';
@@ -21,10 +22,12 @@ import type { BackupProgress, InsertResult, ListFilter, QueueStats, StoreDiagnos
 
 /** `stats()`: the jobs in the store by state and name, what is paused, and this process's stuck runs. */
 export interface QueueStatsView extends QueueStats {
+  /** Present when more names hold jobs than stats lists (`NAMES_LISTED`, besides the queue's own): the rest, summed. */
+  otherNames?: OtherNames;
   /** Handlers in this process told to stop that have not returned after `stuckAfter`. */
   stuck: number;
-  /** Paused by `pause()` in any process sharing the store: the whole queue, or these names. */
-  paused: { all: boolean; names: string[] };
+  /** Paused by `pause()` in any process sharing the store: the whole queue, or these names (`more`: paused names beyond those listed). */
+  paused: { all: boolean; names: string[]; more?: number };
 }
 
 /**

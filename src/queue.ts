@@ -25,6 +25,7 @@ import { createFlowApi } from './engine/enqueue/flow-api.js';
 import { createJobActions } from './engine/actions/job-actions.js';
 import { createJobResults } from './engine/actions/job-results.js';
 import { createWatch } from './engine/actions/watch.js';
+import { boundNames, boundPaused } from './engine/actions/stats-view.js';
 import { createJobUpdate } from './engine/actions/job-update.js';
 import { payloadSchemasOf, validateItems, validatePayload } from './engine/core/payload-schema.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './lib/validate.js';
@@ -231,7 +232,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     async stats() {
       open();
       const { stats, paused } = await inspect.stats();
-      return { ...stats, stuck: consumer?.stuck() ?? 0, paused };
+      return { ...boundNames(stats, jobNames), stuck: consumer?.stuck() ?? 0, paused: boundPaused(paused, jobNames) };
     },
     async retry(id) {
       return send(id, { type: JobEventType.retry });

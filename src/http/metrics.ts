@@ -8,7 +8,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Queue } from '../queue.js';
 import type { StoreDiagnostics } from '../store/store.js';
-import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS, observeQueue, perCollection } from '../metrics/queue-observations.js';
+import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS, OTHER_NAMES, observeQueue, perCollection } from '../metrics/queue-observations.js';
 
 export interface QueueMetrics {
   readonly registry: Registry;
@@ -16,6 +16,7 @@ export interface QueueMetrics {
 }
 
 const PROCESS_PREFIX = 'litejobs_process_';
+
 
 /**
  * Node's process metrics (prom-client's defaults), but for three:
@@ -40,20 +41,22 @@ export function createQueueMetrics(queue: Queue, options: { processMetrics?: boo
 
   new Gauge({
     name: 'litejobs_jobs',
-    help: 'Jobs in the store by state and name (all processes).',
+    help: 'Jobs in the store by state and name (all processes); name="(other)": the names stats does not list, summed.',
     labelNames: ['state', 'name'],
     registers: [registry],
     async collect() {
-      const { byName } = await stats();
+      const { byName, otherNames } = await stats();
       this.reset();
       for (const [name, byState] of Object.entries(byName)) {
         for (const [state, n] of Object.entries(byState)) this.set({ state, name }, n);
       }
+      // Names beyond those stats lists share one series per state: the label set stays bounded.
+      for (const [state, n] of Object.entries(otherNames?.byState ?? {})) this.set({ state, name: OTHER_NAMES }, n);
     },
   });
   new Gauge({
     name: 'litejobs_paused',
-    help: '1 for each paused job name; name="*" when the whole queue is paused.',
+    help: '1 for each paused job name; name="*" when the whole queue is paused; name="(other)": how many paused names are not listed.',
     labelNames: ['name'],
     registers: [registry],
     async collect() {
@@ -61,6 +64,7 @@ export function createQueueMetrics(queue: Queue, options: { processMetrics?: boo
       this.reset();
       if (paused.all) this.set({ name: '*' }, 1);
       for (const name of paused.names) this.set({ name }, 1);
+      if (paused.more) this.set({ name: OTHER_NAMES }, paused.more);
     },
   });
   const storeGauge = (name: string, help: string, pick: (d: StoreDiagnostics) => number) =>

@@ -15,11 +15,11 @@ import type { BatchObservableCallback, Observable } from '@opentelemetry/api';
 import { packageVersion } from '../lib/package-version.js';
 import type { QueueStats, StoreDiagnostics } from '../store/store.js';
 import { metricsApi } from '../telemetry/otel-api.js';
-import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS, observeQueue, type ObservedQueue } from './queue-observations.js';
+import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS, OTHER_NAMES, observeQueue, type ObservedQueue } from './queue-observations.js';
 
 /** What the metrics read of a queue (the Queue satisfies it): its events, and its counts and files at each collection. */
 export interface MeteredQueue extends ObservedQueue {
-  stats(): Promise<QueueStats & { paused: { all: boolean; names: string[] } }>;
+  stats(): Promise<QueueStats & { otherNames?: { byState: Record<string, number> }; paused: { all: boolean; names: string[]; more?: number } }>;
   diagnose(): Promise<StoreDiagnostics>;
 }
 
@@ -43,8 +43,11 @@ export function startOtelMetrics(queue: MeteredQueue, queueName: string): (() =>
     for (const [name, byState] of Object.entries(stats.byName)) {
       for (const [state, n] of Object.entries(byState)) result.observe(jobs, n, { queue: queueName, state, name });
     }
+    // Names beyond those stats lists share one series per state: the attribute set stays bounded.
+    for (const [state, n] of Object.entries(stats.otherNames?.byState ?? {})) result.observe(jobs, n, { queue: queueName, state, name: OTHER_NAMES });
     if (stats.paused.all) result.observe(paused, 1, { queue: queueName, name: '*' });
     for (const name of stats.paused.names) result.observe(paused, 1, { queue: queueName, name });
+    if (stats.paused.more) result.observe(paused, stats.paused.more, { queue: queueName, name: OTHER_NAMES });
     result.observe(wal, diagnostics.walBytes, q);
     result.observe(db, diagnostics.fileBytes, q);
     result.observe(expired, diagnostics.expiredLeases, q);

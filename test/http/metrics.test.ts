@@ -86,6 +86,33 @@ describe('GET /metrics', () => {
     expect({ status: check.status, out: `${check.stdout}${check.stderr}`.trim() }).toEqual({ status: 0, out: '' });
   });
 
+  it('bounds the names it lists: made-up names beyond a hundred are summed as name="(other)" in /v1/stats, /metrics and the pause gauge; the queue\'s own are always listed', async () => {
+    const s = await serve({ queue: { jobs: [defineJob({ name: 'own', handler: () => undefined })] } });
+    await s.queue.enqueue('own', {});
+    const made = Array.from({ length: 150 }, (_, i) => `made-${String(i).padStart(3, '0')}`);
+    // Two jobs each for the first 120, one for the rest: the listed ones are those with the most jobs.
+    await s.queue.enqueueMany(made.flatMap((name, i) => (i < 120 ? [{ name }, { name }] : [{ name }])));
+    for (const name of made.slice(0, 120)) await s.queue.pause(name);
+    const stats = (await s.call('GET', '/v1/stats')).body;
+    const listed = Object.keys(stats.byName);
+    expect(listed).toHaveLength(100);
+    expect(listed).toContain('own');
+    expect(listed.filter((n: string) => n !== 'own').every((n: string) => made.indexOf(n) < 120)).toBe(true);
+    expect(stats.otherNames).toEqual({ names: 51, byState: { pending: 2 * 120 + 30 - 2 * 99 } });
+    expect(stats.total).toBe(1 + 2 * 120 + 30);
+    expect(stats.paused.names).toHaveLength(100);
+    expect(stats.paused.more).toBe(20);
+
+    const res = await fetch(`${s.url}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const jobs = text.split('\n').filter((line) => line.startsWith('litejobs_jobs{'));
+    expect(jobs).toHaveLength(101);
+    expect(jobs).toContain(`litejobs_jobs{state="pending",name="(other)"} ${2 * 120 + 30 - 2 * 99}`);
+    expect(text).toContain('litejobs_paused{name="(other)"} 20');
+    expect(text.split('\n').filter((line) => line.startsWith('litejobs_paused{'))).toHaveLength(101);
+  });
+
   it('is absent with metrics: false', async () => {
     const s = await serve({ server: { metrics: false } });
     const r = await s.call('GET', '/metrics');

@@ -85,11 +85,17 @@ export function renderStats(stats: StatsView): string {
     const paused = stats.paused.names.includes(name) ? ' (paused)' : '';
     return [`${name}${paused}`, ...states.map((s) => String(counts[s] ?? 0)), String(total)];
   });
+  // The names stats does not list (the most made up beyond the queue's own), summed on one row.
+  const other = stats.otherNames;
+  if (other) {
+    const total = Object.values(other.byState).reduce((a, b) => a + b, 0);
+    rows.push([`(${other.names} other names)`, ...states.map((s) => String(other.byState[s] ?? 0)), String(total)]);
+  }
   return `${lines.join('\n')}\n\n${table(['NAME', ...states.map((s) => s.toUpperCase()), 'TOTAL'], rows)}`;
 }
 
 function describePaused(paused: StatsView['paused']): string {
-  const names = [...paused.names].sort().join(', ');
+  const names = [...paused.names].sort().join(', ') + (paused.more ? ` and ${paused.more} more` : '');
   if (paused.all) return names ? `the whole queue (and by name: ${names})` : 'the whole queue';
   return names || 'nothing';
 }
