@@ -27,7 +27,8 @@ export function formatLine(line: string, options: PrettyLinesOptions = {}): stri
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return printable(line);
   const r = record as Record<string, unknown>;
-  const level = typeof r.level === 'number' ? (LEVELS[r.level] ?? String(r.level)) : String(r.level ?? '');
+  // A string level comes from a logged object's own `level` key (pino writes it last): shown escaped like any field.
+  const level = typeof r.level === 'number' ? (LEVELS[r.level] ?? String(r.level)) : printable(String(r.level ?? ''));
   const head = [
     typeof r.time === 'number' ? clock(new Date(r.time)) : '--:--:--',
     options.color && COLORS[level] ? `\x1b[${COLORS[level]}m${level.padEnd(5)}\x1b[0m` : level.padEnd(5),

@@ -2,12 +2,16 @@
  * Numbers a JSON text holds that JavaScript would change: `1e999` becomes
  * Infinity (stored as `null`), `12345678901234567891` becomes
  * `12345678901234567000`. A caller's JSON is refused rather than stored
- * changed without a word; a webhook's body is stored as it came instead
- * (lib/json-text.ts).
+ * changed without a word (a hook body forwarded to `deliverTo` is text, sent
+ * on as it came).
  */
 
-/** A cheap look: only long digit runs and large exponents can change. */
-const MAY_CHANGE = /\d{16,}|[eE][+-]?\d{3,}|\d[.]\d{15,}/;
+/**
+ * A cheap look: a number with more than 15 significant digits (a double keeps
+ * 15 exactly), the dot anywhere among them (`123456789.123456789`), or with
+ * an exponent of three digits, may change; nothing else can.
+ */
+const MAY_CHANGE = /\d[\d.]{15,}|[eE][+-]?\d{3,}/;
 
 /** The decimal value of a JSON number as digits and a power of ten, without leading or trailing zeros: '1.50e2' → '15e1'. */
 function canonical(token: string): string {

@@ -91,7 +91,7 @@ describe('GET /metrics', () => {
     await s.queue.enqueue('own', {});
     const made = Array.from({ length: 150 }, (_, i) => `made-${String(i).padStart(3, '0')}`);
     // Two jobs each for the first 120, one for the rest: the listed ones are those with the most jobs.
-    await s.queue.enqueueMany(made.flatMap((name, i) => (i < 120 ? [{ name }, { name }] : [{ name }])));
+    await s.queue.enqueueMany(made.flatMap((name, i) => (i < 120 ? [{ name, payload: null }, { name, payload: null }] : [{ name, payload: null }])));
     for (const name of made.slice(0, 120)) await s.queue.pause(name);
     const stats = (await s.call('GET', '/v1/stats')).body;
     const listed = Object.keys(stats.byName);

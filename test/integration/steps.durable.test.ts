@@ -338,6 +338,18 @@ describe('ctx.sleep', () => {
     expect((await q.steps(id)).map((s) => s.name)).toEqual(['none']);
   });
 
+  it('refuses a sleep past what a Date holds as enqueue refuses such a delay: the attempt fails, nothing parked or recorded', async () => {
+    const q = fx.open({ jobs: [defineJob({ name: 'far', retry: { attempts: 1 }, handler: async (_p, ctx) => ctx.sleep('nap', 1e300) })] });
+    const { id } = await q.enqueue('far', null);
+    const dead = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'dead');
+    await q.start();
+    await dead;
+    const job = await q.getJob(id);
+    expect(job.lastError).toMatchObject({ name: 'ValidationError', message: expect.stringMatching(/ctx\.sleep\("nap"\) delay must be a number from 0 to/) });
+    expect(await q.steps(id)).toEqual([]);
+    expect((await q.history(id)).some((h) => h.to === 'sleeping')).toBe(false);
+  });
+
   it('fails the attempt with a clear error when the job machine cannot park', async () => {
     // The base machine without its job.sleep edge.
     const base = createJobMachine({ attempts: 1 });

@@ -31,8 +31,10 @@ describe('formatLine', () => {
   it('never writes a control character it was given: message, keys, values and lines that are not records show them escaped', () => {
     const title = '\x1b]0;pwned\x07';
     const clear = '\x1b[2J';
+    expect(formatLine(JSON.stringify({ level: `x${clear}`, msg: 'm' }))).toBe('--:--:-- x\\x1b[2J m');
     const record = { level: 30, time: 0, msg: `job ran ${title}${clear}`, [`k${clear}`]: 1, word: `a${clear}`, spaced: `a b${title}`, err: { message: `boom${clear}`, stack: 'x' }, nested: { t: title } };
     const lines = [formatLine(JSON.stringify(record)), formatLine(`not json ${clear}`), formatLine(`[1,"${clear}"]`)];
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are what it looks for
     for (const line of lines) expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
     expect(lines[0]).toContain('job ran \\x1b]0;pwned\\x07\\x1b[2J');
     expect(lines[0]).toContain('k\\x1b[2J=1');

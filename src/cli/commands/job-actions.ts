@@ -4,7 +4,7 @@ import { parseDuration } from '../../lib/duration.js';
 import { parseDelay, parseJobId, parseJson, parsePriority } from '../args.js';
 import { document } from '../command-docs.js';
 import { CliFailure, ExitCode } from '../exit-codes.js';
-import { formatTime, toJson } from '../format.js';
+import { toJson } from '../format.js';
 import type { CliIO } from '../io.js';
 import { loadJobs } from '../load-handlers.js';
 import { withQueue } from '../open-queue.js';
@@ -113,7 +113,7 @@ export function registerJobActions(program: Command, io: CliIO): void {
       if (flags.delay !== undefined && flags.runAt !== undefined) self.error('give --delay or --run-at, not both', { exitCode: ExitCode.usage, code: 'litejobs.usage' });
       const jobs = flags.handlers === undefined ? [] : await loadJobs(flags.handlers, { declarations: true });
       const job = await withQueue(self, io, (queue) => queue.update(id, changes), jobs);
-      io.stdout.write(flags.json ? toJson(job) : `job ${job.id} (${job.name}) updated: priority ${job.priority}, runs at ${formatTime(job.runAt)}\n`);
+      io.stdout.write(flags.json ? toJson(job) : `job ${job.id} (${job.name}) updated: priority ${job.priority}, runs at ${job.runAt.toISOString()}\n`);
     });
   document(update, { examples: ['litejobs update 42 --priority 10', "litejobs update 42 --delay 1h --payload '{\"to\":\"ada@example.com\"}'"], exitCodes: [NOT_FOUND_OR_ILLEGAL] });
 

@@ -17,6 +17,7 @@
  */
 import { DuplicateStepError, LeaseLostError, LitejobsError, ValidationError } from '../../errors.js';
 import { parseDuration, type Duration } from '../../lib/duration.js';
+import { checkRunTime } from '../core/options.js';
 import type { LeasedJob, StepRecord } from '../../store/store.js';
 import type { AttemptSpan } from '../../telemetry/tracing.js';
 
@@ -80,7 +81,8 @@ export class StepRun {
     const done = (await this.load()).get(name);
     if (done && done.wakeAt === null) throw new ValidationError(`ctx.sleep("${name}"): "${name}" was recorded as a step; steps and sleeps need names of their own`);
     const recorded = done?.wakeAt ?? null;
-    const wakeAt = recorded ?? this.host.now() + ms;
+    // A wake time by enqueue's rule (core/options.ts): one a Date holds, so the sleeping job reads back as one.
+    const wakeAt = recorded ?? checkRunTime(`ctx.sleep("${name}")`, undefined, ms, this.host.now())!;
     // Before anything is stored: a job that cannot park fails with nothing recorded.
     if (wakeAt > this.host.now()) this.assertCanSleep(name);
     if (recorded === null) await this.save({ name, result: null, wakeAt });
