@@ -132,12 +132,32 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   return { url: `http://${shownHost}:${bound}`, app, close: () => app.close() };
 }
 
+/**
+ * Whose connection it is, for the per-client bound: an IPv4 address (written
+ * as IPv6 or not), or an IPv6 address's /64, which one client holds whole
+ * (a client counted by its full address would fill the server from sixteen
+ * of its addresses).
+ */
+export function clientOf(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!address.includes(':')) return address;
+  const [head = '', tail] = address.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (Number.parseInt(g, 16) || 0).toString(16))
+    .join(':')}::/64`;
+}
+
 /** Closes at once a connection past the server's bound, or past the bound of its client's address. */
 function boundConnections(server: Server, total: number, perClient: number): void {
   server.maxConnections = total;
   const open = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
-    const client = socket.remoteAddress ?? '';
+    const client = clientOf(socket.remoteAddress ?? '');
     const n = open.get(client) ?? 0;
     if (n >= perClient) {
       socket.destroy();
