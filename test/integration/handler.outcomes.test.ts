@@ -5,7 +5,8 @@
  * queue closed throw a typed error.
  */
 import { describe, expect, it } from 'vitest';
-import { defineJob, QueueClosedError, type HandlerContext } from '../../src/index.js';
+import { pino } from 'pino';
+import { DatabaseError, defineJob, QueueClosedError, type HandlerContext } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { nextEvent } from '../helpers/wait.js';
 
@@ -39,6 +40,21 @@ describe('handler outcomes', () => {
     await q.start();
     await dead;
     expect((await q.getJob(id)).lastError).toMatchObject({ name: 'WeirdError', message: "(the error's message could not be read)" });
+  });
+
+  it("a store failure in an attempt is kept on the job as its code and a sentence; the detail (the connection, the paths) goes to the worker's log only", async () => {
+    const detail = 'database postgres://app@db.internal:5432/jobs (schema tenant_7): relation "x" does not exist (42P01)';
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const q = fx.open({ logger, jobs: [defineJob({ name: 'db', retry: { attempts: 1 }, handler: () => { throw new DatabaseError('LJ_ERR_DATABASE', detail); } })] });
+    const { id } = await q.enqueue('db', {});
+    const dead = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'dead', 5000);
+    await q.start();
+    await dead;
+    const job = await q.getJob(id);
+    expect(job.lastError).toEqual({ name: 'DatabaseError', code: 'LJ_ERR_DATABASE', message: "the database failed this attempt (LJ_ERR_DATABASE); the worker's log has the detail" });
+    expect(JSON.stringify(await q.history(id))).not.toContain('db.internal');
+    expect(lines.some((line) => line.includes('db.internal') && line.includes('a database failure failed the attempt'))).toBe(true);
   });
 
   it('heartbeat() and progress() after the queue closed throw QueueClosedError, not a raw TypeError', async () => {
