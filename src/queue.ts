@@ -25,7 +25,8 @@ import { createFlowApi } from './engine/enqueue/flow-api.js';
 import { createJobActions } from './engine/actions/job-actions.js';
 import { createJobResults } from './engine/actions/job-results.js';
 import { createWatch } from './engine/actions/watch.js';
-import { boundNames, boundPaused } from './engine/actions/stats-view.js';
+import { boundNames } from './engine/actions/stats-view.js';
+import { pausedView } from './store/paused.js';
 import { createJobUpdate } from './engine/actions/job-update.js';
 import { payloadSchemasOf, validateItems, validatePayload } from './engine/core/payload-schema.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './lib/validate.js';
@@ -232,7 +233,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     async stats() {
       open();
       const { stats, paused } = await inspect.stats();
-      return { ...boundNames(stats, jobNames), stuck: consumer?.stuck() ?? 0, paused: boundPaused(paused, jobNames) };
+      return { ...boundNames(stats, jobNames), stuck: consumer?.stuck() ?? 0, paused: { ...pausedView(paused.names, jobNames), all: paused.all } };
     },
     async retry(id) {
       return send(id, { type: JobEventType.retry });

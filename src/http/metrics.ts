@@ -6,9 +6,10 @@
  * (telemetry/queue-observations.ts, shared with the OpenTelemetry meter).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { OTHER_NAMES } from '../lib/name-bound.js';
 import type { Queue } from '../queue.js';
 import type { StoreDiagnostics } from '../store/store.js';
-import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS, OTHER_NAMES, observeQueue, perCollection } from '../metrics/queue-observations.js';
+import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS, observeQueue, perCollection } from '../metrics/queue-observations.js';
 
 export interface QueueMetrics {
   readonly registry: Registry;

@@ -58,6 +58,8 @@ export interface ChangeFeedOptions {
   clock: Clock;
   logger: Logger;
   stages: readonly FeedStage[];
+  /** The queue's own job names: listed first among paused names (pausedView). */
+  own?: ReadonlySet<string>;
   /** The counts each tick carries. */
   counts(): { total: number; states: Record<string, number>; names: Record<string, Record<string, number>>; seeding?: true };
   intervalMs?: number;
@@ -150,7 +152,7 @@ export function createChangeFeed(o: ChangeFeedOptions): ChangeFeed {
     for (const stage of o.stages) Object.assign(options, stage.readOptions?.(cursor!));
     const batch = await read(cursor, chunkRows, options);
     cursor = batch.cursor;
-    if (batch.paused) paused = pausedView(batch.paused);
+    if (batch.paused) paused = pausedView(batch.paused, o.own);
     for (const stage of o.stages) stage.apply(batch);
     return batch;
   };
@@ -201,7 +203,7 @@ export function createChangeFeed(o: ChangeFeedOptions): ChangeFeed {
     sent = head;
     pending = new Aggregate();
     lastCounts = '';
-    paused = pausedView(batch.paused ?? []);
+    paused = pausedView(batch.paused ?? [], o.own);
     lastPaused = JSON.stringify(paused);
     for (const stage of o.stages) stage.start?.(head);
   };

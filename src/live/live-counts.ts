@@ -19,6 +19,7 @@ import { JobState } from '../../machines/job.machine.js';
 import type { Clock } from '../lib/clock.js';
 import type { ChangeBatch, ChangeCursor, ChangeOptions, IdRange } from '../store/store.js';
 import { nameRecord } from '../lib/name-record.js';
+import { NAMES_LISTED, OTHER_NAMES } from '../lib/name-bound.js';
 
 /** state → name → jobs */
 type Counts = Map<string, Map<string, number>>;
@@ -51,6 +52,8 @@ export interface LiveCounts {
 
 export interface LiveCountsOptions {
   clock: Clock;
+  /** The queue's own job names: always listed by name (the rest are bounded: NAMES_LISTED). */
+  own?: ReadonlySet<string>;
   sliceIds?: number;
   reseedMs?: number;
   onReseed?: (reason: string) => void;
@@ -148,9 +151,12 @@ export function createLiveCounts(o: LiveCountsOptions): LiveCounts {
       for (const [state, byName] of counts) {
         let n = 0;
         const names = nameRecord<number>();
+        const listed = listedNames(byName, o.own);
         for (const [name, c] of byName) {
           n += c;
-          names[name] = c;
+          // A name made up by a caller beyond the bound is summed with the rest: every tick to every page stays small.
+          const as = listed === undefined || listed.has(name) ? name : OTHER_NAMES;
+          names[as] = (names[as] ?? 0) + c;
         }
         if (byName.size === 0) continue;
         view.states[state] = n;
@@ -175,4 +181,12 @@ export function createLiveCounts(o: LiveCountsOptions): LiveCounts {
       asked = undefined;
     },
   };
+}
+
+/** The names of one state listed by name when there are more than NAMES_LISTED: the queue's own, then the most jobs; undefined: all. */
+function listedNames(byName: ReadonlyMap<string, number>, own: ReadonlySet<string> | undefined): ReadonlySet<string> | undefined {
+  if (byName.size <= NAMES_LISTED) return undefined;
+  const mine = [...byName.keys()].filter((name) => own?.has(name));
+  const others = [...byName].filter(([name]) => !own?.has(name)).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  return new Set([...mine, ...others.slice(0, Math.max(0, NAMES_LISTED - mine.length)).map(([name]) => name)]);
 }

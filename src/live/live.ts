@@ -62,6 +62,7 @@ export function createDashboardLive(queue: Queue<any>, options: DashboardLiveOpt
 
   const counts = createLiveCounts({
     clock,
+    own: internalsOf(queue).jobNames,
     sliceIds: options.sliceIds,
     reseedMs: options.reseedMs,
     onReseed: (reason) => logger.debug({ reason }, 'dashboard: counting jobs again'),
@@ -120,6 +121,7 @@ export function createDashboardLive(queue: Queue<any>, options: DashboardLiveOpt
     clock,
     logger,
     stages: [countsStage, seriesStage, workersStage, nameStatsStage],
+    own: internalsOf(queue).jobNames,
     counts: () => counts.view(),
     intervalMs: options.intervalMs,
     chunkRows: options.chunkRows,
@@ -174,7 +176,7 @@ export function createDashboardLive(queue: Queue<any>, options: DashboardLiveOpt
     counts: () =>
       using(async () => {
         await seeded();
-        const paused = pausedView(await store.paused());
+        const paused = pausedView(await store.paused(), internalsOf(queue).jobNames);
         return { at: now(), ...counts.view(), paused };
       }),
     series: () =>
@@ -187,7 +189,7 @@ export function createDashboardLive(queue: Queue<any>, options: DashboardLiveOpt
       using(async () => {
         await seeded();
         await nameStatsRebuilt;
-        const paused = pausedView(await store.paused());
+        const paused = pausedView(await store.paused(), internalsOf(queue).jobNames);
         const c = counts.view();
         const view: OverviewResponse = nameStats.view(c.names, paused);
         if (c.seeding) view.seeding = true;

@@ -12,10 +12,11 @@
  * then (the API has no proxy meter provider to pick one up later).
  */
 import type { BatchObservableCallback, Observable } from '@opentelemetry/api';
+import { OTHER_NAMES } from '../lib/name-bound.js';
 import { packageVersion } from '../lib/package-version.js';
 import type { QueueStats, StoreDiagnostics } from '../store/store.js';
 import { metricsApi } from '../telemetry/otel-api.js';
-import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS, OTHER_NAMES, observeQueue, type ObservedQueue } from './queue-observations.js';
+import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS, observeQueue, type ObservedQueue } from './queue-observations.js';
 
 /** What the metrics read of a queue (the Queue satisfies it): its events, and its counts and files at each collection. */
 export interface MeteredQueue extends ObservedQueue {

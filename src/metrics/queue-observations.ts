@@ -10,9 +10,6 @@ import type { Observable } from 'rxjs';
 import type { ClaimBatchEvent, QueueEvent } from '../engine/core/events.js';
 
 /** What the observations read of a queue: its events and claims (the Queue satisfies it). */
-/** The `name` label of the job names stats does not list, summed (no job name of the HTTP API has parentheses). */
-export const OTHER_NAMES = '(other)';
-
 export interface ObservedQueue {
   readonly events$: Observable<QueueEvent>;
   readonly claims$: Observable<ClaimBatchEvent>;

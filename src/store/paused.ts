@@ -1,6 +1,7 @@
 /** Paused job names, as every store records them (see Store.setPaused). */
 
 /** The name that stands for the whole queue (a job name is never empty). */
+import { NAMES_LISTED } from '../lib/name-bound.js';
 export const WHOLE_QUEUE = '';
 
 /** The names not paused; none when the whole queue is paused. */
@@ -14,9 +15,16 @@ export function withoutPaused(names: readonly string[], paused: readonly string[
 export interface PausedView {
   all: boolean;
   names: string[];
+  /** Paused names beyond those listed (lib/name-bound.ts), when there are more. */
+  more?: number;
 }
 
-export function pausedView(paused: readonly string[]): PausedView {
+/** At most NAMES_LISTED names: `own` (the queue's job names) first, then the others in order. */
+export function pausedView(paused: readonly string[], own?: ReadonlySet<string>): PausedView {
   const names = paused.filter((name) => name !== WHOLE_QUEUE).sort();
-  return { all: names.length < paused.length, names };
+  const all = names.length < paused.length;
+  if (names.length <= NAMES_LISTED) return { all, names };
+  const mine = names.filter((name) => own?.has(name));
+  const listed = [...mine, ...names.filter((name) => !own?.has(name)).slice(0, Math.max(0, NAMES_LISTED - mine.length))].sort();
+  return { all, names: listed, more: names.length - listed.length };
 }

@@ -183,3 +183,32 @@ describe('read-only', () => {
     expect((await s.call('GET', '/v1/dashboard/jobs?state=dead')).body.jobs.map((j: { id: number }) => j.id)).toEqual(ids);
   });
 });
+
+describe('made-up names', () => {
+  it('the live counts, the names list and the paused names are bounded: the queue\'s own always, then the most jobs, the rest summed as (other)', async () => {
+    const s = await serve({ queue: { jobs: [defineJob({ name: 'own', handler: () => undefined })] } });
+    await s.queue.enqueue('own', {});
+    const made = Array.from({ length: 150 }, (_, i) => `made-${String(i).padStart(3, '0')}`);
+    await s.queue.enqueueMany(made.flatMap((name, i) => (i < 120 ? [{ name, payload: null }, { name, payload: null }] : [{ name, payload: null }])));
+    for (const name of made.slice(0, 110)) await s.queue.pause(name);
+    await s.queue.pause('own');
+    let counts = (await s.call('GET', '/v1/dashboard/counts')).body;
+    for (const end = Date.now() + 10_000; (counts.seeding || counts.total < 271) && Date.now() < end; ) {
+      await new Promise((r) => setTimeout(r, 50));
+      counts = (await s.call('GET', '/v1/dashboard/counts')).body;
+    }
+    expect(counts.total).toBe(271);
+    const pending = counts.names.pending as Record<string, number>;
+    expect(Object.keys(pending)).toHaveLength(101);
+    expect(pending.own).toBe(1);
+    expect(pending['(other)']).toBe(271 - 1 - 2 * 99);
+    expect(Object.values(pending).reduce((a, b) => a + b, 0)).toBe(271);
+    const dashboard = (await s.call('GET', '/v1/dashboard')).body;
+    expect(dashboard.names).toContain('own');
+    expect(dashboard.names).not.toContain('(other)');
+    expect(dashboard.names.length).toBeLessThanOrEqual(101);
+    expect(dashboard.paused.names).toHaveLength(100);
+    expect(dashboard.paused.names).toContain('own');
+    expect(dashboard.paused.more).toBe(11);
+  });
+});

@@ -7,10 +7,8 @@
  * others, the ones with the most jobs, up to `NAMES_LISTED` names in all; the
  * rest are summed in `otherNames`.
  */
+import { NAMES_LISTED } from '../../lib/name-bound.js';
 import type { QueueStats } from '../../store/store.js';
-
-/** Names listed by stats, at most (besides the queue's own, when it has more). */
-export const NAMES_LISTED = 100;
 
 /** The names stats does not list, summed: how many, and their jobs by state. */
 export interface OtherNames {
@@ -40,11 +38,3 @@ export function boundNames(stats: QueueStats, own: ReadonlySet<string>, max = NA
   return { ...stats, byName, otherNames };
 }
 
-/** The paused names, bounded the same way: the queue's own, then others in order up to `max`; `more` counts the rest. */
-export function boundPaused(paused: { all: boolean; names: string[] }, own: ReadonlySet<string>, max = NAMES_LISTED): { all: boolean; names: string[]; more?: number } {
-  if (paused.names.length <= max) return paused;
-  const mine = paused.names.filter((name) => own.has(name));
-  const others = paused.names.filter((name) => !own.has(name)).sort();
-  const listed = [...mine, ...others.slice(0, Math.max(0, max - mine.length))].sort();
-  return { all: paused.all, names: listed, more: paused.names.length - listed.length };
-}

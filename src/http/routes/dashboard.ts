@@ -4,6 +4,7 @@
  * counts, series, workers and the event stream are in dashboard-live.ts; the
  * bulk actions sit with the other job routes (jobs.ts).
  */
+import { OTHER_NAMES } from '../../lib/name-bound.js';
 import type { FastifyInstance } from 'fastify';
 import { dashboardGraphs, type DashboardGraph } from '../../live/graphs.js';
 import type { DashboardLive } from '../../live/live.js';
@@ -51,7 +52,8 @@ export function dashboardRoutes(app: FastifyInstance, queue: Queue, options: Das
       throw err;
     });
     const [charts, counts] = await Promise.all([graphs, live.counts()]);
-    const stored = Object.values(counts.names).flatMap((byName) => Object.keys(byName));
+    // The names the counts list (bounded: lib/name-bound.ts), never the sum of the rest.
+    const stored = Object.values(counts.names).flatMap((byName) => Object.keys(byName)).filter((name) => name !== OTHER_NAMES);
     const names = new Set([...definitions.keys(), ...stored]);
     return {
       readOnly: options.readOnly,
