@@ -239,9 +239,6 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
         if (timer !== undefined) clock.clearTimeout(timer);
         run.returned = true;
       }
-      if (outcome.kind === 'failed' && outcome.databaseError !== undefined) {
-        logger.warn({ err: outcome.databaseError, jobId: job.id, workerId }, 'a database failure failed the attempt');
-      }
       // The outcome is written while the run still holds its lease, then the run ends.
       // The worker moves on while the outcome waits for its group commit; past the backlog bound it waits.
       const recorded = recordOutcome(run, outcome, ctx?.sleepRequest).finally(() => end(run));

@@ -17,8 +17,7 @@ export type AbortReason = 'shutdown' | 'cancel' | 'lease';
 
 export type Outcome =
   | { kind: 'completed'; result: string | undefined }
-  /** `databaseError`: the store's own failure, whose detail goes to the worker's log and never onto the job (toErrorInfo). */
-  | { kind: 'failed'; error: ErrorInfo; databaseError?: unknown }
+  | { kind: 'failed'; error: ErrorInfo }
   /** Stopped by shutdown (release, no attempt spent), cancel or a lost lease (nothing to write). */
   | { kind: 'aborted'; reason: AbortReason }
   /** Never called: a rate-limited job past its start deadline when its thread got to it (release, no attempt spent). */
@@ -41,25 +40,9 @@ function read(target: object, key: string): unknown {
   }
 }
 
-/** A failure of litejobs' own store (a step or sleep the handler awaited could not be written, say). */
-function isDatabaseFailure(err: unknown): boolean {
-  const code = err instanceof Error ? read(err, 'code') : undefined;
-  return typeof code === 'string' && code.startsWith('LJ_ERR_DATABASE');
-}
-
-/**
- * Turns anything thrown into the JSON-safe ErrorInfo the machine reasons about.
- * A failure of the store is kept as its code and one sentence: its message
- * names the file or the connection (user, host, database, schema) and its
- * stack the install's paths, and a job's error is read by anyone who may read
- * the job (the HTTP API, the page). The worker logs it whole (executor.ts).
- */
+/** Turns anything thrown into the JSON-safe ErrorInfo the machine reasons about. */
 export function toErrorInfo(err: unknown): ErrorInfo {
   if (!(err instanceof Error)) return { name: 'NonError', message: safeString(err) };
-  if (isDatabaseFailure(err)) {
-    const code = read(err, 'code') as string;
-    return { name: 'DatabaseError', code, message: `the database failed this attempt (${code}); the worker's log has the detail` };
-  }
   const name = read(err, 'name');
   const message = read(err, 'message');
   const info: ErrorInfo = {
@@ -107,7 +90,20 @@ function safeString(value: unknown): string {
   }
 }
 
-const failed = (err: unknown): Outcome => ({ kind: 'failed', error: toErrorInfo(err), ...(isDatabaseFailure(err) ? { databaseError: err } : {}) });
+const failed = (err: unknown): Outcome => ({ kind: 'failed', error: toErrorInfo(err) });
+
+/**
+ * What a failed attempt keeps on the job of an error: a failure of the store
+ * (a step or sleep the handler awaited could not be written, say) as its code
+ * and one sentence. Its message names the file or the connection (user,
+ * host, database, schema) and its stack the install's paths, and a job's
+ * error is read by anyone who may read the job (the HTTP API, the page); the
+ * worker logs it whole (record-outcome.ts).
+ */
+export function storedError(error: ErrorInfo): ErrorInfo {
+  if (!error.code?.startsWith('LJ_ERR_DATABASE')) return error;
+  return { name: 'DatabaseError', code: error.code, message: `the database failed this attempt (${error.code}); the worker's log has the detail` };
+}
 
 function completed(result: unknown): Outcome {
   try {
