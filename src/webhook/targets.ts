@@ -33,11 +33,12 @@ for (const [net, bits] of [
   PRIVATE.addSubnet(net, bits, 'ipv4');
 }
 // IPv6: unspecified, loopback and IPv4-compatible (::/96), IPv4-translated (::ffff:0:0:0/96, SIIT), NAT64 (which
-// reaches IPv4 addresses, private ones too), discard-only, Teredo and 6to4 (an IPv4 address inside), documentation,
-// unique-local, site-local (deprecated, still routed inside some sites), link-local, multicast.
+// reaches IPv4 addresses, private ones too), discard-only, Teredo and 6to4 (an IPv4 address inside), benchmarking,
+// ORCHID, documentation (2001:db8::/32, 3fff::/20), SRv6 segment ids, unique-local, site-local (deprecated, still
+// routed inside some sites), link-local, multicast.
 for (const [net, bits] of [
-  ['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2002::', 16], ['2001:db8::', 32],
-  ['fc00::', 7], ['fec0::', 10], ['fe80::', 10], ['ff00::', 8],
+  ['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2002::', 16], ['2001:2::', 48],
+  ['2001:10::', 28], ['2001:db8::', 32], ['3fff::', 20], ['5f00::', 16], ['fc00::', 7], ['fec0::', 10], ['fe80::', 10], ['ff00::', 8],
 ] as const) {
   PRIVATE.addSubnet(net, bits, 'ipv6');
 }
@@ -93,7 +94,8 @@ export function checkTarget(url: URL, allowed: readonly URL[] | undefined, allow
   if (allowed && !allowed.some((prefix) => isUnder(url, prefix))) {
     throw new UnrecoverableError(`webhook target ${url.origin}${url.pathname} is not one this job may send to (allowTargets)`);
   }
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // A fully qualified name (`localhost.`) is the same name.
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
   if (!allowPrivate && (isPrivateAddress(host) || host === 'localhost' || host.endsWith('.localhost'))) {
     throw new UnrecoverableError(`webhook target ${url.origin} is a private or loopback address: allowPrivate lets the job send there (litejobs serve --allow-private-targets)`);
   }

@@ -5,7 +5,7 @@
  * cannot be reached by writing it another way). Public addresses pass.
  */
 import { describe, expect, it } from 'vitest';
-import { isPrivateAddress } from '../../src/webhook/targets.js';
+import { checkTarget, isPrivateAddress } from '../../src/webhook/targets.js';
 
 describe('isPrivateAddress', () => {
   it.each([
@@ -21,6 +21,10 @@ describe('isPrivateAddress', () => {
     ['Teredo', '2001:0:4136:e378:8000:63bf:3fff:fdd2'],
     ['6to4', '2002:7f00:1::1'],
     ['IPv6 documentation', '2001:db8::1'],
+    ['IPv6 documentation (2024)', '3fff::1'],
+    ['benchmarking', '2001:2::1'],
+    ['ORCHID', '2001:10::1'],
+    ['SRv6 segment ids', '5f00::1'],
     ['unique-local', 'fd12:3456::1'],
     ['site-local', 'fec0::1'],
     ['link-local', 'fe80::1'],
@@ -31,5 +35,10 @@ describe('isPrivateAddress', () => {
 
   it.each([['8.8.8.8'], ['::ffff:8.8.8.8'], ['2606:4700:4700::1111'], ['2a00:1450:4001:80b::200e']])('lets a public address through (%s)', (address) => {
     expect(isPrivateAddress(address)).toBe(false);
+  });
+
+  it('refuses localhost written as a fully qualified name, as it refuses localhost', () => {
+    for (const url of ['http://localhost./x', 'http://api.localhost./x', 'http://localhost/x']) expect(() => checkTarget(new URL(url), undefined, false)).toThrow(/private or loopback/);
+    expect(() => checkTarget(new URL('http://example.com./x'), undefined, false)).not.toThrow();
   });
 });
