@@ -19,7 +19,7 @@ import { JobState } from '../../machines/job.machine.js';
 import type { Clock } from '../lib/clock.js';
 import type { ChangeBatch, ChangeCursor, ChangeOptions, IdRange } from '../store/store.js';
 import { nameRecord } from '../lib/name-record.js';
-import { NAMES_LISTED, OTHER_NAMES } from '../lib/name-bound.js';
+import { listedNames, OTHER_NAMES } from '../lib/name-bound.js';
 
 /** state → name → jobs */
 type Counts = Map<string, Map<string, number>>;
@@ -183,10 +183,3 @@ export function createLiveCounts(o: LiveCountsOptions): LiveCounts {
   };
 }
 
-/** The names of one state listed by name when there are more than NAMES_LISTED: the queue's own, then the most jobs; undefined: all. */
-function listedNames(byName: ReadonlyMap<string, number>, own: ReadonlySet<string> | undefined): ReadonlySet<string> | undefined {
-  if (byName.size <= NAMES_LISTED) return undefined;
-  const mine = [...byName.keys()].filter((name) => own?.has(name));
-  const others = [...byName].filter(([name]) => !own?.has(name)).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  return new Set([...mine, ...others.slice(0, Math.max(0, NAMES_LISTED - mine.length)).map(([name]) => name)]);
-}

@@ -1,7 +1,7 @@
 /** Paused job names, as every store records them (see Store.setPaused). */
 
 /** The name that stands for the whole queue (a job name is never empty). */
-import { NAMES_LISTED } from '../lib/name-bound.js';
+import { listedNames } from '../lib/name-bound.js';
 export const WHOLE_QUEUE = '';
 
 /** The names not paused; none when the whole queue is paused. */
@@ -23,8 +23,7 @@ export interface PausedView {
 export function pausedView(paused: readonly string[], own?: ReadonlySet<string>): PausedView {
   const names = paused.filter((name) => name !== WHOLE_QUEUE).sort();
   const all = names.length < paused.length;
-  if (names.length <= NAMES_LISTED) return { all, names };
-  const mine = names.filter((name) => own?.has(name));
-  const listed = [...mine, ...names.filter((name) => !own?.has(name)).slice(0, Math.max(0, NAMES_LISTED - mine.length))].sort();
-  return { all, names: listed, more: names.length - listed.length };
+  const listed = listedNames(new Map(names.map((name) => [name, 0])), own);
+  if (listed === undefined) return { all, names };
+  return { all, names: names.filter((name) => listed.has(name)), more: names.length - listed.size };
 }

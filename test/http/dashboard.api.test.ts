@@ -5,6 +5,7 @@ import { createQuarantineMachine } from '../../machines/examples/quarantine.mach
 import { litejobsHttp } from '../../src/http/index.js';
 import { createQueue, defineJob, UnrecoverableError } from '../../src/index.js';
 import { useServers } from '../helpers/http-server.js';
+import { MADE_UP_JOBS, makeUpNames } from '../helpers/made-up-names.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
 import { events } from '../helpers/wait.js';
@@ -187,22 +188,20 @@ describe('read-only', () => {
 describe('made-up names', () => {
   it('the live counts, the names list and the paused names are bounded: the queue\'s own always, then the most jobs, the rest summed as (other)', async () => {
     const s = await serve({ queue: { jobs: [defineJob({ name: 'own', handler: () => undefined })] } });
-    await s.queue.enqueue('own', {});
-    const made = Array.from({ length: 150 }, (_, i) => `made-${String(i).padStart(3, '0')}`);
-    await s.queue.enqueueMany(made.flatMap((name, i) => (i < 120 ? [{ name, payload: null }, { name, payload: null }] : [{ name, payload: null }])));
+    const made = await makeUpNames(s.queue);
     for (const name of made.slice(0, 110)) await s.queue.pause(name);
     await s.queue.pause('own');
     let counts = (await s.call('GET', '/v1/dashboard/counts')).body;
-    for (const end = Date.now() + 10_000; (counts.seeding || counts.total < 271) && Date.now() < end; ) {
+    for (const end = Date.now() + 10_000; (counts.seeding || counts.total < MADE_UP_JOBS) && Date.now() < end; ) {
       await new Promise((r) => setTimeout(r, 50));
       counts = (await s.call('GET', '/v1/dashboard/counts')).body;
     }
-    expect(counts.total).toBe(271);
+    expect(counts.total).toBe(MADE_UP_JOBS);
     const pending = counts.names.pending as Record<string, number>;
     expect(Object.keys(pending)).toHaveLength(101);
     expect(pending.own).toBe(1);
-    expect(pending['(other)']).toBe(271 - 1 - 2 * 99);
-    expect(Object.values(pending).reduce((a, b) => a + b, 0)).toBe(271);
+    expect(pending['(other)']).toBe(MADE_UP_JOBS - 1 - 2 * 99);
+    expect(Object.values(pending).reduce((a, b) => a + b, 0)).toBe(MADE_UP_JOBS);
     const dashboard = (await s.call('GET', '/v1/dashboard')).body;
     expect(dashboard.names).toContain('own');
     expect(dashboard.names).not.toContain('(other)');

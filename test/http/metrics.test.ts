@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { defineJob } from '../../src/index.js';
 import { useServers } from '../helpers/http-server.js';
+import { makeUpNames } from '../helpers/made-up-names.js';
 import { TEST_STORE } from '../helpers/queue-fixture.js';
 import { events } from '../helpers/wait.js';
 
@@ -88,10 +89,7 @@ describe('GET /metrics', () => {
 
   it('bounds the names it lists: made-up names beyond a hundred are summed as name="(other)" in /v1/stats, /metrics and the pause gauge; the queue\'s own are always listed', async () => {
     const s = await serve({ queue: { jobs: [defineJob({ name: 'own', handler: () => undefined })] } });
-    await s.queue.enqueue('own', {});
-    const made = Array.from({ length: 150 }, (_, i) => `made-${String(i).padStart(3, '0')}`);
-    // Two jobs each for the first 120, one for the rest: the listed ones are those with the most jobs.
-    await s.queue.enqueueMany(made.flatMap((name, i) => (i < 120 ? [{ name, payload: null }, { name, payload: null }] : [{ name, payload: null }])));
+    const made = await makeUpNames(s.queue);
     for (const name of made.slice(0, 120)) await s.queue.pause(name);
     const stats = (await s.call('GET', '/v1/stats')).body;
     const listed = Object.keys(stats.byName);
