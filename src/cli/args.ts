@@ -6,7 +6,7 @@
 import { InvalidArgumentError } from 'commander';
 import { LitejobsError } from '../errors.js';
 import { parseDuration } from '../lib/duration.js';
-import { changedNumber } from '../lib/json-numbers.js';
+import { changedNumber, numberNotKept } from '../lib/json-numbers.js';
 
 function integer(text: string, what: string, min: number, max: number): number {
   const n = /^[+-]?\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
@@ -38,7 +38,7 @@ export const parseReserve = (text: string): number => integer(text, 'the number 
 /** The payload: any JSON value whose numbers survive as JavaScript numbers. */
 export function parseJson(text: string): unknown {
   const changed = changedNumber(text);
-  if (changed !== null) throw new InvalidArgumentError(`the number ${changed.slice(0, 40)} cannot be kept exactly: write it as a string.`);
+  if (changed !== null) throw new InvalidArgumentError(`${numberNotKept(changed)}: write it as a string.`);
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {

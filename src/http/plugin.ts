@@ -14,7 +14,7 @@ import { bearerCheck } from './auth.js';
 import { HttpError, toErrorReply } from './errors.js';
 import { guardRequests } from './request-guard.js';
 import { createLargeBodyGate } from './large-body-gate.js';
-import { changedNumber } from '../lib/json-numbers.js';
+import { changedNumber, numberNotKept } from '../lib/json-numbers.js';
 import { createQueueMetrics } from './metrics.js';
 import { controlRoutes } from './routes/control.js';
 import { scheduleRoutes } from './routes/schedules.js';
@@ -119,7 +119,7 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
     if (body === '') return done(null, {});
     // A number JavaScript would change (1e999, 12345678901234567891) is refused, not stored changed.
     const changed = changedNumber(body as string);
-    if (changed !== null) return done(new HttpError(400, 'LJ_ERR_VALIDATION', `the number ${changed.slice(0, 40)} cannot be kept exactly: send it as a string`));
+    if (changed !== null) return done(new HttpError(400, 'LJ_ERR_VALIDATION', `${numberNotKept(changed)}: send it as a string`));
     parseJson(request, body as string, done);
   });
   // No text a database keeps holds a NUL (PostgreSQL's cannot), so none is asked about: a query or path value with one is

@@ -49,3 +49,6 @@ export function changedNumber(text: string): string | null {
   }
   return null;
 }
+
+/** What a refusal of such a number says, the same from the API, a hook and the CLI (each adds what to do). */
+export const numberNotKept = (token: string): string => `the number ${token.slice(0, 40)} cannot be kept exactly`;

@@ -14,7 +14,7 @@ import { HttpError } from '../errors.js';
 import { signatureMatches } from '../auth.js';
 import { schemas } from '../schemas.js';
 import { JsonText } from '../../lib/json-text.js';
-import { changedNumber } from '../../lib/json-numbers.js';
+import { changedNumber, numberNotKept } from '../../lib/json-numbers.js';
 import { secretKey, verify } from '../../webhook/standard-webhooks.js';
 
 /** A `whsec_…` secret's key, or a TypeError naming the setting. */
@@ -161,7 +161,7 @@ function signedBodyText(raw: Buffer, forwarded: boolean): string {
   }
   if (!forwarded) {
     const changed = changedNumber(text);
-    if (changed !== null) throw new HttpError(400, 'LJ_ERR_VALIDATION', `the number ${changed.slice(0, 40)} cannot be kept exactly: send it as a string`);
+    if (changed !== null) throw new HttpError(400, 'LJ_ERR_VALIDATION', `${numberNotKept(changed)}: send it as a string`);
   }
   try {
     JSON.parse(text);
