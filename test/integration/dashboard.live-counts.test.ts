@@ -188,7 +188,9 @@ describe('series rebuilt from the history at start', () => {
     const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
     const deadline = Date.now() + 10_000;
     let series = await live.series();
-    while ((sum(series.throughput.completed) < 5 || sum(series.throughput.failed) < 2) && Date.now() < deadline) {
+    // The backlog's last point comes from the live counts, which may still be seeding when the history is read: waited for too.
+    const backlogIn = () => series.backlog.names.ok?.at(-1) === 1 && series.backlog.names.later?.at(-1) === 1;
+    while ((sum(series.throughput.completed) < 5 || sum(series.throughput.failed) < 2 || !backlogIn()) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       series = await live.series();
     }
