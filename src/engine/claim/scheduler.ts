@@ -115,7 +115,12 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
 
   const due$ = dueAt$.pipe(
     switchMap((at) => (at === null ? EMPTY : clockTimer(deps.clock, at - deps.clock.now()))),
-    tap(() => (armedAt = null)),
+    tap(() => {
+      armedAt = null;
+      // Its time came: look for due jobs now. A pass that promoted before it and then
+      // found no free slot never read the next due time again (promoteAt stayed at infinity).
+      promoteAt = Math.min(promoteAt, deps.clock.now());
+    }),
   );
   const idle$ = idleDelay$.pipe(switchMap((ms) => clockTimer(deps.clock, ms)));
   // The store's hints wake only a loop that ran out of jobs (set by the pass):
@@ -136,6 +141,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const runPass = async (): Promise<void> => {
     let claimed = 0;
     let free = 0;
+    let promotedAt = Number.NEGATIVE_INFINITY; // the time of this pass's last promotion
     try {
       // Go round while triggers keep arriving: exhaustMap drops them during a pass.
       while (dirty && !stopped) {
@@ -146,6 +152,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
           if (now >= promoteAt) {
             promoteAt = Number.POSITIVE_INFINITY;
             await deps.promoteDue(now);
+            promotedAt = now;
           }
           free = deps.freeSlots();
           if (free === 0) break; // freed$ starts the next pass
@@ -157,12 +164,15 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
           } else drained = true;
         }
         if (drained && !stopped) {
-          // Nothing more is ready: sleep until the next due job (one already due
-          // but not yet promoted is retried a moment later, never spun on).
+          // Nothing more is ready: sleep until the next due job. One already due that
+          // this pass has not promoted since its time came is promoted now (an earlier
+          // promotion, then a pass that found every slot busy, never read its time);
+          // one still due after that is retried a moment later, never spun on.
           const now = deps.clock.now();
           const at = await deps.nextDueAt();
           if (at !== null) promoteAt = Math.min(promoteAt, at);
-          arm(at === null ? null : Math.max(at, now + 1));
+          if (at !== null && at <= now && promotedAt < at) dirty = true;
+          else arm(at === null ? null : Math.max(at, now + 1));
           outOfJobs$.next(true);
         }
       }
