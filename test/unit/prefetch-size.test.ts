@@ -92,10 +92,21 @@ describe('the buffer past its horizon', () => {
     expect(size.target()).toBe(MAX_ADAPTIVE);
     size.claimed(1, 1000); // a claim of long jobs at that size
     expect(size.overflow(600, 1010)).toBe(0); // not a horizon old yet
+    expect(size.overflow(600, 1090)).toBe(0); // nor PACE_MIN_MS: a pace over less is noise
     size.took();
     size.took(); // 2 taken in 200 ms: 0.01 jobs/ms, nothing to keep past the floor (8)
     expect(size.overflow(600, 1200)).toBe(600 - 8);
     expect(size.target()).toBe(8);
+  });
+
+  it('hands back nothing for a stall of tens of ms after a claim (a group commit, a GC pause) in a drain of quick jobs', () => {
+    const size = createPrefetchSize(16, undefined, 0);
+    run(size, 0, 200, 30, 5); // a drain: 30 jobs/ms, claims of 5 ms (a 20 ms horizon)
+    const at = 200;
+    size.claimed(5, at);
+    for (let i = 0; i < 200; i++) size.took(); // then the takes stop for a while: 200 in 47 ms reads as 4 jobs/ms
+    expect(size.overflow(786, at + 47)).toBe(0);
+    expect(size.overflowCheckMs()).toBeGreaterThanOrEqual(100);
   });
 
   it('hands back nothing while the workers keep their pace, or the buffer is within twice what they reach', () => {

@@ -192,8 +192,8 @@ export function createClaimBuffer(o: ClaimBufferOptions): ClaimBuffer {
         for (const job of result.jobs) waiting.push(job);
         refillArmed = waiting.length > lowWater();
         if (overflowCheck !== undefined) clock.clearTimeout(overflowCheck);
-        // Its jobs still waiting two horizons on are looked at, even while every worker is busy.
-        overflowCheck = result.jobs.length > 0 ? clock.setTimeout(handBackOverflow, 2 * prefetch.horizonMs()) : undefined;
+        // Its jobs still waiting a while on are looked at, even while every worker is busy.
+        overflowCheck = result.jobs.length > 0 ? clock.setTimeout(handBackOverflow, prefetch.overflowCheckMs()) : undefined;
         o.signal({ type: 'buffer:claimed', at: new Date(now), asked, got: result.jobs.length, starved, heldBack: result.heldBack ?? null });
       });
       // A claim that committed before a pause of this process was written.

@@ -44,6 +44,15 @@ const MAX_HORIZON_MS = 100;
 const CLAIMS_AHEAD = 4;
 /** Rate samples span at least this long, so a burst of quick claims is not read as the rate. */
 const SAMPLE_MS = 20;
+/**
+ * The pace behind a hand-back is measured over at least this long. Over one
+ * short horizon it is noise: the group commit of a few hundred outcomes, or
+ * a GC pause, stops every take for tens of ms, and each job handed back costs
+ * a write and a claim again (a drain of no-op jobs handed back and claimed
+ * again a good share of its jobs). Long jobs still go back within a fraction
+ * of one of their runs.
+ */
+const PACE_MIN_MS = 100;
 
 export interface PrefetchSize {
   /** The buffer's size now. */
@@ -56,11 +65,13 @@ export interface PrefetchSize {
   claimed(ms: number, now: number, starved?: boolean): void;
   /** How long the buffer's work lasts, ms: four claims' time, 20 to 100. */
   horizonMs(): number;
+  /** How long after a claim its jobs still waiting are looked at (`overflow`) even while no worker takes one, ms. */
+  overflowCheckMs(): number;
   /**
    * How many of the `buffered` jobs to hand back at `now`: those beyond what
    * the workers get through within the horizon at the pace they took jobs
    * since the last claim, once the buffer holds over twice that. None until
-   * the last claim is a horizon old, nor down to the floor; the size shrinks
+   * the last claim is a horizon (and PACE_MIN_MS) old, nor down to the floor; the size shrinks
    * to what is kept. Jobs that turned
    * slow after quick ones (a burst of long jobs claimed at the quick ones'
    * rate) would otherwise wait in one process while others sit idle.
@@ -69,7 +80,9 @@ export interface PrefetchSize {
 }
 
 export function createPrefetchSize(concurrency: number, fixed: number | undefined, now: number, grouped = false): PrefetchSize {
-  if (fixed !== undefined) return { target: () => fixed, max: fixed, took() {}, claimed() {}, horizonMs: () => MAX_HORIZON_MS, overflow: () => 0 };
+  if (fixed !== undefined) {
+    return { target: () => fixed, max: fixed, took() {}, claimed() {}, horizonMs: () => MAX_HORIZON_MS, overflowCheckMs: () => 2 * MAX_HORIZON_MS, overflow: () => 0 };
+  }
   const floor = 4 * concurrency;
   const max = Math.max(floor, grouped ? MAX_GROUPED_PER_WORKER * concurrency : MAX_ADAPTIVE);
   let size = floor;
@@ -91,9 +104,10 @@ export function createPrefetchSize(concurrency: number, fixed: number | undefine
       takenSinceClaim++;
     },
     horizonMs: () => horizon,
+    overflowCheckMs: () => Math.max(2 * horizon, PACE_MIN_MS),
     overflow(buffered, at) {
       const elapsed = at - lastClaimAt;
-      if (elapsed < horizon || buffered <= floor) return 0;
+      if (elapsed < Math.max(horizon, PACE_MIN_MS) || buffered <= floor) return 0;
       const keep = Math.max(floor, Math.ceil((takenSinceClaim / elapsed) * horizon));
       // Only past twice what is kept: a pace a little below the claim's costs no hand-back (each one is a write).
       if (buffered <= 2 * keep) return 0;
