@@ -204,12 +204,13 @@ export function createClaimBuffer(o: ClaimBufferOptions): ClaimBuffer {
       return changing(() => {
         for (;;) {
           // A job whose previous run is still alive here waits for it (its lease is renewed meanwhile).
-          const i = waiting.findIndex((job) => !o.isRunning(job.id));
+          const i = waiting.length > 0 && !o.isRunning(waiting[0]!.id) ? 0 : waiting.findIndex((job) => !o.isRunning(job.id));
           if (i < 0) {
             if (inFlight && waiting.length === 0) ranDry = true;
             return undefined;
           }
-          const [job] = waiting.splice(i, 1) as [LeasedJob];
+          // The oldest, nearly always: shift() drops it in place, where splice() copies the array's rest.
+          const job = (i === 0 ? waiting.shift() : waiting.splice(i, 1)[0]) as LeasedJob;
           if (refillArmed && waiting.length <= lowWater()) {
             refillArmed = false;
             hungry.next(); // refill before the workers run dry
