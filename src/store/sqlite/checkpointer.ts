@@ -3,8 +3,8 @@
  *
  * A checkpoint copies every page changed since the last one and syncs the
  * file; run by SQLite's auto-checkpoint, it lands on whichever commit crosses
- * the threshold, on the thread that claims and completes jobs (measured ~10%
- * of a drain's time). Here a connection on another thread runs PASSIVE
+ * the threshold, on the thread that claims and completes jobs (a share of a
+ * drain's time one can see in its profile). Here a connection on another thread runs PASSIVE
  * checkpoints, which never block readers or writers, while the store's own
  * connection keeps a higher auto-checkpoint threshold only as a bound on the
  * WAL for when this thread falls behind or is gone.
@@ -14,8 +14,8 @@
  * time. It starts `startAfterMs` after the first store opened (a command
  * that opens a file, reads or writes a little and closes, as most CLI
  * commands do, never starts it: the store's close would otherwise wait for
- * the thread to boot, open the file and close it again, ~50 ms of CPU and
- * ~90 ms of a command's ~440 ms on this machine), and ends a moment after the
+ * the thread to boot, open the file and close it again, a good part of a
+ * short command's time), and ends a moment after the
  * last one closed. Meanwhile the connection's auto-checkpoint threshold
  * bounds the WAL. The pace comes from each store's clock: a checkpoint is
  * asked for every `minMs`, backing off to `maxMs` while the WAL does not grow.
