@@ -28,6 +28,7 @@ import { createNewJob } from './enqueue/new-job.js';
 import { createApplyEvent } from './move/apply-event.js';
 import { createCommit } from './move/commit.js';
 import { createHoldRelease } from './move/run-holds.js';
+import { toLoggedError } from './run/job-runner.js';
 
 /** The engine as the facade holds it: with the reads and controls only the facade makes. */
 export interface FacadeEngine extends Engine {
@@ -54,9 +55,9 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
     if (e.type === 'run:stuck') {
       logger.error({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, workerId: e.workerId, reason: e.reason }, 'handler has not returned after it was told to stop; its run keeps its slot and lease');
     } else if (e.to === JobState.dead) {
-      logger.error({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, err: e.error }, 'job is dead');
+      logger.error({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, err: e.error && toLoggedError(e.error) }, 'job is dead');
     } else if (e.to === JobState.failed) {
-      logger.warn({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, err: e.error, runAt: e.runAt }, 'attempt failed; will retry');
+      logger.warn({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, err: e.error && toLoggedError(e.error), runAt: e.runAt }, 'attempt failed; will retry');
     } else if (debug) {
       logger.debug({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, workerId: e.workerId, from: e.from, to: e.to, event: e.event }, `job ${e.from ?? 'new'} → ${e.to}`);
     }

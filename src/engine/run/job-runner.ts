@@ -66,6 +66,21 @@ export function toErrorInfo(err: unknown): ErrorInfo {
   return info;
 }
 
+/**
+ * A stored error as pino's `err` serializer reads one: an Error of a class
+ * named as the error (the log's `type`), with its message, stack and what
+ * else was kept (code, status…). The stored plain object would be logged as
+ * `"type":"Object"`.
+ */
+export function toLoggedError(info: ErrorInfo): Error {
+  const Named = { [info.name]: class extends Error {} }[info.name]!;
+  const err = new Named(info.message);
+  const { name, message: _message, stack, ...rest } = info;
+  err.name = name;
+  err.stack = stack ?? `${name}: ${info.message}`;
+  return Object.assign(err, rest);
+}
+
 /** Copies the HTTP response an error carries (`status`, `headers`, `body`), bounded in size. */
 function keepResponse(err: Error, info: ErrorInfo): void {
   const status = read(err, 'status');

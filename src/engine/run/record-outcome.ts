@@ -13,7 +13,7 @@ import type { AttemptSpan } from '../../telemetry/tracing.js';
 import type { ApplyResult } from '../core/moves.js';
 import type { SleepSignal } from './durable-steps.js';
 import type { WorkerEngine } from '../core/engine.js';
-import { storedError, toErrorInfo, type Outcome } from './job-runner.js';
+import { storedError, toErrorInfo, toLoggedError, type Outcome } from './job-runner.js';
 import type { LogBuffer, LogWriter } from './log-buffer.js';
 
 /** What recording an outcome reads of a run. */
@@ -110,7 +110,7 @@ export function createOutcomeRecorder(engine: WorkerEngine, o: OutcomeRecorderOp
         span?.end({ event: JobEventType.release, ...(r.accepted && r.committed ? { to: r.to, runAt: r.runAt } : {}), rateLimited: outcome.error.rateLimited });
       } else if (outcome.kind === 'failed') {
         const error = storedError(outcome.error);
-        if (error !== outcome.error) logger.warn({ err: outcome.error, jobId: job.id, workerId }, 'a database failure failed the attempt');
+        if (error !== outcome.error) logger.warn({ err: toLoggedError(outcome.error), jobId: job.id, workerId }, 'a database failure failed the attempt');
         traced(JobEventType.fail, await apply(job, { type: JobEventType.fail, error, random: Math.random() }, extra), error);
       } else if (outcome.kind === 'late') {
         // Its start deadline passed before a thread called its handler: back to pending, unstarted (rate-starts.ts).

@@ -33,7 +33,35 @@ function wrap(err: unknown, path: string): DatabaseError {
   if (code.startsWith('SQLITE_READONLY')) {
     return new DatabaseError('LJ_ERR_DATABASE_READONLY', `database ${path} is read-only`, { cause: err });
   }
+  const native = nativeModuleFailure(err);
+  if (native) return new DatabaseError('LJ_ERR_DATABASE_OPEN', `cannot open database ${path}: ${native}`, { cause: err });
   return new DatabaseError('LJ_ERR_DATABASE_OPEN', `cannot open database ${path}: ${(err as Error).message}`, { cause: err });
+}
+
+const REBUILD = 'run `npm rebuild better-sqlite3` with the Node.js that runs litejobs';
+
+/**
+ * SQLite's native module (better-sqlite3) loads on the first open. When it
+ * cannot (built for another Node.js, after the runtime changed under an
+ * install; never built, its install script skipped), Node's own message
+ * names neither the package nor the fix: say both, on one line.
+ */
+export function nativeModuleFailure(err: unknown): string | undefined {
+  const message = String((err as { message?: unknown })?.message ?? '');
+  const versions = /NODE_MODULE_VERSION (\d+)\.\s+This version of Node\.js requires\s+NODE_MODULE_VERSION (\d+)/.exec(message);
+  if (versions) {
+    return (
+      `better-sqlite3's native module was built for another Node.js (module version ${versions[1]}; ` +
+      `Node.js ${process.versions.node} needs ${versions[2]}): ${REBUILD}, or reinstall (npm ci)`
+    );
+  }
+  if (/Could not locate the bindings file/.test(message)) {
+    return `better-sqlite3's native module was never built (its install script did not run: npm may skip install scripts it was not told to allow): ${REBUILD}`;
+  }
+  if ((err as { code?: string })?.code === 'ERR_DLOPEN_FAILED') {
+    return `better-sqlite3's native module cannot be loaded (${message.split('\n')[0]}): ${REBUILD}`;
+  }
+  return undefined;
 }
 
 export function openDatabase(options: OpenOptions): Database.Database {
