@@ -57,12 +57,16 @@ export const demoJobs: AnyJobDefinition[] = [
   defineJob({
     name: 'import-orders',
     retry,
-    handler: async ({ batch }: { batch: number }) => {
+    handler: async ({ batch }: { batch: number }, { log }) => {
+      // Its lines are kept with the job: the dashboard's job page and `litejobs job <id> --logs` show them.
+      log.info({ batch, upstream: 'orders.example.com' }, 'fetching order batch');
       // Dead on its first run in this process, fine once retried: a job to retry from the dashboard.
       if (!retriedImports.has(batch)) {
         retriedImports.add(batch);
+        log.warn({ batch, status: 422 }, 'upstream rejected the batch: not retrying on its own');
         throw new UnrecoverableError(`upstream rejected order batch ${batch} (retry it: litejobs retry, or the dashboard)`);
       }
+      log.info({ batch, imported: 25 }, 'imported order batch');
       return { imported: 25, batch };
     },
   }),

@@ -87,6 +87,14 @@ describe('litejobs demo (npm start)', () => {
     const schedules = (await (await fetch(`${demo.api}/v1/schedules`)).json()) as { schedules: Array<{ name: string; cron: string }> };
     expect(schedules.schedules.map((x) => [x.name, x.cron])).toEqual([[SCHEDULED, '*/30 * * * * *']]);
     expect(s.byName['import-orders']).toEqual({ dead: 1 });
+    // The dead job says what happened in its own log lines (the dashboard's job page shows them).
+    const dead = (await (await fetch(`${demo.api}/v1/jobs?state=dead`)).json()) as { jobs: Array<{ id: number; name: string }> };
+    const imported = dead.jobs.find((j) => j.name === 'import-orders')!;
+    const logs = (await (await fetch(`${demo.api}/v1/jobs/${imported.id}/logs`)).json()) as { lines: Array<{ level: string; message: string; attempt: number }> };
+    expect(logs.lines.map((l) => [l.level, l.message, l.attempt])).toEqual([
+      ['info', 'fetching order batch', 1],
+      ['warn', 'upstream rejected the batch: not retrying on its own', 1],
+    ]);
     const receiver = (await (await fetch(demo.receiver)).json()) as { ok: number; failed: number; limited: number };
     expect(receiver.ok).toBe(13); // the 12 deliveries and the hook, each taken once
     expect(receiver.failed + receiver.limited).toBeGreaterThan(0); // the seed makes it fail some
