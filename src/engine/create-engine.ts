@@ -51,13 +51,17 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
   const debug = logger.isLevelEnabled('debug');
   const wantsEvents = () => debug || events.observed;
 
-  const announce = (e: QueueEvent): void => {
+  const announce = (e: QueueEvent, attemptsBefore?: number): void => {
     if (e.type === 'run:stuck') {
       logger.error({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, workerId: e.workerId, reason: e.reason }, 'handler has not returned after it was told to stop; its run keeps its slot and lease');
     } else if (e.to === JobState.dead) {
       logger.error({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, err: e.error && toLoggedError(e.error) }, 'job is dead');
     } else if (e.to === JobState.failed) {
-      logger.warn({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, err: e.error && toLoggedError(e.error), runAt: e.runAt }, 'attempt failed; will retry');
+      // The attempt that ran; one the machine gave back (a retry-later the handler asked for) does not count.
+      const ran = Math.max(e.attempts, attemptsBefore ?? e.attempts);
+      const fields = { jobId: e.job.id, job: e.job.name, attempt: ran, err: e.error && toLoggedError(e.error), runAt: e.runAt };
+      if (ran > e.attempts) logger.warn({ ...fields, attemptsSpent: e.attempts }, 'attempt asked to run again later; not counted against its attempts');
+      else logger.warn(fields, 'attempt failed; will retry');
     } else if (debug) {
       logger.debug({ jobId: e.job.id, job: e.job.name, attempt: e.attempts, workerId: e.workerId, from: e.from, to: e.to, event: e.event }, `job ${e.from ?? 'new'} → ${e.to}`);
     }
@@ -71,7 +75,7 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
     if (n.from === registry.claimRule.to && left.observed) left.next();
     if (n.runAt !== undefined && definitions.has(n.job.name)) ready.next({ at: n.runAt, promote: n.to !== claimable });
     if (n.to === JobState.failed || n.to === JobState.dead || wantsEvents()) {
-      announce(transitionEvent(n.job, n.from, n.to, n.event, n.at, n.attempts, n));
+      announce(transitionEvent(n.job, n.from, n.to, n.event, n.at, n.attempts, n), n.attemptsBefore);
     }
   };
 

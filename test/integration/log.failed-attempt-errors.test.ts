@@ -2,11 +2,13 @@
  * A failed attempt and a dead job are logged with the handler's error as
  * pino's `err` serializer shows an Error: its class as `type` (not
  * "Object", what a stored plain error would give), its message, stack and code.
+ * An attempt the machine does not count (the handler asked to run again
+ * later) says so, with the number of the attempt that ran.
  */
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { expect, it } from 'vitest';
-import { defineJob } from '../../src/index.js';
+import { defineJob, RetryLaterError } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { nextEvent, waitFor } from '../helpers/wait.js';
 
@@ -20,7 +22,7 @@ class PaymentDeclined extends Error {
   }
 }
 
-it('logs the error of a failed attempt and of a dead job with its class, message, stack and code', async () => {
+function capture() {
   const lines: Array<Record<string, unknown>> = [];
   const out = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -28,8 +30,13 @@ it('logs the error of a failed attempt and of a dead job with its class, message
       done();
     },
   });
+  return { lines, logger: pino({ level: 'warn' }, out) };
+}
+
+it('logs the error of a failed attempt and of a dead job with its class, message, stack and code', async () => {
+  const { lines, logger } = capture();
   const q = fx.open({
-    logger: pino({ level: 'warn' }, out),
+    logger,
     jobs: [
       defineJob({
         name: 'charge',
@@ -50,4 +57,33 @@ it('logs the error of a failed attempt and of a dead job with its class, message
     expect(line?.err, msg).toMatchObject({ type: 'PaymentDeclined', name: 'PaymentDeclined', message: 'the card was declined', code: 'CARD_DECLINED' });
     expect((line!.err as { stack: string }).stack).toMatch(/^PaymentDeclined: the card was declined\n\s+at /);
   }
+});
+
+it('an attempt that asked to run again later is logged as not counted, with the attempt that ran', async () => {
+  const { lines, logger } = capture();
+  let runs = 0;
+  const q = fx.open({
+    logger,
+    jobs: [
+      defineJob({
+        name: 'poll',
+        retry: { attempts: 3, backoff: { type: 'fixed', delay: 0 } },
+        handler: () => {
+          if (++runs === 1) throw new RetryLaterError(0, 'not ready yet');
+          if (runs === 2) throw new Error('flaky');
+          return 'ok';
+        },
+      }),
+    ],
+  });
+  const { id } = await q.enqueue('poll', null);
+  const done = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'completed');
+  await q.start();
+  await done;
+  await waitFor(() => lines.filter((l) => (l.msg as string).startsWith('attempt')).length === 2);
+  const [later, failed] = lines.filter((l) => (l.msg as string).startsWith('attempt'));
+  expect(later).toMatchObject({ msg: 'attempt asked to run again later; not counted against its attempts', attempt: 1, attemptsSpent: 0, err: { message: 'not ready yet' } });
+  // The next run is attempt 1 again: the first was given back.
+  expect(failed).toMatchObject({ msg: 'attempt failed; will retry', attempt: 1, err: { message: 'flaky' } });
+  expect(failed).not.toHaveProperty('attemptsSpent');
 });

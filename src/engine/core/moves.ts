@@ -23,6 +23,8 @@ export interface TransitionNotice {
   event: string;
   at: number;
   attempts: number;
+  /** The attempts spent before the move: a run's own attempt number when the move ends it (a failed attempt the machine did not count leaves `attempts` below it). */
+  attemptsBefore?: number;
   workerId?: string;
   error?: ErrorInfo | null;
   runAt?: number;

@@ -87,7 +87,7 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
     }
     const { committed, parentMoves } = await deps.commit(request, extra?.retryUnavailable === true);
     if (committed) {
-      const notice: TransitionNotice = { job: { id: job.id, name: job.name }, from: job.state, to: step.state, event: event.type, at, attempts: cols.attempts, error };
+      const notice: TransitionNotice = { job: { id: job.id, name: job.name }, from: job.state, to: step.state, event: event.type, at, attempts: cols.attempts, attemptsBefore: job.attempts, error };
       if (extra?.workerId) notice.workerId = extra.workerId;
       if (runAt !== undefined) notice.runAt = runAt;
       deps.onTransition(notice);
