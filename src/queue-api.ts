@@ -5,7 +5,7 @@
 import type { Observable } from 'rxjs';
 import type { ClaimBatchEvent, ClaimPassEvent, QueueEvent } from './engine/core/events.js';
 import type { BufferEvent } from './engine/core/events.js';
-import type { EnqueueItem, FlowJobOf, JobOf, JobTypeMap, UntypedJobs } from './engine/core/job-types.js';
+import type { EnqueueItem, FlowJobOf, JobOf, JobTypeMap, ResultOf, UntypedJobs } from './engine/core/job-types.js';
 import type { BatchResult, FlowResult } from './engine/enqueue/flow-api.js';
 import type { OtherNames } from './engine/actions/stats-view.js';
 import type { StepView, Transition } from './engine/core/job-view.js';
@@ -141,11 +141,16 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
    * signal's reason when `signal` aborts, `JobNotFoundError` when there is no
    * such job (or it was deleted, as retention 0 does when it finishes).
    *
+   * Given `{ id, name }`, a typed queue resolves with that job's result
+   * type (and refuses a job of another name with `ValidationError`); given
+   * the id alone, with any of the queue's result types.
+   *
    * @example
    * const { id } = await queue.enqueue('render', { page: 1 });
-   * const pdf = await queue.result(id, { timeout: 30_000 });
+   * const pdf = await queue.result({ id, name: 'render' }, { timeout: 30_000 });
    */
-  result<R = unknown>(id: number, options?: ResultOptions): Promise<R>;
+  result<N extends keyof M & string>(job: { id: number; name: N }, options?: ResultOptions): Promise<M[N]['result']>;
+  result<R = ResultOf<M>>(id: number, options?: ResultOptions): Promise<R>;
   /**
    * Every job's changes (creations and transitions), made by any process
    * sharing the store, in order, from the store's history: of these `names`,

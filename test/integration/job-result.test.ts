@@ -24,6 +24,19 @@ describe('queue.result', () => {
     await expect(waiter.result(id)).resolves.toEqual({ pages: 6 });
   });
 
+  it('takes { id, name }: the result of that job; a job of another name is refused, and nothing else is taken', async () => {
+    const render = defineJob({ name: 'render', handler: async ({ page }: { page: number }) => ({ pages: page * 2 }) });
+    const q = fx.open({ jobs: [render, defineJob({ name: 'other', handler: () => 'x' })] });
+    const job = await q.enqueue('render', { page: 4 });
+    await q.start();
+    const out = await q.result({ id: job.id, name: 'render' });
+    expect(out).toEqual({ pages: 8 });
+    await expect(q.result({ id: job.id, name: 'other' })).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION', message: `result: job ${job.id} is a "render" job, not "other"` });
+    await expect(q.result({ id: 0, name: 'render' })).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
+    await expect(q.result({ id: job.id, name: 5 } as never)).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION', message: 'result: the job name must be a string' });
+    await expect(q.result({ id: 999_999, name: 'render' })).rejects.toBeInstanceOf(JobNotFoundError);
+  });
+
   it('rejects with JobFailedError for a job that ends dead or cancelled, with its state and last error', async () => {
     const waiter = fx.open({ clock: still() });
     const { id: bad } = await waiter.enqueue('bad', {});

@@ -73,6 +73,19 @@ export async function getJobNarrowsByName() {
   }
 }
 
+// types queue.result by the job's name, or as any of the queue's results from the id alone
+export async function resultByName() {
+  const queue = typed();
+  expectTypeOf(queue.result({ id: 1, name: 'resize-image' })).toEqualTypeOf<Promise<{ width: number }>>();
+  expectTypeOf(queue.result({ id: 2, name: 'send-welcome' }, { timeout: 1000 })).toEqualTypeOf<Promise<{ sent: boolean }>>();
+  expectTypeOf(queue.result(3)).toEqualTypeOf<Promise<{ width: number } | { sent: boolean }>>();
+  expectTypeOf(queue.result<string>(3)).toEqualTypeOf<Promise<string>>();
+  // @ts-expect-error a name the queue does not have
+  void queue.result({ id: 1, name: 'resize' });
+  // An untyped queue: unknown, as before.
+  expectTypeOf(createQueue({ path: ':memory:' }).result(1)).toEqualTypeOf<Promise<unknown>>();
+}
+
 // types a producer from declarations, without handlers
 export function producerFromDeclarations() {
   const producer = () => createQueue({ path: ':memory:', jobs: [declareJob<Resize, { width: number }, 'resize-image'>('resize-image')] });

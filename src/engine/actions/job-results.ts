@@ -79,9 +79,12 @@ export function createJobResults(deps: { store: Store; clock: Clock; registry: M
   return {
     /** Reads every waited-for job now (after the queue closed: each waiter learns it at once). */
     wake: everyWaiter,
-    async result(id: number, options: ResultOptions = {}): Promise<unknown> {
+    /** `job`: the id, or `{ id, name }` (the name types the result; a job of another name is refused). */
+    async result(job: number | { id: number; name?: string }, options: ResultOptions = {}): Promise<unknown> {
       deps.open();
+      const { id, name } = typeof job === 'object' && job !== null ? job : { id: job, name: undefined };
       checkInteger('job id', id, 1);
+      if (name !== undefined && typeof name !== 'string') throw new ValidationError('result: the job name must be a string');
       rejectUnknownOptions('result options', options, ['timeout', 'signal']);
       if (options.timeout !== undefined) checkInteger('result timeout', options.timeout, 0);
       const { signal } = options;
@@ -115,6 +118,9 @@ export function createJobResults(deps: { store: Store; clock: Clock; registry: M
                 again = false;
                 const job = await store.get(id);
                 if (!job) return end(() => reject(new JobNotFoundError(id)));
+                if (name !== undefined && job.name !== name) {
+                  return end(() => reject(new ValidationError(`result: job ${id} is a "${job.name}" job, not "${name}"`)));
+                }
                 const o = outcome(job);
                 if (o) return end(() => (o.ok ? resolve(o.value) : reject(o.error)));
               } while (again && !done);

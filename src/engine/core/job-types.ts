@@ -29,6 +29,9 @@ export type JobMapOf<Jobs extends readonly AnyJob[]> = [Jobs[number]] extends [n
     ? UntypedJobs // a name typed as `string` says nothing about which names exist
     : { [J in Jobs[number] as J['name']]: TypesOf<J> };
 
+/** Any of the queue's results: what `result(id)` resolves with when only the id is known. */
+export type ResultOf<M extends JobTypeMap> = M[keyof M & string]['result'];
+
 /** A job as `getJob` returns it: one member per name, so checking `job.name` narrows payload and result. */
 export type JobOf<M extends JobTypeMap> = { [N in keyof M & string]: Job<M[N]['payload'], M[N]['result']> & { name: N } }[keyof M & string];
 
