@@ -119,8 +119,9 @@ export class InvalidTransitionError extends LitejobsError {
   readonly jobId: number;
   readonly state: string;
   readonly event: string;
-  constructor(jobId: number, state: string, event: string) {
-    super('LJ_ERR_INVALID_TRANSITION', `job ${jobId} is ${state}: "${event}" does not apply`);
+  /** `hint`: what the caller may have missed, said after the fact. */
+  constructor(jobId: number, state: string, event: string, hint?: string) {
+    super('LJ_ERR_INVALID_TRANSITION', `job ${jobId} is ${state}: "${event}" does not apply${hint ? ` (${hint})` : ''}`);
     this.jobId = jobId;
     this.state = state;
     this.event = event;

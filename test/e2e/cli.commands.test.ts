@@ -175,6 +175,12 @@ describe('litejobs job, retry, cancel', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect(illegal.code).toBe(1);
     expect(illegal.stdout).toBe('');
     expect(illegal.stderr).toMatch(/^litejobs: error: LJ_ERR_INVALID_TRANSITION: job \d+ is pending: "job\.retry" does not apply\n$/);
+    // A custom machine's event without --handlers: the base machine decided, and the error says so.
+    const custom = await runCli(['--db', db, 'send', String(flakyA), 'job.hold']);
+    expect(custom.code).toBe(1);
+    expect(custom.stderr).toBe(
+      `litejobs: error: LJ_ERR_INVALID_TRANSITION: job ${flakyA} is pending: "job.hold" does not apply (the base machine decided: a job on a machine of its own needs --handlers <module>)\n`,
+    );
 
     // Every dead job of a name, then every dead job.
     expect(json(ok(await runCli(['retry', '--dead', '--name', 'flaky', '--json', '--db', db])))).toEqual({ retried: 1 });

@@ -1,5 +1,7 @@
 /** Commands that delete jobs or move them beside retry and cancel: rm, clean, run-again, promote, send. */
 import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
+import { JobEventType } from '../../../machines/job.machine.js';
+import { InvalidTransitionError } from '../../errors.js';
 import { parseDuration } from '../../lib/duration.js';
 import { parseDelay, parseJobId, parseJson, parsePriority } from '../args.js';
 import { document } from '../command-docs.js';
@@ -8,6 +10,9 @@ import { toJson } from '../format.js';
 import type { CliIO } from '../io.js';
 import { loadJobs } from '../load-handlers.js';
 import { withQueue } from '../open-queue.js';
+
+/** The events of the base machine: one outside them is a custom machine's. */
+const BASE_EVENTS: ReadonlySet<string> = new Set(Object.values(JobEventType));
 
 const NOT_FOUND_OR_ILLEGAL: readonly [number, string] = [
   ExitCode.failure,
@@ -135,7 +140,22 @@ export function registerJobActions(program: Command, io: CliIO): void {
         io.stdout.write(flags.json ? toJson({ events: accepted }) : `${accepted.length === 0 ? `job ${id} accepts no event now` : accepted.join('\n')}\n`);
         return;
       }
-      const job = await withQueue(self, io, (queue) => queue.send(id, { ...(flags.data as Record<string, unknown> | undefined), type: event }), jobs);
+      const job = await withQueue(
+        self,
+        io,
+        async (queue) => {
+          try {
+            return await queue.send(id, { ...(flags.data as Record<string, unknown> | undefined), type: event });
+          } catch (err) {
+            // An event the base machine does not know, decided by it: the job's own machine was never loaded.
+            if (err instanceof InvalidTransitionError && jobs.length === 0 && !BASE_EVENTS.has(event)) {
+              throw new InvalidTransitionError(err.jobId, err.state, err.event, 'the base machine decided: a job on a machine of its own needs --handlers <module>');
+            }
+            throw err;
+          }
+        },
+        jobs,
+      );
       io.stdout.write(flags.json ? toJson(job) : `job ${job.id} (${job.name}) is ${job.state}\n`);
     });
   document(send, { examples: ['litejobs send 42 --handlers ./jobs.js', 'litejobs send 42 job.approve --handlers ./jobs.js'], exitCodes: [NOT_FOUND_OR_ILLEGAL] });
