@@ -194,7 +194,7 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose, readOnly }: 
         <TimelineExtras steps={stepsAfter.before} lines={logs.before} Step={StepItem} />
         {history.map((h, i) => (
           <Fragment key={i}>
-            <li>
+            <li data-testid="timeline-transition">
               <div>
                 <span class="from">{h.from ?? 'enqueued'}</span> → <span class={`pill s-${h.to}`}>{h.to}</span> <code>{h.event}</code>
               </div>

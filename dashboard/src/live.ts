@@ -57,7 +57,9 @@ export function candidateEdges(edges: GraphEdge[], t: { from: string | null; to:
   if (t.from === null) return [];
   const id = edgeId(t);
   if (t.candidate !== undefined && edges.some((e) => e.id === id)) return [id];
-  const exact = edges.filter((e) => e.from === t.from && e.to === t.to && e.event === t.event);
+  // The event as the history shows it names the edge (its id without the candidate's `#n`).
+  const base = edgeId({ ...t, candidate: undefined });
+  const exact = edges.filter((e) => e.id.replace(/#\d+$/, '') === base);
   return (exact.length > 0 ? exact : edges.filter((e) => e.from === t.from && e.to === t.to)).map((e) => e.id);
 }
 

@@ -26,7 +26,8 @@ export interface MachineGraphState {
 /** One transition candidate: an event (or delay) that can take `from` to `to`. */
 export interface MachineGraphEdge {
   /**
-   * Stable and unique within the graph: `${from}:${event}:${to}`, and for the
+   * Stable and unique within the graph: `${from}:${shown event}:${to}`, the
+   * event as the history shows it (`failed:after retryDelay:pending`), and for the
    * second and later candidates with the same three parts, `#2`, `#3`, … in
    * the machine's order.
    */
@@ -127,7 +128,9 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
     for (const edge of node.edges) {
       const event = edge.transition.eventType;
       const to = edge.target.key;
-      const drawn: MachineGraphEdge = { id: nextId(`${from}:${event}:${to}`), from, to, event, label: eventLabel(event, node.stateNode.id) };
+      // The id names the event as the history and watch() show it (`after retryDelay`): a transition finds its edge by it.
+      const shown = eventLabel(event, node.stateNode.id);
+      const drawn: MachineGraphEdge = { id: nextId(`${from}:${shown}:${to}`), from, to, event, label: shown };
       const guard = guardName(edge.transition.guard);
       if (guard !== undefined) {
         drawn.guard = guard;

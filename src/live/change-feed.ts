@@ -15,6 +15,7 @@ import type { Clock, TimerHandle } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { pausedView, type PausedView } from '../store/paused.js';
 import type { ChangeBatch, ChangeCursor, ChangeOptions, RecentChange, Store } from '../store/store.js';
+import { eventName } from '../engine/core/job-view.js';
 
 export interface TickTransition {
   from: string | null;
@@ -95,12 +96,13 @@ class Aggregate {
       const seen = this.transitions.get(key);
       if (seen) seen.count += t.count;
       else {
-        const group: TickTransition = { from: t.from, to: t.to, event: t.event, name: t.name, count: t.count };
+        // As the history shows it: the page finds the edge by it (machineGraph's edge ids name events so).
+        const group: TickTransition = { from: t.from, to: t.to, event: eventName(t.event), name: t.name, count: t.count };
         if (t.candidate !== null) group.candidate = t.candidate;
         this.transitions.set(key, group);
       }
     }
-    if (batch.recent.length > 0) this.recent = [...this.recent, ...batch.recent].slice(-50);
+    if (batch.recent.length > 0) this.recent = [...this.recent, ...batch.recent.map((r) => ({ ...r, event: eventName(r.event) }))].slice(-50);
   }
   empty(): boolean {
     return this.enqueued === 0 && this.transitions.size === 0;

@@ -139,7 +139,7 @@ describe('litejobs migrate', { timeout: CLI_TEST_TIMEOUT }, () => {
     await dst.start();
     await ran;
     expect((await dst.getJob(pending.id)).result).toEqual({ done: 2 });
-    expect((await dst.history(holder.id)).map((h) => h.event)).toEqual(['job.enqueue', 'job.claim', 'job.expire', 'xstate.after.retryDelay.job.failed', 'job.claim', 'job.complete']);
+    expect((await dst.history(holder.id)).map((h) => h.event)).toEqual(['job.enqueue', 'job.claim', 'job.expire', 'after retryDelay', 'job.claim', 'job.complete']);
     // The paused name's job stays where it was.
     expect((await dst.getJob(keyed.id)).state).toBe('pending');
   });

@@ -63,9 +63,11 @@ describe('dashboard in Chromium', () => {
 
         // Its timeline now holds the retry; replay it step by step along the chart.
         await page.goto(`${url}#job=${deadId}`);
-        const timeline = page.locator('[data-testid=timeline] li');
+        const timeline = page.locator('[data-testid=timeline] [data-testid=timeline-transition]');
         await timeline.nth(4).waitFor();
         const steps = await timeline.count();
+        // With the lines its handler logged, each after the transition it came in.
+        await page.locator('[data-testid=timeline-log]', { hasText: 'upstream rejected the batch' }).first().waitFor();
         expect(steps).toBeGreaterThanOrEqual(6); // enqueue, claim, dead, retry, claim, complete
         // The replay opens on the job's current state; step back along its path, forward again, then play it through.
         const step = page.locator('[data-testid=replay-step]');

@@ -100,7 +100,7 @@ it('retries a failed attempt once its backoff has passed, on virtual time', asyn
     [null, 'pending', 'job.enqueue'],
     ['pending', 'processing', 'job.claim'],
     ['processing', 'failed', 'job.fail'],
-    ['failed', 'pending', 'xstate.after.retryDelay.job.failed'],
+    ['failed', 'pending', 'after retryDelay'],
     ['pending', 'processing', 'job.claim'],
     ['processing', 'completed', 'job.complete'],
   ]);

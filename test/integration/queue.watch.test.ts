@@ -35,6 +35,20 @@ describe('queue.watch', () => {
     expect(changes.every((c) => c.at instanceof Date && typeof c.cursor === 'string')).toBe(true);
   });
 
+  it('names a delayed edge as history does: a retry coming due is "after retryDelay"', async () => {
+    let runs = 0;
+    const q = fx.open({
+      jobs: [defineJob({ name: 'flaky', retry: { attempts: 2, backoff: { type: 'fixed', delay: 0 } }, handler: () => { if (++runs === 1) throw new Error('once'); } })],
+    });
+    const seen = firstValueFrom(q.watch({ names: ['flaky'] }).pipe(take(6), toArray()));
+    await q.ping();
+    const { id } = await q.enqueue('flaky', {});
+    await q.start();
+    const events = (await seen).map((c) => `${c.from ?? '·'}→${c.to} ${c.event}`);
+    expect(events).toEqual(['·→pending job.enqueue', 'pending→processing job.claim', 'processing→failed job.fail', 'failed→pending after retryDelay', 'pending→processing job.claim', 'processing→completed job.complete']);
+    expect((await q.history(id)).map((t) => t.event)).toEqual(['job.enqueue', 'job.claim', 'job.fail', 'after retryDelay', 'job.claim', 'job.complete']);
+  });
+
   it("sees this queue's own writes sent right after subscribe(), however long the watch's first read takes", async () => {
     const inner = fx.store();
     // The read that finds "now" answers late and takes its snapshot late, as a

@@ -57,7 +57,7 @@ describe('a handler that ignores its timeout', () => {
     expect(runs).toHaveLength(2);
     expect(runs[1]!.start).toBeGreaterThanOrEqual(runs[0]!.end!);
     const history = (await q.history(id)).map((t) => `${t.event}→${t.to}`);
-    expect(history).toEqual(['job.enqueue→pending', 'job.claim→processing', 'job.fail→failed', 'xstate.after.retryDelay.job.failed→pending', 'job.claim→processing', 'job.complete→completed']);
+    expect(history).toEqual(['job.enqueue→pending', 'job.claim→processing', 'job.fail→failed', 'after retryDelay→pending', 'job.claim→processing', 'job.complete→completed']);
     expect((await q.getJob(id)).lastError).toMatchObject({ code: 'LJ_ERR_TIMEOUT' });
     expect((await q.stats()).stuck).toBe(0);
   });

@@ -46,13 +46,13 @@ describe('machineGraph of the base job machine', () => {
       { id: 'processing:job.cancel:cancelled', from: 'processing', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
       { id: 'sleeping:job.cancel:cancelled', from: 'sleeping', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
       { id: 'sleeping:job.promote:pending', from: 'sleeping', to: 'pending', event: 'job.promote', label: 'job.promote' },
-      { id: `sleeping:${AFTER_SLEEP}:pending`, from: 'sleeping', to: 'pending', event: AFTER_SLEEP, label: 'after sleepDelay' },
+      { id: 'sleeping:after sleepDelay:pending', from: 'sleeping', to: 'pending', event: AFTER_SLEEP, label: 'after sleepDelay' },
       { id: 'waiting-children:job.children:dead', from: 'waiting-children', to: 'dead', event: 'job.children', label: 'job.children [childFailed]', guard: 'childFailed' },
       { id: 'waiting-children:job.children:pending', from: 'waiting-children', to: 'pending', event: 'job.children', label: 'job.children [else]', else: true },
       { id: 'waiting-children:job.cancel:cancelled', from: 'waiting-children', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
       { id: 'failed:job.cancel:cancelled', from: 'failed', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
       { id: 'failed:job.promote:pending', from: 'failed', to: 'pending', event: 'job.promote', label: 'job.promote' },
-      { id: `failed:${AFTER_RETRY}:pending`, from: 'failed', to: 'pending', event: AFTER_RETRY, label: 'after retryDelay' },
+      { id: 'failed:after retryDelay:pending', from: 'failed', to: 'pending', event: AFTER_RETRY, label: 'after retryDelay' },
       { id: 'dead:job.retry:pending', from: 'dead', to: 'pending', event: 'job.retry', label: 'job.retry' },
       { id: 'completed:job.rerun:pending', from: 'completed', to: 'pending', event: 'job.rerun', label: 'job.rerun' },
       { id: 'cancelled:job.rerun:pending', from: 'cancelled', to: 'pending', event: 'job.rerun', label: 'job.rerun' },
@@ -95,7 +95,7 @@ describe('machineGraph of a user machine', () => {
     expect(graph.edges.filter((e) => e.from === 'paused').map((e) => [e.id, e.label])).toEqual([
       ['paused:job.resume:pending', 'job.resume'],
       ['paused:job.cancel:cancelled', 'job.cancel'],
-      ['paused:xstate.after.86400000.job.paused:cancelled', 'after 86400000 ms'],
+      ['paused:after 86400000 ms:cancelled', 'after 86400000 ms'],
     ]);
   });
 
@@ -112,7 +112,7 @@ describe('machineGraph of a user machine', () => {
       'processing:job.fail:quarantined',
       'quarantined:job.approve:pending',
       'quarantined:job.cancel:cancelled',
-      'quarantined:xstate.after.quarantineExpiry.job.quarantined:dead',
+      'quarantined:after quarantineExpiry:dead',
     ]);
   });
 });

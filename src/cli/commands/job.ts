@@ -75,7 +75,7 @@ export function renderJob(job: Job, timeline: readonly TimelineEntry[], now: num
   const rows = timeline.map((t) => [
     formatTime(t.at),
     `${t.from ?? '(new)'} → ${t.to}`,
-    eventLabel(t.event),
+    t.event,
     t.durationMs !== null ? formatDuration(t.durationMs) : t === last && !isFinal(job, t) ? `${formatDuration(now - t.at.getTime())} so far` : '-',
     t.error ? `${t.error.name}: ${t.error.message}` : '',
   ]);
@@ -100,13 +100,6 @@ const truncate = (text: string, max: number) => (text.length > max ? `${text.sli
 /** The job sits in a state it will not leave by itself: the time since is not time spent waiting. */
 function isFinal(job: Job, t: Transition): boolean {
   return t.to === job.state && FINISHED_STATES.includes(job.state);
-}
-
-/** `xstate.after.retryDelay.job.failed` → `after retryDelay`, as the lifecycle page names delayed events. */
-function eventLabel(event: string): string {
-  const delayed = /^xstate\.after\.([^.]+)\./.exec(event);
-  if (!delayed) return event;
-  return /^\d+$/.test(delayed[1]!) ? `after ${delayed[1]} ms` : `after ${delayed[1]}`;
 }
 
 function indent(text: string): string {

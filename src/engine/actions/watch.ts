@@ -20,6 +20,7 @@ import { ValidationError } from '../../errors.js';
 import type { Clock, TimerHandle } from '../../lib/clock.js';
 import type { ChangeCursor, RecentChange, Store } from '../../store/store.js';
 import type { QueueEvent } from '../core/events.js';
+import { eventName } from '../core/job-view.js';
 import { rejectUnknownOptions } from '../../lib/validate.js';
 
 /** Rows of each kind (new jobs, history rows) read at once. */
@@ -47,6 +48,7 @@ export interface JobChange {
   /** The state it left; `null` for its creation (event `job.enqueue`). */
   from: string | null;
   to: string;
+  /** The event, as history shows it (`eventName`): `job.claim`, `after retryDelay`. */
   event: string;
   at: Date;
   /** Pass as `after` to watch again from just after this change. */
@@ -103,7 +105,7 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
           else historyId = Math.max(historyId, seq);
           if (names && (r.name === null || !names.has(r.name))) continue;
           if (states && !states.has(r.to)) continue;
-          subscriber.next({ id: Number(r.id), name: r.name, from: r.from, to: r.to, event: r.event, at: new Date(Number(r.at)), cursor: encode({ jobId, historyId }) });
+          subscriber.next({ id: Number(r.id), name: r.name, from: r.from, to: r.to, event: eventName(r.event), at: new Date(Number(r.at)), cursor: encode({ jobId, historyId }) });
           if (stopped) return;
         }
       };

@@ -37,6 +37,7 @@ export interface Job<P = unknown, R = unknown> {
 export interface Transition {
   from: string | null;
   to: string;
+  /** The event, as `eventName` writes it: `job.fail`, `after retryDelay` (a delayed edge). */
   event: string;
   /**
    * When the event has several guarded candidates leading to `to` and a later
@@ -76,8 +77,22 @@ export function toJob(r: JobRecord): Job {
   return job;
 }
 
+/**
+ * An event as people read it, in every answer that shows a job's record
+ * (history, `watch`, the CLI, the page): a delayed edge's event,
+ * `xstate.after.<delay>.<state id>`, is `after <delay>` (`after retryDelay`,
+ * `after 500 ms`), as the lifecycle page and the statechart draw it; any
+ * other event as it is. The history keeps the machine's own name, and
+ * `queue.events$` carries it.
+ */
+export function eventName(event: string): string {
+  const delayed = /^xstate\.after\.([^.]+)\./.exec(event);
+  if (!delayed) return event;
+  return /^\d+$/.test(delayed[1]!) ? `after ${delayed[1]} ms` : `after ${delayed[1]}`;
+}
+
 export function toTransition(h: HistoryEntry): Transition {
-  const t: Transition = { from: h.from, to: h.to, event: h.event, at: new Date(h.at) };
+  const t: Transition = { from: h.from, to: h.to, event: eventName(h.event), at: new Date(h.at) };
   if (h.candidate !== undefined) t.candidate = h.candidate;
   if (h.workerId !== undefined) t.workerId = h.workerId;
   if (h.error !== undefined) t.error = h.error;
