@@ -201,11 +201,17 @@ export function JobList({ graphLabel, accepts, state, names, nameFilter, readOnl
                   <When at={state === 'pending' || state === 'failed' ? job.runAt : job.updatedAt} />
                 </td>
                 <td class="wide">
-                  {job.error && (
-                    <span class="err" title={job.error}>
-                      {excerpt(job.error, 120)}
-                    </span>
-                  )}
+                  {job.error &&
+                    (job.state === 'completed' ? (
+                      // A job that completed after failed attempts: the error is history, not an alarm.
+                      <span class="err-earlier" data-testid="earlier-error" title={job.error}>
+                        earlier: {excerpt(job.error, 120)}
+                      </span>
+                    ) : (
+                      <span class="err" title={job.error}>
+                        {excerpt(job.error, 120)}
+                      </span>
+                    ))}
                   <code class="payload" title={job.payload}>
                     {excerpt(job.payload, 120)}
                   </code>

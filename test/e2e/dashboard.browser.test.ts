@@ -88,6 +88,13 @@ describe('dashboard in Chromium', () => {
         await step.filter({ hasText: `${steps} / ${steps}: completed` }).waitFor({ timeout: 15_000 });
         await page.screenshot({ path: join(ARTIFACTS, 'dashboard-1280-replay.png') });
 
+        // A job that completed after failed attempts lists its error as an earlier one, not as an alarm.
+        await page.locator('[data-state="completed"]').first().click();
+        const failMe = page.locator('[data-testid=job-list] tr[data-job-id]', { hasText: 'fail-me' });
+        await failMe.first().waitFor();
+        expect((await failMe.first().locator('[data-testid=earlier-error]').textContent())?.trim()).toBe('earlier: simulated failure on attempt 2');
+        expect(await page.locator('[data-testid=job-list] tr[data-job-id] .err').count()).toBe(0);
+
         // Dark theme, then the phone size.
         await page.locator('[data-testid=theme-toggle]').click();
         expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { dataset: { theme?: string } } } }).document.documentElement.dataset.theme)).toBe('dark');
