@@ -58,6 +58,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/start-check.lost-lease.test.ts',
   'test/integration/shutdown.under-load.test.ts',
   'test/integration/steps.durable.test.ts',
+  'test/integration/sweep.stuck-delayed.test.ts',
   'test/integration/telemetry.traces.test.ts',
   'test/integration/store.next-due.test.ts',
   'test/integration/store.logs.test.ts',

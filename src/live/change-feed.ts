@@ -97,12 +97,12 @@ class Aggregate {
       if (seen) seen.count += t.count;
       else {
         // As the history shows it: the page finds the edge by it (machineGraph's edge ids name events so).
-        const group: TickTransition = { from: t.from, to: t.to, event: eventName(t.event), name: t.name, count: t.count };
+        const group: TickTransition = { from: t.from, to: t.to, event: eventName(t.event, t.from), name: t.name, count: t.count };
         if (t.candidate !== null) group.candidate = t.candidate;
         this.transitions.set(key, group);
       }
     }
-    if (batch.recent.length > 0) this.recent = [...this.recent, ...batch.recent.map((r) => ({ ...r, event: eventName(r.event) }))].slice(-50);
+    if (batch.recent.length > 0) this.recent = [...this.recent, ...batch.recent.map((r) => ({ ...r, event: eventName(r.event, r.from) }))].slice(-50);
   }
   empty(): boolean {
     return this.enqueued === 0 && this.transitions.size === 0;

@@ -8,6 +8,7 @@ import { createMachine } from 'xstate';
 import { createQuarantineMachine } from '../../machines/examples/quarantine.machine.js';
 import { createJobMachine } from '../../machines/job.machine.js';
 import { machineGraph, type MachineGraph, ValidationError } from '../../src/index.js';
+import { eventName } from '../../src/engine/core/job-view.js';
 
 const AFTER_RETRY = 'xstate.after.retryDelay.job.failed';
 const AFTER_SLEEP = 'xstate.after.sleepDelay.job.sleeping';
@@ -114,6 +115,27 @@ describe('machineGraph of a user machine', () => {
       'quarantined:job.cancel:cancelled',
       'quarantined:after quarantineExpiry:dead',
     ]);
+  });
+});
+
+describe('a delayed edge, as history shows it', () => {
+  it("eventName gives each delayed transition its edge's name, delays with dots and numbers included", () => {
+    const machine = createMachine({
+      id: 'job',
+      initial: 'a',
+      states: {
+        a: { after: { 'grace.period': 'b' } },
+        b: { after: { 1500: 'c' } },
+        c: { type: 'final' },
+      },
+    });
+    const delayed = machineGraph(machine).edges.filter((e) => e.event.startsWith('xstate.after.'));
+    expect(delayed.map((e) => [e.event, e.id])).toEqual([
+      ['xstate.after.grace.period.job.a', 'a:after grace.period:b'],
+      ['xstate.after.1500.job.b', 'b:after 1500 ms:c'],
+    ]);
+    for (const e of delayed) expect(`${e.from}:${eventName(e.event, e.from)}:${e.to}`).toBe(e.id);
+    expect(eventName('job.fail', 'processing')).toBe('job.fail');
   });
 });
 

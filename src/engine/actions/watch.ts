@@ -105,7 +105,7 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
           else historyId = Math.max(historyId, seq);
           if (names && (r.name === null || !names.has(r.name))) continue;
           if (states && !states.has(r.to)) continue;
-          subscriber.next({ id: Number(r.id), name: r.name, from: r.from, to: r.to, event: eventName(r.event), at: new Date(Number(r.at)), cursor: encode({ jobId, historyId }) });
+          subscriber.next({ id: Number(r.id), name: r.name, from: r.from, to: r.to, event: eventName(r.event, r.from), at: new Date(Number(r.at)), cursor: encode({ jobId, historyId }) });
           if (stopped) return;
         }
       };

@@ -104,7 +104,8 @@ export function createPrefetchSize(concurrency: number, fixed: number | undefine
       takenSinceClaim++;
     },
     horizonMs: () => horizon,
-    overflowCheckMs: () => Math.max(2 * horizon, PACE_MIN_MS),
+    // Past the threshold `overflow` applies, by a horizon: a timer may fire a millisecond early on the clock it reads.
+    overflowCheckMs: () => Math.max(horizon, PACE_MIN_MS) + horizon,
     overflow(buffered, at) {
       const elapsed = at - lastClaimAt;
       if (elapsed < Math.max(horizon, PACE_MIN_MS) || buffered <= floor) return 0;

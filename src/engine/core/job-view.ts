@@ -85,14 +85,19 @@ export function toJob(r: JobRecord): Job {
  * other event as it is. The history keeps the machine's own name, and
  * `queue.events$` carries it.
  */
-export function eventName(event: string): string {
-  const delayed = /^xstate\.after\.([^.]+)\./.exec(event);
-  if (!delayed) return event;
-  return /^\d+$/.test(delayed[1]!) ? `after ${delayed[1]} ms` : `after ${delayed[1]}`;
+export function eventName(event: string, from: string | null): string {
+  const prefix = 'xstate.after.';
+  if (!event.startsWith(prefix)) return event;
+  // `<delay>.<machine id>.<state>`: the state is the one left, the machine's id has no dot (machineGraph reads the same).
+  let rest = event.slice(prefix.length);
+  if (from !== null && rest.endsWith(`.${from}`)) rest = rest.slice(0, -(from.length + 1));
+  const cut = rest.lastIndexOf('.');
+  const delay = cut > 0 ? rest.slice(0, cut) : rest;
+  return /^\d+$/.test(delay) ? `after ${delay} ms` : `after ${delay}`;
 }
 
 export function toTransition(h: HistoryEntry): Transition {
-  const t: Transition = { from: h.from, to: h.to, event: eventName(h.event), at: new Date(h.at) };
+  const t: Transition = { from: h.from, to: h.to, event: eventName(h.event, h.from), at: new Date(h.at) };
   if (h.candidate !== undefined) t.candidate = h.candidate;
   if (h.workerId !== undefined) t.workerId = h.workerId;
   if (h.error !== undefined) t.error = h.error;

@@ -36,8 +36,12 @@ export async function promoteDue(engine: WorkerEngine, names: readonly string[],
         return next ? engine.apply(job, machineEvent({ type: next.eventType })) : null;
       }),
     );
-    for (const r of results) if (r?.accepted && r.committed) moved++;
-    if (due.length < SWEEP_BATCH) return moved;
+    let movedNow = 0;
+    for (const r of results) if (r?.accepted && r.committed) movedNow++;
+    moved += movedNow;
+    // A full batch that moved nothing would be read again as it is, for ever (a delayed state whose
+    // due edges are all guarded off, or another process moving each job first): the next pass looks again.
+    if (due.length < SWEEP_BATCH || movedNow === 0) return moved;
   }
 }
 
