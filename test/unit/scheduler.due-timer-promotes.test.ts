@@ -11,7 +11,7 @@
  */
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createScheduler } from '../../src/engine/claim/scheduler.js';
+import { createScheduler, PROMOTE_RECHECK_MS } from '../../src/engine/claim/scheduler.js';
 import { createVirtualClock } from '../../src/lib/virtual-clock.js';
 
 type State = 'absent' | 'pending' | 'failed' | 'running';
@@ -111,5 +111,49 @@ describe('promoting delayed jobs', () => {
     expect(t.promotedAt).toEqual([100]);
     expect(t.delayed.state).toBe('pending');
     await t.scheduler.stop();
+  });
+});
+
+describe('promoting under a backlog that never runs out', () => {
+  it('a job another process left in a delayed state is promoted within PROMOTE_RECHECK_MS of its time, though no pass runs out of jobs', async () => {
+    const clock = createVirtualClock(0);
+    const freed$ = new Subject<void>();
+    // Known to this process only through the store (no noteDue): a retry another process scheduled.
+    const delayed = { state: 'failed' as State, dueAt: 100 };
+    const promotedAt: number[] = [];
+    let free = 4;
+    const scheduler = createScheduler({
+      clock,
+      freeSlots: () => free,
+      // An endless backlog: every claim fills every free slot, and the workers free one every 10 ms.
+      claim: async (limit) => {
+        free -= limit;
+        return limit;
+      },
+      promoteDue: async (now) => {
+        if (delayed.state === 'failed' && delayed.dueAt <= now) {
+          delayed.state = 'pending';
+          promotedAt.push(now);
+        }
+      },
+      nextDueAt: async () => (delayed.state === 'failed' ? delayed.dueAt : null),
+      externalChange: () => false,
+      freed$,
+      onError: (err) => {
+        throw err;
+      },
+      pollMs: 60_000,
+      idleMinMs: 10_000_000,
+      idleMaxMs: 10_000_000,
+    });
+    scheduler.start();
+    for (let t = 0; t < 3000; t += 10) {
+      await clock.advance(10);
+      free++;
+      freed$.next();
+    }
+    await scheduler.stop();
+    expect(promotedAt).toHaveLength(1);
+    expect(promotedAt[0]!).toBeLessThanOrEqual(100 + PROMOTE_RECHECK_MS);
   });
 });

@@ -54,6 +54,14 @@ export function clockInterval(clock: Clock, ms: number): Observable<void> {
   });
 }
 
+/**
+ * How long after a promotion the loop looks for due jobs again at the
+ * latest. A pass reads the next due time only once it runs out of jobs: under
+ * a backlog that never runs out, a job another process left in a delayed
+ * state (a retry, a sleep) would otherwise wait for the backlog to drain.
+ */
+export const PROMOTE_RECHECK_MS = 1000;
+
 export interface SchedulerDeps {
   /** Time and timers (a virtual clock in tests). */
   clock: Clock;
@@ -150,7 +158,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
           dirty = false;
           const now = deps.clock.now();
           if (now >= promoteAt) {
-            promoteAt = Number.POSITIVE_INFINITY;
+            // Until a read says when the next one is due (the drained pass below, a due timer, noteDue).
+            promoteAt = now + PROMOTE_RECHECK_MS;
             await deps.promoteDue(now);
             promotedAt = now;
           }
