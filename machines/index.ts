@@ -4,6 +4,7 @@ export type { JobContext, JobEvent, JobMachineContext, JobMachineExtension } fro
 export { workerMachine, WorkerState } from './worker.machine.js';
 export type { WorkerContext, WorkerEvent } from './worker.machine.js';
 export { compileMachine, MachineCompileError } from './compile.js';
+export { eventName } from './event-name.js';
 export type { CompiledMachine, TableStep } from './compile.js';
 export { computeBackoff, resolveRetryPolicy, isRetryableError, DEFAULT_RETRY_POLICY } from './policy.js';
 export type { RetryPolicy, ResolvedRetryPolicy, Backoff, ErrorInfo, ErrorMatcher } from './policy.js';

@@ -6,6 +6,7 @@
  */
 import type { AnyStateMachine } from 'xstate';
 import { toDirectedGraph } from 'xstate/graph';
+import { eventName } from '../../machines/event-name.js';
 import { FINISHED_STATES } from '../../machines/job.machine.js';
 import { ValidationError } from '../errors.js';
 
@@ -58,8 +59,6 @@ export interface MachineGraph {
   edges: MachineGraphEdge[];
 }
 
-const AFTER_PREFIX = 'xstate.after.';
-
 /** A guard as xstate stores it on a transition: a name, `{ type, params }`, or a function. */
 function guardName(guard: unknown): string | undefined {
   if (guard === undefined || guard === null) return undefined;
@@ -67,22 +66,6 @@ function guardName(guard: unknown): string | undefined {
   if (typeof guard === 'function') return guard.name || 'inline guard';
   if (typeof guard === 'object' && 'type' in guard) return String((guard as { type: unknown }).type);
   return 'guard';
-}
-
-/**
- * The delay of `xstate.after.<delay>.<state id>` (a named delay, or a number
- * of ms), or undefined for any other event type.
- */
-function delayOf(eventType: string, sourceId: string): string | undefined {
-  const suffix = `.${sourceId}`;
-  if (!eventType.startsWith(AFTER_PREFIX) || !eventType.endsWith(suffix)) return undefined;
-  return eventType.slice(AFTER_PREFIX.length, eventType.length - suffix.length);
-}
-
-function eventLabel(eventType: string, sourceId: string): string {
-  const delay = delayOf(eventType, sourceId);
-  if (delay === undefined) return eventType;
-  return /^\d+$/.test(delay) ? `after ${delay} ms` : `after ${delay}`;
 }
 
 /** Hands out `base`, then `base#2`, `base#3`, … so that no id repeats. */
@@ -129,7 +112,7 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
       const event = edge.transition.eventType;
       const to = edge.target.key;
       // The id names the event as the history and watch() show it (`after retryDelay`): a transition finds its edge by it.
-      const shown = eventLabel(event, node.stateNode.id);
+      const shown = eventName(event, from);
       const drawn: MachineGraphEdge = { id: nextId(`${from}:${shown}:${to}`), from, to, event, label: shown };
       const guard = guardName(edge.transition.guard);
       if (guard !== undefined) {
@@ -140,7 +123,7 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
         drawn.else = true;
         drawn.label += ' [else]';
       }
-      if (delayOf(event, node.stateNode.id) !== undefined) delayed = true;
+      if (shown !== event) delayed = true;
       edges.push(drawn);
     }
     states.push({ id: from, final: node.stateNode.type === 'final' || FINISHED_STATES.includes(from), delayed });

@@ -15,7 +15,7 @@ import type { Clock, TimerHandle } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { pausedView, type PausedView } from '../store/paused.js';
 import type { ChangeBatch, ChangeCursor, ChangeOptions, RecentChange, Store } from '../store/store.js';
-import { eventName } from '../engine/core/job-view.js';
+import { eventName } from '../../machines/event-name.js';
 
 export interface TickTransition {
   from: string | null;

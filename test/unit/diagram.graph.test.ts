@@ -8,7 +8,7 @@ import { createMachine } from 'xstate';
 import { createQuarantineMachine } from '../../machines/examples/quarantine.machine.js';
 import { createJobMachine } from '../../machines/job.machine.js';
 import { machineGraph, type MachineGraph, ValidationError } from '../../src/index.js';
-import { eventName } from '../../src/engine/core/job-view.js';
+import { eventName } from '../../machines/event-name.js';
 
 const AFTER_RETRY = 'xstate.after.retryDelay.job.failed';
 const AFTER_SLEEP = 'xstate.after.sleepDelay.job.sleeping';

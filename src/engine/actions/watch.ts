@@ -20,7 +20,7 @@ import { ValidationError } from '../../errors.js';
 import type { Clock, TimerHandle } from '../../lib/clock.js';
 import type { ChangeCursor, RecentChange, Store } from '../../store/store.js';
 import type { QueueEvent } from '../core/events.js';
-import { eventName } from '../core/job-view.js';
+import { eventName } from '../../../machines/event-name.js';
 import { rejectUnknownOptions } from '../../lib/validate.js';
 
 /** Rows of each kind (new jobs, history rows) read at once. */

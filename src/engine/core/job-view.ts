@@ -1,6 +1,7 @@
 /** The public shape of a job, its history and its steps, as `getJob`, `listJobs`, `history` and `steps` return them. */
 import type { ErrorInfo } from '../../../machines/policy.js';
 import type { HistoryEntry, JobRecord, StepRecord } from '../../store/store.js';
+import { eventName } from '../../../machines/event-name.js';
 import { slotOf } from './cron.js';
 
 export interface Job<P = unknown, R = unknown> {
@@ -37,7 +38,7 @@ export interface Job<P = unknown, R = unknown> {
 export interface Transition {
   from: string | null;
   to: string;
-  /** The event, as `eventName` writes it: `job.fail`, `after retryDelay` (a delayed edge). */
+  /** The event as shown (machines/event-name.ts): `job.fail`, `after retryDelay` (a delayed edge). */
   event: string;
   /**
    * When the event has several guarded candidates leading to `to` and a later
@@ -75,25 +76,6 @@ export function toJob(r: JobRecord): Job {
   if (r.parentId != null) job.parentId = r.parentId;
   if (r.flow) job.children = { ...r.flow };
   return job;
-}
-
-/**
- * An event as people read it, in every answer that shows a job's record
- * (history, `watch`, the CLI, the page): a delayed edge's event,
- * `xstate.after.<delay>.<state id>`, is `after <delay>` (`after retryDelay`,
- * `after 500 ms`), as the lifecycle page and the statechart draw it; any
- * other event as it is. The history keeps the machine's own name, and
- * `queue.events$` carries it.
- */
-export function eventName(event: string, from: string | null): string {
-  const prefix = 'xstate.after.';
-  if (!event.startsWith(prefix)) return event;
-  // `<delay>.<machine id>.<state>`: the state is the one left, the machine's id has no dot (machineGraph reads the same).
-  let rest = event.slice(prefix.length);
-  if (from !== null && rest.endsWith(`.${from}`)) rest = rest.slice(0, -(from.length + 1));
-  const cut = rest.lastIndexOf('.');
-  const delay = cut > 0 ? rest.slice(0, cut) : rest;
-  return /^\d+$/.test(delay) ? `after ${delay} ms` : `after ${delay}`;
 }
 
 export function toTransition(h: HistoryEntry): Transition {
