@@ -14,7 +14,7 @@ import type { HookOptions } from '../http/routes/hooks.js';
 import { createQueue, type Queue } from '../queue.js';
 import { isPostgres, queueTarget } from './open-queue.js';
 import { defineWebhookJob } from '../webhook/webhook-job.js';
-import { checkTarget } from '../webhook/targets.js';
+import { isPrivateTarget } from '../webhook/targets.js';
 
 export interface ServiceOptions {
   path: string;
@@ -99,9 +99,5 @@ function refusePrivateTarget(target: string): void {
   } catch {
     return; // not a URL: checked, with its own message, where the hooks and targets are read
   }
-  try {
-    checkTarget(url, undefined, false);
-  } catch {
-    throw new ValidationError(`${url.origin} is a loopback or private address: the webhook job sends there only with --allow-private-targets`);
-  }
+  if (isPrivateTarget(url)) throw new ValidationError(`${url.origin} is a loopback or private address: the webhook job sends there only with --allow-private-targets`);
 }

@@ -74,7 +74,6 @@ export function checkTargets(what: string, targets: readonly string[]): URL[] {
   });
 }
 
-/** Refuses (UnrecoverableError) a URL outside the prefixes, or a literal private address when those are not allowed. */
 /**
  * The URL is under the prefix: the same origin, and the prefix's path, whole
  * segments of it (`/recv` takes `/recv` and `/recv/…`, not `/recvX`). Paths a
@@ -90,13 +89,19 @@ export function isUnder(url: URL, prefix: URL): boolean {
   return url.pathname === path || url.pathname.startsWith(path.endsWith('/') ? path : `${path}/`);
 }
 
+/** Whether the URL names a loopback or private host: a literal private address, or localhost. */
+export function isPrivateTarget(url: URL): boolean {
+  // A fully qualified name (`localhost.`) is the same name.
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return isPrivateAddress(host) || host === 'localhost' || host.endsWith('.localhost');
+}
+
+/** Refuses (UnrecoverableError) a URL outside the prefixes, or a literal private address when those are not allowed. */
 export function checkTarget(url: URL, allowed: readonly URL[] | undefined, allowPrivate: boolean): void {
   if (allowed && !allowed.some((prefix) => isUnder(url, prefix))) {
     throw new UnrecoverableError(`webhook target ${url.origin}${url.pathname} is not one this job may send to (allowTargets)`);
   }
-  // A fully qualified name (`localhost.`) is the same name.
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  if (!allowPrivate && (isPrivateAddress(host) || host === 'localhost' || host.endsWith('.localhost'))) {
+  if (!allowPrivate && isPrivateTarget(url)) {
     throw new UnrecoverableError(`webhook target ${url.origin} is a private or loopback address: allowPrivate lets the job send there (litejobs serve --allow-private-targets)`);
   }
 }
