@@ -32,6 +32,9 @@ describe('queue.result', () => {
     const out = await q.result({ id: job.id, name: 'render' });
     expect(out).toEqual({ pages: 8 });
     await expect(q.result({ id: job.id, name: 'other' })).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION', message: `result: job ${job.id} is a "render" job, not "other"` });
+    // A caller's name is quoted, and bounded, in the message.
+    const long = await q.result({ id: job.id, name: `x${'y'.repeat(10_000)}` }).catch((e: Error) => e);
+    expect((long as Error).message.length).toBeLessThan(300);
     await expect(q.result({ id: 0, name: 'render' })).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
     await expect(q.result({ id: job.id, name: 5 } as never)).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION', message: 'result: the job name must be a string' });
     await expect(q.result({ id: 999_999, name: 'render' })).rejects.toBeInstanceOf(JobNotFoundError);

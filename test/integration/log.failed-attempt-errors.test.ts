@@ -33,24 +33,21 @@ function capture() {
   return { lines, logger: pino({ level: 'warn' }, out) };
 }
 
-it('logs the error of a failed attempt and of a dead job with its class, message, stack and code', async () => {
+/** Runs one job of `handler` (retried at once, `attempts` in all) on a queue logging to `capture()`, until it reaches `until`; answers the lines logged. */
+async function runOne(handler: () => unknown, attempts: number, until: 'dead' | 'completed') {
   const { lines, logger } = capture();
-  const q = fx.open({
-    logger,
-    jobs: [
-      defineJob({
-        name: 'charge',
-        retry: { attempts: 2, backoff: { type: 'fixed', delay: 0 } },
-        handler: () => {
-          throw new PaymentDeclined();
-        },
-      }),
-    ],
-  });
-  const { id } = await q.enqueue('charge', null);
-  const dead = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'dead');
+  const q = fx.open({ logger, jobs: [defineJob({ name: 'job', retry: { attempts, backoff: { type: 'fixed', delay: 0 } }, handler })] });
+  const { id } = await q.enqueue('job', null);
+  const ended = nextEvent(q.events$, (e) => e.job.id === id && e.to === until);
   await q.start();
-  await dead;
+  await ended;
+  return lines;
+}
+
+it('logs the error of a failed attempt and of a dead job with its class, message, stack and code', async () => {
+  const lines = await runOne(() => {
+    throw new PaymentDeclined();
+  }, 2, 'dead');
   await waitFor(() => lines.some((l) => l.msg === 'job is dead'));
   for (const msg of ['attempt failed; will retry', 'job is dead']) {
     const line = lines.find((l) => l.msg === msg);
@@ -60,26 +57,12 @@ it('logs the error of a failed attempt and of a dead job with its class, message
 });
 
 it('an attempt that asked to run again later is logged as not counted, with the attempt that ran', async () => {
-  const { lines, logger } = capture();
   let runs = 0;
-  const q = fx.open({
-    logger,
-    jobs: [
-      defineJob({
-        name: 'poll',
-        retry: { attempts: 3, backoff: { type: 'fixed', delay: 0 } },
-        handler: () => {
-          if (++runs === 1) throw new RetryLaterError(0, 'not ready yet');
-          if (runs === 2) throw new Error('flaky');
-          return 'ok';
-        },
-      }),
-    ],
-  });
-  const { id } = await q.enqueue('poll', null);
-  const done = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'completed');
-  await q.start();
-  await done;
+  const lines = await runOne(() => {
+    if (++runs === 1) throw new RetryLaterError(0, 'not ready yet');
+    if (runs === 2) throw new Error('flaky');
+    return 'ok';
+  }, 3, 'completed');
   await waitFor(() => lines.filter((l) => (l.msg as string).startsWith('attempt')).length === 2);
   const [later, failed] = lines.filter((l) => (l.msg as string).startsWith('attempt'));
   expect(later).toMatchObject({ msg: 'attempt asked to run again later; not counted against its attempts', attempt: 1, attemptsSpent: 0, err: { message: 'not ready yet' } });

@@ -16,10 +16,15 @@ import { createVirtualClock } from '../../src/lib/virtual-clock.js';
 
 type State = 'absent' | 'pending' | 'failed' | 'running';
 
-function setUp() {
+/**
+ * A scheduler over two jobs: one ready once the test makes it so, and one in a delayed state due at 100,
+ * which only the store knows of (no noteDue). `backlog`: an endless backlog instead, every claim filling
+ * every free slot (4 at first), and no idle poll.
+ */
+function setUp(o: { backlog?: boolean } = {}) {
   const clock = createVirtualClock(0);
   const freed$ = new Subject<void>();
-  const slots = { free: 1 };
+  const slots = { free: o.backlog ? 4 : 1 };
   // A job ready now (once it exists), and one in a delayed state due at 100.
   const ready = { state: 'absent' as State };
   const delayed = { state: 'failed' as State, dueAt: 100 };
@@ -33,6 +38,10 @@ function setUp() {
       if (claimFailures > 0) {
         claimFailures--;
         throw new Error('connect ECONNREFUSED');
+      }
+      if (o.backlog) {
+        slots.free -= limit;
+        return limit;
       }
       let n = 0;
       for (const job of [ready, delayed]) {
@@ -55,7 +64,7 @@ function setUp() {
     freed$,
     onError: (err) => errors.push(err),
     pollMs: 60_000,
-    idleMinMs: 5,
+    idleMinMs: o.backlog ? 10_000_000 : 5,
     idleMaxMs: 10_000_000,
   });
   return {
@@ -68,6 +77,11 @@ function setUp() {
     failNextClaim: () => (claimFailures = 1),
     free(n: number) {
       slots.free = n;
+      freed$.next();
+    },
+    /** A worker finished: one more free slot. */
+    freeOne() {
+      slots.free++;
       freed$.next();
     },
   };
@@ -116,44 +130,16 @@ describe('promoting delayed jobs', () => {
 
 describe('promoting under a backlog that never runs out', () => {
   it('a job another process left in a delayed state is promoted within PROMOTE_RECHECK_MS of its time, though no pass runs out of jobs', async () => {
-    const clock = createVirtualClock(0);
-    const freed$ = new Subject<void>();
-    // Known to this process only through the store (no noteDue): a retry another process scheduled.
-    const delayed = { state: 'failed' as State, dueAt: 100 };
-    const promotedAt: number[] = [];
-    let free = 4;
-    const scheduler = createScheduler({
-      clock,
-      freeSlots: () => free,
-      // An endless backlog: every claim fills every free slot, and the workers free one every 10 ms.
-      claim: async (limit) => {
-        free -= limit;
-        return limit;
-      },
-      promoteDue: async (now) => {
-        if (delayed.state === 'failed' && delayed.dueAt <= now) {
-          delayed.state = 'pending';
-          promotedAt.push(now);
-        }
-      },
-      nextDueAt: async () => (delayed.state === 'failed' ? delayed.dueAt : null),
-      externalChange: () => false,
-      freed$,
-      onError: (err) => {
-        throw err;
-      },
-      pollMs: 60_000,
-      idleMinMs: 10_000_000,
-      idleMaxMs: 10_000_000,
-    });
-    scheduler.start();
-    for (let t = 0; t < 3000; t += 10) {
-      await clock.advance(10);
-      free++;
-      freed$.next();
+    const t = setUp({ backlog: true });
+    t.scheduler.start();
+    // The workers free a slot every 10 ms, and each pass fills it.
+    for (let ms = 0; ms < 3000; ms += 10) {
+      await t.clock.advance(10);
+      t.freeOne();
     }
-    await scheduler.stop();
-    expect(promotedAt).toHaveLength(1);
-    expect(promotedAt[0]!).toBeLessThanOrEqual(100 + PROMOTE_RECHECK_MS);
+    await t.scheduler.stop();
+    expect(t.errors).toEqual([]);
+    expect(t.promotedAt).toHaveLength(1);
+    expect(t.promotedAt[0]!).toBeLessThanOrEqual(100 + PROMOTE_RECHECK_MS);
   });
 });

@@ -119,7 +119,7 @@ export function createJobResults(deps: { store: Store; clock: Clock; registry: M
                 const job = await store.get(id);
                 if (!job) return end(() => reject(new JobNotFoundError(id)));
                 if (name !== undefined && job.name !== name) {
-                  return end(() => reject(new ValidationError(`result: job ${id} is a "${job.name}" job, not "${name}"`)));
+                  return end(() => reject(new ValidationError(`result: job ${id} is a "${job.name}" job, not ${JSON.stringify(name.slice(0, 200))}`)));
                 }
                 const o = outcome(job);
                 if (o) return end(() => (o.ok ? resolve(o.value) : reject(o.error)));
