@@ -83,7 +83,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
   const { store } = watchStart;
   let engine: FacadeEngine;
   try {
-    engine = createEngine({ store, clock, logger, jobs: o.jobs, retention: o.retention, maxPayloadBytes: o.maxPayloadBytes, tracing: createTracing(o.telemetry.traces) });
+    engine = createEngine({ store, clock, logger, jobs: o.jobs, retention: o.retention, keptOutcomeMs: o.keptOutcome, maxPayloadBytes: o.maxPayloadBytes, tracing: createTracing(o.telemetry.traces) });
   } catch (err) {
     // A machine refused at start-up (engine/core/machine-registry.ts): the store this call opened goes with it.
     if (o.store === undefined) void opened.close().catch(() => undefined);

@@ -15,7 +15,7 @@ import { createClaimBuffer } from './claim/claim-buffer.js';
 import type { WorkerEngine } from './core/engine.js';
 import { createExecutor, extendLease, type Executor } from './run/executor.js';
 import type { AbortReason } from './run/job-runner.js';
-import { deletesByAge } from './core/options.js';
+import { deletesFinished } from './core/options.js';
 import { createPool, type WorkerInfo } from './run/pool.js';
 import { createProcessRegistry, heartbeatEvery } from './run/process-registry.js';
 import { claimTerms, createRateStarts, startWithinMs } from './claim/rate-starts.js';
@@ -184,14 +184,17 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     });
   };
 
-  /** Deletes finished jobs older than their retention, in small transactions, yielding between them. */
+  /**
+   * Deletes finished jobs older than their retention, and forgets the kept outcomes of jobs deleted
+   * as they finished once they are older than `keptOutcomeMs`, in small transactions, yielding between them.
+   */
   const purgeOld = async () => {
+    const yieldNow = () => new Promise((resolve) => setImmediate(resolve));
     for (const [state, keepMs] of Object.entries(engine.retention)) {
       if (keepMs === undefined || keepMs === 0) continue;
-      while ((await store.purgeFinished(state, clock.now() - keepMs, PURGE_BATCH)) === PURGE_BATCH) {
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      while ((await store.purgeFinished(state, clock.now() - keepMs, PURGE_BATCH)) === PURGE_BATCH) await yieldNow();
     }
+    while ((await store.trimOutcomes(clock.now() - engine.keptOutcomeMs, PURGE_BATCH)) === PURGE_BATCH) await yieldNow();
   };
 
   const earliest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
@@ -294,7 +297,7 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
       // Leases that ran out while no worker was up (a crash, a deploy) are
       // found now, not one sweep interval (up to 5 s) after the start.
       firstSweep = sweep().catch((err: unknown) => void outage.failed('sweeping expired leases', err));
-      if (deletesByAge(engine.retention)) {
+      if (deletesFinished(engine.retention)) {
         stops.push(loop('deleting old jobs', RETENTION_EVERY_MS, purgeOld));
         purgeOld().catch((err: unknown) => void outage.failed('deleting old jobs', err));
       }

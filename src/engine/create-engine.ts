@@ -23,6 +23,7 @@ import { createMachineRegistry } from './core/machine-registry.js';
 import type { TransitionNotice } from './core/moves.js';
 import { createOutageLog } from './core/outage.js';
 import { createSharedTime } from './core/shared-time.js';
+import { KEPT_OUTCOME_MS } from './core/options.js';
 import { createEnqueuePaths, type Written } from './enqueue/enqueue-paths.js';
 import { createNewJob } from './enqueue/new-job.js';
 import { createApplyEvent } from './move/apply-event.js';
@@ -140,6 +141,7 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
     definitions,
     limits: limitsByName(definitions.values()),
     retention: deps.retention,
+    keptOutcomeMs: deps.keptOutcomeMs ?? KEPT_OUTCOME_MS,
     outage,
     events$: events.asObservable(),
     claims$: claims.asObservable(),

@@ -90,7 +90,8 @@ export function openSource(path: string): Source {
   const s = {
     jobs: db.prepare(`SELECT ${columnList(JOB_COLUMNS)} FROM jobs WHERE id > ? ORDER BY id LIMIT ?`),
     history: db.prepare(
-      `SELECT ${columnList(HISTORY_COLUMNS)} FROM job_history WHERE job_id > ? AND job_id <= ? ORDER BY id`,
+      // Only the history of jobs copied: a job deleted as it finished leaves its history beside its kept outcome for a while, copied by neither.
+      `SELECT ${columnList(HISTORY_COLUMNS)} FROM job_history h WHERE job_id > ? AND job_id <= ? AND EXISTS (SELECT 1 FROM jobs j WHERE j.id = h.job_id) ORDER BY id`,
     ),
     steps: db.prepare(`SELECT ${columnList(STEP_COLUMNS)} FROM job_steps WHERE job_id > ? AND job_id <= ? ORDER BY job_id, seq`),
     logs: db.prepare(`SELECT ${columnList(LOG_COLUMNS)} FROM job_logs WHERE job_id > ? AND job_id <= ? ORDER BY job_id, seq`),

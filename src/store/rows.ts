@@ -8,7 +8,7 @@
  * which `Number()` takes care of.
  */
 import type { ErrorInfo } from '../../machines/policy.js';
-import type { HistoryEntry, LogRecord, ScheduleRecord, StepRecord } from './store.js';
+import type { HistoryEntry, JobOutcome, LogRecord, ScheduleRecord, StepRecord } from './store.js';
 
 export interface HistoryRow {
   from_state: string | null;
@@ -77,4 +77,27 @@ export interface LogRow {
 
 export function toLogRecord(r: LogRow): LogRecord {
   return { seq: Number(r.seq), at: Number(r.at), attempt: r.attempt, level: r.level, message: r.message, fields: r.fields };
+}
+
+/** A row of `job_outcomes`. */
+export interface OutcomeRow {
+  id: number;
+  name: string;
+  state: string;
+  result: string | null;
+  last_error: string | null;
+  created_at: number;
+  finished_at: number;
+}
+
+export function toJobOutcome(r: OutcomeRow): JobOutcome {
+  return {
+    id: Number(r.id),
+    name: r.name,
+    state: r.state,
+    result: r.result,
+    lastError: r.last_error === null ? null : (JSON.parse(r.last_error) as ErrorInfo),
+    createdAt: Number(r.created_at),
+    finishedAt: Number(r.finished_at),
+  };
 }

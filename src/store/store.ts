@@ -13,7 +13,7 @@
  *
  * A job's shapes, and why each exists: contract/job.ts.
  */
-import type { HistoryEntry, InsertResult, JobRecord, NewJob } from './contract/job.js';
+import type { HistoryEntry, InsertResult, JobOutcome, JobRecord, NewJob } from './contract/job.js';
 import type { GroupCount, LimitPause, LimitRecord } from './contract/limits.js';
 import type { ClaimRequest, ClaimResult, TransitionRequest, TransitionResult } from './contract/moves.js';
 import type { WorkerProcessRecord } from './contract/processes.js';
@@ -73,6 +73,8 @@ export interface JobWrites {
   cleanJobs(filter: CleanFilter, at: number): Promise<number>;
   /** Deletes up to `limit` jobs finished in `state` before `before`, with their history, steps and log lines; returns how many. */
   purgeFinished(state: string, before: number, limit: number): Promise<number>;
+  /** Forgets up to `limit` kept outcomes (`JobOutcome`) of jobs finished before `before`, with their history; returns how many. */
+  trimOutcomes(before: number, limit: number): Promise<number>;
 }
 
 /** Claims, transitions, leases and holds: the worker side's hot path (contract/moves.ts). */
@@ -136,6 +138,8 @@ export interface RunData {
 /** Reads of jobs: one, lists, pages, history, flows, counts, and the dashboard's change feed (contract/reads.ts). */
 export interface JobReads {
   get(id: number): Promise<JobRecord | undefined>;
+  /** How a job deleted by the move that finished it ended, while that is kept (`JobOutcome`). */
+  outcome(id: number): Promise<JobOutcome | undefined>;
   list(filter: ListFilter): Promise<JobRecord[]>;
   /** One page of the jobs in one state, in that state's natural order, with a keyset cursor; filters read a bounded number of rows. */
   browse(filter: BrowseFilter): Promise<BrowsePage>;

@@ -13,7 +13,10 @@ import type { MachineRegistry } from '../../src/engine/core/machine-registry.js'
 import { fromContext } from '../../src/engine/core/machine-registry.js';
 import { leaseViolations, type HistoryRow } from './lease-history.js';
 
-export interface JobRow { id: number; name: string; state: string; attempts: number; last_error: string | null; ctx: string | null; version: number | string; parent_id: number | null }
+/** A job's row; or, `kept`, the outcome a job deleted as it finished left (state and last error only). */
+export type JobRow =
+  | { id: number; name: string; state: string; attempts: number; last_error: string | null; ctx: string | null; version: number | string; parent_id: number | null; kept?: undefined }
+  | { id: number; name: string; state: string; last_error: string | null; kept: true };
 export type History = HistoryRow & { at: number | string; candidate: number | null; error: string | null };
 
 export interface HistoryFacts {
@@ -40,7 +43,7 @@ export function historyViolations(f: HistoryFacts): string[] {
     const history = byJob.get(job.id) ?? [];
     const where = `job ${job.id}`;
     // The table holds moves only (a job's creation is its row): one per version.
-    if (Number(job.version) !== history.length) out.push(`${where}: version ${job.version} after ${history.length} moves`);
+    if (!job.kept && Number(job.version) !== history.length) out.push(`${where}: version ${job.version} after ${history.length} moves`);
     const machine = f.registry.forJob(job.name, null);
     let state = history[0]?.from_state ?? job.state;
     let context = machine.initial.context;
@@ -75,9 +78,10 @@ export function historyViolations(f: HistoryFacts): string[] {
     }
     const replayed = fromContext(context);
     const { sleepDelay: _a, ...replayedCtx } = replayed.ctx ?? {};
-    const { sleepDelay: _b, ...rowCtx } = job.ctx ? (JSON.parse(job.ctx) as Record<string, unknown>) : {};
-    const actual = { state: job.state, attempts: job.attempts, lastError: job.last_error === null ? null : JSON.parse(job.last_error), ctx: rowCtx };
-    const expected = { state, attempts: replayed.attempts, lastError: replayed.lastError, ctx: replayedCtx };
+    const { sleepDelay: _b, ...rowCtx } = !job.kept && job.ctx ? (JSON.parse(job.ctx) as Record<string, unknown>) : {};
+    const lastError = job.last_error === null ? null : (JSON.parse(job.last_error) as unknown);
+    const actual = job.kept ? { state: job.state, lastError } : { state: job.state, attempts: job.attempts, lastError, ctx: rowCtx };
+    const expected = job.kept ? { state, lastError: replayed.lastError } : { state, attempts: replayed.attempts, lastError: replayed.lastError, ctx: replayedCtx };
     if (JSON.stringify(actual) !== JSON.stringify(expected)) out.push(`${where}: row ${JSON.stringify(actual)}, history replays to ${JSON.stringify(expected)}`);
     const claims = new Set(history.filter((h) => h.event === JobEventType.claim).map((h) => h.lease_token));
     for (const token of f.claimedTokens.get(job.id) ?? []) if (!claims.has(token)) out.push(`${where}: a run under ${token}, which no claim recorded`);

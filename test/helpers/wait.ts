@@ -17,10 +17,10 @@ export function transitions$(events$: Observable<QueueEvent>): Observable<JobTra
   return events$.pipe(filter(isTransition));
 }
 
-/** Polls `condition` every 10 ms until it holds; fails after `ms` (for state with no event, such as a file's size). */
-export async function waitFor(condition: () => boolean, ms = 10_000): Promise<void> {
+/** Polls `condition` every 10 ms until it holds; fails after `ms` (for state with no event, such as a file's size or a row). */
+export async function waitFor(condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -158,24 +158,33 @@ describe('transition', () => {
     expect(await store.get(x!.id)).toMatchObject({ state: 'completed', version: cx!.version + 2 });
   });
 
-  it.each([false, true])('purge deletes the job and its history under the same check, and counts the deletion (a job named twice: %s)', async (twice) => {
+  it.each([false, true])('purge deletes the job under the same check, keeps its outcome and history until trimmed, and counts the deletion (a job named twice: %s)', async (twice) => {
     const schema = pg.schema();
     const store = pg.open({ schema });
     const [x, y] = await store.insert([job(), job()], NOW);
     const [cx] = await claimOf(store, { limit: 1 });
     const reqs = [
       move({ id: x!.id, version: cx!.version, from: 'processing', token: 'stale', to: 'completed', purge: true }),
-      move({ id: x!.id, version: cx!.version, from: 'processing', token: cx!.leaseToken, to: 'completed', purge: true }),
+      move({ id: x!.id, version: cx!.version, from: 'processing', token: cx!.leaseToken, to: 'completed', purge: true, result: '"done"' }),
       move({ id: y!.id, version: 0, from: 'pending', token: null, to: 'cancelled', event: 'job.cancel' }),
     ];
     expect((await store.transition(twice ? reqs : reqs.slice(1))).moved).toEqual(twice ? [false, true, true] : [true, true]);
     expect(await store.get(x!.id)).toBeUndefined();
+    expect(await store.outcome(x!.id)).toMatchObject({ id: x!.id, name: 'a', state: 'completed', result: '"done"', lastError: null });
     const admin = await pgClient();
-    const history = await admin.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".job_history WHERE job_id = $1`, [x!.id]);
+    const history = async () => Number((await admin.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".job_history WHERE job_id = $1`, [x!.id])).rows[0]!.n);
     const deleted = await admin.query<{ value: string }>(`SELECT value FROM "${schema}".queue_meta WHERE key = 'deleted'`);
-    await admin.end();
-    expect(Number(history.rows[0]!.n)).toBe(0);
-    expect(Number(deleted.rows[0]!.value)).toBe(1);
+    try {
+      // The claim and the completion stay with the outcome, and go with it.
+      expect(await history()).toBe(2);
+      expect(Number(deleted.rows[0]!.value)).toBe(1);
+      expect(await store.trimOutcomes(NOW, 10)).toBe(0);
+      expect(await store.trimOutcomes(NOW + 1000, 10)).toBe(1);
+      expect(await history()).toBe(0);
+      expect(await store.outcome(x!.id)).toBeUndefined();
+    } finally {
+      await admin.end();
+    }
   });
 });
 

@@ -67,6 +67,11 @@ const LATER_MS = 200;
 const SLEEP_MS = 150;
 const ATTEMPTS = 3;
 const SKEWS = [0, -250, 250];
+/**
+ * Each process's retention: the second and third delete jobs in the move that finishes them (or once a run gives
+ * back its hold): their outcomes and history must still reach every result() and the feed.
+ */
+const RETENTIONS = [{}, { completed: 0, cancelled: 0 }, { dead: 0 }];
 /** The rated name's limit, its RateLimitedError pauses and the throttle window: shorter than any two clocks are apart, so a process's own clock would show. */
 const RATE = { max: 1, perMs: 200 };
 const PAUSE_MS = 200;
@@ -163,7 +168,7 @@ function scheduled(inner: Store, s: fc.Scheduler, who: string, afterAnswer: () =
   return out as unknown as Store;
 }
 
-const openQueue = (store: Store, clock: Clock) => createQueue({ store, clock, logger: silentLogger, jobs: JOBS });
+const openQueue = (store: Store, clock: Clock, retention: (typeof RETENTIONS)[number]) => createQueue({ store, clock, logger: silentLogger, jobs: JOBS, retention });
 interface Proc { engine: Engine; executor: Executor; queue: ReturnType<typeof openQueue>; owner: string; clock: Clock; running: Set<Promise<void>> }
 /** What a caller may be refused with: the job moved on, or is gone. Anything else is a fault. */
 const refused = (err: unknown) => err instanceof InvalidTransitionError || err instanceof JobNotFoundError || err instanceof ValidationError;
@@ -199,9 +204,9 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
         limitLog.paused(key, base.now(), until);
       },
     });
-    const engine = createEngine({ store: wrapped, clock, logger: silentLogger, jobs: JOBS, retention: {}, maxPayloadBytes: 4096 });
+    const engine = createEngine({ store: wrapped, clock, logger: silentLogger, jobs: JOBS, retention: RETENTIONS[i]!, maxPayloadBytes: 4096 });
     const executor = createExecutor(engine, { leaseMs: LEASE_MS, stuckAfterMs: 600_000, maxBacklog: 1000 });
-    const queue = openQueue(wrapped, clock);
+    const queue = openQueue(wrapped, clock, RETENTIONS[i]!);
     return { engine, executor, queue, owner: `p${i}`, clock, running: new Set() };
   });
   const ids: number[] = [];
@@ -321,7 +326,11 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
     return out;
   };
   const check = async (final: boolean): Promise<string[]> => {
-    const jobs = await fx.sql<JobRow>('SELECT id, name, state, attempts, last_error, ctx, version, parent_id FROM jobs ORDER BY id');
+    const jobs = [
+      ...(await fx.sql<JobRow>('SELECT id, name, state, attempts, last_error, ctx, version, parent_id FROM jobs ORDER BY id')),
+      // Jobs deleted as they finished: their kept outcome stands for the row.
+      ...(await fx.sql<JobRow>('SELECT id, name, state, last_error FROM job_outcomes ORDER BY id')).map((o) => ({ ...o, kept: true as const })),
+    ];
     const history = await fx.sql<History>('SELECT id, job_id, from_state, to_state, event, candidate, at, worker_id, lease_token, error FROM job_history ORDER BY id');
     return [...runs.overlaps(), ...limitLog.violations(new Set(jobs.map((j) => Number(j.id)))), ...historyViolations({ jobs, history, registry: procs[0]!.engine.registry, claimedTokens, final, customExits: ['job.park', 'job.requeue'], attempts: ATTEMPTS, backoff: BACKOFF_MS, later: LATER_MS, sleep: SLEEP_MS })];
   };
@@ -366,12 +375,12 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
     }
     found.push(...(await check(true)));
     const exists = {
-      jobs: new Set((await fx.sql<{ id: number }>('SELECT id FROM jobs')).map((r) => Number(r.id))),
+      jobs: new Set((await fx.sql<{ id: number }>('SELECT id FROM jobs UNION ALL SELECT id FROM job_outcomes')).map((r) => Number(r.id))),
       history: new Set((await fx.sql<{ id: number }>('SELECT id FROM job_history WHERE job_id <> 0')).map((r) => Number(r.id))),
     };
     found.push(...(await s.waitFor(feed.judge(procs[1]!.engine.store, exists, (k) => steps.length * 7 + k * 13))));
     // Every finished job's result() settles (a value, or the job's error).
-    const finished = await fx.sql<{ id: number }>("SELECT id FROM jobs WHERE state IN ('completed', 'dead', 'cancelled')");
+    const finished = await fx.sql<{ id: number }>("SELECT id FROM jobs WHERE state IN ('completed', 'dead', 'cancelled') UNION ALL SELECT id FROM job_outcomes");
     const settled = await s.waitFor(Promise.all(finished.map(({ id }) => procs[2]!.queue.result(Number(id)).then(() => true, (err: unknown) => !(err instanceof JobNotFoundError)))));
     for (const [i, ok] of settled.entries()) if (!ok) found.push(`job ${finished[i]!.id}: result() did not settle`);
     return found;

@@ -11,9 +11,8 @@ import type { Observable, Subscription } from 'rxjs';
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { JobFailedError, JobNotFoundError, ValidationError, WaitTimeoutError } from '../../errors.js';
 import type { Clock, TimerHandle } from '../../lib/clock.js';
-import type { JobRecord, Store } from '../../store/store.js';
+import type { JobOutcome, JobRecord, Store } from '../../store/store.js';
 import { isTransition, type QueueEvent } from '../core/events.js';
-import { toJob } from '../core/job-view.js';
 import type { MachineRegistry } from '../core/machine-registry.js';
 import { checkInteger, rejectUnknownOptions } from '../../lib/validate.js';
 
@@ -26,6 +25,10 @@ export interface ResultOptions {
   /** Give up when this aborts (rejects with its reason). */
   signal?: AbortSignal;
 }
+
+/** What a finished job's outcome is read from: its row, or what was kept of it (JobOutcome). */
+type Ending = Pick<JobRecord, 'id' | 'name' | 'state' | 'retry' | 'result' | 'lastError'>;
+const keptOutcome = (o: JobOutcome | undefined): Ending | undefined => (o ? { ...o, retry: null } : undefined);
 
 export function createJobResults(deps: { store: Store; clock: Clock; registry: MachineRegistry; events$: Observable<QueueEvent>; open: () => void }) {
   const { store, clock } = deps;
@@ -68,8 +71,8 @@ export function createJobResults(deps: { store: Store; clock: Clock; registry: M
   };
 
   /** The job's outcome once it has finished: its result, or why it has none. */
-  const outcome = (job: JobRecord): { ok: true; value: unknown } | { ok: false; error: Error } | undefined => {
-    if (job.state === JobState.completed) return { ok: true, value: toJob(job).result };
+  const outcome = (job: Ending): { ok: true; value: unknown } | { ok: false; error: Error } | undefined => {
+    if (job.state === JobState.completed) return { ok: true, value: job.result === null ? undefined : (JSON.parse(job.result) as unknown) };
     if (FINISHED_STATES.includes(job.state) || deps.registry.forJob(job.name, job.retry).finalStates.has(job.state)) {
       return { ok: false, error: new JobFailedError(job.id, job.state, job.lastError) };
     }
@@ -116,7 +119,8 @@ export function createJobResults(deps: { store: Store; clock: Clock; registry: M
             try {
               do {
                 again = false;
-                const job = await store.get(id);
+                // A job deleted by the move that finished it (retention 0) left its outcome behind for a while.
+                const job = (await store.get(id)) ?? keptOutcome(await store.outcome(id));
                 if (!job) return end(() => reject(new JobNotFoundError(id)));
                 if (name !== undefined && job.name !== name) {
                   return end(() => reject(new ValidationError(`result: job ${id} is a "${job.name}" job, not ${JSON.stringify(name.slice(0, 200))}`)));

@@ -31,6 +31,8 @@ export interface EngineDeps {
   /** The jobs this process defines (runs) and declares (only enqueues); it may enqueue any name. */
   jobs: readonly AnyJob[];
   retention: ResolvedRetention;
+  /** How long a job deleted as it finished keeps its outcome (retention.outcome); default KEPT_OUTCOME_MS. */
+  keptOutcomeMs?: number;
   maxPayloadBytes: number;
   /** Spans of enqueues and attempts (telemetry/tracing.ts); absent: none. */
   tracing?: Tracing;
@@ -62,6 +64,7 @@ export type WorkerStore = Pick<
   | 'expiredLeases'
   | 'expiredHolds'
   | 'purgeFinished'
+  | 'trimOutcomes'
   | 'externalChange'
   | 'watchChanges'
   | 'watchFinished'
@@ -88,6 +91,8 @@ export interface Engine {
   /** The definitions' limits (groupConcurrency, globalConcurrency, rateLimit), by name: what each claim carries. */
   readonly limits: ReadonlyMap<string, NameLimits>;
   readonly retention: ResolvedRetention;
+  /** How long a job deleted as it finished keeps its outcome, ms (the retention loop forgets it after). */
+  readonly keptOutcomeMs: number;
   /** The log of database outages the worker side's loops live through. */
   readonly outage: OutageLog;
   /** Each transition this process committed, and stuck runs. */

@@ -109,9 +109,18 @@ export interface RetentionOptions {
   completed?: Duration;
   dead?: Duration;
   cancelled?: Duration;
+  /**
+   * How long the outcome of a job deleted by the move that finished it (a
+   * state kept for `0`) stays readable: `result()` in any process and the
+   * change feed (`watch()`, the page) still learn how it ended. Default '1m';
+   * at least '1s'.
+   */
+  outcome?: Duration;
 }
 
 const RETENTION_KEYS = ['completed', 'dead', 'cancelled'] as const;
+/** How long a job deleted as it finished leaves its outcome behind, unless `retention.outcome` says otherwise. */
+export const KEPT_OUTCOME_MS = 60_000;
 
 /** Retention in ms per finished state (absent: kept). */
 export type ResolvedRetention = Partial<Record<(typeof RETENTION_KEYS)[number], number>>;
@@ -122,7 +131,7 @@ const QUEUE_KEYS = [
 ] as const;
 
 export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'retention' | 'connection' | 'schema' | 'database' | 'prefetch' | 'telemetry'>> &
-  Pick<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'connection' | 'schema' | 'database' | 'prefetch'> & { retention: ResolvedRetention; telemetry: Required<TelemetryOptions> };
+  Pick<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'connection' | 'schema' | 'database' | 'prefetch'> & { retention: ResolvedRetention; keptOutcome: number; telemetry: Required<TelemetryOptions> };
 
 export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions {
   rejectUnknownOptions('createQueue', options, QUEUE_KEYS);
@@ -142,6 +151,7 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     threads: Math.min(concurrency, availableParallelism()),
     ...options,
     retention: resolveRetention(options.retention),
+    keptOutcome: resolveKeptOutcome(options.retention?.outcome),
     telemetry: resolveTelemetry(options.telemetry),
   };
   if (o.database !== undefined) {
@@ -200,14 +210,27 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
   return o;
 }
 
-/** True when some finished state is deleted after a while (not at once, not never): the retention loop runs. */
+/** True when some finished state is deleted after a while (not at once, not never). */
 export function deletesByAge(retention: Readonly<Record<string, number | undefined>>): boolean {
   return Object.values(retention).some((ms) => ms !== undefined && ms > 0);
 }
 
+/** True when some finished state is deleted at all: the retention loop runs (it forgets kept outcomes too). */
+export function deletesFinished(retention: Readonly<Record<string, number | undefined>>): boolean {
+  return Object.values(retention).some((ms) => ms !== undefined);
+}
+
+/** At least a second: a waiter in another process reads again within one (its safety tick). */
+function resolveKeptOutcome(value: Duration | undefined): number {
+  if (value === undefined) return KEPT_OUTCOME_MS;
+  const ms = parseDuration('createQueue retention.outcome', value);
+  if (ms < 1000) throw new ValidationError(`createQueue retention.outcome must be at least '1s', so that every result() waiting in another process reads it (got ${JSON.stringify(value)})`);
+  return ms;
+}
+
 function resolveRetention(retention: RetentionOptions | undefined): ResolvedRetention {
   if (retention === undefined) return {};
-  rejectUnknownOptions('createQueue retention', retention, RETENTION_KEYS);
+  rejectUnknownOptions('createQueue retention', retention, [...RETENTION_KEYS, 'outcome']);
   const out: ResolvedRetention = {};
   for (const key of RETENTION_KEYS) {
     if (retention[key] !== undefined) out[key] = parseDuration(`createQueue retention.${key}`, retention[key]);

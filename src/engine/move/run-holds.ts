@@ -46,7 +46,7 @@ export function createHoldRelease(deps: HoldReleaseDeps): ReleaseHold {
       if (!job || job.leaseToken !== token || job.state === registry.claimRule.to) return;
       const state = await store.releaseHold({ id, token, version: job.version, uniqueNeed: need(job) });
       if (state === null) continue;
-      if (deps.retention[state] === 0) await store.removeJobs([{ id, version: job.version, state }], deps.clock.now());
+      if (deps.retention[state] === 0) await store.removeJobs([{ id, version: job.version, state, finished: true }], deps.clock.now());
       if (state === registry.claimRule.from) deps.wake();
       return;
     }

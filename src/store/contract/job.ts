@@ -147,3 +147,19 @@ export interface HistoryEntry {
   leaseToken?: string;
   error?: ErrorInfo;
 }
+
+/**
+ * How a job deleted by the move that finished it (retention 0) ended, kept
+ * for a while after (`trimOutcomes`): what `result()` and the change feed
+ * still read of it. Its history rows stay as long.
+ */
+export interface JobOutcome {
+  id: number;
+  name: string;
+  state: string;
+  /** The result's JSON text, as the row held it. */
+  result: string | null;
+  lastError: ErrorInfo | null;
+  createdAt: number;
+  finishedAt: number;
+}

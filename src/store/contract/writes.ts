@@ -42,6 +42,12 @@ export interface RemoveTarget {
   id: number;
   version: number;
   state: string;
+  /**
+   * Deleted by its state's retention 0 once nothing held it (not by a
+   * caller): its outcome is kept and its history stays, as a finishing move
+   * that deletes the job keeps them (`JobOutcome`).
+   */
+  finished?: boolean;
 }
 
 /** Jobs to delete by state (`cleanJobs`): of one name when `name` is set, in `state` since before `before`, at most `limit`. */

@@ -25,7 +25,7 @@ import { DatabaseError } from '../../errors.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import type { ParentMove, Store, StoreDiagnostics } from '../store.js';
 import { postgresFlows } from './flows.js';
-import { toHistoryEntry, type HistoryRow } from '../rows.js';
+import { toHistoryEntry, toJobOutcome, type HistoryRow, type OutcomeRow } from '../rows.js';
 import { toJobRecord, type JobRow } from '../job-columns.js';
 import { browseJobs } from './browse-jobs.js';
 import { createClaimer } from './claim.js';
@@ -182,6 +182,10 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       const [row] = await db.rows<JobRow>(s.get, [id]);
       return row ? toJobRecord(row) : undefined;
     },
+    outcome: async (id) => {
+      const [row] = await db.rows<OutcomeRow>(s.outcome, [id]);
+      return row ? toJobOutcome(row) : undefined;
+    },
     list: async (filter) => listJobs(db, schema, filter),
     browse: async (filter) => browseJobs(db, schema, filter),
     history: async (id) => (await db.rows<HistoryRow>(s.history, [id])).map(toHistoryEntry),
@@ -246,6 +250,10 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     },
     purgeFinished: async (state, before, limit) => {
       const [row] = await db.rows<{ n: number }>(s.purgeFinished, [state, before, limit]);
+      return row!.n;
+    },
+    trimOutcomes: async (before, limit) => {
+      const [row] = await db.rows<{ n: number }>(s.trimOutcomes, [before, limit]);
       return row!.n;
     },
     removeJobs: async (targets) => removal.removeJobs(targets),

@@ -28,7 +28,7 @@ export function createPostgresRemoval(schema: string, db: Pick<Database, 'rows' 
   return {
     async removeJobs(targets) {
       const gone = await db.tx(async (client) => {
-        const removed = (await client.query<{ id: string | number }>(remove, [targets.map((t) => t.id), targets.map((t) => t.version), targets.map((t) => t.state)])).rows;
+        const removed = (await client.query<{ id: string | number }>(remove, [targets.map((t) => t.id), targets.map((t) => t.version), targets.map((t) => t.state), targets.map((t) => t.finished === true)])).rows;
         if (removed.length > 0) await client.query(lateLogs, [removed.map((r) => r.id)]);
         return removed;
       });

@@ -91,7 +91,9 @@ const running = (snapshot: Snapshot, xid: number) => !precedes(xid, snapshot.xmi
 
 function safeHead(schema: string, table: 'jobs' | 'job_history'): SafeHead {
   // The floor itself stands in as a row, so that a gap right above it counts (its row may be gone).
-  const gapsSql = statement('safe-head-gaps', schema, { table, window: String(WINDOW) });
+  // A job deleted as it finished keeps its id in job_outcomes: not a gap, and the newest id may be one.
+  const more = table === 'jobs' ? `UNION ALL (SELECT id FROM "${schema}".job_outcomes WHERE id > $1 ORDER BY id LIMIT ${WINDOW})` : '';
+  const gapsSql = statement('safe-head-gaps', schema, { table, window: String(WINDOW), more });
   let floor = 0;
   /** Gaps by their first id, with the transactions that held an id when each was first seen: it is final once they have all ended. */
   let seen = new Map<number, readonly number[]>();

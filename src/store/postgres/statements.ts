@@ -18,6 +18,8 @@ export function statements(schema: string) {
     nextDue: q('next-due-at'),
     nextPending: q('next-pending-at'),
     get: q('get'),
+    outcome: q('outcome'),
+    trimOutcomes: q('trim-outcomes'),
     history: q('history'),
     stats: q('stats'),
     pause: q('pause'),

@@ -4,8 +4,9 @@
  * request was decided on (in `from` under `token`), so a worker that lost
  * its lease cannot settle and a decision made on an old read never lands. A move into
  * processing keeps the lease (a custom edge); any other clears it. A purge
- * (retention 0) deletes the job, its steps, log lines and history, under the same condition,
- * and counts the deletion (queue_meta `deleted`).
+ * (retention 0) deletes the job, its steps and log lines, under the same condition,
+ * keeps its outcome (job_outcomes) and its history, and counts the deletion
+ * (queue_meta `deleted`).
  *
  * Two forms with one outcome. A batch whose jobs are all distinct runs as one
  * statement over the requests unnested from arrays; a batch that names a job
@@ -24,7 +25,7 @@ export interface TransitionStatements {
   updateFields: string;
   purge: string;
   history: string;
-  purgeHistory: string;
+  keepOutcome: string;
   purgeSteps: string;
   purgeLogs: string;
   countDeleted: string;
@@ -64,7 +65,7 @@ export function transitionStatements(schema: string, history: boolean): Transiti
     updateFields: q('update-fields'),
     purge: q('transition-purge'),
     history: q('insert-history'),
-    purgeHistory: q('purge-history'),
+    keepOutcome: q('keep-outcome'),
     purgeSteps: q('purge-steps'),
     purgeLogs: q('purge-logs'),
     countDeleted: q('count-deleted'),
@@ -86,6 +87,7 @@ function cached(make: (constant: readonly boolean[]) => string): (constant: read
 }
 
 const json = (value: unknown): string | null => (value ? JSON.stringify(value) : null);
+const historyValues = (t: TransitionRequest) => [t.id, t.from, t.to, t.event, t.candidate ?? null, t.at, t.workerId ?? null, t.token, json(t.error)];
 
 /** Request by request, in order. */
 export async function transitionEach(client: Queryable, s: TransitionStatements, reqs: readonly TransitionRequest[], history: boolean): Promise<boolean[]> {
@@ -94,22 +96,23 @@ export async function transitionEach(client: Queryable, s: TransitionStatements,
   for (const t of reqs) {
     const cas = [t.version, t.expiredBy ?? null];
     if (t.purge) {
-      const gone = (await client.query(s.purge, [t.id, t.from, t.token, ...cas])).rowCount === 1;
-      if (gone) purged.push(t.id);
-      out.push(gone);
+      const [row] = (await client.query<{ name: string; result: string | null; created_at: number; born: string }>(s.purge, [t.id, t.from, t.token, ...cas])).rows;
+      if (row) {
+        purged.push(t.id);
+        await client.query(s.keepOutcome, [t.id, row.name, t.to, row.born, t.result ?? row.result, json(t.lastError), row.created_at, t.at]);
+        if (history) await client.query(s.history, historyValues(t));
+      }
+      out.push(row !== undefined);
       continue;
     }
     const values = [t.id, t.from, t.token, t.to, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.at, t.uniqueNeed ?? 0, ...cas, t.keepsHold === true];
     const changed = (await client.query(s.move, values)).rowCount === 1;
     if (changed && t.set) await client.query(s.updateFields, [t.id, t.set.payload ?? null, t.set.priority ?? null]);
     if (changed && startsFreshRun(t.event)) await client.query(s.purgeSteps, [[t.id]]);
-    if (changed && history) {
-      await client.query(s.history, [t.id, t.from, t.to, t.event, t.candidate ?? null, t.at, t.workerId ?? null, t.token, json(t.error)]);
-    }
+    if (changed && history) await client.query(s.history, historyValues(t));
     out.push(changed);
   }
   if (purged.length > 0) {
-    await client.query(s.purgeHistory, [purged]);
     await client.query(s.purgeSteps, [purged]);
     await client.query(s.purgeLogs, [purged]);
     await client.query(s.countDeleted, [purged.length]);

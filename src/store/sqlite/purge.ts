@@ -5,9 +5,16 @@
  * rows went without a transition. And when the newest history rows go, a
  * tombstone keeps their highest id taken, so no new row gets an id a reader
  * has already read past (history-tombstone.sql).
+ *
+ * A job deleted by the move that finished it (retention 0) leaves its
+ * outcome behind in `job_outcomes`, and its history stays: every `result()`
+ * waiting for it, in any process, and every reader of the change feed still
+ * learn how it ended. Both go together later (`trimOutcomes`).
  */
 import type Database from 'better-sqlite3';
 import type { TransitionRequest } from '../store.js';
+import type { ErrorInfo } from '../../../machines/policy.js';
+import { positional } from './positional.js';
 import { sql } from './sql.js';
 
 export interface Purge {
@@ -18,23 +25,40 @@ export interface Purge {
    * transaction's deletes are done: `finish`.
    */
   begin(): PurgeRun;
+  /** Forgets up to `limit` kept outcomes of jobs finished before `before`, with their history (inside the caller's transaction). */
+  trimOutcomes(before: number, limit: number, at: number): number;
+}
+
+/** How a finishing move that deletes its job (retention 0) ended it: what its kept outcome holds. */
+export interface FinishedAs {
+  state: string;
+  /** The result's JSON text; absent: the row's. */
+  result?: string | null | undefined;
+  lastError: ErrorInfo | null;
 }
 
 export interface PurgeRun {
   /**
-   * True when the job went (a compare-and-set, as transition.sql's). Its
-   * history goes with it when this process keeps history, or `always`
-   * (a caller's delete, which must leave nothing of the job behind).
+   * True when the job went (a compare-and-set, as transition.sql's). `end`:
+   * how it finished (retention 0), or `'finished'` to take that from the row
+   * (a held job given back): its outcome is kept and its history stays
+   * (trimmed with the outcome). Without it the job is a caller's delete,
+   * which must leave nothing of the job behind.
    */
-  job(t: Pick<TransitionRequest, 'id' | 'version' | 'from' | 'token' | 'at' | 'expiredBy'>, always?: boolean): boolean;
+  job(t: Pick<TransitionRequest, 'id' | 'version' | 'from' | 'token' | 'at' | 'expiredBy'>, end?: FinishedAs | 'finished'): boolean;
   jobs(ids: readonly number[], at: number): void;
   /** Counts the transaction's deletions: one write, however many went. */
   finish(): void;
 }
 
-export function createPurge(db: Database.Database, recordHistory: boolean): Purge {
+export function createPurge(db: Database.Database): Purge {
   const s = {
     purgeJob: db.prepare(sql('purge-job')),
+    // On the hot path of a queue that deletes jobs as they finish: bound by position (positional.ts).
+    keepOutcome: positional(db, sql('keep-outcome')),
+    deleteById: positional(db, sql('delete-job')),
+    oldOutcomes: db.prepare(sql('outcomes-old')).pluck(),
+    forgetOutcome: db.prepare(sql('outcome-forget')),
     deleteJob: db.prepare(sql('delete-job')),
     purgeSteps: db.prepare(sql('purge-steps')),
     purgeLogs: db.prepare(sql('purge-logs')),
@@ -59,14 +83,21 @@ export function createPurge(db: Database.Database, recordHistory: boolean): Purg
     begin() {
       let deleted = 0;
       return {
-        job({ id, version, from, token, at, expiredBy }, always = false) {
-          if (s.purgeJob.run({ id, version, from, token, expiredBy: expiredBy ?? null }).changes !== 1) return false;
+        job({ id, version, from, token, at, expiredBy }, end) {
+          const cas = { id, version, from, token, expiredBy: expiredBy ?? null };
+          if (end === undefined) {
+            if (s.purgeJob.run(cas).changes !== 1) return false;
+          } else {
+            // The outcome is copied from the row under the compare-and-set; the row then goes by id alone.
+            const as = end === 'finished' ? { state: null, result: null, lastError: null } : { state: end.state, result: end.result ?? null, lastError: end.lastError ? JSON.stringify(end.lastError) : null };
+            if (s.keepOutcome.run({ ...cas, ...as, at }).changes !== 1) return false;
+            s.deleteById.run({ id });
+          }
           deleted++;
           // One probe of job_steps' primary key, and of job_logs': a job that took no steps and logged nothing costs no more.
           s.purgeSteps.run({ id });
           s.purgeLogs.run({ id });
-          // A process that keeps no history skips it here (the hot path); purges by age clear any other process's.
-          if (recordHistory || always) history(id, at);
+          if (end === undefined) history(id, at);
           return true;
         },
         jobs(ids, at) {
@@ -82,6 +113,14 @@ export function createPurge(db: Database.Database, recordHistory: boolean): Purg
           if (deleted > 0) s.countDeleted.run({ n: deleted });
         },
       };
+    },
+    trimOutcomes(before, limit, at) {
+      const ids = s.oldOutcomes.all({ before, limit }) as number[];
+      for (const id of ids) {
+        history(id, at);
+        s.forgetOutcome.run({ id });
+      }
+      return ids.length;
     },
   };
 }

@@ -28,7 +28,7 @@ import { listJobs } from './list-jobs.js';
 import { namesStatement } from './names-statement.js';
 import { openDatabase, toDatabaseError, type OpenOptions } from './open.js';
 import { attachAppDatabase, type SqliteDatabase } from './app-database.js';
-import { toHistoryEntry, type HistoryRow } from '../rows.js';
+import { toHistoryEntry, toJobOutcome, type HistoryRow, type OutcomeRow } from '../rows.js';
 import { toJobRecord, type JobRow } from '../job-columns.js';
 import { createPurge } from './purge.js';
 import { createSqliteRemoval } from './remove.js';
@@ -81,12 +81,13 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     nextDue: db.prepare(sql('next-due-at')),
     nextPending: db.prepare(sql('next-pending-at')),
     get: db.prepare(sql('get')),
+    outcome: db.prepare(sql('outcome')),
     historyOf: db.prepare(sql('history')),
     stats: db.prepare(sql('stats')),
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
     totalChanges: db.prepare('SELECT total_changes()').pluck(),
   };
-  const purge = createPurge(db, recordHistory);
+  const purge = createPurge(db);
 
   const indexNewJobs = newJobIndexer(db);
 
@@ -142,6 +143,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     return ids.length;
   });
 
+  const trimTx = db.transaction((before: number, limit: number) => purge.trimOutcomes(before, limit, clock.now()));
+
   let lastDataVersion = s.dataVersion.get() as number;
   /** Open WAL watches (watchChanges), stopped by close(). */
   const walWatches = new Set<() => void>();
@@ -192,6 +195,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       const row = s.get.get({ id }) as JobRow | undefined;
       return row ? toJobRecord(row) : undefined;
     },
+    outcome: async (id) => {
+      const row = s.outcome.get({ id }) as OutcomeRow | undefined;
+      return row ? toJobOutcome(row) : undefined;
+    },
     list: async (filter) => listJobs(db, filter),
     // Finished states page along the retention index: built the first time one is browsed (not by a read-only caller).
     browse: async (filter) => {
@@ -227,6 +234,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     diagnose: async (o) => admin.diagnose(o),
     // A store opened without `retentionIndex` builds the index on its first purge, before the purge's transaction.
     purgeFinished: async (state, before, limit) => purgeTx.immediate(ensureRetentionIndex(), state, before, limit),
+    trimOutcomes: async (before, limit) => trimTx.immediate(before, limit),
     removeJobs: async (targets, at) => removal.removeJobs(targets, at),
     cleanJobs: async (filter, at) => removal.cleanJobs(filter, at),
     changes: async (after, limit, o) => dashboard.changes(after, limit, o),

@@ -3,7 +3,7 @@
  * changes its job only while the job is still at the `version` the request
  * was decided on (in `from` under `token`), so a worker that lost its lease
  * cannot settle and a decision made on an old read never lands. A purge (retention 0) deletes the
- * job instead. A flow child's parent is settled in the same transaction.
+ * job instead, keeping its outcome and its history (purge.ts). A flow child's parent is settled in the same transaction.
  */
 import type Database from 'better-sqlite3';
 import type { TransitionRequest, TransitionResult } from '../store.js';
@@ -42,7 +42,11 @@ export function createTransition(db: Database.Database, deps: TransitionDeps): D
     return { moved, parentMoves };
 
     function move(t: TransitionRequest): boolean {
-      if (t.purge) return purging!.job(t);
+      if (t.purge) {
+        const gone = purging!.job(t, { state: t.to, result: t.result, lastError: t.lastError ?? null });
+        if (gone && recordHistory) recordMove(t);
+        return gone;
+      }
       const changed =
         s.transition.run({
           id: t.id,
@@ -62,20 +66,22 @@ export function createTransition(db: Database.Database, deps: TransitionDeps): D
         }).changes === 1;
       if (changed && t.set) s.updateFields.run({ id: t.id, payload: t.set.payload ?? null, priority: t.set.priority ?? null });
       if (changed && startsFreshRun(t.event)) s.clearSteps.run({ id: t.id });
-      if (changed && recordHistory) {
-        s.history.run({
-          id: t.id,
-          from: t.from,
-          to: t.to,
-          event: t.event,
-          candidate: t.candidate ?? null,
-          at: t.at,
-          workerId: t.workerId ?? null,
-          token: t.token,
-          error: t.error ? JSON.stringify(t.error) : null,
-        });
-      }
+      if (changed && recordHistory) recordMove(t);
       return changed;
+    }
+
+    function recordMove(t: TransitionRequest): void {
+      s.history.run({
+        id: t.id,
+        from: t.from,
+        to: t.to,
+        event: t.event,
+        candidate: t.candidate ?? null,
+        at: t.at,
+        workerId: t.workerId ?? null,
+        token: t.token,
+        error: t.error ? JSON.stringify(t.error) : null,
+      });
     }
   });
 }

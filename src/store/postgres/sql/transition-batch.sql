@@ -1,8 +1,8 @@
 -- A batch of moves whose jobs are all distinct, in one statement: the
 -- compare-and-set of transition-move.sql (or the delete of
 -- transition-purge.sql) for every request at once, with their history rows,
--- the deletion of purged jobs' history, steps and log lines, and the
--- wake-ups. Answers the position (ord) of each request that moved its job.
+-- the deletion of purged jobs' steps and log lines (their outcome is kept and
+-- their history stays: keep-outcome.sql), and the wake-ups. Answers the position (ord) of each request that moved its job.
 --
 -- The requests come unnested from arrays, $1 … $19, one per field
 -- (transition.ts BATCH_COLUMNS), or as the value itself where every request
@@ -36,9 +36,14 @@ purged AS (
   WHERE r.purge AND j.id = ANY (ARRAY(SELECT id FROM r)) AND j.id = r.id
     AND j.version = r.version AND j.state = r.from_state AND j.lease_token IS NOT DISTINCT FROM r.token
     AND (r.expired_by IS NULL OR j.locked_until IS NULL OR j.locked_until < r.expired_by)
-  RETURNING r.ord, j.id, r.from_state, r.to_state, j.name, j.group_key
+  RETURNING r.ord, j.id, r.from_state, r.to_state, j.name, j.group_key, j.result, j.created_at,
+    CASE WHEN j.children_left IS NOT NULL THEN {{waitingChildren}} ELSE {{pending}} END AS born
 ),
-purged_history AS (DELETE FROM {{schema}}.job_history WHERE job_id IN (SELECT id FROM purged)),
+kept AS (
+  INSERT INTO {{schema}}.job_outcomes (id, name, state, born, result, last_error, created_at, finished_at)
+  SELECT p.id, p.name, p.to_state, p.born, coalesce(r.result, p.result), r.last_error, p.created_at, r.at
+  FROM purged p JOIN r USING (ord)
+),
 purged_steps AS (DELETE FROM {{schema}}.job_steps WHERE job_id IN (SELECT id FROM purged)),
 purged_logs AS (DELETE FROM {{schema}}.job_logs WHERE job_id IN (SELECT id FROM purged)),
 counted AS (
@@ -48,7 +53,7 @@ counted AS (
 recorded AS (
   INSERT INTO {{schema}}.job_history (job_id, from_state, to_state, event, candidate, at, worker_id, lease_token, error)
   SELECT r.id, r.from_state, r.to_state, r.event, r.candidate, r.at, r.worker_id, r.token, r.error
-  FROM r JOIN moved USING (ord) WHERE {{history}} ORDER BY r.ord
+  FROM r JOIN (SELECT ord FROM moved UNION ALL SELECT ord FROM purged) AS done USING (ord) WHERE {{history}} ORDER BY r.ord
 )
 SELECT ord FROM moved UNION ALL SELECT ord FROM purged
 UNION ALL
