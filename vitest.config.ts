@@ -59,6 +59,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/shutdown.under-load.test.ts',
   'test/integration/steps.durable.test.ts',
   'test/integration/sweep.stuck-delayed.test.ts',
+  'test/integration/retention.by-count.test.ts',
   'test/integration/retention.kept-outcome.test.ts',
   'test/integration/telemetry.traces.test.ts',
   'test/integration/store.next-due.test.ts',

@@ -5,7 +5,8 @@
 export { createQueue } from './queue.js';
 export type { Queue, QueueStatsView } from './queue.js';
 export type { TelemetryOptions } from './telemetry/telemetry-options.js';
-export type { QueueOptions, EnqueueOptions, EnqueueItemOptions, EnqueueManyOptions } from './engine/core/options.js';
+export type { QueueOptions, RetentionOptions, EnqueueOptions, EnqueueItemOptions, EnqueueManyOptions } from './engine/core/options.js';
+export type { JobRetention, StateRetention } from './engine/core/retention.js';
 export type { SqliteDatabase } from './store/sqlite/app-database.js';
 export type { UniqueOptions, UniqueWhile, DebounceOptions, ThrottleOptions } from './engine/core/unique.js';
 export type { JobLimits, RateLimit } from './engine/core/limits.js';

@@ -15,7 +15,6 @@ import { createClaimBuffer } from './claim/claim-buffer.js';
 import type { WorkerEngine } from './core/engine.js';
 import { createExecutor, extendLease, type Executor } from './run/executor.js';
 import type { AbortReason } from './run/job-runner.js';
-import { deletesFinished } from './core/options.js';
 import { createPool, type WorkerInfo } from './run/pool.js';
 import { createProcessRegistry, heartbeatEvery } from './run/process-registry.js';
 import { claimTerms, createRateStarts, startWithinMs } from './claim/rate-starts.js';
@@ -190,9 +189,13 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
    */
   const purgeOld = async () => {
     const yieldNow = () => new Promise((resolve) => setImmediate(resolve));
-    for (const [state, keepMs] of Object.entries(engine.retention)) {
-      if (keepMs === undefined || keepMs === 0) continue;
-      while ((await store.purgeFinished(state, clock.now() - keepMs, PURGE_BATCH)) === PURGE_BATCH) await yieldNow();
+    for (const task of engine.retention.tasks) {
+      const before = task.ageMs === undefined ? undefined : clock.now() - task.ageMs;
+      const pass =
+        'name' in task
+          ? () => store.purgeNamed({ name: task.name, state: task.state, ...(before === undefined ? {} : { before }), ...(task.count === undefined ? {} : { keep: task.count }) }, PURGE_BATCH)
+          : () => store.purgeFinished(task.state, before!, PURGE_BATCH, task.except);
+      while ((await pass()) === PURGE_BATCH) await yieldNow();
     }
     while ((await store.trimOutcomes(clock.now() - engine.keptOutcomeMs, PURGE_BATCH)) === PURGE_BATCH) await yieldNow();
   };
@@ -297,7 +300,7 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
       // Leases that ran out while no worker was up (a crash, a deploy) are
       // found now, not one sweep interval (up to 5 s) after the start.
       firstSweep = sweep().catch((err: unknown) => void outage.failed('sweeping expired leases', err));
-      if (deletesFinished(engine.retention)) {
+      if (engine.retention.any) {
         stops.push(loop('deleting old jobs', RETENTION_EVERY_MS, purgeOld));
         purgeOld().catch((err: unknown) => void outage.failed('deleting old jobs', err));
       }

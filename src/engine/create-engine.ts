@@ -24,6 +24,7 @@ import type { TransitionNotice } from './core/moves.js';
 import { createOutageLog } from './core/outage.js';
 import { createSharedTime } from './core/shared-time.js';
 import { KEPT_OUTCOME_MS } from './core/options.js';
+import { resolveRetention, retentionRules } from './core/retention.js';
 import { createEnqueuePaths, type Written } from './enqueue/enqueue-paths.js';
 import { createNewJob } from './enqueue/new-job.js';
 import { createApplyEvent } from './move/apply-event.js';
@@ -43,6 +44,9 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
   // (createQueue's options refused a name given twice before the store was opened: options.ts.)
   const definitions = new Map<string, AnyJobDefinition>();
   for (const job of deps.jobs) if (!isDeclaration(job)) definitions.set(job.name, job);
+  // Each name's own retention replaces the queue's for the states it names (core/retention.ts).
+  const ownRetention = new Map([...definitions.values()].filter((d) => d.retention !== undefined).map((d) => [d.name, resolveRetention(`job "${d.name}" retention`, d.retention)]));
+  const retention = retentionRules(deps.retention, ownRetention, [...definitions.keys()]);
   const registry = createMachineRegistry(definitions);
   const events = new Subject<QueueEvent>();
   const ready = new Subject<Ready>();
@@ -94,7 +98,7 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
     onRetry: (err, delayMs) => outage.failed('recording job outcomes', err, delayMs),
     onRecovered: () => outage.recovered('recording job outcomes'),
   });
-  const apply = createApplyEvent({ registry, commit, read: (id) => store.get(id), clock, onTransition, retention: deps.retention });
+  const apply = createApplyEvent({ registry, commit, read: (id) => store.get(id), clock, onTransition, deletesAtOnce: retention.deletesAtOnce });
 
   // A commit of jobs: the claim loop wakes for those this process runs; created ones are announced (not while the commit is not known).
   const afterInsert = ({ jobs, results, at, known: announceCreated }: Written): void => {
@@ -140,7 +144,7 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
     registry,
     definitions,
     limits: limitsByName(definitions.values()),
-    retention: deps.retention,
+    retention,
     keptOutcomeMs: deps.keptOutcomeMs ?? KEPT_OUTCOME_MS,
     outage,
     events$: events.asObservable(),
@@ -162,7 +166,7 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
     enqueueVia: paths.enqueueVia,
     enqueueSync: paths.enqueueSync,
     apply,
-    releaseHold: createHoldRelease({ store, registry, clock, retention: deps.retention, wake: () => ready.next({ at: clock.now(), promote: false }) }),
+    releaseHold: createHoldRelease({ store, registry, clock, deletesAtOnce: retention.deletesAtOnce, wake: () => ready.next({ at: clock.now(), promote: false }) }),
     backlog: () => transitions.backlog(),
     claimed(jobs, owner) {
       if (jobs.length === 0) return;

@@ -21,7 +21,7 @@ import type { BrowseFilter, BrowsePage, ChangeBatch, ChangeCursor, ChangeOptions
 import type { LogAppend, LogPage, LogRange, StepRecord, StepSave } from './contract/run-data.js';
 import type { NewSchedule, ScheduleRecord } from './contract/schedules.js';
 import type { BackupProgress, StoreDiagnostics } from './contract/upkeep.js';
-import type { CallerClient, CleanFilter, FlowInsertResult, NewFlowNode, RemoveTarget, SyncInsert } from './contract/writes.js';
+import type { CallerClient, CleanFilter, FlowInsertResult, NamedPurge, NewFlowNode, RemoveTarget, SyncInsert } from './contract/writes.js';
 
 export type * from './contract/job.js';
 export type * from './contract/limits.js';
@@ -71,8 +71,18 @@ export interface JobWrites {
    * and a flow child (its parent waits for it) are never taken.
    */
   cleanJobs(filter: CleanFilter, at: number): Promise<number>;
-  /** Deletes up to `limit` jobs finished in `state` before `before`, with their history, steps and log lines; returns how many. */
-  purgeFinished(state: string, before: number, limit: number): Promise<number>;
+  /**
+   * Deletes up to `limit` jobs finished in `state` before `before`, but those
+   * of the names in `except`, with their history, steps and log lines;
+   * returns how many.
+   */
+  purgeFinished(state: string, before: number, limit: number, except?: readonly string[]): Promise<number>;
+  /**
+   * Deletes up to `limit` finished jobs of one name in one state that its
+   * retention no longer keeps (updated before `before`, or past the newest
+   * `keep`), with their history, steps and log lines; returns how many.
+   */
+  purgeNamed(rule: NamedPurge, limit: number): Promise<number>;
   /** Forgets up to `limit` kept outcomes (`JobOutcome`) of jobs finished before `before`, with their history; returns how many. */
   trimOutcomes(before: number, limit: number): Promise<number>;
 }

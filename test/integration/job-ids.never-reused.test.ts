@@ -35,7 +35,7 @@ describe('job ids are never reused', () => {
   it('after a time-based purge emptied the table, ids go on from where they were', async () => {
     const clock = { ...systemClock, t: 1_000_000, now: (): number => clock.t };
     const store = fx.store();
-    const engine = createEngine({ store, clock, logger: silentLogger, jobs: [], retention: { cancelled: 1000 }, maxPayloadBytes: 1024 });
+    const engine = createEngine({ store, clock, logger: silentLogger, jobs: [], retention: { cancelled: { ageMs: 1000 } }, maxPayloadBytes: 1024 });
     try {
       // A producer only: single inserts (committed on their own), then cancelled and purged.
       const a = await engine.enqueue(engine.newJob({ name: 'j', payload: 1 }, clock.t));

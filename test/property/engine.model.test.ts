@@ -40,6 +40,7 @@ import { describe, expect, it } from 'vitest';
 import { createJobMachine, JobEventType } from '../../machines/job.machine.js';
 import type { Engine } from '../../src/engine/core/engine.js';
 import { createEngine } from '../../src/engine/create-engine.js';
+import { resolveRetention } from '../../src/engine/core/retention.js';
 import { createExecutor, type Executor } from '../../src/engine/run/executor.js';
 import { defineJob } from '../../src/engine/core/job-definition.js';
 import { expireLeases, promoteDue, releaseExpiredHolds } from '../../src/engine/move/sweeps.js';
@@ -71,7 +72,7 @@ const SKEWS = [0, -250, 250];
  * Each process's retention: the second and third delete jobs in the move that finishes them (or once a run gives
  * back its hold): their outcomes and history must still reach every result() and the feed.
  */
-const RETENTIONS = [{}, { completed: 0, cancelled: 0 }, { dead: 0 }];
+const RETENTIONS = [{}, { completed: 0, cancelled: 0 }, { dead: 0 }] as const;
 /** The rated name's limit, its RateLimitedError pauses and the throttle window: shorter than any two clocks are apart, so a process's own clock would show. */
 const RATE = { max: 1, perMs: 200 };
 const PAUSE_MS = 200;
@@ -138,7 +139,7 @@ const OPS: Record<ModelOp, { weight: number; arbitrary: fc.Arbitrary<Op> }> = {
   runAgain: { weight: 2, arbitrary: pickArb('runAgain') },
   promote: { weight: 1, arbitrary: pickArb('promote') },
   remove: { weight: 1, arbitrary: pickArb('remove') },
-  clean: { weight: 1, arbitrary: fc.record({ type: fc.constant('clean' as const), state: fc.nat(2) }) },
+  clean: { weight: 1, arbitrary: fc.record({ type: fc.constant('clean' as const), state: fc.nat(3) }) },
   update: { weight: 1, arbitrary: pickArb('update') },
   send: { weight: 2, arbitrary: pickArb('send') },
   retryDead: { weight: 1, arbitrary: bare('retryDead') },
@@ -204,7 +205,7 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
         limitLog.paused(key, base.now(), until);
       },
     });
-    const engine = createEngine({ store: wrapped, clock, logger: silentLogger, jobs: JOBS, retention: RETENTIONS[i]!, maxPayloadBytes: 4096 });
+    const engine = createEngine({ store: wrapped, clock, logger: silentLogger, jobs: JOBS, retention: resolveRetention('retention', RETENTIONS[i]), maxPayloadBytes: 4096 });
     const executor = createExecutor(engine, { leaseMs: LEASE_MS, stuckAfterMs: 600_000, maxBacklog: 1000 });
     const queue = openQueue(wrapped, clock, RETENTIONS[i]!);
     return { engine, executor, queue, owner: `p${i}`, clock, running: new Set() };
@@ -291,7 +292,9 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
       case 'retryDead':
         return void (await queue.retryDead({ name: 'm' }));
       case 'clean':
-        return void (await queue.clean({ state: (['completed', 'cancelled', 'dead'] as const)[op.state]!, olderThan: 0 }));
+        // Retention by count deletes as a clean does, while runs go on: the newest two completed 'm' jobs stay.
+        if (op.state === 0) return void (await engine.store.purgeNamed({ name: 'm', state: 'completed', keep: 2 }, 10));
+        return void (await queue.clean({ state: (['completed', 'completed', 'cancelled', 'dead'] as const)[op.state]!, olderThan: 0 }));
     }
     if (ids.length === 0) return;
     const id = pickId(op.pick);

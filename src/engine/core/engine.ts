@@ -14,6 +14,7 @@ import type { AnyJob, AnyJobDefinition } from './job-definition.js';
 import type { MachineRegistry } from './machine-registry.js';
 import type { ApplyEvent, ReleaseHold } from './moves.js';
 import type { EnqueueOptions, ResolvedRetention } from './options.js';
+import type { RetentionRules } from './retention.js';
 import type { OutageLog } from './outage.js';
 import type { SharedTime } from './shared-time.js';
 
@@ -64,6 +65,7 @@ export type WorkerStore = Pick<
   | 'expiredLeases'
   | 'expiredHolds'
   | 'purgeFinished'
+  | 'purgeNamed'
   | 'trimOutcomes'
   | 'externalChange'
   | 'watchChanges'
@@ -90,7 +92,8 @@ export interface Engine {
   readonly definitions: ReadonlyMap<string, AnyJobDefinition>;
   /** The definitions' limits (groupConcurrency, globalConcurrency, rateLimit), by name: what each claim carries. */
   readonly limits: ReadonlyMap<string, NameLimits>;
-  readonly retention: ResolvedRetention;
+  /** The queue's retention with each name's own: what the finishing move and the retention loop delete. */
+  readonly retention: RetentionRules;
   /** How long a job deleted as it finished keeps its outcome, ms (the retention loop forgets it after). */
   readonly keptOutcomeMs: number;
   /** The log of database outages the worker side's loops live through. */

@@ -9,6 +9,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { Job } from './job-view.js';
 import type { Duration } from '../../lib/duration.js';
 import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } from '../../lib/validate.js';
+import { resolveRetention, type JobRetention } from './retention.js';
 import { ValidationError } from '../../errors.js';
 import { checkJobSchedule, type JobSchedule } from './schedules.js';
 import { checkJobLimits, type JobLimits } from './limits.js';
@@ -114,6 +115,14 @@ export interface JobDefinition<P = unknown, R = unknown, N extends string = stri
    * slot, however many processes run). See docs/guides/scheduling.md.
    */
   schedule?: JobSchedule<I>;
+  /**
+   * How long this job's finished jobs are kept, per state, replacing the
+   * queue's `retention` for the states named here: an age (`'7d'`), a count
+   * (`{ count: 1000 }`: the newest 1,000 of that state), or both; `0` deletes
+   * a job in the move that finishes it. Enforced by the processes that run
+   * this job.
+   */
+  retention?: JobRetention;
 }
 
 /** A definition of any payload and result type, as a queue holds them. */
@@ -145,7 +154,7 @@ export function isDeclaration(job: AnyJob): job is AnyJobDeclaration {
   return (job as { declared?: unknown }).declared === true;
 }
 
-const DEFINITION_KEYS = ['name', 'schema', 'handler', 'isolation', 'module', 'retry', 'timeout', 'machine', 'schedule', 'groupConcurrency', 'globalConcurrency', 'rateLimit'] as const;
+const DEFINITION_KEYS = ['name', 'schema', 'handler', 'isolation', 'module', 'retry', 'timeout', 'machine', 'schedule', 'groupConcurrency', 'globalConcurrency', 'rateLimit', 'retention'] as const;
 
 /**
  * @example
@@ -181,6 +190,7 @@ export function defineJob(definition: AnyJobDefinition): AnyJobDefinition {
   if (definition.schema !== undefined) checkPayloadSchema(`job "${definition.name}"`, definition.schema);
   if (definition.schedule !== undefined) checkJobSchedule(definition.name, definition.schedule, Date.now());
   checkJobLimits(definition.name, definition);
+  if (definition.retention !== undefined) resolveRetention(`job "${definition.name}" retention`, definition.retention);
   if (definition.isolation !== undefined && definition.isolation !== 'main' && definition.isolation !== 'thread') {
     throw new ValidationError(`job "${definition.name}": isolation must be "main" or "thread"`);
   }

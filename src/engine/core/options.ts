@@ -13,6 +13,9 @@ import { splitSchemaParam } from '../../store/connection-url.js';
 import { checkGroup } from './limits.js';
 import { checkUniqueOptions, type DebounceOptions, type ThrottleOptions, type UniqueOptions } from './unique.js';
 import { parseDuration, type Duration } from '../../lib/duration.js';
+import { resolveRetention, type JobRetention, type ResolvedRetention } from './retention.js';
+
+export type { ResolvedRetention } from './retention.js';
 
 export interface QueueOptions {
   /** The SQLite file (created if missing). Required unless `connection`, `database` or `store` is given. */
@@ -105,10 +108,8 @@ export interface QueueOptions {
   telemetry?: boolean | TelemetryOptions;
 }
 
-export interface RetentionOptions {
-  completed?: Duration;
-  dead?: Duration;
-  cancelled?: Duration;
+/** `createQueue({ retention })`: each finished state's rule for every job name (a name's own `defineJob` retention replaces it). */
+export interface RetentionOptions extends JobRetention {
   /**
    * How long the outcome of a job deleted by the move that finished it (a
    * state kept for `0`) stays readable: `result()` in any process and the
@@ -118,12 +119,9 @@ export interface RetentionOptions {
   outcome?: Duration;
 }
 
-const RETENTION_KEYS = ['completed', 'dead', 'cancelled'] as const;
 /** How long a job deleted as it finished leaves its outcome behind, unless `retention.outcome` says otherwise. */
 export const KEPT_OUTCOME_MS = 60_000;
 
-/** Retention in ms per finished state (absent: kept). */
-export type ResolvedRetention = Partial<Record<(typeof RETENTION_KEYS)[number], number>>;
 
 const QUEUE_KEYS = [
   'path', 'name', 'concurrency', 'prefetch', 'retention', 'lease', 'durability', 'logger', 'jobs', 'history', 'maxPayloadBytes',
@@ -150,7 +148,7 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     stuckAfter: 5000,
     threads: Math.min(concurrency, availableParallelism()),
     ...options,
-    retention: resolveRetention(options.retention),
+    retention: resolveRetention('createQueue retention', options.retention, ['outcome']),
     keptOutcome: resolveKeptOutcome(options.retention?.outcome),
     telemetry: resolveTelemetry(options.telemetry),
   };
@@ -210,16 +208,6 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
   return o;
 }
 
-/** True when some finished state is deleted after a while (not at once, not never). */
-export function deletesByAge(retention: Readonly<Record<string, number | undefined>>): boolean {
-  return Object.values(retention).some((ms) => ms !== undefined && ms > 0);
-}
-
-/** True when some finished state is deleted at all: the retention loop runs (it forgets kept outcomes too). */
-export function deletesFinished(retention: Readonly<Record<string, number | undefined>>): boolean {
-  return Object.values(retention).some((ms) => ms !== undefined);
-}
-
 /** At least a second: a waiter in another process reads again within one (its safety tick). */
 function resolveKeptOutcome(value: Duration | undefined): number {
   if (value === undefined) return KEPT_OUTCOME_MS;
@@ -228,15 +216,6 @@ function resolveKeptOutcome(value: Duration | undefined): number {
   return ms;
 }
 
-function resolveRetention(retention: RetentionOptions | undefined): ResolvedRetention {
-  if (retention === undefined) return {};
-  rejectUnknownOptions('createQueue retention', retention, [...RETENTION_KEYS, 'outcome']);
-  const out: ResolvedRetention = {};
-  for (const key of RETENTION_KEYS) {
-    if (retention[key] !== undefined) out[key] = parseDuration(`createQueue retention.${key}`, retention[key]);
-  }
-  return out;
-}
 
 export interface EnqueueOptions {
   /** Idempotency key: a second enqueue with the same key returns the first job (`created: false`). */

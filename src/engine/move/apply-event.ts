@@ -29,8 +29,8 @@ const AGAIN_AT_MOST = 8;
 
 export interface ApplyDeps {
   registry: MachineRegistry;
-  /** Retention per finished state, ms: 0 deletes the job in the transaction that finishes it. */
-  retention?: Readonly<Record<string, number | undefined>>;
+  /** True when a job of this name is deleted by the move into this state (retention 0), in the same transaction. */
+  deletesAtOnce?: (name: string, state: string) => boolean;
   commit: Commit;
   /** Reads a job afresh (after a missed compare-and-set, for a caller that asked `again`). */
   read(id: number): Promise<JobRecord | undefined>;
@@ -79,7 +79,7 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
     if (extra?.result !== undefined) request.result = extra.result;
     if (extra?.set !== undefined) request.set = extra.set;
     // A job a run still holds keeps its row until the run gives it back (the release applies retention then).
-    if (deps.retention?.[step.state] === 0 && (endsRun || job.leaseToken === null)) request.purge = true;
+    if (deps.deletesAtOnce?.(job.name, step.state) === true && (endsRun || job.leaseToken === null)) request.purge = true;
     // A flow child that finishes (or is taken back from finished) moves its parent's counts in the same write.
     const flowRule = deps.registry.flowRule;
     if (job.parentId != null && flowRule.finished.includes(job.state) !== flowRule.finished.includes(step.state)) {

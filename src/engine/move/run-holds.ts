@@ -26,8 +26,8 @@ export interface HoldReleaseDeps {
   store: Pick<Store, 'get' | 'releaseHold' | 'removeJobs'>;
   registry: MachineRegistry;
   clock: Clock;
-  /** Retention per state, ms: 0 deletes the job once nothing holds it. */
-  retention: Readonly<Record<string, number | undefined>>;
+  /** True when a job of this name in this state is deleted once nothing holds it (retention 0). */
+  deletesAtOnce(name: string, state: string): boolean;
   /** A job given back into the claimable state: this process's claim loop looks for it. */
   wake(): void;
 }
@@ -46,7 +46,7 @@ export function createHoldRelease(deps: HoldReleaseDeps): ReleaseHold {
       if (!job || job.leaseToken !== token || job.state === registry.claimRule.to) return;
       const state = await store.releaseHold({ id, token, version: job.version, uniqueNeed: need(job) });
       if (state === null) continue;
-      if (deps.retention[state] === 0) await store.removeJobs([{ id, version: job.version, state, finished: true }], deps.clock.now());
+      if (deps.deletesAtOnce(job.name, state)) await store.removeJobs([{ id, version: job.version, state, finished: true }], deps.clock.now());
       if (state === registry.claimRule.from) deps.wake();
       return;
     }

@@ -50,6 +50,16 @@ export interface RemoveTarget {
   finished?: boolean;
 }
 
+/** One job name's finished jobs of a state that its retention no longer keeps (`purgeNamed`). */
+export interface NamedPurge {
+  name: string;
+  state: string;
+  /** Those updated before this time. */
+  before?: number;
+  /** Those past the newest `keep` (by when they finished). */
+  keep?: number;
+}
+
 /** Jobs to delete by state (`cleanJobs`): of one name when `name` is set, in `state` since before `before`, at most `limit`. */
 export interface CleanFilter {
   state: string;

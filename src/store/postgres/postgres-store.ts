@@ -87,6 +87,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const flows = postgresFlows(schema, insertSql, history);
   const removal = createPostgresRemoval(schema, db);
 
+  /** The index of finished jobs by name, built once (retention by count, a name's own retention). */
+  let byNameIndex: Promise<void> | undefined;
   const store: Store = {
     insert: async (jobs, at) => {
       if (jobs.length === 0) return [];
@@ -248,8 +250,21 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       };
       return out;
     },
-    purgeFinished: async (state, before, limit) => {
-      const [row] = await db.rows<{ n: number }>(s.purgeFinished, [state, before, limit]);
+    purgeFinished: async (state, before, limit, except) => {
+      const [row] = await db.rows<{ n: number }>(s.purgeFinished, [state, before, limit, except && except.length > 0 ? except : null]);
+      return row!.n;
+    },
+    purgeNamed: async (rule, limit) => {
+      // The index it walks is built on first use, without holding up writers (not in a transaction).
+      byNameIndex ??= db.rows(s.retentionByNameIndex).then(
+        () => undefined,
+        (err: unknown) => {
+          byNameIndex = undefined;
+          throw err;
+        },
+      );
+      await byNameIndex;
+      const [row] = await db.rows<{ n: number }>(s.purgeNamed, [rule.name, rule.state, rule.before ?? null, rule.keep ?? null, limit]);
       return row!.n;
     },
     trimOutcomes: async (before, limit) => {

@@ -28,6 +28,8 @@ export function statements(schema: string) {
     ping: q('ping'),
     databaseNow: q('database-now'),
     purgeFinished: q('purge-finished'),
+    purgeNamed: q('purge-named'),
+    retentionByNameIndex: q('retention-by-name-index'),
     expiredCount: q('expired-count'),
     sizes: q('sizes'),
     notify: q('notify'),

@@ -31,6 +31,7 @@ import { attachAppDatabase, type SqliteDatabase } from './app-database.js';
 import { toHistoryEntry, toJobOutcome, type HistoryRow, type OutcomeRow } from '../rows.js';
 import { toJobRecord, type JobRow } from '../job-columns.js';
 import { createPurge } from './purge.js';
+import { createRetentionPurge } from './retention-purge.js';
 import { createSqliteRemoval } from './remove.js';
 import { sql } from './sql.js';
 import { watchWal } from './wal-watch.js';
@@ -106,15 +107,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
   const transitionTx = createTransition(db, { purge, flows, recordHistory, indexNewJobs });
 
-  // The retention index exists only once some queue asked for time-based retention.
-  let finishedBefore: Database.Statement | undefined;
-  const ensureRetentionIndex = (): Database.Statement => {
-    if (!finishedBefore) {
-      db.transaction(() => db.exec(sql('retention-index'))).immediate();
-      finishedBefore = db.prepare(sql('finished-before')).pluck();
-    }
-    return finishedBefore;
-  };
+  // The retention indexes exist only once some queue asked for them (retention-purge.ts).
+  const retention = createRetentionPurge(db, { purge, clock, indexNewJobs });
+  const ensureRetentionIndex = () => retention.ensure('byAge');
   if (options.retentionIndex) {
     try {
       ensureRetentionIndex();
@@ -133,17 +128,6 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
           clock,
           onError: (message) => options.onWarning?.(message),
         });
-
-  const purgeTx = db.transaction((finished: Database.Statement, state: string, before: number, limit: number): number => {
-    indexNewJobs();
-    const ids = finished.all({ state, before, limit }) as number[];
-    const run = purge.begin();
-    run.jobs(ids, clock.now());
-    run.finish();
-    return ids.length;
-  });
-
-  const trimTx = db.transaction((before: number, limit: number) => purge.trimOutcomes(before, limit, clock.now()));
 
   let lastDataVersion = s.dataVersion.get() as number;
   /** Open WAL watches (watchChanges), stopped by close(). */
@@ -233,8 +217,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     ping: async () => admin.ping(),
     diagnose: async (o) => admin.diagnose(o),
     // A store opened without `retentionIndex` builds the index on its first purge, before the purge's transaction.
-    purgeFinished: async (state, before, limit) => purgeTx.immediate(ensureRetentionIndex(), state, before, limit),
-    trimOutcomes: async (before, limit) => trimTx.immediate(before, limit),
+    purgeFinished: async (state, before, limit, except) => retention.finished(state, before, limit, except),
+    purgeNamed: async (rule, limit) => retention.named(rule, limit),
+    trimOutcomes: async (before, limit) => retention.trimOutcomes(before, limit),
     removeJobs: async (targets, at) => removal.removeJobs(targets, at),
     cleanJobs: async (filter, at) => removal.cleanJobs(filter, at),
     changes: async (after, limit, o) => dashboard.changes(after, limit, o),

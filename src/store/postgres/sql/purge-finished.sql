@@ -1,13 +1,14 @@
 -- Deletes finished jobs older than their retention, with their history, steps
 -- and log lines, and counts them (finished-before.sql then purge.ts of the
 -- SQLite store, in one statement): $1 the finished state, $2 updated before
--- this time, $3 at most this many. SKIP LOCKED: two processes' retention
--- loops take different jobs, and neither waits on a job being moved.
+-- this time, $3 at most this many, $4 names whose own retention rules that
+-- state (null: none). SKIP LOCKED: two processes' retention loops take
+-- different jobs, and neither waits on a job being moved.
 WITH gone AS (
   DELETE FROM {{schema}}.jobs WHERE id IN (
     SELECT id FROM {{schema}}.jobs
     WHERE (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND state = $1 AND updated_at < $2
-      AND lease_token IS NULL
+      AND lease_token IS NULL AND ($4::text[] IS NULL OR name <> ALL ($4::text[]))
     LIMIT $3 FOR UPDATE SKIP LOCKED)
   RETURNING id
 ), gone_history AS (

@@ -1,6 +1,7 @@
 -- Finished jobs of @state updated before @before, at most @limit, along the
--- retention index (retention-index.sql): what a purge deletes next.
+-- retention index (retention-index.sql): what a purge deletes next. @except:
+-- a JSON array of names whose own retention rules that state, or null.
 SELECT id FROM jobs INDEXED BY jobs_finished
 WHERE (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND state = @state AND updated_at < @before
-  AND lease_token IS NULL
+  AND lease_token IS NULL AND (@except IS NULL OR name NOT IN (SELECT value FROM json_each(@except)))
 LIMIT @limit

@@ -1,0 +1,31 @@
+-- Deletes one job name's finished jobs of a state that its retention no
+-- longer keeps, with their history, steps and log lines, and counts them
+-- (named-before.sql, named-beyond.sql and purge.ts of the SQLite store, in
+-- one statement): $1 the name, $2 the state, $3 updated before this time
+-- (null: no age), $4 past the newest this many (null: no count), $5 at most
+-- this many. Along jobs_finished_by_name (retention-by-name-index.sql).
+WITH doomed AS (
+  (SELECT id FROM {{schema}}.jobs
+   WHERE (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND name = $1 AND state = $2
+     AND $3::bigint IS NOT NULL AND updated_at < $3::bigint
+   LIMIT $5)
+  UNION
+  (SELECT id FROM {{schema}}.jobs
+   WHERE (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND name = $1 AND state = $2
+     AND $4::int IS NOT NULL
+   ORDER BY updated_at DESC, id DESC OFFSET coalesce($4::int, 0) LIMIT $5)
+), gone AS (
+  DELETE FROM {{schema}}.jobs WHERE id IN (
+    SELECT id FROM {{schema}}.jobs WHERE id IN (SELECT id FROM doomed) AND lease_token IS NULL
+    LIMIT $5 FOR UPDATE SKIP LOCKED)
+  RETURNING id
+), gone_history AS (
+  DELETE FROM {{schema}}.job_history WHERE job_id IN (SELECT id FROM gone)
+), gone_steps AS (
+  DELETE FROM {{schema}}.job_steps WHERE job_id IN (SELECT id FROM gone)
+), gone_logs AS (
+  DELETE FROM {{schema}}.job_logs WHERE job_id IN (SELECT id FROM gone)
+), counted AS (
+  UPDATE {{schema}}.queue_meta SET value = value + (SELECT count(*) FROM gone) WHERE key = 'deleted' AND EXISTS (SELECT 1 FROM gone)
+)
+SELECT count(*)::int AS n FROM gone
