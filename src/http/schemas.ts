@@ -24,6 +24,8 @@ const jobInput = {
     /** An ISO 8601 date, or ms since the epoch. */
     runAt: { anyOf: [{ type: 'string', minLength: 1, maxLength: 64 }, { type: 'integer', minimum: 0 }] },
     priority: { type: 'integer' },
+    /** Last in, first out (EnqueueOptions lifo). */
+    lifo: { type: 'boolean' },
     /** Unique while the job is in some states (engine/core/unique.ts); the engine checks the values. */
     unique: {
       type: 'object',

@@ -58,7 +58,8 @@ export function toSummary(r: SummaryRow): JobSummary {
     version: Number(r.version),
     attempts: r.attempts,
     priority: r.priority,
-    runAt: r.run_at,
+    // A LIFO job's stored run time is its place in line (core/options.ts lifoRunAt): shown as its creation.
+    runAt: r.run_at < 0 ? r.created_at : r.run_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     leaseOwner: r.lease_owner,

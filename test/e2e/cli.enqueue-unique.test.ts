@@ -1,4 +1,4 @@
-/** `litejobs enqueue` with --unique-key, --debounce-key and --throttle-key, in real child processes. */
+/** `litejobs enqueue` with --unique-key, --debounce-key, --throttle-key and --lifo, in real child processes. */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,5 +52,19 @@ describe('litejobs enqueue --unique-key, --debounce-key, --throttle-key', { time
     expect(invalid.code).toBe(2); // a ValidationError is a usage error too
     expect(invalid.stderr).toMatch(/key .*unique/);
     expect(json(await runCli(['enqueue', 'a', '1', '--db', db, '--json']))).toEqual({ id: 1, created: true });
+  });
+
+  it('--lifo marks the job LIFO; with --delay it is refused', async () => {
+    const db = tempDb();
+    const run = (...args: string[]) => runCli(['enqueue', 'a', ...args, '--db', db, '--json']);
+    expect(json(await run('"first"'))).toEqual({ id: 1, created: true });
+    expect(json(await run('"last"', '--lifo'))).toEqual({ id: 2, created: true });
+    const refused = await run('"x"', '--lifo', '--delay', '5s');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/lifo/);
+    const listed = json<Array<{ id: number; lifo?: boolean; runAt: string; createdAt: string }>>(await runCli(['jobs', '--state', 'pending', '--db', db, '--json']));
+    // Listed by id; the LIFO job is marked, its run time its creation (claim order: test/integration/enqueue.lifo.test.ts).
+    expect(listed.map((j) => [j.id, j.lifo ?? false])).toEqual([[1, false], [2, true]]);
+    expect(listed[1]!.runAt).toBe(listed[1]!.createdAt);
   });
 });

@@ -17,6 +17,15 @@ describe('POST /v1/jobs and /v1/jobs/batch', () => {
     expect((await s.snapshot()).jobs).toBe(1);
   });
 
+  it('takes lifo: the job is marked so and reads back with its run time at its creation', async () => {
+    const s = await serve();
+    const { body } = await s.call('POST', '/v1/jobs', { body: { name: 'a', lifo: true } });
+    const job = await s.call('GET', `/v1/jobs/${body.id}`);
+    expect(job.body.job).toMatchObject({ id: body.id, lifo: true, runAt: job.body.job.createdAt });
+    expect((await s.call('POST', '/v1/jobs', { body: { name: 'a', lifo: 'yes' } })).status).toBe(400);
+    expect((await s.call('POST', '/v1/jobs', { body: { name: 'a', lifo: true, delay: 5 } })).body).toMatchObject({ error: { code: 'LJ_ERR_VALIDATION' } });
+  });
+
   it('takes delay and runAt (ISO date or ms)', async () => {
     const s = await serve();
     const before = Date.now();

@@ -114,7 +114,7 @@ const JOBS = [JOB, CUSTOM, RATED];
 const NAMES = ['m', 'c', 'r'];
 
 type Op =
-  | { type: 'enqueue'; kind: number; custom: boolean; rated: boolean; unique: boolean }
+  | { type: 'enqueue'; kind: number; custom: boolean; rated: boolean; unique: boolean; lifo: boolean }
   | { type: 'flow'; kinds: [number, number]; continueOnFailure: boolean }
   | { type: 'work' | 'crash' | 'handBack'; limit: number }
   | { type: 'finish' | 'cancel' | 'retry' | 'runAgain' | 'promote' | 'remove' | 'update' | 'send'; pick: number }
@@ -125,7 +125,7 @@ const pickArb = (type: string) => fc.record({ type: fc.constant(type), pick: fc.
 const bare = (type: string) => fc.constant({ type }) as fc.Arbitrary<Op>;
 /** One arbitrary per operation of the alphabet (typed: an operation without one does not compile). */
 const OPS: Record<ModelOp, { weight: number; arbitrary: fc.Arbitrary<Op> }> = {
-  enqueue: { weight: 4, arbitrary: fc.record({ type: fc.constant('enqueue' as const), kind: fc.constantFrom(0, 0, 1, 2, 3, 4, 5, 6, 6), custom: fc.boolean(), rated: fc.boolean(), unique: fc.boolean() }) },
+  enqueue: { weight: 4, arbitrary: fc.record({ type: fc.constant('enqueue' as const), kind: fc.constantFrom(0, 0, 1, 2, 3, 4, 5, 6, 6), custom: fc.boolean(), rated: fc.boolean(), unique: fc.boolean(), lifo: fc.boolean() }) },
   flow: { weight: 1, arbitrary: fc.record({ type: fc.constant('flow' as const), kinds: fc.tuple(fc.nat(KINDS.length - 2), fc.nat(KINDS.length - 2)), continueOnFailure: fc.boolean() }) },
   work: { weight: 5, arbitrary: fc.record({ type: fc.constant('work' as const), limit: fc.integer({ min: 1, max: 3 }) }) },
   finish: { weight: 5, arbitrary: pickArb('finish') },
@@ -248,7 +248,9 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
     switch (op.type) {
       case 'enqueue': {
         const throttled = op.unique && op.rated;
-        const options = throttled ? { throttle: { key: 't', ms: THROTTLE_MS } } : op.unique ? { unique: { key: `u${op.kind}`, while: 'active' as const } } : {};
+        const guard = throttled ? { throttle: { key: 't', ms: THROTTLE_MS } } : op.unique ? { unique: { key: `u${op.kind}`, while: 'active' as const } } : {};
+        // A LIFO job is claimed ahead of the waiting ones: its stored run time is its place in line, not a time.
+        const options = op.lifo ? { ...guard, lifo: true } : guard;
         const [r] = await engine.enqueueMany([engine.newJob({ name: op.custom ? 'c' : op.rated ? 'r' : 'm', payload: { k: KINDS[op.kind] }, options }, now)]);
         if (r!.created) ids.push(r!.id);
         if (r!.created && throttled) limitLog.created('t', base.now(), r!.id);

@@ -14,6 +14,7 @@ interface EnqueueFlags {
   key?: string;
   delay?: number;
   priority?: number;
+  lifo?: boolean;
   uniqueKey?: string;
   uniqueWhile?: UniqueWhile;
   debounceKey?: string;
@@ -51,6 +52,7 @@ export function registerEnqueue(program: Command, io: CliIO): void {
     .option('--key <key>', 'idempotency key: at most one job per key')
     .addOption(new Option('--delay <duration>', 'run no sooner than this from now: ms, or 500ms, 5s, 2m, 1h, 7d').argParser(parseDelay))
     .addOption(new Option('--priority <n>', 'higher runs first').argParser(parsePriority).default(0))
+    .option('--lifo', 'last in, first out: claimed before every job already waiting at its priority')
     .option('--unique-key <key>', 'unique key: while a job with this key is in the --unique-while states, that job is returned instead')
     .addOption(new Option('--unique-while <states>', 'how long --unique-key is held').choices(['pending', 'active', 'until-finished']))
     .option('--debounce-key <key>', 'debounce key: a job still pending under this key takes this payload and runs --debounce from now')
@@ -66,6 +68,7 @@ export function registerEnqueue(program: Command, io: CliIO): void {
       if (flags.delay !== undefined) options.delay = flags.delay;
       if (flags.group !== undefined) options.group = flags.group;
       if (flags.priority !== undefined && flags.priority !== 0) options.priority = flags.priority;
+      if (flags.lifo === true) options.lifo = true;
       const jobs = flags.handlers === undefined ? [] : await loadJobs(flags.handlers, { declarations: true });
       const result = await withQueue(self, io, (queue) => queue.enqueue(name, payload, options), jobs, true);
       if (flags.json) io.stdout.write(toJson({ id: result.id, created: result.created }));

@@ -3,6 +3,7 @@ import type { ErrorInfo } from '../../../machines/policy.js';
 import type { HistoryEntry, JobRecord, StepRecord } from '../../store/store.js';
 import { eventName } from '../../../machines/event-name.js';
 import { slotOf } from './cron.js';
+import { shownRunAt } from './options.js';
 
 export interface Job<P = unknown, R = unknown> {
   id: number;
@@ -14,6 +15,8 @@ export interface Job<P = unknown, R = unknown> {
   key: string | null;
   /** When the job is due (for `failed`: when it is retried). */
   runAt: Date;
+  /** Enqueued with `lifo: true`, still waiting for its first claim in that place in line. */
+  lifo?: true;
   /** A schedule's job: the cron slot it was made for. Unlike `runAt`, it stays the same on every attempt. */
   slot?: Date;
   result?: R;
@@ -60,12 +63,13 @@ export function toJob(r: JobRecord): Job {
     attempts: r.attempts,
     priority: r.priority,
     key: r.key,
-    runAt: new Date(r.runAt),
+    runAt: new Date(shownRunAt(r.runAt, r.createdAt)),
     createdAt: new Date(r.createdAt),
     updatedAt: new Date(r.updatedAt),
   };
   const slot = slotOf(r.name, r.key);
   if (slot !== null) job.slot = new Date(slot);
+  if (r.runAt < 0) job.lifo = true;
   if (r.result !== null) job.result = JSON.parse(r.result) as unknown;
   if (r.lastError) job.lastError = r.lastError;
   if (r.progress !== null) job.progress = r.progress;

@@ -247,6 +247,12 @@ export interface EnqueueOptions {
   runAt?: Date | number;
   /** Higher runs first. Default 0. */
   priority?: number;
+  /**
+   * Last in, first out: claimed before every job already waiting at its
+   * priority (BullMQ's `lifo: true`); of several such jobs, the newest first.
+   * Not with `delay`, `runAt` or `debounce` (each sets the run time).
+   */
+  lifo?: boolean;
   /** Overrides the job definition's retry policy for this job (plain data only). */
   retry?: RetryPolicy;
   /** Handler timeout for this job, ms. */
@@ -270,7 +276,25 @@ export interface EnqueueManyOptions {
 /** The last instant a JavaScript Date can represent (year 275760). */
 export const MAX_DATE_MS = 8.64e15;
 
-const ENQUEUE_KEYS = ['key', 'unique', 'debounce', 'throttle', 'group', 'delay', 'runAt', 'priority', 'retry', 'timeout'] as const;
+const ENQUEUE_KEYS = ['key', 'unique', 'debounce', 'throttle', 'group', 'delay', 'runAt', 'priority', 'lifo', 'retry', 'timeout'] as const;
+
+/**
+ * A LIFO job's run time: below every real one (so it is due, and claimed
+ * ahead of its priority's waiting jobs, which go by run time), and lower the
+ * later it was enqueued (the newest first), in steps finer than a
+ * millisecond so a batch's items keep their order. Views show such a job's
+ * run time as its creation (`shownRunAt`).
+ */
+let lifoSeq = 0;
+export function lifoRunAt(now: number): number {
+  lifoSeq = (lifoSeq + 1) % 1000;
+  return -(now * 1000 + lifoSeq);
+}
+
+/** The run time a job shows: a LIFO job's stored one is its order, not a time. */
+export function shownRunAt(runAt: number, createdAt: number): number {
+  return runAt < 0 ? createdAt : runAt;
+}
 
 export interface CheckedEnqueue {
   key: string | null;
@@ -304,6 +328,11 @@ export function checkEnqueueOptions(options: EnqueueOptions | undefined, now: nu
   let runAt = checkRunTime('enqueue', options.runAt, options.delay, now) ?? now;
   const guarded = checkUniqueOptions(options, now);
   if (guarded?.runAt !== undefined) runAt = guarded.runAt;
+  if (options.lifo !== undefined && typeof options.lifo !== 'boolean') throw new ValidationError('enqueue lifo must be a boolean');
+  if (options.lifo === true) {
+    if (options.delay !== undefined || options.runAt !== undefined || options.debounce !== undefined) throw new ValidationError('enqueue: lifo takes no delay, runAt or debounce (each sets when the job runs)');
+    runAt = lifoRunAt(now);
+  }
   return {
     key: options.key === undefined ? null : checkString('enqueue key', options.key, 1024),
     runAt: Math.round(runAt),

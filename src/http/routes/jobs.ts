@@ -25,6 +25,7 @@ export interface JobInput {
   delay?: number;
   runAt?: string | number;
   priority?: number;
+  lifo?: boolean;
   unique?: { key: string; while?: UniqueWhile };
   debounce?: { key: string; ms: number };
   throttle?: { key: string; ms: number };
@@ -55,6 +56,7 @@ export function enqueueOptions(input: JobInput): EnqueueOptions {
   }
   if (input.delay !== undefined) o.delay = input.delay;
   if (input.priority !== undefined) o.priority = input.priority;
+  if (input.lifo !== undefined) o.lifo = input.lifo;
   if (input.unique !== undefined) o.unique = input.unique;
   if (input.debounce !== undefined) o.debounce = input.debounce;
   if (input.throttle !== undefined) o.throttle = input.throttle;
