@@ -3,7 +3,7 @@ import type { ErrorInfo } from '../../../machines/policy.js';
 import type { HistoryEntry, JobRecord, StepRecord } from '../../store/store.js';
 import { eventName } from '../../../machines/event-name.js';
 import { slotOf } from './cron.js';
-import { shownRunAt } from './options.js';
+import { shownRunAt } from './lifo.js';
 
 export interface Job<P = unknown, R = unknown> {
   id: number;

@@ -14,6 +14,7 @@ import { checkGroup } from './limits.js';
 import { checkUniqueOptions, type DebounceOptions, type ThrottleOptions, type UniqueOptions } from './unique.js';
 import { parseDuration, type Duration } from '../../lib/duration.js';
 import { resolveRetention, type JobRetention, type ResolvedRetention } from './retention.js';
+import { lifoRunAt } from './lifo.js';
 
 export type { ResolvedRetention } from './retention.js';
 
@@ -278,23 +279,6 @@ export const MAX_DATE_MS = 8.64e15;
 
 const ENQUEUE_KEYS = ['key', 'unique', 'debounce', 'throttle', 'group', 'delay', 'runAt', 'priority', 'lifo', 'retry', 'timeout'] as const;
 
-/**
- * A LIFO job's run time: below every real one (so it is due, and claimed
- * ahead of its priority's waiting jobs, which go by run time), and lower the
- * later it was enqueued (the newest first), in steps finer than a
- * millisecond so a batch's items keep their order. Views show such a job's
- * run time as its creation (`shownRunAt`).
- */
-let lifoSeq = 0;
-export function lifoRunAt(now: number): number {
-  lifoSeq = (lifoSeq + 1) % 1000;
-  return -(now * 1000 + lifoSeq);
-}
-
-/** The run time a job shows: a LIFO job's stored one is its order, not a time. */
-export function shownRunAt(runAt: number, createdAt: number): number {
-  return runAt < 0 ? createdAt : runAt;
-}
 
 export interface CheckedEnqueue {
   key: string | null;
