@@ -4,7 +4,9 @@
  * last five minutes with the hour as a sparkline, and how long its jobs
  * waited to start. Counts and pauses follow the live stream; throughput and
  * waits come from `GET /v1/dashboard/overview`, every 5 s while the tab is
- * visible. Clicking a count lists that state's jobs of that name.
+ * visible. Clicking a count lists that state's jobs of that name. On a
+ * phone the states that need attention (dead, failed) come first, and names
+ * wrap instead of being cut.
  */
 import { useState } from 'preact/hooks';
 import { api, errorText } from './api';
@@ -13,9 +15,14 @@ import { count, duration, rate } from './format';
 import { pauseQuestion, togglePause } from './pause-name';
 import type { NameCounts, Overview as OverviewData, OverviewFigures, Paused } from './types';
 import { useVisibleInterval } from './visible';
+import { useMedia } from './media';
 
 /** The base machine's states, in lifecycle order; a custom machine's states follow them. */
 const BASE_STATES = ['pending', 'processing', 'failed', 'completed', 'dead', 'cancelled'];
+/** On a phone, what needs attention first: the table scrolls sideways, and the first columns are what shows. */
+const ATTENTION_FIRST = ['dead', 'failed', 'processing', 'pending', 'cancelled', 'completed'];
+/** Where the overview is a phone's: the width at which the lifecycle order pushed dead and failed out of view. */
+const NARROW = '(max-width: 600px)';
 const STATE_TITLES: Record<string, string> = { failed: 'attempt failed, waiting to retry' };
 
 interface Props {
@@ -84,6 +91,7 @@ export function Overview({ names, paused, readOnly, onPaused, onSelect }: Props)
     ),
   );
 
+  const narrow = useMedia(NARROW);
   const live = byName(names);
   const figures = new Map((data?.rows ?? []).map((r) => [r.name, r]));
   // A name the server folded into `other` stays there; a name newer than its last answer gets a row at once.
@@ -92,7 +100,7 @@ export function Overview({ names, paused, readOnly, onPaused, onSelect }: Props)
   const otherCounts: Record<string, number> = Object.create(null);
   for (const name of foldedNow) for (const [state, n] of Object.entries(live[name]!)) otherCounts[state] = (otherCounts[state] ?? 0) + n;
   const present = new Set(Object.keys(names));
-  const states = [...BASE_STATES, ...[...present].filter((s) => !BASE_STATES.includes(s)).sort()];
+  const states = [...(narrow ? ATTENTION_FIRST : BASE_STATES), ...[...present].filter((s) => !BASE_STATES.includes(s)).sort()];
 
   const select = (name: string, state: string) => {
     onSelect(name, state);

@@ -132,9 +132,22 @@ describe('dashboard overview', () => {
       await context.close();
 
       // A phone, dark: nothing wider than the screen; the table scrolls in its own box, the names stay in view.
+      const long = 'reconcile-ledger-entries-every-night';
+      await queue.enqueue(long, null); // no handler here: it waits
       const phone = await openPage(browser(), { width: 390, height: 844, colorScheme: 'dark' });
       await phone.page.goto(`${server.url}/`);
       await expectCell(phone.page, 'send', 'completed', 5);
+      await expectCell(phone.page, long, 'pending', 1);
+      // What needs attention comes first: dead and failed are the first columns, in view without scrolling.
+      const heads = await phone.page.locator('[data-testid=overview] thead th').allTextContents();
+      expect(heads.slice(1, 3).map((h) => h.trim())).toEqual(['dead', 'failed']);
+      for (const state of ['dead', 'failed']) {
+        const b = (await cell(phone.page, 'charge', state).boundingBox())!;
+        expect(b.x + b.width).toBeLessThanOrEqual(390);
+      }
+      // A long name wraps, whole, instead of being cut.
+      const label = row(phone.page, long).locator('.overview-label');
+      expect(await label.evaluate((el) => ({ cut: el.scrollWidth > el.clientWidth, text: el.textContent }))).toEqual({ cut: false, text: long });
       const doc = () => phone.page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
       expect(await doc()).toBeLessThanOrEqual(390);
       const box = phone.page.locator('.overview-scroll');
