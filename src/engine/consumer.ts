@@ -23,6 +23,7 @@ import { createMovedCheck } from './claim/moved-check.js';
 import { createScheduler } from './claim/scheduler.js';
 import { createThreadPool } from './run/threads/thread-pool.js';
 import { expireLeases, promoteDue, releaseExpiredHolds } from './move/sweeps.js';
+import { createRetentionLoop } from './move/retention-loop.js';
 import { createPauseReads, createRatePauses } from './claim/rate-pauses.js';
 
 export interface ConsumerOptions {
@@ -50,9 +51,6 @@ export interface Consumer {
   stuck(): number;
 }
 
-/** Rows deleted per retention transaction: small, so the claim loop is never held up long. */
-const PURGE_BATCH = 500;
-const RETENTION_EVERY_MS = 5000;
 export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consumer {
   const { worker: store, registry, clock, logger, outage } = engine;
   const names = [...engine.definitions.keys()];
@@ -183,22 +181,7 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     });
   };
 
-  /**
-   * Deletes finished jobs older than their retention, and forgets the kept outcomes of jobs deleted
-   * as they finished once they are older than `keptOutcomeMs`, in small transactions, yielding between them.
-   */
-  const purgeOld = async () => {
-    const yieldNow = () => new Promise((resolve) => setImmediate(resolve));
-    for (const task of engine.retention.tasks) {
-      const before = task.ageMs === undefined ? undefined : clock.now() - task.ageMs;
-      const pass =
-        'name' in task
-          ? () => store.purgeNamed({ name: task.name, state: task.state, ...(before === undefined ? {} : { before }), ...(task.count === undefined ? {} : { keep: task.count }) }, PURGE_BATCH)
-          : () => store.purgeFinished(task.state, before!, PURGE_BATCH, task.except);
-      while ((await pass()) === PURGE_BATCH) await yieldNow();
-    }
-    while ((await store.trimOutcomes(clock.now() - engine.keptOutcomeMs, PURGE_BATCH)) === PURGE_BATCH) await yieldNow();
-  };
+  const retention = createRetentionLoop({ store, clock, rules: engine.retention, keptOutcomeMs: engine.keptOutcomeMs, outage });
 
   const earliest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
 
@@ -300,14 +283,11 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
       // Leases that ran out while no worker was up (a crash, a deploy) are
       // found now, not one sweep interval (up to 5 s) after the start.
       firstSweep = sweep().catch((err: unknown) => void outage.failed('sweeping expired leases', err));
-      if (engine.retention.any) {
-        stops.push(loop('deleting old jobs', RETENTION_EVERY_MS, purgeOld));
-        purgeOld().catch((err: unknown) => void outage.failed('deleting old jobs', err));
-      }
+      retention.start();
     },
     async stop(timeoutMs) {
       readySubscription?.unsubscribe();
-      await Promise.all([scheduler.stop(), firstSweep]);
+      await Promise.all([scheduler.stop(), firstSweep, retention.stop()]);
       // Claimed but never started: straight back to pending, no attempt spent.
       const unstarted = buffer.stop();
       // Not retried: a job that could not go back waits for its lease to expire (it never ran).

@@ -83,6 +83,13 @@ export interface JobWrites {
    * `keep`), with their history, steps and log lines; returns how many.
    */
   purgeNamed(rule: NamedPurge, limit: number): Promise<number>;
+  /**
+   * Saves job names' own retention rules (JSON; `null` deletes a name's, so
+   * the queue's applies to it again), in one transaction.
+   */
+  saveNameRetention(rules: ReadonlyArray<{ name: string; rule: string | null }>, at: number): Promise<void>;
+  /** Every job name's own retention rule, as saved. */
+  nameRetention(): Promise<Array<{ name: string; rule: string }>>;
   /** Forgets up to `limit` kept outcomes (`JobOutcome`) of jobs finished before `before`, with their history; returns how many. */
   trimOutcomes(before: number, limit: number): Promise<number>;
 }

@@ -67,6 +67,8 @@ export type WorkerStore = Pick<
   | 'purgeFinished'
   | 'purgeNamed'
   | 'trimOutcomes'
+  | 'saveNameRetention'
+  | 'nameRetention'
   | 'externalChange'
   | 'watchChanges'
   | 'watchFinished'

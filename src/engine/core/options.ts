@@ -12,8 +12,8 @@ import { checkAppDatabase, type SqliteDatabase } from '../../store/open-store.js
 import { splitSchemaParam } from '../../store/connection-url.js';
 import { checkGroup } from './limits.js';
 import { checkUniqueOptions, type DebounceOptions, type ThrottleOptions, type UniqueOptions } from './unique.js';
-import { parseDuration, type Duration } from '../../lib/duration.js';
-import { resolveRetention, type JobRetention, type ResolvedRetention } from './retention.js';
+import type { Duration } from '../../lib/duration.js';
+import { parseAge, resolveRetention, type JobRetention, type ResolvedRetention } from './retention.js';
 import { lifoRunAt } from './lifo.js';
 
 export type { ResolvedRetention } from './retention.js';
@@ -212,7 +212,7 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
 /** At least a second: a waiter in another process reads again within one (its safety tick). */
 function resolveKeptOutcome(value: Duration | undefined): number {
   if (value === undefined) return KEPT_OUTCOME_MS;
-  const ms = parseDuration('createQueue retention.outcome', value);
+  const ms = parseAge('createQueue retention.outcome', value);
   if (ms < 1000) throw new ValidationError(`createQueue retention.outcome must be at least '1s', so that every result() waiting in another process reads it (got ${JSON.stringify(value)})`);
   return ms;
 }

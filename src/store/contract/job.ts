@@ -163,3 +163,6 @@ export interface JobOutcome {
   createdAt: number;
   finishedAt: number;
 }
+
+/** Kept outcomes one `trimOutcomes` call looks at, oldest ids first: a pass reads a bounded number of rows. */
+export const TRIM_WINDOW = 5000;

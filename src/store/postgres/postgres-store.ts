@@ -25,6 +25,7 @@ import { DatabaseError } from '../../errors.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import type { ParentMove, Store, StoreDiagnostics } from '../store.js';
 import { postgresFlows } from './flows.js';
+import { createPostgresRetention } from './retention.js';
 import { toHistoryEntry, toJobOutcome, type HistoryRow, type OutcomeRow } from '../rows.js';
 import { toJobRecord, type JobRow } from '../job-columns.js';
 import { browseJobs } from './browse-jobs.js';
@@ -87,8 +88,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const flows = postgresFlows(schema, insertSql, history);
   const removal = createPostgresRemoval(schema, db);
 
-  /** The index of finished jobs by name, built once (retention by count, a name's own retention). */
-  let byNameIndex: Promise<void> | undefined;
+  const retention = createPostgresRetention(db, schema);
   const store: Store = {
     insert: async (jobs, at) => {
       if (jobs.length === 0) return [];
@@ -250,27 +250,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       };
       return out;
     },
-    purgeFinished: async (state, before, limit, except) => {
-      const [row] = await db.rows<{ n: number }>(s.purgeFinished, [state, before, limit, except && except.length > 0 ? except : null]);
-      return row!.n;
-    },
-    purgeNamed: async (rule, limit) => {
-      // The index it walks is built on first use, without holding up writers (not in a transaction).
-      byNameIndex ??= db.rows(s.retentionByNameIndex).then(
-        () => undefined,
-        (err: unknown) => {
-          byNameIndex = undefined;
-          throw err;
-        },
-      );
-      await byNameIndex;
-      const [row] = await db.rows<{ n: number }>(s.purgeNamed, [rule.name, rule.state, rule.before ?? null, rule.keep ?? null, limit]);
-      return row!.n;
-    },
-    trimOutcomes: async (before, limit) => {
-      const [row] = await db.rows<{ n: number }>(s.trimOutcomes, [before, limit]);
-      return row!.n;
-    },
+    ...retention,
     removeJobs: async (targets) => removal.removeJobs(targets),
     cleanJobs: async (filter) => removal.cleanJobs(filter),
     close: async () => {

@@ -16,6 +16,7 @@ import type { TransitionRequest } from '../store.js';
 import type { ErrorInfo } from '../../../machines/policy.js';
 import { positional } from './positional.js';
 import { sql } from './sql.js';
+import { TRIM_WINDOW } from '../contract/job.js';
 
 export interface Purge {
   /**
@@ -115,7 +116,7 @@ export function createPurge(db: Database.Database): Purge {
       };
     },
     trimOutcomes(before, limit, at) {
-      const ids = s.oldOutcomes.all({ before, limit }) as number[];
+      const ids = s.oldOutcomes.all({ before, limit, window: TRIM_WINDOW }) as number[];
       for (const id of ids) {
         history(id, at);
         s.forgetOutcome.run({ id });

@@ -1,7 +1,7 @@
 /**
  * Retention's deletes on a SQLite file: finished jobs by age across names,
  * one job name's jobs by its own age or count, and kept outcomes past their
- * time. Each call is one IMMEDIATE transaction of at most `limit` jobs (the
+ * time; and the job names' own rules every process's retention loop reads. Each call is one IMMEDIATE transaction of at most `limit` jobs (the
  * caller loops, yielding between them). The two indexes they walk exist only
  * once some queue asked for them: built on first use, outside the delete's
  * transaction, or at open (`ensure`).
@@ -18,6 +18,8 @@ export interface RetentionPurge {
   finished(state: string, before: number, limit: number, except?: readonly string[]): number;
   named(rule: NamedPurge, limit: number): number;
   trimOutcomes(before: number, limit: number): number;
+  saveNameRetention(rules: ReadonlyArray<{ name: string; rule: string | null }>, at: number): void;
+  nameRetention(): Array<{ name: string; rule: string }>;
 }
 
 export function createRetentionPurge(db: Database.Database, o: { purge: Purge; clock: Clock; indexNewJobs: () => void }): RetentionPurge {
@@ -33,7 +35,7 @@ export function createRetentionPurge(db: Database.Database, o: { purge: Purge; c
   const ensureByName = () => {
     if (!byName) {
       db.transaction(() => db.exec(sql('retention-by-name-index'))).immediate();
-      byName = { before: db.prepare(sql('named-before')).pluck(), beyond: db.prepare(sql('named-beyond')).pluck() };
+      byName = { before: db.prepare(sql('named-before')).pluck(), beyond: db.prepare(sql('named-beyond')) };
     }
     return byName;
   };
@@ -45,6 +47,17 @@ export function createRetentionPurge(db: Database.Database, o: { purge: Purge; c
     run.jobs(ids, o.clock.now());
     run.finish();
     return ids.length;
+  });
+  const rules = {
+    save: db.prepare(sql('name-retention-save')),
+    delete: db.prepare(sql('name-retention-delete')),
+    all: db.prepare(sql('name-retention')),
+  };
+  const saveRulesTx = db.transaction((list: ReadonlyArray<{ name: string; rule: string | null }>, at: number) => {
+    for (const { name, rule } of list) {
+      if (rule === null) rules.delete.run({ name });
+      else rules.save.run({ name, rule, at });
+    }
   });
   const trimTx = db.transaction((before: number, limit: number) => o.purge.trimOutcomes(before, limit, o.clock.now()));
 
@@ -62,10 +75,15 @@ export function createRetentionPurge(db: Database.Database, o: { purge: Purge; c
         const ids = rule.before === undefined ? [] : (find.before.all({ name, state, before: rule.before, limit }) as number[]);
         if (rule.keep === undefined || ids.length >= limit) return ids;
         const taken = new Set(ids);
-        for (const id of find.beyond.all({ name, state, keep: rule.keep, limit }) as number[]) if (!taken.has(id) && ids.length < limit) ids.push(id);
+        // A held job or a waiting parent's child counts among the newest, and stays.
+        for (const row of find.beyond.all({ name, state, keep: rule.keep, limit }) as Array<{ id: number; spared: number }>) {
+          if (row.spared === 0 && !taken.has(row.id) && ids.length < limit) ids.push(row.id);
+        }
         return ids;
       });
     },
     trimOutcomes: (before, limit) => trimTx.immediate(before, limit),
+    saveNameRetention: (list, at) => saveRulesTx.immediate(list, at),
+    nameRetention: () => rules.all.all() as Array<{ name: string; rule: string }>,
   };
 }

@@ -220,6 +220,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     purgeFinished: async (state, before, limit, except) => retention.finished(state, before, limit, except),
     purgeNamed: async (rule, limit) => retention.named(rule, limit),
     trimOutcomes: async (before, limit) => retention.trimOutcomes(before, limit),
+    saveNameRetention: async (rules, at) => retention.saveNameRetention(rules, at),
+    nameRetention: async () => retention.nameRetention(),
     removeJobs: async (targets, at) => removal.removeJobs(targets, at),
     cleanJobs: async (filter, at) => removal.cleanJobs(filter, at),
     changes: async (after, limit, o) => dashboard.changes(after, limit, o),

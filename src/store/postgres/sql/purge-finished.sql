@@ -2,13 +2,15 @@
 -- and log lines, and counts them (finished-before.sql then purge.ts of the
 -- SQLite store, in one statement): $1 the finished state, $2 updated before
 -- this time, $3 at most this many, $4 names whose own retention rules that
--- state (null: none). SKIP LOCKED: two processes' retention loops take
+-- state (null: none). A flow child whose parent has yet to finish stays (the
+-- parent reads its result). SKIP LOCKED: two processes' retention loops take
 -- different jobs, and neither waits on a job being moved.
 WITH gone AS (
   DELETE FROM {{schema}}.jobs WHERE id IN (
-    SELECT id FROM {{schema}}.jobs
+    SELECT id FROM {{schema}}.jobs j
     WHERE (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND state = $1 AND updated_at < $2
       AND lease_token IS NULL AND ($4::text[] IS NULL OR name <> ALL ($4::text[]))
+      AND (j.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM {{schema}}.jobs p WHERE p.id = j.parent_id AND p.state <> {{completed}} AND p.state <> {{dead}} AND p.state <> {{cancelled}}))
     LIMIT $3 FOR UPDATE SKIP LOCKED)
   RETURNING id
 ), gone_history AS (

@@ -3,20 +3,32 @@
 -- (named-before.sql, named-beyond.sql and purge.ts of the SQLite store, in
 -- one statement): $1 the name, $2 the state, $3 updated before this time
 -- (null: no age), $4 past the newest this many (null: no count), $5 at most
--- this many. Along jobs_finished_by_name (retention-by-name-index.sql).
+-- this many. Along jobs_finished_by_name (retention-by-name-index.sql). A
+-- job a run holds, or a flow child whose parent has yet to finish, counts
+-- among the newest but stays.
+--
+-- The locking select names each row at the version the snapshot read, and
+-- repeats the other conditions: under READ COMMITTED a row changed and
+-- committed after this statement's snapshot (a dead job retried meanwhile,
+-- even one that died again and is now among the newest) is judged again
+-- once locked, and has moved on.
 WITH doomed AS (
-  (SELECT id FROM {{schema}}.jobs
+  (SELECT id, version FROM {{schema}}.jobs
    WHERE (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND name = $1 AND state = $2
      AND $3::bigint IS NOT NULL AND updated_at < $3::bigint
    LIMIT $5)
   UNION
-  (SELECT id FROM {{schema}}.jobs
+  (SELECT id, version FROM {{schema}}.jobs
    WHERE (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND name = $1 AND state = $2
      AND $4::int IS NOT NULL
    ORDER BY updated_at DESC, id DESC OFFSET coalesce($4::int, 0) LIMIT $5)
 ), gone AS (
   DELETE FROM {{schema}}.jobs WHERE id IN (
-    SELECT id FROM {{schema}}.jobs WHERE id IN (SELECT id FROM doomed) AND lease_token IS NULL
+    SELECT id FROM {{schema}}.jobs j
+    WHERE (id, version) IN (SELECT id, version FROM doomed) AND lease_token IS NULL
+      AND (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND name = $1 AND state = $2
+      AND ($4::int IS NOT NULL OR updated_at < $3::bigint)
+      AND (j.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM {{schema}}.jobs p WHERE p.id = j.parent_id AND p.state <> {{completed}} AND p.state <> {{dead}} AND p.state <> {{cancelled}}))
     LIMIT $5 FOR UPDATE SKIP LOCKED)
   RETURNING id
 ), gone_history AS (

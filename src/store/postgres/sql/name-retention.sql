@@ -1,0 +1,2 @@
+-- Every job name's own retention rule (JSON), by name.
+SELECT name, rule FROM {{schema}}.name_retention ORDER BY name
