@@ -13,7 +13,7 @@ export type { JobLimits, RateLimit } from './engine/core/limits.js';
 export type { LimitsView, NameLimitView, GroupView } from './engine/actions/limits-view.js';
 export { defineJob, declareJob } from './engine/core/job-definition.js';
 export type { JobDefinition, JobDeclaration, AnyJob, Handler, HandlerContext, JobMachineFactory } from './engine/core/job-definition.js';
-export type { ScheduleOptions, JobSchedule, ScheduleView } from './engine/core/schedules.js';
+export type { ScheduleOptions, ScheduleRepeat, JobSchedule, ScheduleView } from './engine/core/schedules.js';
 export type { BatchOptions, BatchResult, FlowJob, FlowResult } from './engine/enqueue/flow-api.js';
 export type { CleanOptions, RemoveOutcome } from './engine/actions/job-actions.js';
 export type { ResultOptions } from './engine/actions/job-results.js';

@@ -12,7 +12,7 @@ import type { StepView, Transition } from './engine/core/job-view.js';
 import type { JobLogs, LogsOptions } from './engine/actions/job-logs.js';
 import type { EnqueueItemOptions, EnqueueManyOptions, EnqueueOptions } from './engine/core/options.js';
 import type { WorkerInfo } from './engine/run/pool.js';
-import type { ScheduleOptions, ScheduleView } from './engine/core/schedules.js';
+import type { ScheduleOptions, ScheduleRepeat, ScheduleView } from './engine/core/schedules.js';
 import type { LimitsView } from './engine/actions/limits-view.js';
 import type { CleanOptions, RemoveOutcome } from './engine/actions/job-actions.js';
 import type { ResultOptions } from './engine/actions/job-results.js';
@@ -183,15 +183,18 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
   /** Undoes `pause(name)` (or, without a name, the whole-queue pause). */
   resume(name?: string): Promise<void>;
   /**
-   * Enqueues job `name` on a cron schedule (five fields, or six with seconds
-   * first), stored in the database: it outlasts restarts and every started
-   * queue on the database fires it, one job per slot however many run.
-   * Replaces the name's schedule if it has one. See docs/guides/scheduling.md.
+   * Enqueues job `name` on a schedule: a cron expression (five fields, or six
+   * with seconds first; `tz` for its zone), or a fixed interval
+   * (`{ every: '5m' }`), between `startDate` and `endDate`, at most `limit`
+   * times. Every started queue fires it, one job per slot however many
+   * processes run. Saved under `options.id` (default: the job name): saving
+   * under an id again replaces that schedule, so a job name can have several.
+   * See docs/guides/scheduling.md.
    */
-  schedule<N extends keyof M & string>(name: N, cron: string, options?: ScheduleOptions<M[N]['payload']>): Promise<void>;
-  /** Removes the name's schedule (jobs already enqueued stay); false when it had none. */
-  unschedule(name: keyof M & string): Promise<boolean>;
-  /** Every stored schedule, by name, with its next run time. */
+  schedule<N extends keyof M & string>(name: N, repeat: ScheduleRepeat, options?: ScheduleOptions<M[N]['payload']>): Promise<void>;
+  /** Removes the schedule with this id (a job name, for a schedule saved without one); jobs already enqueued stay. False when there was none. */
+  unschedule(id: string): Promise<boolean>;
+  /** Every stored schedule, by id, with its next run time. */
   schedules(): Promise<ScheduleView[]>;
   /**
    * Sets how many jobs of `group` may run at once in every process, over the

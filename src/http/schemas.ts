@@ -83,16 +83,24 @@ const enqueued = {
   properties: { id: { type: 'integer' }, state: { type: 'string' }, created: { type: 'boolean' } },
 } as const;
 
+/** A schedule: a cron expression or an interval (`every`: ms, or '5m'); the engine checks the values (core/schedules.ts). */
 const scheduleInput = {
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'cron'],
+  required: ['name'],
   properties: {
     name,
+    /** As a job name is (DELETE /v1/schedules/:name takes it). */
+    id: name,
     cron: { type: 'string', minLength: 1, maxLength: 200 },
+    every: { anyOf: [{ type: 'string', minLength: 1, maxLength: 32 }, { type: 'integer', minimum: 1 }] },
     tz: { type: 'string', minLength: 1, maxLength: 64 },
     payload: {},
     missed: { type: 'string', enum: ['skip', 'one', 'all'] },
+    limit: { type: 'integer', minimum: 1 },
+    startDate: { anyOf: [{ type: 'string', minLength: 1, maxLength: 64 }, { type: 'integer', minimum: 0 }] },
+    endDate: { anyOf: [{ type: 'string', minLength: 1, maxLength: 64 }, { type: 'integer', minimum: 0 }] },
+    immediately: { type: 'boolean' },
   },
 } as const;
 

@@ -13,3 +13,6 @@ export function parseDuration(what: string, value: unknown): number {
   }
   throw new ValidationError(`${what} must be a duration: ms ≥ 0, or a string such as '30s', '12h', '7d' (got ${JSON.stringify(value)})`);
 }
+
+/** The last instant a JavaScript Date can represent (year 275760). */
+export const MAX_DATE_MS = 8.64e15;

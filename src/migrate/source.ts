@@ -55,7 +55,7 @@ export interface Source {
   paused(): Array<{ name: string; paused_at: number }>;
   /** The limits table's rows (rate-limit buckets, pauses, group concurrency). */
   limits(): LimitRow[];
-  /** Cron schedules, with the last slot each fired. */
+  /** Schedules, with the last slot each fired and how many it fired. */
   schedules(): ScheduleRow[];
   /** The highest job id, and the highest history id ever handed out (history tombstones keep it). */
   maxIds(): { job: number; history: number };
@@ -101,7 +101,7 @@ export function openSource(path: string): Source {
     live: db.prepare(`SELECT id FROM jobs WHERE state = ${processing} AND locked_until >= ? AND id > ? ORDER BY id`).pluck(),
     paused: db.prepare('SELECT name, paused_at FROM paused_names ORDER BY name'),
     limits: db.prepare(`SELECT ${columnList(LIMIT_COLUMNS)} FROM job_limits ORDER BY kind, key`),
-    schedules: db.prepare('SELECT name, cron, tz, payload, missed, last_slot, created_at, updated_at FROM schedules ORDER BY name'),
+    schedules: db.prepare('SELECT id, name, cron, every_ms, tz, payload, missed, start_at, end_at, run_limit, immediately, fired, last_slot, created_at, updated_at FROM schedules ORDER BY id'),
     maxJob: db.prepare('SELECT coalesce(max(id), 0) FROM jobs').pluck(),
     maxHistory: db.prepare('SELECT coalesce(max(id), 0) FROM job_history').pluck(),
   };

@@ -28,9 +28,9 @@ export function targetStatements(schema: string) {
     holders: q('SELECT id, key FROM {{schema}}.jobs WHERE key = ANY($1::text[])'),
     // The target's own count of what this batch wrote, read inside the batch's transaction.
     statesOf: q('SELECT state, count(*) AS n FROM {{schema}}.jobs WHERE id = ANY($1::bigint[]) GROUP BY state'),
-    schedules: q(`INSERT INTO {{schema}}.schedules (name, cron, tz, payload, missed, last_slot, created_at, updated_at)
-      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[])
-      ON CONFLICT (name) DO NOTHING`),
+    schedules: q(`INSERT INTO {{schema}}.schedules (id, name, cron, every_ms, tz, payload, missed, start_at, end_at, run_limit, immediately, fired, last_slot, created_at, updated_at)
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::int[], $11::boolean[], $12::int[], $13::bigint[], $14::bigint[], $15::bigint[])
+      ON CONFLICT (id) DO NOTHING`),
     // A limit row the target holds already is the target's own: kept.
     limits: `${unnestInsert(q('{{schema}}.job_limits'), LIMIT_COLUMNS)} ON CONFLICT (kind, key) DO NOTHING`,
     pausedNames: q('INSERT INTO {{schema}}.paused_names (name, paused_at) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT (name) DO NOTHING'),

@@ -94,9 +94,13 @@ export function openTarget(o: { connection: string; schema: string; identity: st
           await client.query(s.pausedNames, [first.paused.map((p) => p.name), first.paused.map((p) => p.paused_at)]);
           // Buckets, pauses and group concurrency go over as they are: the target's workers go on from them.
           await client.query(s.limits, asArrays(first.limits, LIMIT_COLUMNS));
-          // A schedule of the same name already in the target is the target's own: kept.
-          const col = <K extends keyof ScheduleRow>(k: K) => first.schedules.map((row) => row[k]);
-          await client.query(s.schedules, [col('name'), col('cron'), col('tz'), col('payload'), col('missed'), col('last_slot'), col('created_at'), col('updated_at')]);
+          // A schedule of the same id already in the target is the target's own: kept.
+          const col = <K extends keyof ScheduleRow>(k: K) => first.schedules.map((row) => row[k] ?? null);
+          const flag = first.schedules.map((row) => row.immediately === 1 || row.immediately === true);
+          await client.query(s.schedules, [
+            col('id'), col('name'), col('cron'), col('every_ms'), col('tz'), col('payload'), col('missed'), col('start_at'), col('end_at'),
+            col('run_limit'), flag, first.schedules.map((row) => row.fired ?? 0), col('last_slot'), col('created_at'), col('updated_at'),
+          ]);
           // Ids the file's producers hand out until the switch-over ends stay free: the target's own start above them.
           await identity.advance(client, 'jobs', first.maxIds.job + first.reserve);
           await identity.advance(client, 'job_history', first.maxIds.history + first.reserve);

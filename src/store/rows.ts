@@ -32,21 +32,49 @@ export function toHistoryEntry(r: HistoryRow): HistoryEntry {
 
 /** A row of `schedules`. */
 export interface ScheduleRow {
+  /** Absent in rows read before migration 018 (SQLite) / 016 (PostgreSQL), e.g. by the migrate tool's source: the name. */
+  id?: string;
   name: string;
-  cron: string;
+  cron: string | null;
+  every_ms?: number | string | null;
   tz: string | null;
   payload: string;
   missed: string;
+  start_at?: number | string | null;
+  end_at?: number | string | null;
+  run_limit?: number | null;
+  immediately?: number | boolean;
+  fired?: number;
   last_slot: number | null;
   created_at: number;
   updated_at: number;
-  /** Absent in rows read before migration 015 (SQLite) / 013 (PostgreSQL), e.g. by the migrate tool's source. */
+  /** Absent in rows read before migration 015 (SQLite) / 013 (PostgreSQL). */
   version?: number | string;
   floor_slot?: number | string | null;
 }
 
+const orNull = (v: number | string | null | undefined): number | null => (v == null ? null : Number(v));
+
 export function toScheduleRecord(r: ScheduleRow): ScheduleRecord {
-  return { name: r.name, cron: r.cron, tz: r.tz, payload: r.payload, missed: r.missed, lastSlot: r.last_slot, createdAt: r.created_at, updatedAt: r.updated_at, version: Number(r.version ?? 0), floorSlot: r.floor_slot == null ? null : Number(r.floor_slot) };
+  return {
+    id: r.id ?? r.name,
+    name: r.name,
+    cron: r.cron,
+    every: orNull(r.every_ms),
+    tz: r.tz,
+    payload: r.payload,
+    missed: r.missed,
+    startAt: orNull(r.start_at),
+    endAt: orNull(r.end_at),
+    limit: orNull(r.run_limit),
+    immediately: r.immediately === true || r.immediately === 1,
+    fired: Number(r.fired ?? 0),
+    lastSlot: orNull(r.last_slot),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+    version: Number(r.version ?? 0),
+    floorSlot: orNull(r.floor_slot),
+  };
 }
 
 /** A row of `job_steps`, as a job's steps are read (`job_id` when several jobs' steps are: `litejobs migrate`). */

@@ -207,19 +207,20 @@ export interface LimitControls {
   runningByName(names: readonly string[]): Promise<Array<{ name: string; n: number }>>;
 }
 
-/** Cron schedules and their firing (contract/schedules.ts). */
+/** Schedules and their firing (contract/schedules.ts). */
 export interface ScheduleStore {
-  /** Adds the schedule, or updates its expression, zone, payload and policy (its last slot stays). */
+  /** Adds the schedule under its id, or replaces its definition (its last slot and count of fired slots stay). */
   saveSchedule(schedule: NewSchedule, at: number): Promise<void>;
-  /** Removes the schedule; false when there was none of that name. */
-  deleteSchedule(name: string): Promise<boolean>;
-  /** Every schedule, by name. */
+  /** Removes the schedule; false when there was none of that id. */
+  deleteSchedule(id: string): Promise<boolean>;
+  /** Every schedule, by id. */
   schedules(): Promise<ScheduleRecord[]>;
   /**
    * One firing of a schedule, in one transaction: while the schedule still
-   * holds the definition it was read with (`read`: expression, zone, payload,
-   * missed policy), inserts the slots' `jobs` and records `slot` as its last
-   * handled slot, unless a later one already is (processes race here).
+   * holds the definition it was read with (`read`: its version, and under a
+   * run limit its count of fired slots), inserts the slots' `jobs` (one per
+   * slot; each one created counts as fired) and records `slot` as its last handled
+   * slot, unless a later one already is (processes race here).
    * Null, with nothing written, when the schedule changed or went since it
    * was read: the next pass reads it afresh.
    */

@@ -71,6 +71,7 @@ describe('litejobs migrate', { timeout: CLI_TEST_TIMEOUT }, () => {
     const unique = await src.enqueue('later', { x: 2 }, { delay: HOUR, unique: { key: 'later:x', while: 'active' } });
     await src.pause('report');
     await src.schedule('report', '0 3 1 * *', { tz: 'Europe/Berlin', payload: { monthly: true }, missed: 'all' });
+    await src.schedule('report', { every: '6h' }, { id: 'report-often', limit: 4, immediately: true, startDate: '2031-01-01T00:00:00Z' });
     const pending = await src.enqueue('ok', { n: 2 });
     await src.enqueue('stuck', {});
     // A worker that dies holding a job: processing, its lease running out.
@@ -118,7 +119,7 @@ describe('litejobs migrate', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect(copiedStats.paused).toEqual({ all: false, names: ['report'] });
     // Schedules come along, with the slot they last fired (none yet here).
     expect(await dst.schedules()).toEqual(await src.schedules());
-    expect((await dst.schedules()).map((x) => x.name)).toEqual(['report']);
+    expect((await dst.schedules()).map((x) => [x.id, x.name])).toEqual([['report', 'report'], ['report-often', 'report']]);
 
     // New ids start above the reserve; keys still deduplicate.
     const maxId = Math.max(...all.map((j) => j.id));

@@ -39,5 +39,14 @@ describe('litejobs schedules', { timeout: CLI_TEST_TIMEOUT }, () => {
     const next = Date.parse(String(listed[1]!.nextRunAt));
     expect(next).toBeGreaterThan(Date.now() - 60_000);
     expect(next - Date.now()).toBeLessThanOrEqual(25 * 3_600_000);
+
+    // A second schedule of a job, by interval, under an id of its own and with a limit: the table names ids and runs.
+    const again = createQueue({ path: db, logger: silentLogger });
+    await again.schedule('heartbeat', { every: '90s' }, { id: 'heartbeat-slow', limit: 5 });
+    await again.close();
+    const wide = (await runCli(['schedules', '--db', db])).stdout.trimEnd().split('\n');
+    expect(wide[0]).toMatch(/^NAME\s+CRON\s+TZ\s+MISSED\s+NEXT RUN\s+LAST RUN\s+ID\s+RUNS$/);
+    expect(wide[1]).toMatch(/^heartbeat\s+\*\/15 \* \* \* \* \*\s+local\s+skip\s+.+\s+-\s+heartbeat\s+0$/);
+    expect(wide[2]).toMatch(/^heartbeat\s+every 1 m 30 s\s+-\s+one\s+.+\s+-\s+heartbeat-slow\s+0\/5$/);
   });
 });

@@ -19,10 +19,16 @@ describe('dashboard schedules panel', () => {
 
       await queue.schedule('nightly-report', '30 2 * * *', { tz: 'Europe/Berlin' });
       await queue.schedule('heartbeat', '*/10 * * * * *');
+      // A second schedule of the same job, by interval, under an id of its own.
+      await queue.schedule('heartbeat', { every: '5m' }, { id: 'heartbeat-slow', limit: 3 });
       await page.reload();
       const rows = page.locator('[data-testid=schedules] tr[data-schedule]');
-      await rows.nth(1).waitFor({ timeout: 30_000 });
-      expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-schedule')))).toEqual(['heartbeat', 'nightly-report']);
+      await rows.nth(2).waitFor({ timeout: 30_000 });
+      expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-schedule')))).toEqual(['heartbeat', 'heartbeat-slow', 'nightly-report']);
+      const slow = page.locator('tr[data-schedule="heartbeat-slow"]');
+      expect(await slow.locator('code').textContent()).toBe('every 5 min');
+      expect(await slow.locator('.schedule-id').textContent()).toBe(' heartbeat-slow');
+      expect(await slow.locator('[data-schedule-runs]').textContent()).toBe(' 0 of 3 runs');
       const nightly = page.locator('tr[data-schedule="nightly-report"]');
       expect(await nightly.locator('code').textContent()).toBe('30 2 * * *');
       expect(await nightly.textContent()).toContain('Europe/Berlin');

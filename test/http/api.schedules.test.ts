@@ -16,7 +16,22 @@ describe('/v1/schedules', () => {
     const listed = await s.call('GET', '/v1/schedules');
     expect(listed.status).toBe(200);
     expect(listed.body.schedules).toEqual([
-      { name: 'report', cron: '0 6 * * 1', tz: 'Europe/Berlin', payload: { weekly: true }, missed: 'one', lastRunAt: null, nextRunAt: expect.any(String) },
+      {
+        id: 'report',
+        name: 'report',
+        cron: '0 6 * * 1',
+        every: null,
+        tz: 'Europe/Berlin',
+        payload: { weekly: true },
+        missed: 'one',
+        limit: null,
+        count: 0,
+        startDate: null,
+        endDate: null,
+        immediately: false,
+        lastRunAt: null,
+        nextRunAt: expect.any(String),
+      },
     ]);
     const next = new Date(listed.body.schedules[0].nextRunAt);
     // Monday 06:00 in Berlin: 04:00 or 05:00 UTC, within a week.
@@ -32,6 +47,13 @@ describe('/v1/schedules', () => {
     expect(replaced.body).toMatchObject({ name: 'tick', cron: '0 * * * *', missed: 'one' });
     expect((await s.queue.schedules()).map((x) => x.name)).toEqual(['report', 'tick']);
 
+    // A second schedule of the same job, by interval, under an id of its own.
+    const often = await s.call('POST', '/v1/schedules', { body: { name: 'tick', id: 'tick-often', every: '5m', limit: 3, immediately: true, startDate: '2030-01-01T00:00:00Z' } });
+    expect(often.status).toBe(201);
+    expect(often.body).toMatchObject({ id: 'tick-often', name: 'tick', cron: null, every: 300_000, limit: 3, count: 0, immediately: true, startDate: '2030-01-01T00:00:00.000Z', nextRunAt: '2030-01-01T00:00:00.000Z' });
+    expect((await s.queue.schedules()).map((x) => x.id)).toEqual(['report', 'tick', 'tick-often']);
+    expect(await s.call('DELETE', '/v1/schedules/tick-often')).toEqual({ status: 200, body: { name: 'tick-often', removed: true } });
+
     expect(await s.call('DELETE', '/v1/schedules/tick')).toEqual({ status: 200, body: { name: 'tick', removed: true } });
     const gone = await s.call('DELETE', '/v1/schedules/tick');
     expect(gone.status).toBe(404);
@@ -43,7 +65,15 @@ describe('/v1/schedules', () => {
     [{ name: 'x', cron: '61 * * * *' }, 'LJ_ERR_BAD_CRON'],
     [{ name: 'x', cron: '* * * * *', tz: 'Nowhere/Land' }, 'LJ_ERR_BAD_CRON'],
     [{ name: 'x', cron: '* * * * *', missed: 'some' }, 'LJ_ERR_VALIDATION'],
-    [{ name: 'x', cron: '* * * * *', every: 5 }, 'LJ_ERR_UNKNOWN_OPTION'],
+    [{ name: 'x', cron: '* * * * *', every: 5000 }, 'LJ_ERR_VALIDATION'],
+    [{ name: 'x', every: 500 }, 'LJ_ERR_VALIDATION'],
+    [{ name: 'x', every: 'often' }, 'LJ_ERR_VALIDATION'],
+    [{ name: 'x', every: '1m', tz: 'UTC' }, 'LJ_ERR_VALIDATION'],
+    [{ name: 'x', every: '1m', limit: 0 }, 'LJ_ERR_VALIDATION'],
+    [{ name: 'x', every: '1m', endDate: '2001-01-01' }, 'LJ_ERR_VALIDATION'],
+    [{ name: 'x', every: '1m', startDate: 'someday' }, 'LJ_ERR_VALIDATION'],
+    [{ name: 'x', every: '1m', id: 'no spaces' }, 'LJ_ERR_VALIDATION'],
+    [{ name: 'x', cron: '* * * * *', repeat: 5 }, 'LJ_ERR_UNKNOWN_OPTION'],
     [{ name: 'x' }, 'LJ_ERR_VALIDATION'],
     [{ name: 'no spaces', cron: '* * * * *' }, 'LJ_ERR_VALIDATION'],
   ])('refuses %j with 400 %s and stores nothing', async (body, code) => {

@@ -44,6 +44,9 @@ async function stepTo(clock: VirtualClock, end: number, stepMs: number, expected
   }
 }
 
+/** A stored schedule of `name` by a cron expression, under the name as its id. */
+const row = (name: string, cron: string, payload: string) => ({ id: name, name, cron, every: null, tz: null, payload, missed: 'one', startAt: null, endAt: null, limit: null, immediately: false });
+
 describe('one job per slot', () => {
   it('three queues on one database running one seconds-level schedule make one job per slot, no gaps', async () => {
     const clock = createVirtualClock(START);
@@ -175,8 +178,8 @@ describe('what a slot job knows of its slot', () => {
     await until(clock, async () => (await q.listJobs({ state: 'completed' })).length === 1, 'the retry');
     expect(seen).toEqual([{ attempt: 1, slot }, { attempt: 2, slot }]);
     expect((await q.getJob(failed!.id)).slot).toEqual(new Date(slot));
-    // A job that no schedule made has no slot, even with a key of that shape for another name.
-    const other = await q.enqueue('hourly', {}, { key: `cron:other:${slot}` });
+    // A job that no schedule made has no slot, even with the slot in its key.
+    const other = await q.enqueue('hourly', {}, { key: `hourly:${slot}` });
     expect((await q.getJob(other.id)).slot).toBeUndefined();
   });
 });
@@ -204,16 +207,16 @@ describe('which queues fire a schedule', () => {
   it('a firing decided on a schedule that changed or went since it was read writes nothing', async () => {
     const store = fx.store();
     try {
-      await store.saveSchedule({ name: 'tick', cron: '0 * * * *', tz: null, payload: '{}', missed: 'one' }, START);
+      await store.saveSchedule(row('tick', '0 * * * *', '{}'), START);
       const [read] = await store.schedules();
       const job = { name: 'tick', state: 'pending', payload: '{}', key: `cron:tick:${START}`, priority: 0, runAt: START, retry: null, timeout: null };
-      await store.saveSchedule({ name: 'tick', cron: '*/5 * * * *', tz: null, payload: '{}', missed: 'one' }, START + 1);
+      await store.saveSchedule(row('tick', '*/5 * * * *', '{}'), START + 1);
       expect(await store.fireSchedule(read!, [job], START, START + 2)).toBeNull();
       await store.deleteSchedule('tick');
       expect(await store.fireSchedule({ ...read!, cron: '*/5 * * * *' }, [job], START, START + 3)).toBeNull();
       expect(await jobsOf('tick')).toEqual([]);
       // As read: the job and the mark land together.
-      await store.saveSchedule({ name: 'tick', cron: '0 * * * *', tz: null, payload: '{}', missed: 'one' }, START + 4);
+      await store.saveSchedule(row('tick', '0 * * * *', '{}'), START + 4);
       const [fresh] = await store.schedules();
       expect(await store.fireSchedule(fresh!, [job], START, START + 5)).toEqual([expect.objectContaining({ created: true })]);
       expect((await store.schedules())[0]!.lastSlot).toBe(START);
@@ -232,7 +235,7 @@ describe('which queues fire a schedule', () => {
     await clock.advance(at(2) + 100 - clock.now());
     await until(clock, async () => (await jobsOf('tock')).length === 1, 'the job of slot 2');
     // Another process, its clock ahead, fired slot 4 already (this one has handled slot 2 only).
-    await fx.sql('UPDATE schedules SET last_slot = ? WHERE name = ?', [at(4), 'tock']);
+    await fx.sql('UPDATE schedules SET last_slot = ? WHERE id = ?', [at(4), 'tock']);
     await clock.advance(1000); // 00:00:03.6: no slot of the old expression is due here
     // The schedule changes to every second: slot 3, of the new expression, is older than the last slot fired.
     await q.schedule('tock', '* * * * * *');
@@ -247,10 +250,10 @@ describe('which queues fire a schedule', () => {
   it('a firing pass that read a schedule since unscheduled and made again writes nothing, though the new one is at the same version', async () => {
     const store = fx.store();
     try {
-      await store.saveSchedule({ name: 'report', cron: '*/5 * * * *', tz: null, payload: '{"a":1}', missed: 'one' }, 1000);
+      await store.saveSchedule(row('report', '*/5 * * * *', '{"a":1}'), 1000);
       const [read] = await store.schedules();
       await store.deleteSchedule('report');
-      await store.saveSchedule({ name: 'report', cron: '0 0 1 1 *', tz: null, payload: '{"a":2}', missed: 'one' }, 2000);
+      await store.saveSchedule(row('report', '0 0 1 1 *', '{"a":2}'), 2000);
       expect((await store.schedules())[0]).toMatchObject({ version: read!.version, createdAt: 2000 });
       expect(await store.fireSchedule(read!, [], 300_000, 3000)).toBeNull();
       expect((await store.schedules())[0]).toMatchObject({ cron: '0 0 1 1 *', lastSlot: null });

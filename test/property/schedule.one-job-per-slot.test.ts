@@ -163,3 +163,67 @@ describe('queues on clocks 700 ms apart firing one schedule that is changed mean
     );
   }, 120_000);
 });
+
+describe('several queues firing two schedules of one job, an interval with a run limit beside a cron expression, in any interleaving', () => {
+  it('never fire an interval slot twice nor past its limit, and count what they fired; the cron schedule keeps one job per slot', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.array(fc.integer({ min: 0, max: 3000 }), { minLength: 2, maxLength: 3 }),
+        fc.array(fc.integer({ min: 100, max: 2500 }), { minLength: 4, maxLength: 10 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.constantFrom('skip' as const, 'one' as const, 'all' as const),
+        fc.boolean(),
+        async (s, startOffsets, steps, limit, missed, immediately) => {
+          const file = tempDbPath();
+          const clock = createVirtualClock(START);
+          const queues = startOffsets.map((_, i) =>
+            createQueue({
+              store: scheduled(createSqliteStore({ path: file.path, durability: 'normal', cacheMiB: 2, busyTimeoutMs: 5000, history: false, clock }), s, `q${i}`),
+              clock,
+              logger: silentLogger,
+              jobs: [declareJob('tick')],
+            }),
+          );
+          try {
+            await queues[0]!.schedule('tick', { every: 1000 }, { id: 'tick-every', limit, missed, immediately });
+            await queues[0]!.schedule('tick', '* * * * * *', { missed: 'all' });
+            const waiting = startOffsets.map((offset, i) => ({ at: START + offset, queue: queues[i]! }));
+            for (const ms of steps) {
+              await clock.advance(ms);
+              for (const w of waiting.filter((w) => w.at <= clock.now())) {
+                waiting.splice(waiting.indexOf(w), 1);
+                await s.waitFor(w.queue.start());
+              }
+              await s.waitIdle();
+            }
+            await s.waitFor(Promise.all(queues.map((q) => q.close())));
+
+            const db = new Database(file.path, { readonly: true });
+            const rows = db.prepare("SELECT key, run_at FROM jobs WHERE name = 'tick' ORDER BY run_at").all() as Array<{ key: string; run_at: number }>;
+            const fired = db.prepare("SELECT fired FROM schedules WHERE id = 'tick-every'").pluck().get() as number;
+            db.close();
+            const every = rows.filter((r) => r.key.startsWith('cron:tick-every:'));
+            const cron = rows.filter((r) => r.key.startsWith('cron:tick:'));
+            expect(every.length + cron.length).toBe(rows.length);
+            expect(every.length).toBeLessThanOrEqual(limit);
+            expect(fired).toBe(every.length);
+            expect(new Set(every.map((r) => r.run_at)).size).toBe(every.length);
+            // Slots of the interval: its creation (with immediately) and each second after.
+            for (const r of every) {
+              expect(r.key).toBe(`cron:tick-every:${r.run_at}`);
+              expect((r.run_at - START) % 1000).toBe(0);
+              expect(r.run_at).toBeGreaterThanOrEqual(immediately ? START : START + 1000);
+            }
+            expect(new Set(cron.map((r) => r.run_at)).size).toBe(cron.length);
+            if (cron.length > 0) expect(cron.at(-1)!.run_at - cron[0]!.run_at).toBe((cron.length - 1) * 1000);
+          } finally {
+            await Promise.all(queues.map((q) => q.close().catch(() => undefined)));
+            file.cleanup();
+          }
+        },
+      ),
+      { numRuns: propertyRuns(60) },
+    );
+  }, 120_000);
+});

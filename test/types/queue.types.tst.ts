@@ -117,7 +117,11 @@ export function schedules() {
   void queue.schedule('resize-image', '0 9 * * *', { payload: { to: 'x' } });
   // @ts-expect-error an unknown missed-slot policy
   void queue.schedule('send-welcome', '0 9 * * *', { missed: 'some' });
-  expectTypeOf(queue.unschedule).parameter(0).toEqualTypeOf<'send-welcome' | 'resize-image'>();
+  // A schedule's id: its job name, or an id of its own.
+  expectTypeOf(queue.unschedule).parameter(0).toEqualTypeOf<string>();
+  void queue.schedule('send-welcome', { every: '5m' }, { id: 'welcome-often', limit: 3, payload: { to: 'a' } });
+  // @ts-expect-error cron or every, as an object
+  void queue.schedule('send-welcome', { each: '5m' });
   void defineJob({ name: 'digest', schedule: { cron: '0 9 * * *', payload: { to: 'a' } }, handler: async ({ to }: Welcome) => to });
   // @ts-expect-error a schedule payload the handler does not take
   void defineJob({ name: 'digest', schedule: { cron: '0 9 * * *', payload: { url: 'a' } }, handler: async ({ to }: Welcome) => to });

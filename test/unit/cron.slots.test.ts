@@ -4,7 +4,11 @@
  * changes its clocks (2026-03-29 02:00 → 03:00, 2026-10-25 03:00 → 02:00).
  */
 import { describe, expect, it } from 'vitest';
-import { checkCron, MISSED_CAP, nextSlot, planFiring, slotKey, slotsBetween } from '../../src/engine/core/cron.js';
+import { checkCron, MISSED_CAP, nextCronSlot as nextSlot, slotKey, cronSlotsBetween as slotsBetween, type CronSpec, type FiringInput } from '../../src/engine/core/cron.js';
+import { planRepeat } from '../../src/engine/core/repeat.js';
+
+/** A cron schedule with no bounds, as planRepeat takes it. */
+const planFiring = (spec: CronSpec, input: FiringInput) => planRepeat({ cron: spec.cron, tz: spec.tz ?? null, every: null, startAt: null, endAt: null, immediately: false, createdAt: 0 }, input);
 import { ValidationError } from '../../src/errors.js';
 
 const t = (iso: string) => Date.parse(iso);

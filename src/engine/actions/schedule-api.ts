@@ -6,14 +6,14 @@
 import { checkString, serializePayload } from '../../lib/validate.js';
 import type { Engine } from '../core/engine.js';
 import { createScheduleRunner } from '../enqueue/schedule-runner.js';
-import { checkJobSchedule, checkSchedule, toScheduleView, type ScheduleOptions, type ScheduleView } from '../core/schedules.js';
+import { checkJobSchedule, checkSchedule, toScheduleView, type ScheduleOptions, type ScheduleRepeat, type ScheduleView } from '../core/schedules.js';
 import { slotKey } from '../core/cron.js';
 import type { NewSchedule } from '../../store/store.js';
 import { validatePayload, type PayloadSchema } from '../core/payload-schema.js';
 
 export interface ScheduleApi {
-  schedule(name: string, cron: string, options?: ScheduleOptions): Promise<void>;
-  unschedule(name: string): Promise<boolean>;
+  schedule(name: string, repeat: ScheduleRepeat, options?: ScheduleOptions): Promise<void>;
+  unschedule(id: string): Promise<boolean>;
   schedules(): Promise<ScheduleView[]>;
   /** Stores the definitions' schedules, then fires schedules until `stop`. */
   start(): Promise<void>;
@@ -48,19 +48,19 @@ export function createScheduleApi(
   /** Checks the row as the job it will enqueue, too (name, payload size), before it is stored. */
   const save = async (row: NewSchedule) => {
     const now = clock.now();
-    engine.newJob({ name: row.name, payload: JSON.parse(row.payload), options: { key: slotKey(row.name, now), runAt: now } }, now);
+    engine.newJob({ name: row.name, payload: JSON.parse(row.payload), options: { key: slotKey(row.id, now), runAt: now } }, now);
     await store.saveSchedule(row, now);
   };
 
   return {
-    async schedule(name, cron, options) {
-      const row = checkSchedule('schedule', name, cron, options, clock.now(), maxPayloadBytes);
+    async schedule(name, repeat, options) {
+      const row = checkSchedule('schedule', name, repeat, options, clock.now(), maxPayloadBytes);
       await save(await validated(row, options?.payload));
       runner.poke();
     },
-    async unschedule(name) {
-      checkString('unschedule name', name, 200);
-      const removed = await store.deleteSchedule(name);
+    async unschedule(id) {
+      checkString('unschedule id', id, 200);
+      const removed = await store.deleteSchedule(id);
       runner.poke();
       return removed;
     },

@@ -65,7 +65,7 @@ export function checkCron(what: string, spec: CronSpec, now: number): void {
   }
   let next: number | null;
   try {
-    next = nextSlot(spec, now);
+    next = nextCronSlot(spec, now);
   } catch (err) {
     throw new ValidationError(`${what}: cron "${spec.cron}" is not valid: ${(err as Error).message}`, 'LJ_ERR_BAD_CRON', { cause: err });
   }
@@ -73,14 +73,14 @@ export function checkCron(what: string, spec: CronSpec, now: number): void {
 }
 
 /** The first slot strictly after `after` (ms), or null when there is none. */
-export function nextSlot(spec: CronSpec, after: number): number | null {
+export function nextCronSlot(spec: CronSpec, after: number): number | null {
   return compile(spec).nextRun(new Date(after))?.getTime() ?? null;
 }
 
 /** Slots in (after, now], ascending; only the latest `cap` when there are more. */
-export function slotsBetween(spec: CronSpec, after: number, now: number, cap: number): number[] {
+export function cronSlotsBetween(spec: CronSpec, after: number, now: number, cap: number): number[] {
   const out: number[] = [];
-  for (let slot = nextSlot(spec, after); slot !== null && slot <= now; slot = nextSlot(spec, slot)) {
+  for (let slot = nextCronSlot(spec, after); slot !== null && slot <= now; slot = nextCronSlot(spec, slot)) {
     if (out.length === cap) {
       // More than the cap: read the latest ones backwards instead of walking every slot.
       return compile(spec)
@@ -114,32 +114,24 @@ export interface Firing {
   handled: number | null;
 }
 
-/** Which due slots a firing pass makes into jobs. */
-export function planFiring(spec: CronSpec, input: FiringInput): Firing {
-  const due = slotsBetween(spec, input.after, input.now, MISSED_CAP);
-  if (due.length === 0) return { fire: [], handled: null };
-  const missed = due.filter((slot) => slot < input.runningSince);
-  const onTime = due.filter((slot) => slot >= input.runningSince);
-  let keep: number[];
-  if (input.missed === 'skip') keep = [];
-  else if (input.missed === 'one') keep = missed.slice(-1);
-  else keep = missed;
-  return { fire: [...keep, ...onTime].slice(-MISSED_CAP), handled: due[due.length - 1]! };
-}
-
-/** The idempotency key of a slot's job: two processes firing one slot make one job. */
-export function slotKey(name: string, slot: number): string {
-  return `cron:${name}:${slot}`;
+/**
+ * The idempotency key of a slot's job: two processes firing one slot make
+ * one job. `id`: the schedule's (its job name, unless it was given one), so
+ * a schedule of one's own keeps the keys it always had.
+ */
+export function slotKey(id: string, slot: number): string {
+  return `cron:${id}:${slot}`;
 }
 
 /**
  * The slot a schedule's job was made for, read back from its key (slotKey),
  * or null for any other job. It stays the same on every attempt, while the
- * job's `runAt` moves with each retry.
+ * job's `runAt` moves with each retry. (Keys starting `cron:` are the
+ * schedules' own: the HTTP API refuses them from callers.)
  */
-export function slotOf(name: string, key: string | null): number | null {
-  const prefix = `cron:${name}:`;
-  if (key === null || !key.startsWith(prefix)) return null;
-  const slot = Number(key.slice(prefix.length));
-  return Number.isSafeInteger(slot) && slot >= 0 && String(slot) === key.slice(prefix.length) ? slot : null;
+export function slotOf(key: string | null): number | null {
+  const m = key === null ? null : /^cron:.*:(0|[1-9]\d{0,15})$/s.exec(key);
+  if (!m) return null;
+  const slot = Number(m[1]);
+  return Number.isSafeInteger(slot) ? slot : null;
 }

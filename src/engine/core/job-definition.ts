@@ -188,7 +188,8 @@ export function defineJob(definition: AnyJobDefinition): AnyJobDefinition {
   rejectUnknownOptions('defineJob', definition, DEFINITION_KEYS);
   checkString('defineJob name', definition.name, 200);
   if (definition.schema !== undefined) checkPayloadSchema(`job "${definition.name}"`, definition.schema);
-  if (definition.schedule !== undefined) checkJobSchedule(definition.name, definition.schedule, Date.now());
+  // Its shape only: what depends on the time (an end date passed) is checked when a queue saves it, on the queue's clock.
+  if (definition.schedule !== undefined) checkJobSchedule(definition.name, definition.schedule, 0);
   checkJobLimits(definition.name, definition);
   if (definition.retention !== undefined) resolveRetention(`job "${definition.name}" retention`, definition.retention);
   if (definition.isolation !== undefined && definition.isolation !== 'main' && definition.isolation !== 'thread') {

@@ -67,7 +67,7 @@ export function toJob(r: JobRecord): Job {
     createdAt: new Date(r.createdAt),
     updatedAt: new Date(r.updatedAt),
   };
-  const slot = slotOf(r.name, r.key);
+  const slot = slotOf(r.key);
   if (slot !== null) job.slot = new Date(slot);
   if (r.runAt < 0) job.lifo = true;
   if (r.result !== null) job.result = JSON.parse(r.result) as unknown;

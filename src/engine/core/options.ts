@@ -12,7 +12,7 @@ import { checkAppDatabase, type SqliteDatabase } from '../../store/open-store.js
 import { splitSchemaParam } from '../../store/connection-url.js';
 import { checkGroup } from './limits.js';
 import { checkUniqueOptions, type DebounceOptions, type ThrottleOptions, type UniqueOptions } from './unique.js';
-import type { Duration } from '../../lib/duration.js';
+import { MAX_DATE_MS, type Duration } from '../../lib/duration.js';
 import { parseAge, resolveRetention, type JobRetention, type ResolvedRetention } from './retention.js';
 import { lifoRunAt } from './lifo.js';
 
@@ -274,8 +274,7 @@ export interface EnqueueManyOptions {
   client?: CallerClient;
 }
 
-/** The last instant a JavaScript Date can represent (year 275760). */
-export const MAX_DATE_MS = 8.64e15;
+export { MAX_DATE_MS } from '../../lib/duration.js';
 
 const ENQUEUE_KEYS = ['key', 'unique', 'debounce', 'throttle', 'group', 'delay', 'runAt', 'priority', 'lifo', 'retry', 'timeout'] as const;
 

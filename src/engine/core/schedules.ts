@@ -1,15 +1,26 @@
 /**
- * Cron schedules at the public boundary: their options and checks, the rows
- * they become in the store, and the view `queue.schedules()` returns.
+ * Schedules at the public boundary (BullMQ's job schedulers): their options
+ * and checks, the rows they become in the store, and the view
+ * `queue.schedules()` returns. A schedule repeats by a cron expression or a
+ * fixed interval (`every`), between an optional start and end, at most
+ * `limit` times; a job name may have several, each under its own id.
  */
 import { ValidationError } from '../../errors.js';
+import { MAX_DATE_MS, parseDuration, type Duration } from '../../lib/duration.js';
 import type { NewSchedule, ScheduleRecord } from '../../store/store.js';
-import { checkCron, DEFAULT_MISSED, MISSED_POLICIES, nextSlot, type MissedPolicy } from './cron.js';
-import { checkString, rejectUnknownOptions, serializePayload } from '../../lib/validate.js';
+import { checkCron, DEFAULT_MISSED, MISSED_POLICIES, type MissedPolicy } from './cron.js';
+import { nextRepeatSlot, type Repeat } from './repeat.js';
+import { checkInteger, checkString, rejectUnknownOptions, serializePayload } from '../../lib/validate.js';
 
-/** `queue.schedule(name, cron, options)`. */
+/** `queue.schedule(name, repeat, options)`. */
 export interface ScheduleOptions<P = unknown> {
-  /** An IANA time zone whose wall clock the expression follows (`'Europe/Berlin'`). Default: the process's local zone. */
+  /**
+   * The schedule's id. Default: the job name. Saving under an id replaces
+   * that schedule (an upsert), so a job name can have several schedules,
+   * each with an id of its own.
+   */
+  id?: string;
+  /** An IANA time zone whose wall clock a cron expression follows (`'Europe/Berlin'`). Default: the process's local zone. */
   tz?: string;
   /** The payload of every job the schedule enqueues. Default `null`. */
   payload?: P;
@@ -19,64 +30,143 @@ export interface ScheduleOptions<P = unknown> {
    * `'all'` one job per missed slot, at most 1000 (the latest).
    */
   missed?: MissedPolicy;
+  /** At most this many jobs in all, whichever processes fire them; then the schedule stops. */
+  limit?: number;
+  /** No job before this time (a Date, ms since the epoch, or an ISO 8601 string); an interval counts from it. */
+  startDate?: Date | number | string;
+  /** No job after this time. */
+  endDate?: Date | number | string;
+  /** The first job at once (at `startDate`, when given), then as the schedule repeats. */
+  immediately?: boolean;
 }
 
-/** `defineJob({ schedule })`: the expression with the same options. */
-export interface JobSchedule<P = unknown> extends ScheduleOptions<P> {
+/** How a schedule repeats: a cron expression, or a fixed interval. */
+export type ScheduleRepeat = string | { cron: string } | { every: Duration };
+
+/** `defineJob({ schedule })`: a cron expression or an interval, with the options (its id is the job name). */
+export interface JobSchedule<P = unknown> extends Omit<ScheduleOptions<P>, 'id'> {
   /** Five fields (`'*\/5 * * * *'`: minute hour day month weekday) or six, seconds first (`'*\/10 * * * * *'`). */
-  cron: string;
+  cron?: string;
+  /** A fixed interval instead: ms, or `'30s'`, `'5m'`, `'1h'` (at least a second). */
+  every?: Duration;
 }
 
 /** A schedule as `queue.schedules()` returns it. */
 export interface ScheduleView {
+  id: string;
+  /** The job name it enqueues. */
   name: string;
-  cron: string;
+  cron: string | null;
+  /** The interval, ms (a schedule by `every`); null for a cron expression. */
+  every: number | null;
   tz: string | null;
   payload: unknown;
   missed: MissedPolicy;
+  limit: number | null;
+  /** Jobs fired so far (what `limit` counts). */
+  count: number;
+  startDate: Date | null;
+  endDate: Date | null;
+  immediately: boolean;
   /** The latest slot fired (or skipped after downtime) by any process; null before the first. */
   lastRunAt: Date | null;
-  /** The next slot after now; null if the expression fires no more. */
+  /** The next slot after now; null if the schedule fires no more. */
   nextRunAt: Date | null;
 }
 
-const OPTION_KEYS = ['tz', 'payload', 'missed'] as const;
+const OPTION_KEYS = ['id', 'tz', 'payload', 'missed', 'limit', 'startDate', 'endDate', 'immediately'] as const;
+/** The shortest interval: a second, as a cron expression's finest. */
+const MIN_EVERY_MS = 1000;
 
-/** Checks a schedule's expression and options; the row to store. Throws ValidationError before anything is written. */
-export function checkSchedule(what: string, name: unknown, cron: unknown, options: unknown, now: number, maxPayloadBytes = Number.POSITIVE_INFINITY): NewSchedule {
-  checkString(`${what} name`, name, 200);
-  const o = (options ?? {}) as ScheduleOptions;
-  rejectUnknownOptions(`${what} options`, o, OPTION_KEYS);
-  const missed = o.missed ?? DEFAULT_MISSED;
-  if (!MISSED_POLICIES.includes(missed)) throw new ValidationError(`${what}: missed must be one of ${MISSED_POLICIES.map((m) => `'${m}'`).join(', ')}, got ${String(missed)}`);
-  checkCron(what, { cron: cron as string, tz: o.tz }, now);
-  return { name: name as string, cron: (cron as string).trim(), tz: o.tz ?? null, payload: serializePayload(o.payload, maxPayloadBytes), missed };
+function checkDate(what: string, value: unknown): number | null {
+  if (value === undefined) return null;
+  const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : value;
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > MAX_DATE_MS) throw new ValidationError(`${what} must be a date (a Date, ms since the epoch, or an ISO 8601 string), got ${JSON.stringify(value)}`);
+  return Math.round(ms);
 }
 
-/** `defineJob`'s `schedule`: an object with `cron` and the options. */
+/** The repeat rule of a stored schedule. */
+export function repeatOf(r: ScheduleRecord): Repeat {
+  return { cron: r.cron, tz: r.tz, every: r.every, startAt: r.startAt, endAt: r.endAt, immediately: r.immediately, createdAt: r.createdAt };
+}
+
+/** Checks a schedule's repeat rule and options; the row to store. Throws ValidationError before anything is written. */
+export function checkSchedule(what: string, name: unknown, repeat: unknown, options: unknown, now: number, maxPayloadBytes = Number.POSITIVE_INFINITY): NewSchedule {
+  checkString(`${what} name`, name, 200);
+  const o = (options ?? {}) as ScheduleOptions;
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new ValidationError(`${what} options must be an object`);
+  rejectUnknownOptions(`${what} options`, o, OPTION_KEYS);
+  const id = o.id === undefined ? (name as string) : checkString(`${what} id`, o.id, 200);
+  const missed = o.missed ?? DEFAULT_MISSED;
+  if (!MISSED_POLICIES.includes(missed)) throw new ValidationError(`${what}: missed must be one of ${MISSED_POLICIES.map((m) => `'${m}'`).join(', ')}, got ${String(missed)}`);
+  let cron: string | null = null;
+  let every: number | null = null;
+  if (typeof repeat === 'string') cron = repeat;
+  else if (typeof repeat === 'object' && repeat !== null && !Array.isArray(repeat)) {
+    rejectUnknownOptions(`${what} repeat`, repeat, ['cron', 'every']);
+    const r = repeat as { cron?: unknown; every?: unknown };
+    if ((r.cron === undefined) === (r.every === undefined)) throw new ValidationError(`${what}: give cron or every (one of them)`);
+    if (r.cron !== undefined) cron = r.cron as string;
+    else {
+      every = parseDuration(`${what} every`, r.every);
+      if (every < MIN_EVERY_MS || every > MAX_DATE_MS) throw new ValidationError(`${what} every must be at least a second ('1s'), got ${JSON.stringify(r.every)}`);
+    }
+  } else throw new ValidationError(`${what}: repeat with a cron expression (a string) or { every: '5m' }`, 'LJ_ERR_BAD_CRON');
+  if (cron !== null) checkCron(what, { cron, tz: o.tz }, now);
+  else if (o.tz !== undefined) throw new ValidationError(`${what}: tz is for a cron expression, not every`);
+  const limit = o.limit === undefined ? null : checkInteger(`${what} limit`, o.limit, 1, 1_000_000_000);
+  const startAt = checkDate(`${what} startDate`, o.startDate);
+  const endAt = checkDate(`${what} endDate`, o.endDate);
+  if (endAt !== null && startAt !== null && endAt < startAt) throw new ValidationError(`${what}: endDate comes before startDate`);
+  if (endAt !== null && endAt <= now) throw new ValidationError(`${what}: endDate has passed: the schedule would never fire`);
+  if (o.immediately !== undefined && typeof o.immediately !== 'boolean') throw new ValidationError(`${what} immediately must be a boolean`);
+  return {
+    id,
+    name: name as string,
+    cron: cron === null ? null : cron.trim(),
+    every,
+    tz: o.tz ?? null,
+    payload: serializePayload(o.payload, maxPayloadBytes),
+    missed,
+    startAt,
+    endAt,
+    limit,
+    immediately: o.immediately === true,
+  };
+}
+
+/** `defineJob`'s `schedule`: an object with `cron` or `every` and the options. */
 export function checkJobSchedule(jobName: string, schedule: unknown, now: number): NewSchedule {
   const what = `job "${jobName}" schedule`;
-  if (typeof schedule !== 'object' || schedule === null || Array.isArray(schedule)) throw new ValidationError(`${what} must be an object { cron, tz?, payload?, missed? }`);
-  rejectUnknownOptions(what, schedule, ['cron', ...OPTION_KEYS]);
-  const { cron, ...options } = schedule as JobSchedule;
-  return checkSchedule(what, jobName, cron, options, now);
+  if (typeof schedule !== 'object' || schedule === null || Array.isArray(schedule)) throw new ValidationError(`${what} must be an object { cron or every, tz?, payload?, missed?, limit?, startDate?, endDate?, immediately? }`);
+  rejectUnknownOptions(what, schedule, ['cron', 'every', ...OPTION_KEYS.filter((k) => k !== 'id')]);
+  const { cron, every, ...options } = schedule as JobSchedule;
+  return checkSchedule(what, jobName, every === undefined ? (cron === undefined ? {} : cron) : cron === undefined ? { every } : { cron, every }, options, now);
 }
 
 export function toScheduleView(record: ScheduleRecord, now: number): ScheduleView {
-  const spec = { cron: record.cron, tz: record.tz };
   let next: number | null = null;
   try {
-    next = nextSlot(spec, now);
+    const spent = record.limit !== null && record.fired >= record.limit;
+    next = spent ? null : nextRepeatSlot(repeatOf(record), Math.max(now, record.lastSlot ?? Number.NEGATIVE_INFINITY));
   } catch {
     // written by a version that accepted it: shown without a next run
   }
+  const date = (ms: number | null) => (ms === null ? null : new Date(ms));
   return {
+    id: record.id,
     name: record.name,
     cron: record.cron,
+    every: record.every,
     tz: record.tz,
     payload: JSON.parse(record.payload),
     missed: (MISSED_POLICIES as readonly string[]).includes(record.missed) ? (record.missed as MissedPolicy) : DEFAULT_MISSED,
-    lastRunAt: record.lastSlot === null ? null : new Date(record.lastSlot),
-    nextRunAt: next === null ? null : new Date(next),
+    limit: record.limit,
+    count: record.fired,
+    startDate: date(record.startAt),
+    endDate: date(record.endAt),
+    immediately: record.immediately,
+    lastRunAt: date(record.lastSlot),
+    nextRunAt: date(next),
   };
 }

@@ -1,21 +1,27 @@
 /**
- * Fires the cron schedules stored in the database whose job the queue
- * defines or declares, in every started queue. One timer on the queue's clock waits for
+ * Fires the schedules stored in the database (a cron expression or an
+ * interval, core/repeat.ts) whose job the queue defines or declares, in
+ * every started queue. One timer on the queue's clock waits for
  * the earliest next slot across them (or a refresh, to pick up schedules
  * other processes added); each pass reads the schedules, and per schedule
  * enqueues a job per slot to fire and records the last slot handled, in one
  * transaction that lands only while the schedule is still as the pass read it.
  *
  * Exactly one job per slot however many processes fire: a slot's job has
- * `runAt` = the slot and the idempotency key `cron:<name>:<slot>`, so a
+ * `runAt` = the slot and the idempotency key `cron:<id>:<slot>`, so a
  * second process's insert for the same slot returns the first job. The
  * stored last slot only saves work (and tells a restarted process which slots
- * it missed); correctness rests on the key.
+ * it missed); correctness rests on the key. A schedule with a run limit
+ * fires only slots after the stored last one, and its firing lands only
+ * while the count of fired slots is still the one it read: at most `limit`
+ * jobs, however many processes race.
  */
 import { ValidationError } from '../../errors.js';
 import type { TimerHandle } from '../../lib/clock.js';
 import type { ScheduleRecord } from '../../store/store.js';
-import { DEFAULT_MISSED, MISSED_POLICIES, nextSlot, planFiring, slotKey, type MissedPolicy } from '../core/cron.js';
+import { DEFAULT_MISSED, MISSED_POLICIES, slotKey, type MissedPolicy } from '../core/cron.js';
+import { nextRepeatSlot, planRepeat } from '../core/repeat.js';
+import { repeatOf } from '../core/schedules.js';
 import type { Engine } from '../core/engine.js';
 
 /** The longest wait between passes: schedules added in another process start within this. */
@@ -60,30 +66,36 @@ export function createScheduleRunner(engine: Engine, jobNames: ReadonlySet<strin
   let handled = new Map<string, { slot: number; version: number }>();
 
   const fireOne = async (s: ScheduleRecord, now: number): Promise<number | null> => {
-    const spec = { cron: s.cron, tz: s.tz };
+    const repeat = repeatOf(s);
     const missed = (MISSED_POLICIES as readonly string[]).includes(s.missed) ? (s.missed as MissedPolicy) : DEFAULT_MISSED;
-    const stored = s.lastSlot ?? s.createdAt;
+    const left = s.limit === null ? Number.POSITIVE_INFINITY : s.limit - s.fired;
+    if (left <= 0) return null; // its limit is spent: it fires no more
+    // Before the first slot: the creation itself, or just before it when the first slot is at it (`immediately`).
+    const origin = s.immediately ? s.createdAt - 1 : s.createdAt;
+    const stored = s.lastSlot ?? origin;
     // Before its first pass, this process has run the schedule since it started.
-    const mine = handled.get(s.name);
+    const mine = handled.get(s.id);
     const same = mine === undefined || mine.version === s.version;
-    const own = same ? Math.max(mine?.slot ?? runningSince - 1, s.createdAt) : stored;
+    // Under a limit, only slots after the stored last one: each counts once, whichever process fires it.
+    const own = s.limit !== null ? stored : same ? Math.max(mine?.slot ?? runningSince - 1, origin) : stored;
     // Never at or before the floor, whatever this process handled: a change keeps the past from firing again
     // (a process that had not read the schedule since before the change owes no slot of the new one below it).
-    const plan = planFiring(spec, { after: Math.max(Math.min(stored, own), s.floorSlot ?? Number.NEGATIVE_INFINITY), now, runningSince, missed });
-    if (plan.handled === null) return nextSlot(spec, now);
-    const payload: unknown = plan.fire.length > 0 ? JSON.parse(s.payload) : undefined;
-    const jobs = plan.fire.map((slot) => engine.newJob({ name: s.name, payload, options: { key: slotKey(s.name, slot), runAt: slot } }, now));
+    const plan = planRepeat(repeat, { after: Math.max(Math.min(stored, own), s.floorSlot ?? Number.NEGATIVE_INFINITY), now, runningSince, missed });
+    if (plan.handled === null) return nextRepeatSlot(repeat, now);
+    const fire = plan.fire.slice(0, left);
+    const payload: unknown = fire.length > 0 ? JSON.parse(s.payload) : undefined;
+    const jobs = fire.map((slot) => engine.newJob({ name: s.name, payload, options: { key: slotKey(s.id, slot), runAt: slot } }, now));
     // The jobs and the mark land together, and only while the schedule is still as read here.
     const results = await engine.fireSchedule(s, jobs, plan.handled);
     if (results === null) {
-      logger.debug({ job: s.name }, 'schedule changed while it fired; read again');
+      logger.debug({ job: s.name, schedule: s.id }, 'schedule changed while it fired; read again');
       again = true;
       return null;
     }
     const created = results.filter((r) => r.created).length;
-    if (created > 0) logger.debug({ job: s.name, created, slots: plan.fire.length }, 'schedule fired');
-    handled.set(s.name, { slot: plan.handled, version: s.version });
-    return nextSlot(spec, now);
+    if (created > 0) logger.debug({ job: s.name, schedule: s.id, created, slots: fire.length }, 'schedule fired');
+    handled.set(s.id, { slot: plan.handled, version: s.version });
+    return fire.length < left ? nextRepeatSlot(repeat, now) : null;
   };
 
   /** One pass over every schedule; resolves with the wait until the next. */
@@ -94,7 +106,7 @@ export function createScheduleRunner(engine: Engine, jobNames: ReadonlySet<strin
     // that has never heard of a job would pile up its jobs after every process running it
     // has gone. Its slots count as missed until a queue that knows it starts.
     const schedules = (await store.schedules()).filter((s) => jobNames.has(s.name));
-    handled = new Map([...handled].filter(([name]) => schedules.some((s) => s.name === name)));
+    handled = new Map([...handled].filter(([id]) => schedules.some((s) => s.id === id)));
     for (const s of schedules) {
       try {
         const at = await fireOne(s, now);
@@ -102,7 +114,7 @@ export function createScheduleRunner(engine: Engine, jobNames: ReadonlySet<strin
       } catch (err) {
         // One bad schedule (an expression or payload this version refuses) must not stop the others.
         if (!(err instanceof ValidationError || err instanceof TypeError || err instanceof SyntaxError)) throw err;
-        logger.error({ job: s.name, err }, 'schedule cannot fire: fix or unschedule it');
+        logger.error({ job: s.name, schedule: s.id, err }, 'schedule cannot fire: fix or unschedule it');
       }
     }
     return next - clock.now();

@@ -35,7 +35,7 @@ const SLEEP_PROBE: JobEvent = { type: JobEventType.sleep, delay: 0 };
 
 /** A schedule's job's slot, for the thread that runs it (HandlerContext `slot`). */
 const slotSpec = (job: LeasedJob): { slot?: number } => {
-  const slot = slotOf(job.name, job.key);
+  const slot = slotOf(job.key);
   return slot === null ? {} : { slot };
 };
 

@@ -59,7 +59,7 @@ export class JobContext implements HandlerContext {
     this.jobId = job.id;
     this.name = job.name;
     this.attempt = job.attempts;
-    const slot = job.key === null ? null : slotOf(job.name, job.key);
+    const slot = job.key === null ? null : slotOf(job.key);
     this.slot = slot === null ? undefined : new Date(slot);
   }
 

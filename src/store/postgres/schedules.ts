@@ -1,4 +1,4 @@
-/** The PostgreSQL store's cron schedules table: the SQLite store's schedule-*.sql, with the same semantics. */
+/** The PostgreSQL store's schedules table: the SQLite store's schedule-*.sql, with the same semantics. */
 import type { InsertResult, NewJob, NewSchedule, ScheduleRecord } from '../store.js';
 import { toScheduleRecord } from '../rows.js';
 import type { Database } from './open.js';
@@ -14,16 +14,17 @@ export function createPostgresSchedules(db: Database, schema: string, insertSql:
   return {
     saveSchedule: async (schedule: NewSchedule, at: number): Promise<void> => {
       checkStorable([schedule]); // its slots' jobs take this payload
-      await db.query(s.save, [schedule.name, schedule.cron, schedule.tz, schedule.payload, schedule.missed, at]);
+      const { id, name, cron, every, tz, payload, missed, startAt, endAt, limit, immediately } = schedule;
+      await db.query(s.save, [id, name, cron, every, tz, payload, missed, startAt, endAt, limit, immediately, at]);
     },
-    deleteSchedule: async (name: string): Promise<boolean> => ((await db.query(s.delete, [name])).rowCount ?? 0) > 0,
+    deleteSchedule: async (id: string): Promise<boolean> => ((await db.query(s.delete, [id])).rowCount ?? 0) > 0,
     schedules: async (): Promise<ScheduleRecord[]> => (await db.rows<Parameters<typeof toScheduleRecord>[0]>(s.all)).map(toScheduleRecord),
     fireSchedule: async (read: ScheduleRecord, jobs: readonly NewJob[], slot: number, at: number): Promise<InsertResult[] | null> =>
       db.tx(async (client) => {
-        if ((await client.query(s.current, [read.name, read.version, read.createdAt])).rowCount !== 1) return null;
+        if ((await client.query(s.current, [read.id, read.version, read.createdAt, read.fired])).rowCount !== 1) return null;
         const results = jobs.length > 0 ? await insertJobs(client, insertSql, jobs, at) : [];
         if (results.some((r) => r.created)) await notify(client);
-        await client.query(s.fired, [read.name, slot, at]);
+        await client.query(s.fired, [read.id, slot, at, results.filter((r) => r.created).length]);
         return results;
       }),
   };

@@ -1,4 +1,4 @@
-/** The SQLite store's cron schedules table (see sql/migrations/007_cron_schedules.sql). */
+/** The SQLite store's schedules table (sql/migrations/007_cron_schedules.sql, 018_job_schedulers.sql). */
 import type Database from 'better-sqlite3';
 import type { InsertResult, NewJob, NewSchedule, ScheduleRecord } from '../store.js';
 import type { SqliteInsert } from './insert.js';
@@ -7,7 +7,7 @@ import { sql } from './sql.js';
 
 export interface SqliteSchedules {
   save(schedule: NewSchedule, at: number): void;
-  delete(name: string): boolean;
+  delete(id: string): boolean;
   all(): ScheduleRecord[];
   /** Store.fireSchedule, in one BEGIN IMMEDIATE transaction. */
   fire(read: ScheduleRecord, jobs: readonly NewJob[], slot: number, at: number): InsertResult[] | null;
@@ -22,16 +22,17 @@ export function createSqliteSchedules(db: Database.Database, insert: SqliteInser
     fired: db.prepare(sql('schedule-fired')),
   };
   const fireTx = db.transaction((read: ScheduleRecord, jobs: readonly NewJob[], slot: number, at: number): InsertResult[] | null => {
-    if (s.current.get({ name: read.name, version: read.version, createdAt: read.createdAt }) === undefined) return null;
+    if (s.current.get({ id: read.id, version: read.version, createdAt: read.createdAt, fired: read.fired }) === undefined) return null;
     const results = jobs.length > 0 ? insert(jobs, at) : [];
-    s.fired.run({ name: read.name, slot, at });
+    s.fired.run({ id: read.id, slot, at, n: results.filter((r) => r.created).length });
     return results;
   });
   return {
     save: (schedule, at) => {
-      s.save.run({ name: schedule.name, cron: schedule.cron, tz: schedule.tz, payload: schedule.payload, missed: schedule.missed, at });
+      const { id, name, cron, every, tz, payload, missed, startAt, endAt, limit } = schedule;
+      s.save.run({ id, name, cron, every, tz, payload, missed, startAt, endAt, limit, immediately: schedule.immediately ? 1 : 0, at });
     },
-    delete: (name) => s.delete.run({ name }).changes > 0,
+    delete: (id) => s.delete.run({ id }).changes > 0,
     all: () => (s.all.all() as ScheduleRow[]).map(toScheduleRecord),
     fire: (read, jobs, slot, at) => fireTx.immediate(read, jobs, slot, at),
   };

@@ -1,2 +1,2 @@
--- Deletes a schedule (schedule-delete.sql of the SQLite store): $1 name.
-DELETE FROM {{schema}}.schedules WHERE name = $1
+-- queue.unschedule (schedule-delete.sql of the SQLite store): $1 the schedule's id.
+DELETE FROM {{schema}}.schedules WHERE id = $1

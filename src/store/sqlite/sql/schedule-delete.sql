@@ -1,2 +1,2 @@
--- queue.unschedule
-DELETE FROM schedules WHERE name = @name
+-- queue.unschedule, by the schedule's id.
+DELETE FROM schedules WHERE id = @id
