@@ -34,3 +34,18 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, ms = 
 export function nextPass(passes$: Observable<ClaimPassEvent>, pred: (p: ClaimPassEvent) => boolean = () => true, ms = 10_000): Promise<ClaimPassEvent> {
   return firstValueFrom(passes$.pipe(filter(pred), timeout(ms)));
 }
+
+/**
+ * Polls (in real time) until `condition` holds, moving a virtual clock by 0
+ * between looks: a pass that ran on database I/O the virtual clock does not
+ * wait for may have armed its next timer in the past, which fires on the
+ * clock's next move.
+ */
+export async function untilOnClock(clock: { advance(ms: number): Promise<void> }, condition: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`not reached: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await clock.advance(0);
+  }
+}

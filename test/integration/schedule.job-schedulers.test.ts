@@ -5,22 +5,15 @@
  * schedule; a definition's own schedule may repeat by interval too.
  */
 import { describe, expect, it } from 'vitest';
-import { createVirtualClock, defineJob, type VirtualClock } from '../../src/index.js';
+import { createVirtualClock, defineJob } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
+import { untilOnClock } from '../helpers/wait.js';
 
 const fx = useQueues();
 const START = Date.parse('2026-06-01T00:00:00.000Z');
 const keys = (name: string) => fx.sql<{ key: string; run_at: number }>('SELECT key, run_at FROM jobs WHERE name = ? ORDER BY run_at, key', [name]).then((r) => r.map((x) => `${x.key.split(':')[1]}@${(Number(x.run_at) - START) / 1000}`));
 
-/** Polls (in real time) until `condition` holds, moving the virtual clock by 0 so a pass that armed its timer in the past runs. */
-async function until(clock: VirtualClock, condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`not reached: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    await clock.advance(0);
-  }
-}
+const until = untilOnClock;
 
 describe('job schedulers', () => {
   it('fires several schedules of one job, each under its id: an interval with a limit beside a cron expression', async () => {

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { createVirtualClock, declareJob, defineJob, type VirtualClock } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
+import { untilOnClock } from '../helpers/wait.js';
 
 const fx = useQueues();
 const START = Date.parse('2026-06-01T00:00:00.500Z');
@@ -21,20 +22,7 @@ interface Row {
 
 const jobsOf = (name: string) => fx.sql<Row>('SELECT key, run_at, name FROM jobs WHERE name = ? ORDER BY run_at', [name]);
 
-/**
- * Polls (in real time) until `condition` holds. A firing pass runs on
- * database I/O the virtual clock does not wait for: a pass that ends after
- * the clock moved on arms its next timer in the past, which fires on the
- * clock's next move (`advance(0)` here).
- */
-async function until(clock: VirtualClock, condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`not reached: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    await clock.advance(0);
-  }
-}
+const until = untilOnClock;
 
 /** Moves the clock on in steps, each time waiting until the jobs of the slots passed exist. */
 async function stepTo(clock: VirtualClock, end: number, stepMs: number, expected: (now: number) => Promise<boolean>): Promise<void> {

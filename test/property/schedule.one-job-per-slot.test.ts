@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createQueue, createVirtualClock, declareJob, type Store } from '../../src/index.js';
+import type { Clock } from '../../src/lib/clock.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { silentLogger } from '../helpers/silent-logger.js';
 import { tempDbPath } from '../helpers/temp-db.js';
@@ -39,6 +40,16 @@ function scheduled(inner: Store, s: fc.Scheduler, who: string): Store {
   };
 }
 
+/** A queue that knows job `tick` (schedules fire only in queues that know their job), on a store of its own whose calls fast-check orders. */
+function tickQueue(path: string, clock: Clock, storeClock: Clock, s: fc.Scheduler, i: number) {
+  return createQueue({
+    store: scheduled(createSqliteStore({ path, durability: 'normal', cacheMiB: 2, busyTimeoutMs: 5000, history: false, clock: storeClock }), s, `q${i}`),
+    clock,
+    logger: silentLogger,
+    jobs: [declareJob('tick')],
+  });
+}
+
 describe('several queues firing one schedule, in any interleaving', () => {
   it('make exactly one job per slot, with no gaps', async () => {
     await fc.assert(
@@ -50,15 +61,7 @@ describe('several queues firing one schedule, in any interleaving', () => {
         async (s, startOffsets, steps, missed) => {
           const file = tempDbPath();
           const clock = createVirtualClock(START);
-          const queues = startOffsets.map((_, i) =>
-            createQueue({
-              store: scheduled(createSqliteStore({ path: file.path, durability: 'normal', cacheMiB: 2, busyTimeoutMs: 5000, history: false, clock }), s, `q${i}`),
-              clock,
-              logger: silentLogger,
-              // Schedules fire only in queues that know their job.
-              jobs: [declareJob('tick')],
-            }),
-          );
+          const queues = startOffsets.map((_, i) => tickQueue(file.path, clock, clock, s, i));
           try {
             await queues[0]!.schedule('tick', '* * * * * *', { missed });
             let firstStart: number | undefined;
@@ -116,14 +119,7 @@ describe('queues on clocks 700 ms apart firing one schedule that is changed mean
           const base = createVirtualClock(START);
           // Each queue's own clock, skewed from the base its store's timers run on.
           const clocks = SKEWS.map((skew) => ({ now: () => base.now() + skew, setTimeout: base.setTimeout, clearTimeout: base.clearTimeout }));
-          const queues = clocks.map((clock, i) =>
-            createQueue({
-              store: scheduled(createSqliteStore({ path: file.path, durability: 'normal', cacheMiB: 2, busyTimeoutMs: 5000, history: false, clock: base }), s, `q${i}`),
-              clock,
-              logger: silentLogger,
-              jobs: [declareJob('tick')],
-            }),
-          );
+          const queues = clocks.map((clock, i) => tickQueue(file.path, clock, base, s, i));
           const look = new Database(file.path, { readonly: true });
           const lastSlot = () => (look.prepare("SELECT last_slot FROM schedules WHERE name = 'tick'").pluck().get() as number | null) ?? Number.NEGATIVE_INFINITY;
           const lastId = () => (look.prepare('SELECT max(id) FROM jobs').pluck().get() as number | null) ?? 0;
@@ -177,14 +173,7 @@ describe('several queues firing two schedules of one job, an interval with a run
         async (s, startOffsets, steps, limit, missed, immediately) => {
           const file = tempDbPath();
           const clock = createVirtualClock(START);
-          const queues = startOffsets.map((_, i) =>
-            createQueue({
-              store: scheduled(createSqliteStore({ path: file.path, durability: 'normal', cacheMiB: 2, busyTimeoutMs: 5000, history: false, clock }), s, `q${i}`),
-              clock,
-              logger: silentLogger,
-              jobs: [declareJob('tick')],
-            }),
-          );
+          const queues = startOffsets.map((_, i) => tickQueue(file.path, clock, clock, s, i));
           try {
             await queues[0]!.schedule('tick', { every: 1000 }, { id: 'tick-every', limit, missed, immediately });
             await queues[0]!.schedule('tick', '* * * * * *', { missed: 'all' });
