@@ -90,8 +90,7 @@ const scheduleInput = {
   required: ['name'],
   properties: {
     name,
-    /** As a job name is (DELETE /v1/schedules/:name takes it). */
-    id: name,
+    id: { type: 'string', minLength: 1, maxLength: 200 },
     cron: { type: 'string', minLength: 1, maxLength: 200 },
     every: { anyOf: [{ type: 'string', minLength: 1, maxLength: 32 }, { type: 'integer', minimum: 1 }] },
     tz: { type: 'string', minLength: 1, maxLength: 64 },
@@ -153,6 +152,8 @@ export const schemas = {
     },
   },
   byName: { params: nameParams },
+  /** A schedule's id: any text `queue.schedule` takes (percent-encoded in the URL), not only a job name's characters. */
+  byScheduleId: { params: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 200 } } } },
   schedule: { body: scheduleInput },
   groupConcurrency: {
     params: { type: 'object', additionalProperties: false, required: ['group'], properties: { group } },

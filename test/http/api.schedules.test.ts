@@ -53,6 +53,9 @@ describe('/v1/schedules', () => {
     expect(often.body).toMatchObject({ id: 'tick-often', name: 'tick', cron: null, every: 300_000, limit: 3, count: 0, immediately: true, startDate: '2030-01-01T00:00:00.000Z', nextRunAt: '2030-01-01T00:00:00.000Z' });
     expect((await s.queue.schedules()).map((x) => x.id)).toEqual(['report', 'tick', 'tick-often']);
     expect(await s.call('DELETE', '/v1/schedules/tick-often')).toEqual({ status: 200, body: { name: 'tick-often', removed: true } });
+    // An id of any text the library takes is removed by its percent-encoded path.
+    await s.queue.schedule('tick', { every: '1h' }, { id: 'tick / hourly' });
+    expect((await s.call('DELETE', `/v1/schedules/${encodeURIComponent('tick / hourly')}`)).body).toEqual({ name: 'tick / hourly', removed: true });
 
     expect(await s.call('DELETE', '/v1/schedules/tick')).toEqual({ status: 200, body: { name: 'tick', removed: true } });
     const gone = await s.call('DELETE', '/v1/schedules/tick');
@@ -72,7 +75,9 @@ describe('/v1/schedules', () => {
     [{ name: 'x', every: '1m', limit: 0 }, 'LJ_ERR_VALIDATION'],
     [{ name: 'x', every: '1m', endDate: '2001-01-01' }, 'LJ_ERR_VALIDATION'],
     [{ name: 'x', every: '1m', startDate: 'someday' }, 'LJ_ERR_VALIDATION'],
-    [{ name: 'x', every: '1m', id: 'no spaces' }, 'LJ_ERR_VALIDATION'],
+    [{ name: 'x', every: '1m', id: '' }, 'LJ_ERR_VALIDATION'],
+    [{ name: 'x', every: '1m', startDate: 'June 5' }, 'LJ_ERR_VALIDATION'],
+    [{ name: 'x', every: '1h', endDate: Date.now() + 60_000 }, 'LJ_ERR_VALIDATION'],
     [{ name: 'x', cron: '* * * * *', repeat: 5 }, 'LJ_ERR_UNKNOWN_OPTION'],
     [{ name: 'x' }, 'LJ_ERR_VALIDATION'],
     [{ name: 'no spaces', cron: '* * * * *' }, 'LJ_ERR_VALIDATION'],

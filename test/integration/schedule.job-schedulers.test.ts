@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createVirtualClock, defineJob } from '../../src/index.js';
+import { ValidationError } from '../../src/errors.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { untilOnClock } from '../helpers/wait.js';
 
@@ -68,5 +69,45 @@ describe('job schedulers', () => {
     await q.stop();
     expect(await keys('beat')).toEqual(['beat@2', 'beat@5', 'beat@8']);
     expect((await q.schedules())[0]).toMatchObject({ id: 'beat', every: 3000, startDate: new Date(START + 2000), endDate: new Date(START + 9000), nextRunAt: null });
+  });
+
+  it('a schedule changed after its limit was spent starts from the change, not from the slots it left unfired', async () => {
+    const clock = createVirtualClock(START);
+    const q = fx.open({ clock, pollInterval: 60_000, jobs: [defineJob({ name: 'tick', handler: () => 'ok' })] });
+    await q.schedule('tick', { every: '1s' }, { limit: 2 });
+    await q.start();
+    for (let t = 1; t <= 3; t++) {
+      await clock.advance(1000);
+      await until(clock, async () => (await keys('tick')).length >= Math.min(2, t), `the jobs due at +${t}s`);
+    }
+    await clock.advance(60_000);
+    await q.schedule('tick', { every: '1s' }, { limit: 100 }); // at +63 s
+    await clock.advance(2000);
+    await until(clock, async () => (await keys('tick')).length >= 5, 'the jobs after the change');
+    await q.stop();
+    expect(await keys('tick')).toEqual(['tick@1', 'tick@2', 'tick@63', 'tick@64', 'tick@65']); // from the change's own instant on
+  });
+
+  it('immediately fires at once, at the save (its start date past) or at the start date, even under missed: skip; the view says it is due', async () => {
+    const clock = createVirtualClock(START);
+    const q = fx.open({ clock, pollInterval: 60_000, jobs: [defineJob({ name: 'beat', schedule: { every: '1h', immediately: true, missed: 'skip' }, handler: () => 'ok' }), defineJob({ name: 'late', handler: () => 'ok' })] });
+    await q.schedule('late', { every: '1h' }, { immediately: true, startDate: START - 3_600_000 });
+    expect((await q.schedules()).find((v) => v.id === 'late')!.nextRunAt).toEqual(new Date(START));
+    await q.start();
+    await until(clock, async () => (await keys('beat')).length === 1 && (await keys('late')).length === 1, 'the at-once jobs');
+    await q.stop();
+    expect([...(await keys('beat')), ...(await keys('late'))]).toEqual(['beat@0', 'late@0']);
+  });
+
+  it("a definition whose end date has passed is stored and fires no more; a schedule under another job name's id, or with a loose date, is refused", async () => {
+    const clock = createVirtualClock(START);
+    const q = fx.open({ clock, jobs: [defineJob({ name: 'old', schedule: { every: '1h', endDate: START - 1000 }, handler: () => 'ok' }), defineJob({ name: 'mail', handler: () => 'ok' })] });
+    await q.start();
+    expect((await q.schedules())[0]).toMatchObject({ id: 'old', nextRunAt: null });
+    await expect(q.schedule('mail', { every: '1h' }, { id: 'old' })).rejects.toThrow(/name of job "old"/);
+    for (const startDate of ['1', 'June 5', '2027-02-30']) await expect(q.schedule('mail', { every: '1h' }, { startDate })).rejects.toBeInstanceOf(ValidationError);
+    await expect(q.schedule('mail', { every: '1h' }, { missed: null as never })).rejects.toBeInstanceOf(ValidationError);
+    await expect(q.schedule('mail', { every: 8.64e15 })).rejects.toThrow(/between a second/);
+    await q.stop();
   });
 });

@@ -3,6 +3,7 @@
  * what `start`/`stop` do for schedules: store the definitions' own, then run
  * the firing loop.
  */
+import { ValidationError } from '../../errors.js';
 import { checkString, serializePayload } from '../../lib/validate.js';
 import type { Engine } from '../core/engine.js';
 import { createScheduleRunner } from '../enqueue/schedule-runner.js';
@@ -55,6 +56,10 @@ export function createScheduleApi(
   return {
     async schedule(name, repeat, options) {
       const row = checkSchedule('schedule', name, repeat, options, clock.now(), maxPayloadBytes);
+      // A job's own schedule lives under its name: another job's schedule under that id would replace it (and its definition, at each start, this one).
+      if (row.id !== row.name && jobNames.has(row.id)) {
+        throw new ValidationError(`schedule id "${row.id}" is the name of job "${row.id}", where that job's own schedule lives: give this one another id`);
+      }
       await save(await validated(row, options?.payload));
       runner.poke();
     },
@@ -70,7 +75,8 @@ export function createScheduleApi(
     },
     async start() {
       for (const def of engine.definitions.values()) {
-        if (def.schedule !== undefined) await save(await validated(checkJobSchedule(def.name, def.schedule, clock.now()), def.schedule.payload));
+        // Its shape only: a definition whose end date passed is stored as it is, and fires no more.
+        if (def.schedule !== undefined) await save(await validated(checkJobSchedule(def.name, def.schedule, null), def.schedule.payload));
       }
       runner.start();
     },

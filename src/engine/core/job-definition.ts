@@ -189,7 +189,7 @@ export function defineJob(definition: AnyJobDefinition): AnyJobDefinition {
   checkString('defineJob name', definition.name, 200);
   if (definition.schema !== undefined) checkPayloadSchema(`job "${definition.name}"`, definition.schema);
   // Its shape only: what depends on the time (an end date passed) is checked when a queue saves it, on the queue's clock.
-  if (definition.schedule !== undefined) checkJobSchedule(definition.name, definition.schedule, 0);
+  if (definition.schedule !== undefined) checkJobSchedule(definition.name, definition.schedule, null);
   checkJobLimits(definition.name, definition);
   if (definition.retention !== undefined) resolveRetention(`job "${definition.name}" retention`, definition.retention);
   if (definition.isolation !== undefined && definition.isolation !== 'main' && definition.isolation !== 'thread') {

@@ -6,10 +6,10 @@
  * (schedule-runner.ts), since it depends on what was fired before.
  *
  * An interval's slots are `startDate + k·every` (k ≥ 0) when the schedule
- * has a start date, else `created + k·every` (k ≥ 1; k ≥ 0 with
- * `immediately`). A cron schedule's slots are its expression's at or after
- * the start date, and with `immediately` one more at the start (or at its
- * creation). Neither has slots after the end date. Each slot is one
+ * has a start date, else `created + k·every` (k ≥ 1). A cron schedule's
+ * slots are its expression's at or after the start date. With `immediately`
+ * either has one more: at the start date, or at its creation when the start
+ * is past or not given. Neither has slots after the end date. Each slot is one
  * instant, so none can come twice.
  */
 import { MISSED_CAP, nextCronSlot, cronSlotsBetween, type Firing, type FiringInput } from './cron.js';
@@ -26,14 +26,26 @@ export interface Repeat {
   createdAt: number;
 }
 
-/** The slot `immediately` adds, or null. */
-const firstAtOnce = (r: Repeat): number | null => (r.immediately ? (r.startAt ?? r.createdAt) : null);
+/** The slot `immediately` adds, or null: at the start date, or at the creation when the start is past or not given. */
+export const firstAtOnce = (r: Repeat): number | null => (r.immediately ? Math.max(r.startAt ?? r.createdAt, r.createdAt) : null);
 const inRange = (r: Repeat, slot: number | null): number | null => (slot !== null && (r.endAt === null || slot <= r.endAt) ? slot : null);
 
-/** An interval's first k: at its start date, else one interval after its creation (at it with `immediately`). */
+/** An interval's first k: at its start date, else one interval after its creation (`immediately` adds a slot of its own). */
 function everyBase(r: Repeat): { base: number; k0: number } {
-  if (r.startAt !== null) return { base: r.startAt, k0: 0 };
-  return { base: r.createdAt, k0: r.immediately ? 0 : 1 };
+  return r.startAt !== null ? { base: r.startAt, k0: 0 } : { base: r.createdAt, k0: 1 };
+}
+
+/** `slot`, or the at-once slot when that comes first after `after`. */
+function withAtOnce(r: Repeat, after: number, slot: number | null): number | null {
+  const once = firstAtOnce(r);
+  return once !== null && once > after && (slot === null || once < slot) ? once : slot;
+}
+
+/** `slots` with the at-once slot in (after, until] merged in, ascending. */
+function mergeAtOnce(r: Repeat, after: number, until: number, slots: number[]): number[] {
+  const once = firstAtOnce(r);
+  if (once === null || once <= after || once > until || slots.includes(once)) return slots;
+  return [...slots, once].sort((a, b) => a - b);
 }
 
 /** The first slot strictly after `after` (ms), or null when there is none. */
@@ -41,13 +53,10 @@ export function nextRepeatSlot(r: Repeat, after: number): number | null {
   if (r.every !== null) {
     const { base, k0 } = everyBase(r);
     const k = Math.max(k0, Math.floor((after - base) / r.every) + 1);
-    return inRange(r, base + k * r.every);
+    return inRange(r, withAtOnce(r, after, base + k * r.every));
   }
   const spec = { cron: r.cron!, tz: r.tz };
-  const cron = nextCronSlot(spec, r.startAt !== null ? Math.max(after, r.startAt - 1) : after);
-  const once = firstAtOnce(r);
-  const slot = once !== null && once > after && (cron === null || once < cron) ? once : cron;
-  return inRange(r, slot);
+  return inRange(r, withAtOnce(r, after, nextCronSlot(spec, r.startAt !== null ? Math.max(after, r.startAt - 1) : after)));
 }
 
 /** Slots in (after, now], ascending; only the latest `cap` when there are more. */
@@ -60,25 +69,21 @@ export function repeatSlotsBetween(r: Repeat, after: number, now: number, cap: n
     const out: number[] = [];
     // Only the latest `cap`: an interval of a second after a day's downtime is 86,400 slots.
     for (let k = Math.max(first, last - cap + 1); k <= last; k++) out.push(base + k * r.every);
-    return out;
+    return mergeAtOnce(r, after, until, out).slice(-cap);
   }
   const spec = { cron: r.cron!, tz: r.tz };
   const from = r.startAt !== null ? Math.max(after, r.startAt - 1) : after;
-  const slots = cronSlotsBetween(spec, from, until, cap);
-  const once = firstAtOnce(r);
-  if (once !== null && once > after && once <= until && !slots.includes(once)) {
-    slots.push(once);
-    slots.sort((a, b) => a - b);
-  }
-  return slots.slice(-cap);
+  return mergeAtOnce(r, after, until, cronSlotsBetween(spec, from, until, cap)).slice(-cap);
 }
 
 /** Which due slots a firing pass makes into jobs (the missed policy, as cron.ts planFiring). */
 export function planRepeat(r: Repeat, input: FiringInput): Firing {
   const due = repeatSlotsBetween(r, input.after, input.now, MISSED_CAP);
   if (due.length === 0) return { fire: [], handled: null };
-  const missed = due.filter((slot) => slot < input.runningSince);
-  const onTime = due.filter((slot) => slot >= input.runningSince);
+  // The at-once slot is the schedule's first, due as it is saved: never a missed one (a queue saves its definitions' just before it starts firing).
+  const once = firstAtOnce(r);
+  const missed = due.filter((slot) => slot < input.runningSince && slot !== once);
+  const onTime = due.filter((slot) => slot >= input.runningSince || slot === once);
   const keep = input.missed === 'skip' ? [] : input.missed === 'one' ? missed.slice(-1) : missed;
   return { fire: [...keep, ...onTime].slice(-MISSED_CAP), handled: due[due.length - 1]! };
 }

@@ -7,6 +7,7 @@
  */
 import { ValidationError } from '../../errors.js';
 import { MAX_DATE_MS, parseDuration, type Duration } from '../../lib/duration.js';
+import { isoDate } from '../../lib/iso-date.js';
 import type { NewSchedule, ScheduleRecord } from '../../store/store.js';
 import { checkCron, DEFAULT_MISSED, MISSED_POLICIES, type MissedPolicy } from './cron.js';
 import { nextRepeatSlot, type Repeat } from './repeat.js';
@@ -77,10 +78,13 @@ export interface ScheduleView {
 const OPTION_KEYS = ['id', 'tz', 'payload', 'missed', 'limit', 'startDate', 'endDate', 'immediately'] as const;
 /** The shortest interval: a second, as a cron expression's finest. */
 const MIN_EVERY_MS = 1000;
+/** The longest: a thousand years (a slot a step past a date's range would read as no date). */
+const MAX_EVERY_MS = 1000 * 365 * 86_400_000;
 
 function checkDate(what: string, value: unknown): number | null {
   if (value === undefined) return null;
-  const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : value;
+  // A string is ISO 8601 (`2027-01-04`, `2027-01-04T06:00:00Z`): not whatever Date.parse makes of "1" or "June 5".
+  const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? (isoDate(value)?.getTime() ?? Number.NaN) : value;
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > MAX_DATE_MS) throw new ValidationError(`${what} must be a date (a Date, ms since the epoch, or an ISO 8601 string), got ${JSON.stringify(value)}`);
   return Math.round(ms);
 }
@@ -90,14 +94,19 @@ export function repeatOf(r: ScheduleRecord): Repeat {
   return { cron: r.cron, tz: r.tz, every: r.every, startAt: r.startAt, endAt: r.endAt, immediately: r.immediately, createdAt: r.createdAt };
 }
 
-/** Checks a schedule's repeat rule and options; the row to store. Throws ValidationError before anything is written. */
-export function checkSchedule(what: string, name: unknown, repeat: unknown, options: unknown, now: number, maxPayloadBytes = Number.POSITIVE_INFINITY): NewSchedule {
+/**
+ * Checks a schedule's repeat rule and options; the row to store. Throws
+ * ValidationError before anything is written. `now`: a schedule that would
+ * never fire from then on is refused (`null`: its shape only, for a
+ * definition, whose end may pass while the application still ships it).
+ */
+export function checkSchedule(what: string, name: unknown, repeat: unknown, options: unknown, now: number | null, maxPayloadBytes = Number.POSITIVE_INFINITY): NewSchedule {
   checkString(`${what} name`, name, 200);
   const o = (options ?? {}) as ScheduleOptions;
   if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new ValidationError(`${what} options must be an object`);
   rejectUnknownOptions(`${what} options`, o, OPTION_KEYS);
   const id = o.id === undefined ? (name as string) : checkString(`${what} id`, o.id, 200);
-  const missed = o.missed ?? DEFAULT_MISSED;
+  const missed = o.missed === undefined ? DEFAULT_MISSED : o.missed;
   if (!MISSED_POLICIES.includes(missed)) throw new ValidationError(`${what}: missed must be one of ${MISSED_POLICIES.map((m) => `'${m}'`).join(', ')}, got ${String(missed)}`);
   let cron: string | null = null;
   let every: number | null = null;
@@ -109,17 +118,21 @@ export function checkSchedule(what: string, name: unknown, repeat: unknown, opti
     if (r.cron !== undefined) cron = r.cron as string;
     else {
       every = parseDuration(`${what} every`, r.every);
-      if (every < MIN_EVERY_MS || every > MAX_DATE_MS) throw new ValidationError(`${what} every must be at least a second ('1s'), got ${JSON.stringify(r.every)}`);
+      if (every < MIN_EVERY_MS || every > MAX_EVERY_MS) throw new ValidationError(`${what} every must be between a second ('1s') and a thousand years, got ${JSON.stringify(r.every)}`);
     }
   } else throw new ValidationError(`${what}: repeat with a cron expression (a string) or { every: '5m' }`, 'LJ_ERR_BAD_CRON');
-  if (cron !== null) checkCron(what, { cron, tz: o.tz }, now);
+  if (cron !== null) checkCron(what, { cron, tz: o.tz }, now ?? 0);
   else if (o.tz !== undefined) throw new ValidationError(`${what}: tz is for a cron expression, not every`);
   const limit = o.limit === undefined ? null : checkInteger(`${what} limit`, o.limit, 1, 1_000_000_000);
   const startAt = checkDate(`${what} startDate`, o.startDate);
   const endAt = checkDate(`${what} endDate`, o.endDate);
   if (endAt !== null && startAt !== null && endAt < startAt) throw new ValidationError(`${what}: endDate comes before startDate`);
-  if (endAt !== null && endAt <= now) throw new ValidationError(`${what}: endDate has passed: the schedule would never fire`);
   if (o.immediately !== undefined && typeof o.immediately !== 'boolean') throw new ValidationError(`${what} immediately must be a boolean`);
+  if (now !== null) {
+    // As if saved now: no slot from here to its end, and it never fires.
+    const fresh: Repeat = { cron, tz: o.tz ?? null, every, startAt, endAt, immediately: o.immediately === true, createdAt: now };
+    if (nextRepeatSlot(fresh, now - 1) === null) throw new ValidationError(`${what}: it would never fire${endAt !== null && endAt <= now ? ' (its endDate has passed)' : ' before its endDate'}`);
+  }
   return {
     id,
     name: name as string,
@@ -135,8 +148,8 @@ export function checkSchedule(what: string, name: unknown, repeat: unknown, opti
   };
 }
 
-/** `defineJob`'s `schedule`: an object with `cron` or `every` and the options. */
-export function checkJobSchedule(jobName: string, schedule: unknown, now: number): NewSchedule {
+/** `defineJob`'s `schedule`: an object with `cron` or `every` and the options (`now`: as checkSchedule's). */
+export function checkJobSchedule(jobName: string, schedule: unknown, now: number | null): NewSchedule {
   const what = `job "${jobName}" schedule`;
   if (typeof schedule !== 'object' || schedule === null || Array.isArray(schedule)) throw new ValidationError(`${what} must be an object { cron or every, tz?, payload?, missed?, limit?, startDate?, endDate?, immediately? }`);
   rejectUnknownOptions(what, schedule, ['cron', 'every', ...OPTION_KEYS.filter((k) => k !== 'id')]);
@@ -148,7 +161,10 @@ export function toScheduleView(record: ScheduleRecord, now: number): ScheduleVie
   let next: number | null = null;
   try {
     const spent = record.limit !== null && record.fired >= record.limit;
-    next = spent ? null : nextRepeatSlot(repeatOf(record), Math.max(now, record.lastSlot ?? Number.NEGATIVE_INFINITY));
+    const r = repeatOf(record);
+    // Before its first slot fired, an at-once slot already past is the next one: due now.
+    const after = record.lastSlot === null && r.immediately ? r.createdAt - 1 : Math.max(now, record.lastSlot ?? Number.NEGATIVE_INFINITY);
+    next = spent ? null : nextRepeatSlot(r, after);
   } catch {
     // written by a version that accepted it: shown without a next run
   }

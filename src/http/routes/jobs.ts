@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { EnqueueOptions } from '../../engine/core/options.js';
 import type { UniqueWhile } from '../../engine/core/unique.js';
 import type { Queue } from '../../queue.js';
+import { isoDate } from '../../lib/iso-date.js';
 import { ValidationError } from '../../errors.js';
 import { cancelJobs, retryJobs } from '../../live/bulk-actions.js';
 import { schemas } from '../schemas.js';
@@ -30,18 +31,6 @@ export interface JobInput {
   debounce?: { key: string; ms: number };
   throttle?: { key: string; ms: number };
   group?: string;
-}
-
-const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
-
-/** An ISO 8601 date that names a real day and time: Date() would roll 2020-02-31 over to March 2. */
-function isoDate(text: string): Date | undefined {
-  const m = ISO_8601.exec(text);
-  if (!m) return undefined;
-  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1).map((part) => (part === undefined ? undefined : Number(part))) as number[];
-  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
-  if (month! < 1 || month! > 12 || day! < 1 || day! > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined;
-  return new Date(text);
 }
 
 /** Key prefixes litejobs keeps for itself: a hook's deliveries (hooks.ts hookKey) and a schedule's slots (engine/core/cron.ts). */

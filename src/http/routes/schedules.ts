@@ -31,7 +31,7 @@ export function scheduleRoutes(app: FastifyInstance, queue: Queue): void {
     return reply.code(201).send(saved);
   });
   // `:name` is the schedule's id: its job name, unless it was saved under an id of its own.
-  app.delete<{ Params: { name: string } }>('/v1/schedules/:name', { schema: schemas.byName }, async (request) => {
+  app.delete<{ Params: { name: string } }>('/v1/schedules/:name', { schema: schemas.byScheduleId }, async (request) => {
     if (!(await queue.unschedule(request.params.name))) throw new HttpError(404, 'LJ_ERR_NOT_FOUND', `no schedule with id "${request.params.name}"`);
     return { name: request.params.name, removed: true };
   });
