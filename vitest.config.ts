@@ -60,6 +60,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/steps.durable.test.ts',
   'test/integration/sweep.stuck-delayed.test.ts',
   'test/integration/retention.by-count.test.ts',
+  'test/integration/manual-jobs.test.ts',
   'test/integration/schedule.job-schedulers.test.ts',
   'test/integration/retention.across-processes.test.ts',
   'test/integration/enqueue.lifo.test.ts',

@@ -17,6 +17,7 @@ export type { ScheduleOptions, ScheduleRepeat, JobSchedule, ScheduleView } from 
 export type { BatchOptions, BatchResult, FlowJob, FlowResult } from './engine/enqueue/flow-api.js';
 export type { CleanOptions, RemoveOutcome } from './engine/actions/job-actions.js';
 export type { ResultOptions } from './engine/actions/job-results.js';
+export type { TakeOptions, TakenJob, LeaseRef } from './engine/actions/manual-jobs.js';
 export type { JobChange, WatchOptions } from './engine/actions/watch.js';
 export type { JobChanges } from './engine/actions/job-update.js';
 export type { MissedPolicy } from './engine/core/cron.js';

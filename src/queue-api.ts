@@ -8,11 +8,12 @@ import type { BufferEvent } from './engine/core/events.js';
 import type { EnqueueItem, FlowJobOf, JobOf, JobTypeMap, ResultOf, UntypedJobs } from './engine/core/job-types.js';
 import type { BatchResult, FlowResult } from './engine/enqueue/flow-api.js';
 import type { OtherNames } from './engine/actions/stats-view.js';
-import type { StepView, Transition } from './engine/core/job-view.js';
+import type { Job, StepView, Transition } from './engine/core/job-view.js';
 import type { JobLogs, LogsOptions } from './engine/actions/job-logs.js';
 import type { EnqueueItemOptions, EnqueueManyOptions, EnqueueOptions } from './engine/core/options.js';
 import type { WorkerInfo } from './engine/run/pool.js';
 import type { ScheduleOptions, ScheduleRepeat, ScheduleView } from './engine/core/schedules.js';
+import type { LeaseRef, TakenJob, TakeOptions } from './engine/actions/manual-jobs.js';
 import type { LimitsView } from './engine/actions/limits-view.js';
 import type { CleanOptions, RemoveOutcome } from './engine/actions/job-actions.js';
 import type { ResultOptions } from './engine/actions/job-results.js';
@@ -151,6 +152,36 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
    */
   result<N extends keyof M & string>(job: { id: number; name: N }, options?: ResultOptions): Promise<M[N]['result']>;
   result<R = ResultOf<M>>(id: number, options?: ResultOptions): Promise<R>;
+  /**
+   * Takes one job under a lease, for a loop of your own (BullMQ's
+   * `getNextJob`): claimed as the pool claims (priorities, limits, pauses),
+   * from `names` (default: the queue's jobs); null when none is due. Finish
+   * it with `complete` or `fail`; renew the lease with `heartbeat` while it
+   * runs longer than `lease` (default: the queue's). A lease that runs out
+   * puts the job back as a crashed run does.
+   *
+   * @example
+   * const job = await queue.take({ names: ['resize'] });
+   * if (job) {
+   *   try { await queue.complete(job, await resize(job.payload)); }
+   *   catch (err) { await queue.fail(job, err); }
+   * }
+   */
+  take<N extends keyof M & string = keyof M & string>(options?: Omit<TakeOptions, 'names'> & { names?: readonly N[] }): Promise<TakenJob<M[N]['payload']> | null>;
+  /**
+   * Completes a taken job with its result (JSON-serialisable): the job after
+   * the move. Throws LeaseLostError when the lease is no longer the
+   * taker's (run out, or the job cancelled or moved on): nothing is written.
+   */
+  complete(lease: LeaseRef, result?: unknown): Promise<Job>;
+  /**
+   * Fails a taken job's attempt: the retry policy decides (UnrecoverableError
+   * goes dead, RetryLaterError comes back later unspent, as from a handler).
+   * Throws LeaseLostError when the lease is no longer the taker's.
+   */
+  fail(lease: LeaseRef, error: unknown): Promise<Job>;
+  /** Renews a taken job's lease (`lease` ms from now); false once it is no longer the taker's: stop working on it. */
+  heartbeat(lease: LeaseRef, options?: { lease?: number }): Promise<boolean>;
   /**
    * Every job's changes (creations and transitions), made by any process
    * sharing the store, in order, from the store's history: of these `names`,

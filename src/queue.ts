@@ -12,6 +12,7 @@ import { systemClock } from './lib/clock.js';
 import { createDefaultLogger, silentLogger } from './lib/logger.js';
 import { createConsumer, type Consumer } from './engine/consumer.js';
 import { createEngine, type FacadeEngine } from './engine/create-engine.js';
+import { createManualJobs } from './engine/actions/manual-jobs.js';
 import { machineEvent } from './engine/core/moves.js';
 import { checkGroupConcurrency } from './engine/actions/limits-view.js';
 import { createScheduleApi } from './engine/actions/schedule-api.js';
@@ -105,6 +106,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
   const open = () => {
     if (closed) throw new QueueClosedError();
   };
+  const manual = createManualJobs(engine, { ownerId, leaseMs: o.lease, names: [...new Set(o.jobs.map((job) => job.name))], open });
   const results = createJobResults({ store, clock, registry: engine.registry, events$: engine.events$, open });
 
   const load = (id: number) => inspect.job(id);
@@ -250,6 +252,10 @@ function createUntypedQueue(options: QueueOptions): Queue {
     },
     ...createJobActions({ store, clock, registry: engine.registry, open }),
     result: results.result as Queue['result'],
+    take: manual.take as Queue['take'],
+    complete: manual.complete,
+    fail: manual.fail,
+    heartbeat: manual.heartbeat,
     watch: createWatch({ store, clock, events$: engine.events$, open, holdWrites: watchStart.hold }),
     update: createJobUpdate({ store, clock, apply: engine.apply, schemas, maxPayloadBytes: o.maxPayloadBytes, open }),
     async retryDead(filter = {}) {

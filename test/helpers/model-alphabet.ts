@@ -38,6 +38,7 @@ export const MODEL_OPS = [
   'pause',
   'watch',
   'result',
+  'take',
 ] as const;
 export type ModelOp = (typeof MODEL_OPS)[number];
 
@@ -70,6 +71,11 @@ export const QUEUE_METHODS: Record<string, Coverage> = {
   resume: 'pause',
   watch: 'watch',
   result: 'result',
+  // Manual fetching: a take is a claim whose run the caller ends (complete, fail), renewing its lease (heartbeat).
+  take: 'take',
+  complete: 'take',
+  fail: 'take',
+  heartbeat: 'take',
   schedule: 'config',
   unschedule: 'config',
   setGroupConcurrency: 'config',

@@ -44,7 +44,7 @@ import { resolveRetention } from '../../src/engine/core/retention.js';
 import { createExecutor, type Executor } from '../../src/engine/run/executor.js';
 import { defineJob } from '../../src/engine/core/job-definition.js';
 import { expireLeases, promoteDue, releaseExpiredHolds } from '../../src/engine/move/sweeps.js';
-import { InvalidTransitionError, JobNotFoundError, RateLimitedError, RetryLaterError, ValidationError } from '../../src/errors.js';
+import { InvalidTransitionError, JobNotFoundError, LeaseLostError, RateLimitedError, RetryLaterError, ValidationError } from '../../src/errors.js';
 import { claimTerms, startWithinMs } from '../../src/engine/claim/rate-starts.js';
 import { createLimitLog, type LimitLog } from '../helpers/model-limits.js';
 import { createQueue, type HandlerContext } from '../../src/index.js';
@@ -119,6 +119,7 @@ type Op =
   | { type: 'work' | 'crash' | 'handBack'; limit: number }
   | { type: 'finish' | 'cancel' | 'retry' | 'runAgain' | 'promote' | 'remove' | 'update' | 'send'; pick: number }
   | { type: 'promoteDue' | 'sweep' | 'hint' | 'watch' | 'retryDead' | 'pause' | 'result' }
+  | { type: 'take'; fail: boolean }
   | { type: 'clean'; state: number };
 
 const pickArb = (type: string) => fc.record({ type: fc.constant(type), pick: fc.nat() }) as fc.Arbitrary<Op>;
@@ -146,6 +147,7 @@ const OPS: Record<ModelOp, { weight: number; arbitrary: fc.Arbitrary<Op> }> = {
   pause: { weight: 1, arbitrary: bare('pause') },
   watch: { weight: 2, arbitrary: bare('watch') },
   result: { weight: 1, arbitrary: bare('result') },
+  take: { weight: 2, arbitrary: fc.record({ type: fc.constant('take' as const), fail: fc.boolean() }) },
 };
 const opArb: fc.Arbitrary<Op> = fc.oneof(...Object.values(OPS));
 const seqArb = fc.array(opArb, { minLength: 1, maxLength: 4 });
@@ -172,7 +174,7 @@ function scheduled(inner: Store, s: fc.Scheduler, who: string, afterAnswer: () =
 const openQueue = (store: Store, clock: Clock, retention: (typeof RETENTIONS)[number]) => createQueue({ store, clock, logger: silentLogger, jobs: JOBS, retention });
 interface Proc { engine: Engine; executor: Executor; queue: ReturnType<typeof openQueue>; owner: string; clock: Clock; running: Set<Promise<void>> }
 /** What a caller may be refused with: the job moved on, or is gone. Anything else is a fault. */
-const refused = (err: unknown) => err instanceof InvalidTransitionError || err instanceof JobNotFoundError || err instanceof ValidationError;
+const refused = (err: unknown) => err instanceof InvalidTransitionError || err instanceof JobNotFoundError || err instanceof ValidationError || err instanceof LeaseLostError;
 
 async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
   runs = createRunLog();
@@ -224,6 +226,13 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
     return (await p.engine.store.claim({ names: NAMES, limit, owner: p.owner, leaseMs: LEASE_MS, now, rule: p.engine.registry.claimRule, ...terms })).jobs;
   };
   const claimedTokens = new Map<number, Set<string>>();
+  /** `job:token` of every take: a taker's outcome lands only under its own lease. */
+  const takenTokens = new Set<string>();
+  /** Jobs taken by hand (queue.take), by lease token: a well-behaved taker renews its lease each round and stops once it is lost. */
+  const manual = new Map<string, { lease: { id: number; token: string }; stop: AbortController; queue: Proc['queue'] }>();
+  const renewManual = async () => {
+    for (const m of [...manual.values()]) if (!(await m.queue.heartbeat(m.lease, { lease: LEASE_MS }))) m.stop.abort();
+  };
   const work = async (p: Proc, limit: number) => {
     for (const job of await claim(p, limit)) {
       claimedTokens.set(job.id, (claimedTokens.get(job.id) ?? new Set()).add(job.leaseToken));
@@ -291,6 +300,24 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
         return paused ? queue.pause('m') : queue.resume('m');
       case 'result':
         return; // judged at the end, for every finished job
+      case 'take': {
+        // A loop of one's own: take a job, hold it as a run (the model decides when it ends), then complete or fail it.
+        const job = await queue.take({ names: NAMES as Array<'m' | 'c' | 'r'>, lease: LEASE_MS });
+        if (!job) return;
+        claimedTokens.set(job.id, (claimedTokens.get(job.id) ?? new Set()).add(job.token));
+        takenTokens.add(`${job.id}:${job.token}`);
+        limitLog.started(job.name, base.now());
+        const stop = new AbortController();
+        manual.set(job.token, { lease: job, stop, queue });
+        runs.starting(job.id, job.token);
+        const running = runs
+          .run(job.id, stop.signal, true)
+          .then(() => act(() => (op.fail ? queue.fail(job, new Error('manual')) : queue.complete(job, 'manual'))))
+          .finally(() => manual.delete(job.token));
+        p.running.add(running);
+        void running.finally(() => p.running.delete(running));
+        return;
+      }
       case 'retryDead':
         return void (await queue.retryDead({ name: 'm' }));
       case 'clean':
@@ -322,7 +349,7 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
 
   /** Runs told nothing though their job moved on without them (after every process heard of it). */
   const unaborted = async (): Promise<string[]> => {
-    await s.waitFor(Promise.all(procs.map((p) => p.executor.checkMoved())));
+    await s.waitFor(Promise.all([...procs.map((p) => p.executor.checkMoved()), renewManual()]));
     const out: string[] = [];
     for (const r of runs.live()) {
       const [row] = await fx.sql<{ state: string; lease_token: string | null }>('SELECT state, lease_token FROM jobs WHERE id = ?', [r.id]);
@@ -337,14 +364,17 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
       ...(await fx.sql<JobRow>('SELECT id, name, state, last_error FROM job_outcomes ORDER BY id')).map((o) => ({ ...o, kept: true as const })),
     ];
     const history = await fx.sql<History>('SELECT id, job_id, from_state, to_state, event, candidate, at, worker_id, lease_token, error FROM job_history ORDER BY id');
-    return [...runs.overlaps(), ...limitLog.violations(new Set(jobs.map((j) => Number(j.id)))), ...historyViolations({ jobs, history, registry: procs[0]!.engine.registry, claimedTokens, final, customExits: ['job.park', 'job.requeue'], attempts: ATTEMPTS, backoff: BACKOFF_MS, later: LATER_MS, sleep: SLEEP_MS })];
+    // A taker's outcome (worker `…/manual`) lands only under a lease it took: never on another run's claim of the job.
+    const foreign = history.filter((h) => h.worker_id?.endsWith('/manual') && h.event !== JobEventType.claim && !takenTokens.has(`${h.job_id}:${h.lease_token}`));
+    const manualFaults = foreign.map((h) => `job ${h.job_id}: a taker's ${h.event} landed under ${h.lease_token}, a lease it never took`);
+    return [...manualFaults, ...runs.overlaps(), ...limitLog.violations(new Set(jobs.map((j) => Number(j.id)))), ...historyViolations({ jobs, history, registry: procs[0]!.engine.registry, claimedTokens, final, customExits: ['job.park', 'job.requeue'], attempts: ATTEMPTS, backoff: BACKOFF_MS, later: LATER_MS, sleep: SLEEP_MS })];
   };
 
   const found: string[] = [];
   try {
     for (const step of steps) {
       // Each process renews its runs' leases and holds as its renewal loop does.
-      await s.waitFor(Promise.all(procs.map((p) => p.executor.renewLeases())));
+      await s.waitFor(Promise.all([...procs.map((p) => p.executor.renewLeases()), renewManual()]));
       calls.fill(0);
       const running = step.ops.map(async (ops, i) => {
         for (const op of ops) await perform(procs[i]!, op);

@@ -1,0 +1,122 @@
+/**
+ * Manual fetching (BullMQ's `worker.getNextJob` with `job.moveToCompleted`
+ * and `moveToFailed`): take one job under a lease, then finish it yourself,
+ * for a loop of your own. A taken job is claimed as the pool claims (limits,
+ * pauses, priorities; a claim recorded in the history), and its outcome goes
+ * through the job's machine under the same compare-and-set: it lands only
+ * while the lease is still the taker's and the job still in the claimed
+ * state. A job moved on meanwhile (cancelled, its lease run out and taken
+ * by another) is refused with LeaseLostError, and the lease it held as a
+ * hold is given back. A taker that dies leaves its lease to run out; any
+ * started queue running the name, and the next `take` of it, take it back.
+ */
+import { JobEventType } from '../../../machines/job.machine.js';
+import { LeaseLostError, ValidationError } from '../../errors.js';
+import type { JobRecord, LeasedJob } from '../../store/store.js';
+import { checkInteger, checkString, rejectUnknownOptions } from '../../lib/validate.js';
+import { claimTerms, startWithinMs } from '../claim/rate-starts.js';
+import type { WorkerEngine } from '../core/engine.js';
+import { toJob, type Job } from '../core/job-view.js';
+import type { ApplyResult } from '../core/moves.js';
+import { expireLeases } from '../move/sweeps.js';
+import { serializeResult, storedError, toErrorInfo } from '../run/job-runner.js';
+
+export interface TakeOptions {
+  /** The job names to take from. Default: the names the queue defines or declares. */
+  names?: readonly string[];
+  /** How long the lease lasts, ms, unless renewed (`heartbeat`). Default: the queue's `lease`. */
+  lease?: number;
+}
+
+/** A job taken under a lease: finish it with `complete` or `fail`, keep it with `heartbeat`. */
+export type TakenJob<P = unknown> = Job<P> & {
+  /** The lease's token: what `complete`, `fail` and `heartbeat` name the lease by. */
+  token: string;
+  /** When the lease runs out unless renewed. */
+  lockedUntil: Date;
+};
+
+/** What names a lease: a taken job, or its id and token. */
+export interface LeaseRef {
+  id: number;
+  token: string;
+}
+
+export interface ManualJobs {
+  take(options?: TakeOptions): Promise<TakenJob | null>;
+  complete(lease: LeaseRef, result?: unknown): Promise<Job>;
+  fail(lease: LeaseRef, error: unknown): Promise<Job>;
+  heartbeat(lease: LeaseRef, options?: { lease?: number }): Promise<boolean>;
+}
+
+export function createManualJobs(engine: WorkerEngine, o: { ownerId: string; leaseMs: number; names: readonly string[]; open: () => void }): ManualJobs {
+  const { clock, registry } = engine;
+  const workerId = `${o.ownerId}/manual`;
+  const checkLease = (what: string, value: unknown, fallback: number) => (value === undefined ? fallback : checkInteger(`${what} lease`, value, 100, 24 * 3_600_000));
+  const checkRef = (what: string, lease: unknown): LeaseRef => {
+    if (typeof lease !== 'object' || lease === null) throw new ValidationError(`${what}: pass the taken job, or { id, token }`);
+    const { id, token } = lease as Partial<LeaseRef>;
+    checkInteger(`${what} id`, id, 1);
+    checkString(`${what} token`, token, 200);
+    return { id: id!, token: token! };
+  };
+  /** The job as it is now, while it is still taken under this lease; else its hold is given back and the call refused. */
+  const held = async (ref: LeaseRef): Promise<JobRecord> => {
+    const job = await engine.worker.get(ref.id);
+    if (job && job.leaseToken === ref.token && job.state === registry.claimRule.to) return job;
+    return lost(ref);
+  };
+  const lost = async (ref: LeaseRef): Promise<never> => {
+    // A job moved on without the taker keeps its lease as the taker's hold (run-holds.ts): given back now.
+    await engine.releaseHold(ref.id, ref.token);
+    throw new LeaseLostError(ref.id);
+  };
+  /** The outcome's move: lands while the lease holds; the machine decides again on a job a custom edge kept in the claimed state. */
+  const finish = async (ref: LeaseRef, event: Parameters<WorkerEngine['apply']>[1], extra: { result?: string } = {}): Promise<Job> => {
+    const job = await held(ref);
+    const stillOurs = (fresh: JobRecord) => fresh.leaseToken === ref.token && fresh.state === registry.claimRule.to;
+    const r: ApplyResult = await engine.apply(job, event, { ...extra, workerId, again: stillOurs });
+    if (!(r.accepted && r.committed)) return lost(ref);
+    const after = await engine.worker.get(ref.id);
+    // Deleted as it finished (retention 0): the job as it ended.
+    return toJob(after ?? { ...job, state: r.to, attempts: r.attempts, leaseOwner: null, leaseToken: null, lockedUntil: null });
+  };
+
+  return {
+    async take(options = {}) {
+      o.open();
+      rejectUnknownOptions('take options', options, ['names', 'lease']);
+      const names = options.names === undefined ? o.names : options.names;
+      if (!Array.isArray(names) || names.length === 0) throw new ValidationError('take: name the jobs to take (names), or give the queue jobs (defineJob, declareJob)');
+      for (const name of names) checkString('take names', name, 200);
+      const leaseMs = checkLease('take', options.lease, o.leaseMs);
+      const now = clock.now();
+      // Leases of these names that ran out (a taker that died) are taken back first: no started queue may run them.
+      await expireLeases(engine, names, now, { holds: () => false, renew: async () => undefined, abort: () => undefined });
+      const terms = await claimTerms(engine.time, engine.limits, { startWithin: startWithinMs(engine.limits), ahead: false, startNow: 1 });
+      const { jobs } = await engine.worker.claim({ names, limit: 1, owner: workerId, leaseMs, now, rule: registry.claimRule, ...terms });
+      const job: LeasedJob | undefined = jobs[0];
+      if (!job) return null;
+      return { ...toJob(job), token: job.leaseToken, lockedUntil: new Date(job.lockedUntil) };
+    },
+    async complete(lease, result) {
+      o.open();
+      const ref = checkRef('complete', lease);
+      const text = serializeResult(result);
+      return finish(ref, { type: JobEventType.complete }, text === undefined ? {} : { result: text });
+    },
+    async fail(lease, error) {
+      o.open();
+      const ref = checkRef('fail', lease);
+      // The error decides as a handler's would: UnrecoverableError goes dead, RetryLaterError comes back later, the rest by the retry policy.
+      return finish(ref, { type: JobEventType.fail, error: storedError(toErrorInfo(error)), random: Math.random() });
+    },
+    async heartbeat(lease, options = {}) {
+      o.open();
+      const ref = checkRef('heartbeat', lease);
+      rejectUnknownOptions('heartbeat options', options, ['lease']);
+      const leaseMs = checkLease('heartbeat', options.lease, o.leaseMs);
+      return engine.worker.heartbeat(ref.id, ref.token, clock.now() + leaseMs);
+    },
+  };
+}

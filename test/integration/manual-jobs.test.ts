@@ -1,0 +1,91 @@
+/**
+ * Manual fetching (BullMQ's getNextJob / moveToCompleted / moveToFailed):
+ * `queue.take()` claims one job under a lease as the pool would, and the
+ * taker finishes it with `complete` or `fail`, renewing with `heartbeat`;
+ * an outcome lands only while the lease is still the taker's.
+ */
+import { describe, expect, it } from 'vitest';
+import { declareJob, defineJob } from '../../src/index.js';
+import { LeaseLostError, UnrecoverableError, ValidationError } from '../../src/errors.js';
+import { systemClock, type Clock } from '../../src/lib/clock.js';
+import { useQueues } from '../helpers/queue-fixture.js';
+
+const fx = useQueues();
+const jobs = [declareJob<{ n: number }, number>('work'), declareJob('other')];
+
+describe('take, complete, fail, heartbeat', () => {
+  it('takes the next due job of the names asked for, by priority; completes it with its result', async () => {
+    const q = fx.open({ jobs });
+    expect(await q.take()).toBeNull();
+    const low = await q.enqueue('work', { n: 1 });
+    const high = await q.enqueue('work', { n: 2 }, { priority: 5 });
+    await q.enqueue('other', { n: 3 });
+    await q.enqueue('work', { n: 4 }, { delay: 60_000 });
+    const first = await q.take({ names: ['work'] });
+    expect(first).toMatchObject({ id: high.id, name: 'work', state: 'processing', payload: { n: 2 }, attempts: 1 });
+    expect(first!.token).toEqual(expect.any(String));
+    expect(first!.lockedUntil.getTime()).toBeGreaterThan(Date.now());
+    const done = await q.complete(first!, (first!.payload as { n: number }).n * 10);
+    expect(done).toMatchObject({ id: high.id, state: 'completed', result: 20 });
+    expect(await q.result(high.id)).toBe(20);
+    expect((await q.take({ names: ['work'] }))!.id).toBe(low.id);
+    expect(await q.take({ names: ['work'] })).toBeNull(); // the delayed one is not due
+    expect((await q.history(high.id)).map((t) => t.event)).toEqual(['job.enqueue', 'job.claim', 'job.complete']);
+  });
+
+  it('fail goes by the retry policy: failed to retry, dead when spent or unrecoverable', async () => {
+    const q = fx.open({ jobs: [defineJob({ name: 'work', retry: { attempts: 2, backoff: { type: 'fixed', delay: 0 } }, handler: () => 0 })] });
+    const { id } = await q.enqueue('work', {});
+    const once = await q.take();
+    expect(await q.fail(once!, new Error('flaky'))).toMatchObject({ state: 'failed', lastError: { message: 'flaky' } });
+    await q.promote(id);
+    const again = await q.take();
+    expect(await q.fail(again!, new Error('still'))).toMatchObject({ state: 'dead' });
+    const other = await q.enqueue('work', {});
+    expect(await q.fail((await q.take())!, new UnrecoverableError('bad input'))).toMatchObject({ id: other.id, state: 'dead', attempts: 1 });
+  });
+
+  it('a taker whose lease ran out is refused, and the job stays with whoever took it next', async () => {
+    let offset = 0;
+    const clock: Clock = { ...systemClock, now: () => Date.now() + offset };
+    const slow = fx.open({ clock, jobs });
+    const fast = fx.open({ clock, jobs });
+    const { id } = await slow.enqueue('work', { n: 1 });
+    const stale = await slow.take({ lease: 1000 });
+    offset = 5000; // past the lease: the next take finds it ran out, and the job's attempt fails (it retries after its backoff)
+    expect(await fast.take({ lease: 60_000 })).toBeNull();
+    expect(await fast.getJob(id)).toMatchObject({ state: 'failed', lastError: { code: 'LJ_ERR_LEASE_LOST' } });
+    await fast.promote(id);
+    const fresh = await fast.take({ lease: 60_000 });
+    expect(fresh).toMatchObject({ id, attempts: 2 });
+    expect(await slow.heartbeat(stale!)).toBe(false);
+    await expect(slow.complete(stale!, 1)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(slow.fail(stale!, new Error('late'))).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await fast.getJob(id)).toMatchObject({ state: 'processing', leaseOwner: expect.stringContaining('/manual') });
+    expect(await fast.complete(fresh!, 2)).toMatchObject({ state: 'completed', result: 2 });
+  });
+
+  it('a job cancelled while taken: heartbeat says so, complete is refused and the hold given back', async () => {
+    const q = fx.open({ jobs });
+    const { id } = await q.enqueue('work', { n: 1 });
+    const taken = await q.take();
+    expect(await q.heartbeat(taken!, { lease: 60_000 })).toBe(true);
+    await q.cancel(id);
+    expect(await q.heartbeat(taken!)).toBe(false);
+    await expect(q.complete(taken!, 1)).rejects.toBeInstanceOf(LeaseLostError);
+    const after = await q.getJob(id);
+    expect(after.state).toBe('cancelled');
+    expect(after.leaseOwner).toBeUndefined();
+    expect(await fx.value('SELECT lease_token FROM jobs WHERE id = ?', [id])).toBeNull();
+  });
+
+  it('refuses bad input with ValidationError, writing nothing', async () => {
+    const q = fx.open({ jobs: [] });
+    await expect(q.take()).rejects.toBeInstanceOf(ValidationError); // no names, and none given
+    await expect(q.take({ names: [] })).rejects.toBeInstanceOf(ValidationError);
+    await expect(q.take({ names: ['work'], lease: 5 })).rejects.toBeInstanceOf(ValidationError);
+    await expect(q.take({ names: ['work'], wait: 1 } as never)).rejects.toMatchObject({ code: 'LJ_ERR_UNKNOWN_OPTION' });
+    await expect(q.complete({ id: 0, token: 'x' })).rejects.toBeInstanceOf(ValidationError);
+    await expect(q.heartbeat(null as never)).rejects.toBeInstanceOf(ValidationError);
+  });
+});
