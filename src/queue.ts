@@ -106,7 +106,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
   const open = () => {
     if (closed) throw new QueueClosedError();
   };
-  const manual = createManualJobs(engine, { ownerId, leaseMs: o.lease, names: [...new Set(o.jobs.map((job) => job.name))], open });
+  const manual = createManualJobs(engine, { ownerId, leaseMs: o.lease, open });
   const results = createJobResults({ store, clock, registry: engine.registry, events$: engine.events$, open });
 
   const load = (id: number) => inspect.job(id);

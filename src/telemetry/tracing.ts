@@ -140,7 +140,8 @@ function tracingWith(api: Otel): Tracing {
       if (first.unique) attributes[`litejobs.job.${first.unique.kind}_key`] = first.unique.key;
       if (first.group) attributes['litejobs.job.group'] = first.group;
       attributes['litejobs.job.priority'] = first.priority;
-      attributes['litejobs.job.run_at'] = new Date(first.runAt).toISOString();
+      // A LIFO job's stored run time is its place in line (engine/core/lifo.ts): it runs from now.
+      attributes['litejobs.job.run_at'] = new Date(first.runAt < 0 ? Date.now() : first.runAt).toISOString();
     }
     // The conventions' span name: `{operation} {destination}`.
     const name = sameName ? `send ${first.name}` : 'send';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { defineJob } from '../../src/index.js';
 import { ValidationError } from '../../src/errors.js';
 import { useQueues } from '../helpers/queue-fixture.js';
-import { events } from '../helpers/wait.js';
+import { events, waitFor } from '../helpers/wait.js';
 
 const fx = useQueues();
 
@@ -47,5 +47,45 @@ describe('enqueue lifo', () => {
       await expect(q.enqueue('j', null, options as never)).rejects.toBeInstanceOf(ValidationError);
     }
     expect(await q.listJobs({ state: 'pending' })).toEqual([]);
+  });
+
+  it('keeps its place through a fields-only update, and shows lifo only while it waits', async () => {
+    const q = fx.open({ jobs: [defineJob({ name: 'j', handler: () => undefined })] });
+    await q.enqueue('j', 'fifo');
+    const { id } = await q.enqueue('j', 'lifo', { lifo: true });
+    await q.update(id, { priority: 0, payload: 'lifo, updated' });
+    expect((await q.getJob(id)).lifo).toBe(true);
+    const taken = await q.take();
+    expect(taken).toMatchObject({ id, payload: 'lifo, updated' });
+    expect(taken!.lifo).toBeUndefined();
+  });
+
+  it('keeps its place when a stopping process hands it back unstarted', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const q = fx.open({ concurrency: 1, prefetch: 3, jobs: [defineJob({ name: 'j', handler: (p: string) => (p === 'running' ? gate : undefined) })] });
+    await q.enqueueMany([{ name: 'j', payload: 'fifo-1' }, { name: 'j', payload: 'fifo-2' }]);
+    const lifo = await q.enqueue('j', 'lifo', { lifo: true });
+    await q.enqueue('j', 'running', { lifo: true });
+    const started = events(q.events$, (e) => e.to === 'processing', 4);
+    await q.start();
+    await started; // the newest LIFO job runs, the other three wait in its buffer
+    const stopping = q.stop();
+    // The unstarted ones go back before the running one is waited for: it ends only then.
+    await waitFor(async () => (await q.getJob(lifo.id)).state === 'pending');
+    release();
+    await stopping;
+    expect(await q.getJob(lifo.id)).toMatchObject({ state: 'pending', lifo: true });
+    expect((await q.take())!.id).toBe(lifo.id);
+  });
+
+  it('a batch of more than a thousand in one millisecond comes out newest first', async () => {
+    const ran: number[] = [];
+    const q = fx.open({ concurrency: 1, prefetch: 0, jobs: [defineJob({ name: 'j', handler: (n: number) => void ran.push(n) })] });
+    await q.enqueueMany(Array.from({ length: 1500 }, (_, i) => ({ name: 'j', payload: i, options: { lifo: true } })));
+    const done = events(q.events$, (e) => e.to === 'completed', 1500, 30_000);
+    await q.start();
+    await done;
+    expect(ran).toEqual(Array.from({ length: 1500 }, (_, i) => 1499 - i));
   });
 });

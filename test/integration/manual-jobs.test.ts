@@ -11,7 +11,11 @@ import { systemClock, type Clock } from '../../src/lib/clock.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 
 const fx = useQueues();
-const jobs = [declareJob<{ n: number }, number>('work'), declareJob('other')];
+/** Jobs taken by hand: defined (their retry policy and limits decide), never started, so their handlers never run. */
+const never = (): never => {
+  throw new Error('a queue that only takes by hand never runs a handler');
+};
+const jobs = [defineJob({ name: 'work', handler: (_p: { n: number }): number => never() }), defineJob({ name: 'other', handler: never })];
 
 describe('take, complete, fail, heartbeat', () => {
   it('takes the next due job of the names asked for, by priority; completes it with its result', async () => {
@@ -34,12 +38,15 @@ describe('take, complete, fail, heartbeat', () => {
   });
 
   it('fail goes by the retry policy: failed to retry, dead when spent or unrecoverable', async () => {
-    const q = fx.open({ jobs: [defineJob({ name: 'work', retry: { attempts: 2, backoff: { type: 'fixed', delay: 0 } }, handler: () => 0 })] });
+    const q = fx.open({ jobs: [defineJob({ name: 'work', retry: { attempts: 2, backoff: { type: 'fixed', delay: 50 } }, handler: never })] });
     const { id } = await q.enqueue('work', {});
     const once = await q.take();
     expect(await q.fail(once!, new Error('flaky'))).toMatchObject({ state: 'failed', lastError: { message: 'flaky' } });
-    await q.promote(id);
+    expect(await q.take()).toBeNull(); // its backoff
+    await new Promise((r) => setTimeout(r, 100));
+    // With no started queue about, take itself brings the retry due.
     const again = await q.take();
+    expect(again).toMatchObject({ id, attempts: 2 });
     expect(await q.fail(again!, new Error('still'))).toMatchObject({ state: 'dead' });
     const other = await q.enqueue('work', {});
     expect(await q.fail((await q.take())!, new UnrecoverableError('bad input'))).toMatchObject({ id: other.id, state: 'dead', attempts: 1 });
@@ -53,9 +60,10 @@ describe('take, complete, fail, heartbeat', () => {
     const { id } = await slow.enqueue('work', { n: 1 });
     const stale = await slow.take({ lease: 1000 });
     offset = 5000; // past the lease: the next take finds it ran out, and the job's attempt fails (it retries after its backoff)
+    // The expiry fails the attempt; its retry (the default backoff, a second) is brought due by a later take.
     expect(await fast.take({ lease: 60_000 })).toBeNull();
     expect(await fast.getJob(id)).toMatchObject({ state: 'failed', lastError: { code: 'LJ_ERR_LEASE_LOST' } });
-    await fast.promote(id);
+    offset = 10_000;
     const fresh = await fast.take({ lease: 60_000 });
     expect(fresh).toMatchObject({ id, attempts: 2 });
     expect(await slow.heartbeat(stale!)).toBe(false);
@@ -79,12 +87,43 @@ describe('take, complete, fail, heartbeat', () => {
     expect(await fx.value('SELECT lease_token FROM jobs WHERE id = ?', [id])).toBeNull();
   });
 
+  it('a heartbeat that finds the job cancelled gives its hold back: the job run again is taken at once', async () => {
+    const q = fx.open({ jobs });
+    const { id } = await q.enqueue('work', { n: 1 });
+    const taken = await q.take({ lease: 1000 });
+    await q.cancel(id);
+    expect(await q.heartbeat(taken!, { lease: 86_400_000 })).toBe(false);
+    await q.runAgain(id);
+    expect(await q.take()).toMatchObject({ id, state: 'processing' });
+  });
+
+  it('with retention 0 the job as it ended: its result, or its error', async () => {
+    const q = fx.open({ retention: { completed: 0, dead: 0 }, jobs });
+    const a = await q.enqueue('work', { n: 1 });
+    const b = await q.enqueue('work', { n: 2 });
+    expect(await q.complete((await q.take())!, { ok: 1 })).toMatchObject({ id: a.id, state: 'completed', result: { ok: 1 } });
+    expect(await q.fail((await q.take())!, new UnrecoverableError('boom'))).toMatchObject({ id: b.id, state: 'dead', lastError: { message: 'boom' } });
+    expect(await q.result(a.id)).toEqual({ ok: 1 });
+  });
+
+  it("takes only jobs the queue defines: a declared one would skip its definition's limits, machine and retry policy", async () => {
+    const definer = fx.open({ jobs: [defineJob({ name: 'g', globalConcurrency: 1, handler: never })] });
+    const declarer = fx.open({ jobs: [declareJob('g')] });
+    await definer.enqueueMany([{ name: 'g', payload: 1 }, { name: 'g', payload: 2 }]);
+    await expect(declarer.take()).rejects.toBeInstanceOf(ValidationError);
+    await expect(declarer.take({ names: ['g'] })).rejects.toThrow(/not defined by this queue/);
+    expect(await definer.take()).not.toBeNull();
+    expect(await definer.take()).toBeNull(); // its global concurrency of 1
+  });
+
   it('refuses bad input with ValidationError, writing nothing', async () => {
     const q = fx.open({ jobs: [] });
     await expect(q.take()).rejects.toBeInstanceOf(ValidationError); // no names, and none given
     await expect(q.take({ names: [] })).rejects.toBeInstanceOf(ValidationError);
-    await expect(q.take({ names: ['work'], lease: 5 })).rejects.toBeInstanceOf(ValidationError);
-    await expect(q.take({ names: ['work'], wait: 1 } as never)).rejects.toMatchObject({ code: 'LJ_ERR_UNKNOWN_OPTION' });
+    await expect(q.take({ names: ['work'] })).rejects.toBeInstanceOf(ValidationError); // not defined here
+    const w = fx.open({ jobs });
+    await expect(w.take({ names: ['work'], lease: 5 })).rejects.toBeInstanceOf(ValidationError);
+    await expect(w.take({ names: ['work'], wait: 1 } as never)).rejects.toMatchObject({ code: 'LJ_ERR_UNKNOWN_OPTION' });
     await expect(q.complete({ id: 0, token: 'x' })).rejects.toBeInstanceOf(ValidationError);
     await expect(q.heartbeat(null as never)).rejects.toBeInstanceOf(ValidationError);
   });

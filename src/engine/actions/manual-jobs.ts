@@ -7,8 +7,10 @@
  * while the lease is still the taker's and the job still in the claimed
  * state. A job moved on meanwhile (cancelled, its lease run out and taken
  * by another) is refused with LeaseLostError, and the lease it held as a
- * hold is given back. A taker that dies leaves its lease to run out; any
- * started queue running the name, and the next `take` of it, take it back.
+ * hold is given back (as by a heartbeat that finds it lost). A taker that
+ * dies leaves its lease to run out; the next `take` of the name takes it
+ * back, and so does a started queue running the name, at its next lease
+ * sweep (every few seconds). Only jobs the queue defines are taken.
  */
 import { JobEventType } from '../../../machines/job.machine.js';
 import { LeaseLostError, ValidationError } from '../../errors.js';
@@ -18,11 +20,15 @@ import { claimTerms, startWithinMs } from '../claim/rate-starts.js';
 import type { WorkerEngine } from '../core/engine.js';
 import { toJob, type Job } from '../core/job-view.js';
 import type { ApplyResult } from '../core/moves.js';
-import { expireLeases } from '../move/sweeps.js';
+import { expireLeases, promoteDue } from '../move/sweeps.js';
 import { serializeResult, storedError, toErrorInfo } from '../run/job-runner.js';
 
 export interface TakeOptions {
-  /** The job names to take from. Default: the names the queue defines or declares. */
+  /**
+   * The job names to take from, each defined by this queue (`defineJob`: its
+   * limits, machine and retry policy decide the claim and the outcome; its
+   * handler runs only if the queue is started). Default: every job it defines.
+   */
   names?: readonly string[];
   /** How long the lease lasts, ms, unless renewed (`heartbeat`). Default: the queue's `lease`. */
   lease?: number;
@@ -49,7 +55,7 @@ export interface ManualJobs {
   heartbeat(lease: LeaseRef, options?: { lease?: number }): Promise<boolean>;
 }
 
-export function createManualJobs(engine: WorkerEngine, o: { ownerId: string; leaseMs: number; names: readonly string[]; open: () => void }): ManualJobs {
+export function createManualJobs(engine: WorkerEngine, o: { ownerId: string; leaseMs: number; open: () => void }): ManualJobs {
   const { clock, registry } = engine;
   const workerId = `${o.ownerId}/manual`;
   const checkLease = (what: string, value: unknown, fallback: number) => (value === undefined ? fallback : checkInteger(`${what} lease`, value, 100, 24 * 3_600_000));
@@ -78,23 +84,32 @@ export function createManualJobs(engine: WorkerEngine, o: { ownerId: string; lea
     const r: ApplyResult = await engine.apply(job, event, { ...extra, workerId, again: stillOurs });
     if (!(r.accepted && r.committed)) return lost(ref);
     const after = await engine.worker.get(ref.id);
+    if (after) return toJob(after);
     // Deleted as it finished (retention 0): the job as it ended.
-    return toJob(after ?? { ...job, state: r.to, attempts: r.attempts, leaseOwner: null, leaseToken: null, lockedUntil: null });
+    const lastError = (event as { error?: JobRecord['lastError'] }).error ?? job.lastError;
+    return toJob({ ...job, state: r.to, attempts: r.attempts, result: extra.result ?? job.result, lastError, updatedAt: clock.now(), leaseOwner: null, leaseToken: null, lockedUntil: null });
   };
 
   return {
     async take(options = {}) {
       o.open();
       rejectUnknownOptions('take options', options, ['names', 'lease']);
-      const names = options.names === undefined ? o.names : options.names;
-      if (!Array.isArray(names) || names.length === 0) throw new ValidationError('take: name the jobs to take (names), or give the queue jobs (defineJob, declareJob)');
-      for (const name of names) checkString('take names', name, 200);
+      const names = options.names === undefined ? [...engine.definitions.keys()] : options.names;
+      if (!Array.isArray(names) || names.length === 0) throw new ValidationError('take: give the queue the jobs to take (defineJob), or name some (names)');
+      for (const name of names) {
+        checkString('take names', name, 200);
+        // Only a definition knows the job's limits, machine and retry policy: a claim or an outcome without them would break them.
+        if (!engine.definitions.has(name)) throw new ValidationError(`take: job "${name.slice(0, 200)}" is not defined by this queue (defineJob): its limits, machine and retry policy are in its definition`);
+      }
       const leaseMs = checkLease('take', options.lease, o.leaseMs);
       const now = clock.now();
-      // Leases of these names that ran out (a taker that died) are taken back first: no started queue may run them.
+      // What a started queue's sweeps do, for these names, first: no started queue may run them. Leases that ran out
+      // (a taker that died) are taken back, and retries (and other delayed states) whose time has come become due.
       await expireLeases(engine, names, now, { holds: () => false, renew: async () => undefined, abort: () => undefined });
+      await promoteDue(engine, names, now);
       const terms = await claimTerms(engine.time, engine.limits, { startWithin: startWithinMs(engine.limits), ahead: false, startNow: 1 });
-      const { jobs } = await engine.worker.claim({ names, limit: 1, owner: workerId, leaseMs, now, rule: registry.claimRule, ...terms });
+      // Read the clock again: a retry just brought due is due from the moment its move was made, after `now`.
+      const { jobs } = await engine.worker.claim({ names, limit: 1, owner: workerId, leaseMs, now: clock.now(), rule: registry.claimRule, ...terms });
       const job: LeasedJob | undefined = jobs[0];
       if (!job) return null;
       return { ...toJob(job), token: job.leaseToken, lockedUntil: new Date(job.lockedUntil) };
@@ -116,7 +131,11 @@ export function createManualJobs(engine: WorkerEngine, o: { ownerId: string; lea
       const ref = checkRef('heartbeat', lease);
       rejectUnknownOptions('heartbeat options', options, ['lease']);
       const leaseMs = checkLease('heartbeat', options.lease, o.leaseMs);
-      return engine.worker.heartbeat(ref.id, ref.token, clock.now() + leaseMs);
+      if (await engine.worker.heartbeat(ref.id, ref.token, clock.now() + leaseMs)) return true;
+      // Lost: a job moved on without the taker keeps its lease as the taker's hold, given back now (not renewed
+      // until the taker ends, which would keep a job run again meanwhile from being claimed).
+      await engine.releaseHold(ref.id, ref.token);
+      return false;
     },
   };
 }

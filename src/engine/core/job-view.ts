@@ -69,7 +69,7 @@ export function toJob(r: JobRecord): Job {
   };
   const slot = slotOf(r.key);
   if (slot !== null) job.slot = new Date(slot);
-  if (r.runAt < 0) job.lifo = true;
+  if (r.runAt < 0 && r.state === 'pending') job.lifo = true;
   if (r.result !== null) job.result = JSON.parse(r.result) as unknown;
   if (r.lastError) job.lastError = r.lastError;
   if (r.progress !== null) job.progress = r.progress;

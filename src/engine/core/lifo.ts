@@ -10,10 +10,16 @@
 let lastMs = 0;
 let seq = 0;
 export function lifoRunAt(now: number): number {
-  // Within one millisecond, up to a thousand keep their order; a later millisecond always comes first.
-  seq = now === lastMs ? Math.min(seq + 1, 999) : 0;
-  lastMs = now;
-  return -(now * 1000 + seq);
+  // A thousand places per millisecond; past them (or a clock set back) the place moves on to the next
+  // millisecond, so every LIFO job this process enqueues goes ahead of the ones before it.
+  if (now > lastMs) {
+    lastMs = now;
+    seq = 0;
+  } else if (++seq > 999) {
+    lastMs += 1;
+    seq = 0;
+  }
+  return -(lastMs * 1000 + seq);
 }
 
 /** The run time a job shows: a LIFO job's stored one is its order, not a time. */

@@ -10,7 +10,8 @@ import type { ErrorInfo } from '../../../machines/policy.js';
 import type { JobRecord, TransitionRequest } from '../../store/store.js';
 
 /** What the machine needs to know of a job to move it (its version, and the lease token when the job is held). */
-export type ApplyTarget = Pick<JobRecord, 'id' | 'name' | 'state' | 'version' | 'attempts' | 'lastError' | 'ctx' | 'retry' | 'leaseToken' | 'parentId'>;
+/** `runAt`, when known: a LIFO job's place in line (core/lifo.ts), which a hand-back or an update keeps. */
+export type ApplyTarget = Pick<JobRecord, 'id' | 'name' | 'state' | 'version' | 'attempts' | 'lastError' | 'ctx' | 'retry' | 'leaseToken' | 'parentId'> & { runAt?: number };
 
 export type ApplyResult =
   | { accepted: false }

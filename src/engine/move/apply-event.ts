@@ -12,7 +12,7 @@
  * still holds) asks for `again`: the job is read afresh and the machine
  * decides anew on what it finds, a few times at most.
  */
-import { JobState, RUNTIME_EVENTS, type JobEvent } from '../../../machines/job.machine.js';
+import { JobEventType, JobState, RUNTIME_EVENTS, type JobEvent } from '../../../machines/job.machine.js';
 import type { ErrorInfo } from '../../../machines/policy.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Commit } from './commit.js';
@@ -51,7 +51,10 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
     const cols = fromContext(step.context);
     // A delayed state is due when its delay runs out; a job back in pending is due now.
     // `extra.runAt`: a job released for later (a RateLimitedError).
-    const runAt = step.delayed ? at + step.delayed.delay : step.state === JobState.pending ? Math.max(at, extra?.runAt ?? at) : undefined;
+    // A LIFO job (its run time its place in line, core/lifo.ts) keeps its place when handed back unstarted or
+    // when an update leaves its run time alone; any other way back to pending makes it an ordinary job.
+    const keepsPlace = job.runAt !== undefined && job.runAt < 0 && (event.type === JobEventType.release || event.type === JobEventType.update) && (extra?.runAt === undefined || extra.runAt === job.runAt);
+    const runAt = step.delayed ? at + step.delayed.delay : step.state === JobState.pending ? (keepsPlace ? job.runAt : Math.max(at, extra?.runAt ?? at)) : undefined;
     const error = (event as { error?: ErrorInfo }).error ?? null;
     const request: TransitionRequest = {
       id: job.id,
