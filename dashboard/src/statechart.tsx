@@ -36,6 +36,8 @@ const MAX_SCALE = 1.15;
 /** A label's first baseline below its box's top, and the step to the next line (the layout's LABEL_HEIGHT and LABEL_LINE). */
 const LABEL_BASELINE = 13.2;
 const LABEL_LINE = 14;
+/** The last line's baseline above its box's bottom (LABEL_HEIGHT 18 less LABEL_BASELINE). */
+const LABEL_DESCENT = 4.8;
 
 function labelText(edge: GraphEdge): JSX.Element {
   const suffix = edge.guard !== undefined ? ` [${edge.guard}]` : edge.else ? ' [else]' : '';
@@ -64,7 +66,8 @@ function Label({ edge, lines, box, perSecond }: { edge: GraphEdge; lines: string
           {labelText(edge)}
         </text>
       )}
-      <text class="rate" x={x} y={box.y + box.height + 12} text-anchor="middle" data-rate>
+      {/* On the line the layout left under the label (LayoutOptions rateLine): never on another label or edge. */}
+      <text class="rate" x={x} y={box.y + box.height - LABEL_DESCENT} text-anchor="middle" data-rate>
         {perSecond > 0 ? rate(perSecond) : ''}
       </text>
     </>

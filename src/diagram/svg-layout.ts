@@ -78,6 +78,12 @@ export interface LayoutOptions {
   wrapLabels?: boolean;
   /** Tighter spacing between layers and between parallel edges (COMPACT_SPACING), for a picture that must fit a page's width. */
   compact?: boolean;
+  /**
+   * Leave a line under each label for its edge's rate (the page's live
+   * "24/min"): inside the label's box, so the layout keeps it clear of other
+   * labels, edges and states as it does the label's text.
+   */
+  rateLine?: boolean;
 }
 
 /** The most edges that start, or end, at this state (self-loops aside; a bundle ends once). */
@@ -170,7 +176,7 @@ export async function layoutGraph(graph: MachineGraph, direction: DiagramDirecti
   const label = (edge: MachineGraph['edges'][number]) => {
     const lines = linesOf(edge);
     const width = Math.max(...lines.map((line) => textWidth(line, LABEL_FONT_SIZE))) + 2 * LABEL_PADDING_X;
-    const height = LABEL_HEIGHT + (lines.length - 1) * LABEL_LINE;
+    const height = LABEL_HEIGHT + (lines.length - 1) * LABEL_LINE + (options.rateLine ? LABEL_LINE : 0);
     return { text: edge.label, layoutOptions: { 'elk.edgeLabels.inline': 'true' }, width, height };
   };
   const input: ElkNode = {

@@ -77,7 +77,7 @@ export function edgeBundles(graph: MachineGraph): number[][] {
 /** How the page wants its charts laid out (see LayoutOptions). */
 export function dashboardLayoutOptions(graph: MachineGraph): LayoutOptions {
   // An edge gap over the arrowhead's width (9): arrowheads side by side, never on top of each other.
-  return { bundles: edgeBundles(graph), stateLines: 2, edgeGap: 12, finalsLast: true, wrapLabels: true, compact: true };
+  return { bundles: edgeBundles(graph), stateLines: 2, edgeGap: 12, finalsLast: true, wrapLabels: true, compact: true, rateLine: true };
 }
 
 /**

@@ -204,3 +204,21 @@ describe('dashboardGraphs off the event loop', () => {
     }
   });
 });
+
+describe('room for each edge rate', () => {
+  const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+  it.each([
+    ['base', base],
+    ['quarantine', quarantine],
+  ] as const)('%s: every label box holds its text and a rate line under it, clear of other labels and of every state', async (_name, graph) => {
+    const layout = await layoutGraph(graph, 'RIGHT', dashboardLayoutOptions(graph));
+    const labels = [...new Map(layout.edges.map((placed) => [`${placed.label.x},${placed.label.y}`, placed])).values()];
+    for (const placed of labels) {
+      const lines = placed.lines?.length ?? 1;
+      // 18 for the first line, 14 for each more, and 14 for the rate under them.
+      expect(placed.label.height, placed.edge.id).toBeGreaterThanOrEqual(18 + 14 * (lines - 1) + 14);
+      for (const state of layout.states) expect(overlap(placed.label, state), `${placed.edge.id} on ${state.state.id}`).toBe(false);
+      for (const other of labels) if (other !== placed) expect(overlap(placed.label, other.label), `${placed.edge.id} on ${other.edge.id}`).toBe(false);
+    }
+  });
+});
