@@ -358,12 +358,21 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
     return out;
   };
   const check = async (final: boolean): Promise<string[]> => {
-    const jobs = [
+    const readJobs = async (): Promise<JobRow[]> => [
       ...(await fx.sql<JobRow>('SELECT id, name, state, attempts, last_error, ctx, version, parent_id FROM jobs ORDER BY id')),
       // Jobs deleted as they finished: their kept outcome stands for the row.
       ...(await fx.sql<JobRow>('SELECT id, name, state, last_error FROM job_outcomes ORDER BY id')).map((o) => ({ ...o, kept: true as const })),
     ];
-    const history = await fx.sql<History>('SELECT id, job_id, from_state, to_state, event, candidate, at, worker_id, lease_token, error FROM job_history ORDER BY id');
+    const readHistory = () => fx.sql<History>('SELECT id, job_id, from_state, to_state, event, candidate, at, worker_id, lease_token, error FROM job_history ORDER BY id');
+    // One picture of rows and history though a run still going commits meanwhile (each statement reads on its own):
+    // every history row lands with a change of its job's row or kept outcome, so rows unchanged across the history
+    // read mean the history read matches them.
+    let jobs = await readJobs();
+    let history = await readHistory();
+    for (let again = await readJobs(), tries = 0; JSON.stringify(again) !== JSON.stringify(jobs) && tries < 50; again = await readJobs(), tries++) {
+      jobs = again;
+      history = await readHistory();
+    }
     // A taker's outcome (worker `…/manual`) lands only under a lease it took: never on another run's claim of the job.
     const foreign = history.filter((h) => h.worker_id?.endsWith('/manual') && h.event !== JobEventType.claim && !takenTokens.has(`${h.job_id}:${h.lease_token}`));
     const manualFaults = foreign.map((h) => `job ${h.job_id}: a taker's ${h.event} landed under ${h.lease_token}, a lease it never took`);
