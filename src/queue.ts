@@ -106,7 +106,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
   const open = () => {
     if (closed) throw new QueueClosedError();
   };
-  const manual = createManualJobs(engine, { ownerId, leaseMs: o.lease, open });
+  const manual = createManualJobs(engine, { ownerId, leaseMs: o.lease, open, started: () => consumer !== undefined });
   const results = createJobResults({ store, clock, registry: engine.registry, events$: engine.events$, open });
 
   const load = (id: number) => inspect.job(id);

@@ -38,13 +38,16 @@ describe('take, complete, fail, heartbeat', () => {
   });
 
   it('fail goes by the retry policy: failed to retry, dead when spent or unrecoverable', async () => {
-    const q = fx.open({ jobs: [defineJob({ name: 'work', retry: { attempts: 2, backoff: { type: 'fixed', delay: 50 } }, handler: never })] });
+    let offset = 0;
+    const clock: Clock = { ...systemClock, now: () => Date.now() + offset };
+    const q = fx.open({ clock, jobs: [defineJob({ name: 'work', retry: { attempts: 2, backoff: { type: 'fixed', delay: 5000 } }, handler: never })] });
     const { id } = await q.enqueue('work', {});
     const once = await q.take();
     expect(await q.fail(once!, new Error('flaky'))).toMatchObject({ state: 'failed', lastError: { message: 'flaky' } });
+    offset = 2000;
     expect(await q.take()).toBeNull(); // its backoff
-    await new Promise((r) => setTimeout(r, 100));
-    // With no started queue about, take itself brings the retry due.
+    offset = 10_000;
+    // With no started queue about, take itself brings the retry due (its sweeps run at most once a second).
     const again = await q.take();
     expect(again).toMatchObject({ id, attempts: 2 });
     expect(await q.fail(again!, new Error('still'))).toMatchObject({ state: 'dead' });
@@ -95,6 +98,22 @@ describe('take, complete, fail, heartbeat', () => {
     expect(await q.heartbeat(taken!, { lease: 86_400_000 })).toBe(false);
     await q.runAgain(id);
     expect(await q.take()).toMatchObject({ id, state: 'processing' });
+  });
+
+  it('a taker that died holding a cancelled job: once its hold runs out, a later take gives it back (and its unique key with it)', async () => {
+    let offset = 0;
+    const clock: Clock = { ...systemClock, now: () => Date.now() + offset };
+    const dead = fx.open({ clock, jobs });
+    const alive = fx.open({ clock, jobs });
+    const { id } = await dead.enqueue('work', { n: 1 }, { unique: { key: 'u', while: 'until-finished' } });
+    await dead.take({ lease: 1000 }); // and never heard of again
+    await alive.cancel(id);
+    const holder = () => fx.value('SELECT lease_token FROM jobs WHERE id = ?', [id]);
+    expect(await holder()).not.toBeNull(); // the taker's hold: its run may still be going
+    offset = 5000;
+    expect(await alive.take()).toBeNull();
+    expect(await holder()).toBeNull();
+    expect(await alive.enqueue('work', { n: 2 }, { unique: { key: 'u', while: 'until-finished' } })).toMatchObject({ created: true });
   });
 
   it('with retention 0 the job as it ended: its result, or its error', async () => {

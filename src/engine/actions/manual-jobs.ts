@@ -8,9 +8,10 @@
  * state. A job moved on meanwhile (cancelled, its lease run out and taken
  * by another) is refused with LeaseLostError, and the lease it held as a
  * hold is given back (as by a heartbeat that finds it lost). A taker that
- * dies leaves its lease to run out; the next `take` of the name takes it
- * back, and so does a started queue running the name, at its next lease
- * sweep (every few seconds). Only jobs the queue defines are taken.
+ * dies leaves its lease to run out; a `take` of the name a second or more
+ * later takes it back (and gives back a hold a dead taker left on a
+ * cancelled job), and so does a started queue running the name, at its next
+ * lease sweep. Only jobs the queue defines are taken.
  */
 import { JobEventType } from '../../../machines/job.machine.js';
 import { LeaseLostError, ValidationError } from '../../errors.js';
@@ -20,7 +21,7 @@ import { claimTerms, startWithinMs } from '../claim/rate-starts.js';
 import type { WorkerEngine } from '../core/engine.js';
 import { toJob, type Job } from '../core/job-view.js';
 import type { ApplyResult } from '../core/moves.js';
-import { expireLeases, promoteDue } from '../move/sweeps.js';
+import { expireLeases, promoteDue, releaseExpiredHolds } from '../move/sweeps.js';
 import { serializeResult, storedError, toErrorInfo } from '../run/job-runner.js';
 
 export interface TakeOptions {
@@ -55,9 +56,28 @@ export interface ManualJobs {
   heartbeat(lease: LeaseRef, options?: { lease?: number }): Promise<boolean>;
 }
 
-export function createManualJobs(engine: WorkerEngine, o: { ownerId: string; leaseMs: number; open: () => void }): ManualJobs {
+/** How often `take` does a started queue's sweeps itself, at most: a loop taking jobs one by one pays for them once a second. */
+export const TAKE_SWEEP_MS = 1000;
+
+/** `started`: whether the queue runs its own pool, whose sweeps (and its runs' renewals) take care of leases and due jobs. */
+export function createManualJobs(engine: WorkerEngine, o: { ownerId: string; leaseMs: number; open: () => void; started: () => boolean }): ManualJobs {
   const { clock, registry } = engine;
   const workerId = `${o.ownerId}/manual`;
+  let sweptAt = Number.NEGATIVE_INFINITY;
+  /**
+   * A queue that only takes by hand does what a started queue's sweeps do, for the names it takes, at most once
+   * a second: holds that ran out (a taker that died after its job was cancelled) are given back, leases that ran out
+   * are taken back, and retries (and other delayed states) whose time has come become due. A started queue's own
+   * sweeps do this already, and know which leases its late-renewing runs still hold.
+   */
+  const sweep = async (names: readonly string[]) => {
+    const now = clock.now();
+    if (o.started() || now - sweptAt < TAKE_SWEEP_MS) return;
+    sweptAt = now;
+    await releaseExpiredHolds(engine, now, { renew: async () => undefined, runs: () => false });
+    await expireLeases(engine, names, now, { holds: () => false, renew: async () => undefined, abort: () => undefined });
+    await promoteDue(engine, names, now);
+  };
   const checkLease = (what: string, value: unknown, fallback: number) => (value === undefined ? fallback : checkInteger(`${what} lease`, value, 100, 24 * 3_600_000));
   const checkRef = (what: string, lease: unknown): LeaseRef => {
     if (typeof lease !== 'object' || lease === null) throw new ValidationError(`${what}: pass the taken job, or { id, token }`);
@@ -102,13 +122,9 @@ export function createManualJobs(engine: WorkerEngine, o: { ownerId: string; lea
         if (!engine.definitions.has(name)) throw new ValidationError(`take: job "${name.slice(0, 200)}" is not defined by this queue (defineJob): its limits, machine and retry policy are in its definition`);
       }
       const leaseMs = checkLease('take', options.lease, o.leaseMs);
-      const now = clock.now();
-      // What a started queue's sweeps do, for these names, first: no started queue may run them. Leases that ran out
-      // (a taker that died) are taken back, and retries (and other delayed states) whose time has come become due.
-      await expireLeases(engine, names, now, { holds: () => false, renew: async () => undefined, abort: () => undefined });
-      await promoteDue(engine, names, now);
+      await sweep(names);
       const terms = await claimTerms(engine.time, engine.limits, { startWithin: startWithinMs(engine.limits), ahead: false, startNow: 1 });
-      // Read the clock again: a retry just brought due is due from the moment its move was made, after `now`.
+      // The clock read after the sweep: a retry it brought due is due from the moment its move was made.
       const { jobs } = await engine.worker.claim({ names, limit: 1, owner: workerId, leaseMs, now: clock.now(), rule: registry.claimRule, ...terms });
       const job: LeasedJob | undefined = jobs[0];
       if (!job) return null;

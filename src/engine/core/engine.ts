@@ -13,8 +13,8 @@ import type { BufferEvent, ClaimBatchEvent, ClaimPassEvent, QueueEvent, RunStuck
 import type { AnyJob, AnyJobDefinition } from './job-definition.js';
 import type { MachineRegistry } from './machine-registry.js';
 import type { ApplyEvent, ReleaseHold } from './moves.js';
-import type { EnqueueOptions, ResolvedRetention } from './options.js';
-import type { RetentionRules } from './retention.js';
+import type { EnqueueOptions } from './options.js';
+import type { ResolvedRetention, RetentionRules } from './retention.js';
 import type { OutageLog } from './outage.js';
 import type { SharedTime } from './shared-time.js';
 

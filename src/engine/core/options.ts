@@ -16,8 +16,6 @@ import { MAX_DATE_MS, type Duration } from '../../lib/duration.js';
 import { parseAge, resolveRetention, type JobRetention, type ResolvedRetention } from './retention.js';
 import { lifoRunAt } from './lifo.js';
 
-export type { ResolvedRetention } from './retention.js';
-
 export interface QueueOptions {
   /** The SQLite file (created if missing). Required unless `connection`, `database` or `store` is given. */
   path?: string;
@@ -274,7 +272,6 @@ export interface EnqueueManyOptions {
   client?: CallerClient;
 }
 
-export { MAX_DATE_MS } from '../../lib/duration.js';
 
 const ENQUEUE_KEYS = ['key', 'unique', 'debounce', 'throttle', 'group', 'delay', 'runAt', 'priority', 'lifo', 'retry', 'timeout'] as const;
 

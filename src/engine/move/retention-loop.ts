@@ -14,9 +14,9 @@ import type { OutageLog } from '../core/outage.js';
 import type { PurgeTask, RetentionRules } from '../core/retention.js';
 
 /** Rows deleted per transaction: small, so the claim loop is never held up long. */
-export const PURGE_BATCH = 500;
+const PURGE_BATCH = 500;
 /** How often a pass runs. */
-export const RETENTION_EVERY_MS = 5000;
+const RETENTION_EVERY_MS = 5000;
 const WHAT = 'deleting old jobs';
 
 export interface RetentionLoopDeps {

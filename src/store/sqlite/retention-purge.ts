@@ -4,17 +4,18 @@
  * time; and the job names' own rules every process's retention loop reads. Each call is one IMMEDIATE transaction of at most `limit` jobs (the
  * caller loops, yielding between them). The two indexes they walk exist only
  * once some queue asked for them: built on first use, outside the delete's
- * transaction, or at open (`ensure`).
+ * transaction, or at open (`ensureByAge`).
  */
 import type Database from 'better-sqlite3';
 import type { Clock } from '../../lib/clock.js';
 import type { NamedPurge } from '../store.js';
 import type { Purge } from './purge.js';
 import { sql } from './sql.js';
+import { TRIM_WINDOW } from '../contract/job.js';
 
 export interface RetentionPurge {
-  /** Builds the index of finished jobs by age (`byAge`) or by name (`byName`) now, if missing. */
-  ensure(which: 'byAge' | 'byName'): void;
+  /** Builds the index of finished jobs by age now, if missing (a queue that deletes by age opens the file with it). */
+  ensureByAge(): void;
   finished(state: string, before: number, limit: number, except?: readonly string[]): number;
   named(rule: NamedPurge, limit: number): number;
   trimOutcomes(before: number, limit: number): number;
@@ -48,6 +49,12 @@ export function createRetentionPurge(db: Database.Database, o: { purge: Purge; c
     run.finish();
     return ids.length;
   });
+  /**
+   * Every started queue passes every few seconds, mostly finding nothing: a read first, and the write
+   * transaction (the file's one write lock) only when there is something to delete, found again inside it.
+   */
+  const deleteFound = (find: () => number[]): number => (find().length === 0 ? 0 : deleteTx.immediate(find));
+  const anyOldOutcome = db.prepare(sql('outcomes-old')).pluck();
   const rules = {
     save: db.prepare(sql('name-retention-save')),
     delete: db.prepare(sql('name-retention-delete')),
@@ -62,15 +69,15 @@ export function createRetentionPurge(db: Database.Database, o: { purge: Purge; c
   const trimTx = db.transaction((before: number, limit: number) => o.purge.trimOutcomes(before, limit, o.clock.now()));
 
   return {
-    ensure: (which) => void (which === 'byAge' ? ensureByAge() : ensureByName()),
+    ensureByAge: () => void ensureByAge(),
     finished(state, before, limit, except) {
       const find = ensureByAge();
       const names = except && except.length > 0 ? JSON.stringify(except) : null;
-      return deleteTx.immediate(() => find.all({ state, before, limit, except: names }) as number[]);
+      return deleteFound(() => find.all({ state, before, limit, except: names }) as number[]);
     },
     named(rule, limit) {
       const find = ensureByName();
-      return deleteTx.immediate(() => {
+      return deleteFound(() => {
         const { name, state } = rule;
         const ids = rule.before === undefined ? [] : (find.before.all({ name, state, before: rule.before, limit }) as number[]);
         if (rule.keep === undefined || ids.length >= limit) return ids;
@@ -82,7 +89,7 @@ export function createRetentionPurge(db: Database.Database, o: { purge: Purge; c
         return ids;
       });
     },
-    trimOutcomes: (before, limit) => trimTx.immediate(before, limit),
+    trimOutcomes: (before, limit) => (anyOldOutcome.get({ before, limit: 1, window: TRIM_WINDOW }) === undefined ? 0 : trimTx.immediate(before, limit)),
     saveNameRetention: (list, at) => saveRulesTx.immediate(list, at),
     nameRetention: () => rules.all.all() as Array<{ name: string; rule: string }>,
   };

@@ -109,7 +109,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
   // The retention indexes exist only once some queue asked for them (retention-purge.ts).
   const retention = createRetentionPurge(db, { purge, clock, indexNewJobs });
-  const ensureRetentionIndex = () => retention.ensure('byAge');
+  const ensureRetentionIndex = () => retention.ensureByAge();
   if (options.retentionIndex) {
     try {
       ensureRetentionIndex();
