@@ -181,7 +181,7 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     });
   };
 
-  const retention = createRetentionLoop({ store, clock, rules: engine.retention, keptOutcomeMs: engine.keptOutcomeMs, outage });
+  const retention = createRetentionLoop({ store, clock, time: engine.time, rules: engine.retention, keptOutcomeMs: engine.keptOutcomeMs, outage });
 
   const earliest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
 

@@ -98,7 +98,8 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
     onRetry: (err, delayMs) => outage.failed('recording job outcomes', err, delayMs),
     onRecovered: () => outage.recovered('recording job outcomes'),
   });
-  const apply = createApplyEvent({ registry, commit, read: (id) => store.get(id), clock, onTransition, deletesAtOnce: retention.deletesAtOnce });
+  const time = createSharedTime(clock, store, logger);
+  const apply = createApplyEvent({ registry, commit, read: (id) => store.get(id), clock, time, onTransition, deletesAtOnce: retention.deletesAtOnce });
 
   // A commit of jobs: the claim loop wakes for those this process runs; created ones are announced (not while the commit is not known).
   const afterInsert = ({ jobs, results, at, known: announceCreated }: Written): void => {
@@ -123,7 +124,6 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
   };
 
   const tracing = deps.tracing ?? createTracing(false);
-  const time = createSharedTime(clock, store, logger);
   const paths = createEnqueuePaths({ store, clock, time, tracing, closed: () => closed });
   paths.written$.subscribe(afterInsert);
   const newJob = createNewJob(registry, definitions, deps.maxPayloadBytes);
@@ -166,7 +166,7 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
     enqueueVia: paths.enqueueVia,
     enqueueSync: paths.enqueueSync,
     apply,
-    releaseHold: createHoldRelease({ store, registry, clock, deletesAtOnce: retention.deletesAtOnce, wake: () => ready.next({ at: clock.now(), promote: false }) }),
+    releaseHold: createHoldRelease({ store, registry, clock, time, deletesAtOnce: retention.deletesAtOnce, wake: () => ready.next({ at: clock.now(), promote: false }) }),
     backlog: () => transitions.backlog(),
     claimed(jobs, owner) {
       if (jobs.length === 0) return;

@@ -74,9 +74,10 @@ export interface JobWrites {
   /**
    * Deletes up to `limit` jobs finished in `state` before `before`, but those
    * of the names in `except`, with their history, steps and log lines;
-   * returns how many.
+   * returns how many. A job whose throttle window is still open at
+   * `throttleAt` (the database's time; absent: the store's clock) stays.
    */
-  purgeFinished(state: string, before: number, limit: number, except?: readonly string[]): Promise<number>;
+  purgeFinished(state: string, before: number, limit: number, except?: readonly string[], throttleAt?: number): Promise<number>;
   /**
    * Deletes up to `limit` finished jobs of one name in one state that its
    * retention no longer keeps (updated before `before`, or past the newest

@@ -11,8 +11,8 @@ export interface LimitRules {
   name: string;
   max: number;
   perMs: number;
-  /** The throttle windows' length. */
-  throttleMs: number;
+  /** Each throttle key's window length. */
+  throttleMs: Readonly<Record<string, number>>;
 }
 
 export interface LimitLog {
@@ -22,7 +22,10 @@ export interface LimitLog {
   paused(name: string, at: number, until: number): void;
   /** A throttled enqueue of `key` created job `id` at `at` (database time). */
   created(key: string, at: number, id: number): void;
-  /** `exists`: the jobs the database holds now (a window lives in its job's row: deleting the job ends it). */
+  /**
+   * `exists`: the jobs the database holds now, or whose outcome it keeps. A window lives in its job's row: a
+   * caller's remove or clean ends it, but retention's deletes (those that keep the outcome among them) wait for it.
+   */
   violations(exists: ReadonlySet<number>): string[];
 }
 
@@ -46,11 +49,12 @@ export function createLimitLog(rules: LimitRules): LimitLog {
       for (const p of pauses) {
         for (const at of starts.get(p.name) ?? []) if (at > p.at && at < p.until) out.push(`${p.name}: started at ${at} inside its pause from ${p.at} to ${p.until}`);
       }
-      // Jobs are created in this order; one still in the database was never deleted, so its window stood.
+      // Jobs are created in this order; one still in the database, or deleted by retention, kept its window.
       for (const [key, made] of creations) {
         for (let i = 1; i < made.length; i++) {
           const [before, after] = [made[i - 1]!, made[i]!];
-          if (exists.has(before.id) && after.at - before.at < rules.throttleMs) out.push(`throttle ${key}: jobs ${before.id} and ${after.id} created at ${before.at} and ${after.at}, within its ${rules.throttleMs} ms window`);
+          const windowMs = rules.throttleMs[key]!;
+          if (exists.has(before.id) && after.at - before.at < windowMs) out.push(`throttle ${key}: jobs ${before.id} and ${after.id} created at ${before.at} and ${after.at}, within its ${windowMs} ms window`);
         }
       }
       return out;

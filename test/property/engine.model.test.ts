@@ -31,7 +31,8 @@
  * - on the database's clock (the base the three clocks are skewed from), no
  *   window of a rate limit holds more starts than its max, no job starts in
  *   a later round than its name's RateLimitedError pause and before its end,
- *   and no two throttled enqueues of a key within its window create a job;
+ *   and no two throttled enqueues of a key within its window create a job,
+ *   whatever retention deleted meanwhile (a caller's remove or clean ends a window);
  * - at the end every job has finished and every finished job's `result()`
  *   settles.
  */
@@ -77,6 +78,8 @@ const RETENTIONS = [{}, { completed: 0, cancelled: 0 }, { dead: 0 }] as const;
 const RATE = { max: 1, perMs: 200 };
 const PAUSE_MS = 200;
 const THROTTLE_MS = 200;
+/** A second throttle key's window: rounds long, so its job is often finished, and deleted by retention 0, while it is open. */
+const LONG_THROTTLE_MS = 2000;
 const KINDS = ['fail', 'later', 'sleep', 'ok', 'flaky', 'slow', 'stubborn'] as const;
 type Kind = (typeof KINDS)[number];
 const CUSTOM_EVENTS = ['job.park', 'job.requeue', 'job.unpark'] as const;
@@ -180,7 +183,7 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
   runs = createRunLog();
   slowed = new Set();
   const base = createVirtualClock(START);
-  const limitLog: LimitLog = createLimitLog({ name: 'r', ...RATE, throttleMs: THROTTLE_MS });
+  const limitLog: LimitLog = createLimitLog({ name: 'r', ...RATE, throttleMs: { t: THROTTLE_MS, tl: LONG_THROTTLE_MS } });
   // A database of the run's own: what it judges is its own jobs, history and feed (not every earlier
   // run's as well, which made each run's checks grow with the run count), and a failing run replays
   // from its seed and path alone.
@@ -257,12 +260,13 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
     switch (op.type) {
       case 'enqueue': {
         const throttled = op.unique && op.rated;
-        const guard = throttled ? { throttle: { key: 't', ms: THROTTLE_MS } } : op.unique ? { unique: { key: `u${op.kind}`, while: 'active' as const } } : {};
+        const key = op.kind % 2 === 0 ? 't' : 'tl';
+        const guard = throttled ? { throttle: { key, ms: key === 't' ? THROTTLE_MS : LONG_THROTTLE_MS } } : op.unique ? { unique: { key: `u${op.kind}`, while: 'active' as const } } : {};
         // A LIFO job is claimed ahead of the waiting ones: its stored run time is its place in line, not a time.
         const options = op.lifo ? { ...guard, lifo: true } : guard;
         const [r] = await engine.enqueueMany([engine.newJob({ name: op.custom ? 'c' : op.rated ? 'r' : 'm', payload: { k: KINDS[op.kind] }, options }, now)]);
         if (r!.created) ids.push(r!.id);
-        if (r!.created && throttled) limitLog.created('t', base.now(), r!.id);
+        if (r!.created && throttled) limitLog.created(key, base.now(), r!.id);
         return;
       }
       case 'flow': {

@@ -20,6 +20,7 @@ import { fromContext, toContext, type MachineRegistry } from '../core/machine-re
 import type { JobRecord, TransitionRequest } from '../../store/store.js';
 import type { ApplyEvent, ApplyExtra, ApplyResult, ApplyTarget, MachineEvent, TransitionNotice } from '../core/moves.js';
 import { uniqueNeed } from '../core/unique.js';
+import type { SharedTime } from '../core/shared-time.js';
 
 
 /** Fresh reads (and decisions on them) after missed compare-and-sets, at most: each miss follows another writer's commit. */
@@ -35,6 +36,8 @@ export interface ApplyDeps {
   /** Reads a job afresh (after a missed compare-and-set, for a caller that asked `again`). */
   read(id: number): Promise<JobRecord | undefined>;
   clock: Clock;
+  /** The database's clock: a purge keeps a job whose throttle window is still open on it (TransitionRequest `throttleAt`). */
+  time: Pick<SharedTime, 'now'>;
   /** Called after a transition committed. */
   onTransition(notice: TransitionNotice): void;
 }
@@ -82,7 +85,10 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
     if (extra?.result !== undefined) request.result = extra.result;
     if (extra?.set !== undefined) request.set = extra.set;
     // A job a run still holds keeps its row until the run gives it back (the release applies retention then).
-    if (deps.deletesAtOnce?.(job.name, step.state) === true && (endsRun || job.leaseToken === null)) request.purge = true;
+    if (deps.deletesAtOnce?.(job.name, step.state) === true && (endsRun || job.leaseToken === null)) {
+      request.purge = true;
+      request.throttleAt = (await deps.time.now()).lo;
+    }
     // A flow child that finishes (or is taken back from finished) moves its parent's counts in the same write.
     const flowRule = deps.registry.flowRule;
     if (job.parentId != null && flowRule.finished.includes(job.state) !== flowRule.finished.includes(step.state)) {

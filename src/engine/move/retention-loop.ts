@@ -12,6 +12,7 @@ import type { Clock, TimerHandle } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import type { OutageLog } from '../core/outage.js';
 import type { PurgeTask, RetentionRules } from '../core/retention.js';
+import type { SharedTime } from '../core/shared-time.js';
 
 /** Rows deleted per transaction: small, so the claim loop is never held up long. */
 const PURGE_BATCH = 500;
@@ -22,6 +23,8 @@ const WHAT = 'deleting old jobs';
 export interface RetentionLoopDeps {
   store: Pick<Store, 'purgeFinished' | 'purgeNamed' | 'trimOutcomes' | 'saveNameRetention' | 'nameRetention'>;
   clock: Clock;
+  /** The database's clock: a job whose throttle window is still open on it stays. */
+  time: Pick<SharedTime, 'now'>;
   rules: RetentionRules;
   keptOutcomeMs: number;
   outage: OutageLog;
@@ -35,10 +38,11 @@ export function createRetentionLoop(deps: RetentionLoopDeps): { start(): void; s
   let pass: Promise<void> | undefined;
   const yieldNow = () => new Promise((resolve) => setImmediate(resolve));
 
-  const purge = (task: PurgeTask): Promise<number> => {
+  const purge = async (task: PurgeTask): Promise<number> => {
     const before = task.ageMs === undefined ? undefined : clock.now() - task.ageMs;
-    if (!('name' in task)) return store.purgeFinished(task.state, before!, PURGE_BATCH, task.except);
-    return store.purgeNamed({ name: task.name, state: task.state, ...(before === undefined ? {} : { before }), ...(task.count === undefined ? {} : { keep: task.count }) }, PURGE_BATCH);
+    const throttleAt = (await deps.time.now()).lo;
+    if (!('name' in task)) return store.purgeFinished(task.state, before!, PURGE_BATCH, task.except, throttleAt);
+    return store.purgeNamed({ name: task.name, state: task.state, throttleAt, ...(before === undefined ? {} : { before }), ...(task.count === undefined ? {} : { keep: task.count }) }, PURGE_BATCH);
   };
 
   const once = async () => {

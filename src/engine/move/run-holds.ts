@@ -18,6 +18,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { MachineRegistry } from '../core/machine-registry.js';
 import type { ReleaseHold } from '../core/moves.js';
 import { uniqueNeed } from '../core/unique.js';
+import type { SharedTime } from '../core/shared-time.js';
 
 /** Fresh reads after a give-back that missed (each miss follows another writer's commit). */
 const AGAIN_AT_MOST = 8;
@@ -26,6 +27,8 @@ export interface HoldReleaseDeps {
   store: Pick<Store, 'get' | 'releaseHold' | 'removeJobs'>;
   registry: MachineRegistry;
   clock: Clock;
+  /** The database's clock: a job whose throttle window is still open on it stays (RemoveTarget `throttleAt`). */
+  time: Pick<SharedTime, 'now'>;
   /** True when a job of this name in this state is deleted once nothing holds it (retention 0). */
   deletesAtOnce(name: string, state: string): boolean;
   /** A job given back into the claimable state: this process's claim loop looks for it. */
@@ -46,7 +49,7 @@ export function createHoldRelease(deps: HoldReleaseDeps): ReleaseHold {
       if (!job || job.leaseToken !== token || job.state === registry.claimRule.to) return;
       const state = await store.releaseHold({ id, token, version: job.version, uniqueNeed: need(job) });
       if (state === null) continue;
-      if (deps.deletesAtOnce(job.name, state)) await store.removeJobs([{ id, version: job.version, state, finished: true }], deps.clock.now());
+      if (deps.deletesAtOnce(job.name, state)) await store.removeJobs([{ id, version: job.version, state, finished: true, throttleAt: (await deps.time.now()).lo }], deps.clock.now());
       if (state === registry.claimRule.from) deps.wake();
       return;
     }

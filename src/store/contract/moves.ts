@@ -127,6 +127,14 @@ export interface TransitionRequest {
   /** Delete the job (and its history) instead of writing `to`: retention 0. */
   purge?: boolean;
   /**
+   * With `purge`: the database's time now (SharedTime `lo`). A job whose
+   * throttle window is still open then is moved to `to` as asked, not
+   * deleted: the window lives in its row, and retention does not end it
+   * early (the retention loop deletes the job once it has passed). Absent:
+   * `at`.
+   */
+  throttleAt?: number;
+  /**
    * The move is not made by the run that holds the job (a cancel, an
    * operator's or a custom event): the run's lease stays on the job as a
    * hold (transition-set.sql) until the run gives it back (run-holds.ts).

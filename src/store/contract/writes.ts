@@ -48,6 +48,8 @@ export interface RemoveTarget {
    * that deletes the job keeps them (`JobOutcome`).
    */
   finished?: boolean;
+  /** With `finished`: as TransitionRequest `throttleAt` (a job whose throttle window is open then stays). Absent: `at`. */
+  throttleAt?: number;
 }
 
 /** One job name's finished jobs of a state that its retention no longer keeps (`purgeNamed`). */
@@ -58,6 +60,8 @@ export interface NamedPurge {
   before?: number;
   /** Those past the newest `keep` (by when they finished). */
   keep?: number;
+  /** The database's time now: a job whose throttle window is still open then stays (TransitionRequest `throttleAt`). Absent: the store's clock. */
+  throttleAt?: number;
 }
 
 /** Jobs to delete by state (`cleanJobs`): of one name when `name` is set, in `state` since before `before`, at most `limit`. */

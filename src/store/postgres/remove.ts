@@ -18,6 +18,9 @@ export interface PostgresRemoval {
   cleanJobs(filter: CleanFilter): Promise<number>;
 }
 
+/** The database time the finished targets' throttle windows are judged at (remove-jobs.sql $5): one for the call. */
+const throttleAt = (targets: readonly RemoveTarget[]): number | null => targets.find((t) => t.finished === true && t.throttleAt !== undefined)?.throttleAt ?? null;
+
 export function createPostgresRemoval(schema: string, db: Pick<Database, 'rows' | 'tx'>): PostgresRemoval {
   const { rows } = db;
   const remove = statement('remove-jobs', schema);
@@ -28,7 +31,7 @@ export function createPostgresRemoval(schema: string, db: Pick<Database, 'rows' 
   return {
     async removeJobs(targets) {
       const gone = await db.tx(async (client) => {
-        const removed = (await client.query<{ id: string | number }>(remove, [targets.map((t) => t.id), targets.map((t) => t.version), targets.map((t) => t.state), targets.map((t) => t.finished === true)])).rows;
+        const removed = (await client.query<{ id: string | number }>(remove, [targets.map((t) => t.id), targets.map((t) => t.version), targets.map((t) => t.state), targets.map((t) => t.finished === true), throttleAt(targets)])).rows;
         if (removed.length > 0) await client.query(lateLogs, [removed.map((r) => r.id)]);
         return removed;
       });

@@ -6,7 +6,8 @@
  * processing keeps the lease (a custom edge); any other clears it. A purge
  * (retention 0) deletes the job, its steps and log lines, under the same condition,
  * keeps its outcome (job_outcomes) and its history, and counts the deletion
- * (queue_meta `deleted`).
+ * (queue_meta `deleted`); a job whose throttle window is still open is moved
+ * instead (the window lives in its row).
  *
  * Two forms with one outcome. A batch whose jobs are all distinct runs as one
  * statement over the requests unnested from arrays; a batch that names a job
@@ -37,7 +38,7 @@ export interface TransitionStatements {
 const BATCH_COLUMNS = [
   ['id', 'bigint'], ['from_state', 'text'], ['token', 'text'], ['to_state', 'text'], ['event', 'text'], ['candidate', 'int'],
   ['at', 'bigint'], ['attempts', 'int'], ['last_error', 'text'], ['ctx', 'text'], ['run_at', 'bigint'], ['result', 'text'],
-  ['worker_id', 'text'], ['error', 'text'], ['purge', 'boolean'], ['unique_need', 'int'], ['version', 'int'], ['expired_by', 'bigint'],
+  ['worker_id', 'text'], ['error', 'text'], ['purge_at', 'bigint'], ['unique_need', 'int'], ['version', 'int'], ['expired_by', 'bigint'],
   ['keeps_hold', 'boolean'],
 ] as const;
 
@@ -96,14 +97,15 @@ export async function transitionEach(client: Queryable, s: TransitionStatements,
   for (const t of reqs) {
     const cas = [t.version, t.expiredBy ?? null];
     if (t.purge) {
-      const [row] = (await client.query<{ name: string; result: string | null; created_at: number; born: string }>(s.purge, [t.id, t.from, t.token, ...cas])).rows;
+      const [row] = (await client.query<{ name: string; result: string | null; created_at: number; born: string }>(s.purge, [t.id, t.from, t.token, ...cas, t.throttleAt ?? t.at])).rows;
       if (row) {
         purged.push(t.id);
         await client.query(s.keepOutcome, [t.id, row.name, t.to, row.born, t.result ?? row.result, json(t.lastError), row.created_at, t.at]);
         if (history) await client.query(s.history, historyValues(t));
+        out.push(true);
+        continue;
       }
-      out.push(row !== undefined);
-      continue;
+      // Not deleted: the compare-and-set misses here too, or the job's throttle window is still open and it is moved instead.
     }
     const values = [t.id, t.from, t.token, t.to, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.at, t.uniqueNeed ?? 0, ...cas, t.keepsHold === true];
     const changed = (await client.query(s.move, values)).rowCount === 1;
@@ -138,14 +140,18 @@ export interface FreedSlotWake {
 /** One statement for the batch; only for requests that name distinct jobs. */
 export async function transitionBatch(client: Queryable, s: TransitionStatements, reqs: readonly TransitionRequest[], wake?: FreedSlotWake): Promise<boolean[]> {
   const { constant, values } = batchValues(reqs, wake);
-  const { rows } = await client.query<{ ord: number | null }>(s.batch(constant), values);
+  const { rows } = await client.query<{ ord: number | null; gone: boolean | null }>(s.batch(constant), values);
   const out = new Array<boolean>(reqs.length).fill(false);
+  const purged: number[] = [];
   // The row without an ord is the wake-up's.
-  for (const { ord } of rows) if (ord !== null) out[ord - 1] = true;
+  for (const { ord, gone } of rows) {
+    if (ord === null) continue;
+    out[ord - 1] = true;
+    if (gone === true) purged.push(reqs[ord - 1]!.id);
+  }
   // A second look at the purged jobs' log lines, in a statement of its own: a purge that waited on a log
   // append's lock on the job row deletes it once the append commits, but the batch's own delete of the
   // lines read the snapshot taken before (ids are never reused: nothing else can be hit).
-  const purged = reqs.filter((t, i) => t.purge && out[i]).map((t) => t.id);
   if (purged.length > 0) await client.query(s.purgeLogs, [purged]);
   return out;
 }
@@ -157,7 +163,7 @@ export async function transitionBatch(client: Queryable, s: TransitionStatements
 export function batchValues(reqs: readonly TransitionRequest[], wake?: FreedSlotWake): { constant: boolean[]; values: unknown[] } {
   const columns: unknown[][] = BATCH_COLUMNS.map(() => new Array(reqs.length));
   reqs.forEach((t, i) => {
-    const row = [t.id, t.from, t.token, t.to, t.event, t.candidate ?? null, t.at, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.workerId ?? null, json(t.error), t.purge === true, t.uniqueNeed ?? 0, t.version, t.expiredBy ?? null, t.keepsHold === true];
+    const row = [t.id, t.from, t.token, t.to, t.event, t.candidate ?? null, t.at, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.workerId ?? null, json(t.error), t.purge === true ? (t.throttleAt ?? t.at) : null, t.uniqueNeed ?? 0, t.version, t.expiredBy ?? null, t.keepsHold === true];
     row.forEach((value, c) => {
       columns[c]![i] = value;
     });

@@ -43,10 +43,11 @@ export interface PurgeRun {
    * True when the job went (a compare-and-set, as transition.sql's). `end`:
    * how it finished (retention 0), or `'finished'` to take that from the row
    * (a held job given back): its outcome is kept and its history stays
-   * (trimmed with the outcome). Without it the job is a caller's delete,
+   * (trimmed with the outcome), and a job whose throttle window is still
+   * open at `throttleAt` stays. Without it the job is a caller's delete,
    * which must leave nothing of the job behind.
    */
-  job(t: Pick<TransitionRequest, 'id' | 'version' | 'from' | 'token' | 'at' | 'expiredBy'>, end?: FinishedAs | 'finished'): boolean;
+  job(t: Pick<TransitionRequest, 'id' | 'version' | 'from' | 'token' | 'at' | 'expiredBy' | 'throttleAt'>, end?: FinishedAs | 'finished'): boolean;
   jobs(ids: readonly number[], at: number): void;
   /** Counts the transaction's deletions: one write, however many went. */
   finish(): void;
@@ -84,14 +85,14 @@ export function createPurge(db: Database.Database): Purge {
     begin() {
       let deleted = 0;
       return {
-        job({ id, version, from, token, at, expiredBy }, end) {
+        job({ id, version, from, token, at, expiredBy, throttleAt }, end) {
           const cas = { id, version, from, token, expiredBy: expiredBy ?? null };
           if (end === undefined) {
             if (s.purgeJob.run(cas).changes !== 1) return false;
           } else {
             // The outcome is copied from the row under the compare-and-set; the row then goes by id alone.
             const as = end === 'finished' ? { state: null, result: null, lastError: null } : { state: end.state, result: end.result ?? null, lastError: end.lastError ? JSON.stringify(end.lastError) : null };
-            if (s.keepOutcome.run({ ...cas, ...as, at }).changes !== 1) return false;
+            if (s.keepOutcome.run({ ...cas, ...as, at, throttleAt: throttleAt ?? at }).changes !== 1) return false;
             s.deleteById.run({ id });
           }
           deleted++;

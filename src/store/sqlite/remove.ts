@@ -27,7 +27,7 @@ export function createSqliteRemoval(
     // Moves the id mark past every job first: a deleted newest job's id is never handed out again.
     o.indexNewJobs();
     const run = o.purge.begin();
-    const out = targets.map((t) => run.job({ id: t.id, version: t.version, from: t.state, token: null, at }, t.finished === true ? 'finished' : undefined));
+    const out = targets.map((t) => run.job({ id: t.id, version: t.version, from: t.state, token: null, at, ...(t.throttleAt === undefined ? {} : { throttleAt: t.throttleAt }) }, t.finished === true ? 'finished' : undefined));
     run.finish();
     return out;
   });

@@ -16,7 +16,7 @@ import { TRIM_WINDOW } from '../contract/job.js';
 export interface RetentionPurge {
   /** Builds the index of finished jobs by age now, if missing (a queue that deletes by age opens the file with it). */
   ensureByAge(): void;
-  finished(state: string, before: number, limit: number, except?: readonly string[]): number;
+  finished(state: string, before: number, limit: number, except?: readonly string[], throttleAt?: number): number;
   named(rule: NamedPurge, limit: number): number;
   trimOutcomes(before: number, limit: number): number;
   saveNameRetention(rules: ReadonlyArray<{ name: string; rule: string | null }>, at: number): void;
@@ -70,20 +70,22 @@ export function createRetentionPurge(db: Database.Database, o: { purge: Purge; c
 
   return {
     ensureByAge: () => void ensureByAge(),
-    finished(state, before, limit, except) {
+    finished(state, before, limit, except, throttleAt) {
       const find = ensureByAge();
       const names = except && except.length > 0 ? JSON.stringify(except) : null;
-      return deleteFound(() => find.all({ state, before, limit, except: names }) as number[]);
+      const at = throttleAt ?? o.clock.now();
+      return deleteFound(() => find.all({ state, before, limit, except: names, throttleAt: at }) as number[]);
     },
     named(rule, limit) {
       const find = ensureByName();
       return deleteFound(() => {
         const { name, state } = rule;
-        const ids = rule.before === undefined ? [] : (find.before.all({ name, state, before: rule.before, limit }) as number[]);
+        const throttleAt = rule.throttleAt ?? o.clock.now();
+        const ids = rule.before === undefined ? [] : (find.before.all({ name, state, before: rule.before, limit, throttleAt }) as number[]);
         if (rule.keep === undefined || ids.length >= limit) return ids;
         const taken = new Set(ids);
         // A held job or a waiting parent's child counts among the newest, and stays.
-        for (const row of find.beyond.all({ name, state, keep: rule.keep, limit }) as Array<{ id: number; spared: number }>) {
+        for (const row of find.beyond.all({ name, state, keep: rule.keep, limit, throttleAt }) as Array<{ id: number; spared: number }>) {
           if (row.spared === 0 && !taken.has(row.id) && ids.length < limit) ids.push(row.id);
         }
         return ids;

@@ -3,7 +3,8 @@
  * changes its job only while the job is still at the `version` the request
  * was decided on (in `from` under `token`), so a worker that lost its lease
  * cannot settle and a decision made on an old read never lands. A purge (retention 0) deletes the
- * job instead, keeping its outcome and its history (purge.ts). A flow child's parent is settled in the same transaction.
+ * job instead, keeping its outcome and its history (purge.ts), unless the job's throttle window is
+ * still open: then it is moved as asked (the window lives in its row). A flow child's parent is settled in the same transaction.
  */
 import type Database from 'better-sqlite3';
 import type { TransitionRequest, TransitionResult } from '../store.js';
@@ -42,11 +43,11 @@ export function createTransition(db: Database.Database, deps: TransitionDeps): D
     return { moved, parentMoves };
 
     function move(t: TransitionRequest): boolean {
-      if (t.purge) {
-        const gone = purging!.job(t, { state: t.to, result: t.result, lastError: t.lastError ?? null });
-        if (gone && recordHistory) recordMove(t);
-        return gone;
+      if (t.purge && purging!.job(t, { state: t.to, result: t.result, lastError: t.lastError ?? null })) {
+        if (recordHistory) recordMove(t);
+        return true;
       }
+      // Not deleted: the compare-and-set misses here too, or the job's throttle window is still open and it is moved instead.
       const changed =
         s.transition.run({
           id: t.id,

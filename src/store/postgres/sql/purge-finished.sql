@@ -3,13 +3,15 @@
 -- SQLite store, in one statement): $1 the finished state, $2 updated before
 -- this time, $3 at most this many, $4 names whose own retention rules that
 -- state (null: none). A flow child whose parent has yet to finish stays (the
--- parent reads its result). SKIP LOCKED: two processes' retention loops take
+-- parent reads its result), and so does a job whose throttle window is still
+-- open at $5 (the database's time; null: its clock now): the window lives in its row. SKIP LOCKED: two processes' retention loops take
 -- different jobs, and neither waits on a job being moved.
 WITH gone AS (
   DELETE FROM {{schema}}.jobs WHERE id IN (
     SELECT id FROM {{schema}}.jobs j
     WHERE (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND state = $1 AND updated_at < $2
-      AND lease_token IS NULL AND ($4::text[] IS NULL OR name <> ALL ($4::text[]))
+      AND lease_token IS NULL AND NOT coalesce(j.unique_kind = 'throttle' AND j.unique_key IS NOT NULL AND j.unique_until > coalesce($5::bigint, extract(epoch FROM clock_timestamp()) * 1000), false)
+      AND ($4::text[] IS NULL OR name <> ALL ($4::text[]))
       AND (j.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM {{schema}}.jobs p WHERE p.id = j.parent_id AND p.state <> {{completed}} AND p.state <> {{dead}} AND p.state <> {{cancelled}}))
     LIMIT $3 FOR UPDATE SKIP LOCKED)
   RETURNING id

@@ -4,8 +4,9 @@
 -- one statement): $1 the name, $2 the state, $3 updated before this time
 -- (null: no age), $4 past the newest this many (null: no count), $5 at most
 -- this many. Along jobs_finished_by_name (retention-by-name-index.sql). A
--- job a run holds, or a flow child whose parent has yet to finish, counts
--- among the newest but stays.
+-- job a run holds, a flow child whose parent has yet to finish, or a job
+-- whose throttle window is still open at $6 (the database's time; null: its
+-- clock now) counts among the newest but stays.
 --
 -- The locking select names each row at the version the snapshot read, and
 -- repeats the other conditions: under READ COMMITTED a row changed and
@@ -28,6 +29,7 @@ WITH doomed AS (
     WHERE (id, version) IN (SELECT id, version FROM doomed) AND lease_token IS NULL
       AND (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND name = $1 AND state = $2
       AND ($4::int IS NOT NULL OR updated_at < $3::bigint)
+      AND NOT coalesce(j.unique_kind = 'throttle' AND j.unique_key IS NOT NULL AND j.unique_until > coalesce($6::bigint, extract(epoch FROM clock_timestamp()) * 1000), false)
       AND (j.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM {{schema}}.jobs p WHERE p.id = j.parent_id AND p.state <> {{completed}} AND p.state <> {{dead}} AND p.state <> {{cancelled}}))
     LIMIT $5 FOR UPDATE SKIP LOCKED)
   RETURNING id

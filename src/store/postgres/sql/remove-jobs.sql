@@ -4,13 +4,17 @@
 -- that version and state and holds no lease. Answers the ids deleted.
 -- $4: which of them a retention of 0 deletes once nothing holds them (not a
 -- caller): their outcome is kept and their history stays, as a finishing
--- move that deletes its job keeps them (transition-batch.sql).
+-- move that deletes its job keeps them (transition-batch.sql); one whose
+-- throttle window is still open at $5 (the database's time; null: its
+-- clock now) stays, as there: the window lives in its row.
 --
 -- Planned per call (prepared.ts): it finds jobs by an array of ids.
 /* planned per call */ WITH r AS (SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::boolean[]) AS r (id, version, state, finished)),
+now_at AS (SELECT coalesce($5::bigint, extract(epoch FROM clock_timestamp()) * 1000) AS at),
 gone AS (
-  DELETE FROM {{schema}}.jobs j USING r
+  DELETE FROM {{schema}}.jobs j USING r, now_at
   WHERE j.id = r.id AND j.version = r.version AND j.state = r.state AND j.lease_token IS NULL
+    AND NOT (r.finished AND coalesce(j.unique_kind = 'throttle' AND j.unique_key IS NOT NULL AND j.unique_until > now_at.at, false))
   RETURNING j.id, r.finished, j.name, j.state, j.result, j.last_error, j.created_at, j.updated_at,
     CASE WHEN j.children_left IS NOT NULL THEN {{waitingChildren}} ELSE {{pending}} END AS born
 ),

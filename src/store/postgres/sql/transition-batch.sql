@@ -1,8 +1,9 @@
 -- A batch of moves whose jobs are all distinct, in one statement: the
 -- compare-and-set of transition-move.sql (or the delete of
--- transition-purge.sql) for every request at once, with their history rows,
+-- transition-purge.sql, for a request with a purge_at) for every request at once, with their history rows,
 -- the deletion of purged jobs' steps and log lines (their outcome is kept and
--- their history stays: keep-outcome.sql), and the wake-ups. Answers the position (ord) of each request that moved its job.
+-- their history stays: keep-outcome.sql), and the wake-ups. Answers the position (ord) of each request that moved its job, and
+-- whether it deleted it.
 --
 -- The requests come unnested from arrays, $1 … $19, one per field
 -- (transition.ts BATCH_COLUMNS), or as the value itself where every request
@@ -24,16 +25,17 @@
 -- Planned per call (prepared.ts): it finds jobs by an array of ids.
 /* planned per call */ WITH r AS ({{requests}}),
 moved AS (
+  -- A purge whose job's throttle window is still open at purge_at (the database's time) moves it instead.
   UPDATE {{schema}}.jobs j SET {{set}}
   FROM r
-  WHERE NOT r.purge AND j.id = ANY (ARRAY(SELECT id FROM r)) AND j.id = r.id
+  WHERE (r.purge_at IS NULL OR coalesce(j.unique_kind = 'throttle' AND j.unique_key IS NOT NULL AND j.unique_until > r.purge_at, false)) AND j.id = ANY (ARRAY(SELECT id FROM r)) AND j.id = r.id
     AND j.version = r.version AND j.state = r.from_state AND j.lease_token IS NOT DISTINCT FROM r.token
     AND (r.expired_by IS NULL OR j.locked_until IS NULL OR j.locked_until < r.expired_by)
   RETURNING r.ord, r.from_state, r.to_state, j.name, j.group_key
 ),
 purged AS (
   DELETE FROM {{schema}}.jobs j USING r
-  WHERE r.purge AND j.id = ANY (ARRAY(SELECT id FROM r)) AND j.id = r.id
+  WHERE r.purge_at IS NOT NULL AND NOT coalesce(j.unique_kind = 'throttle' AND j.unique_key IS NOT NULL AND j.unique_until > r.purge_at, false) AND j.id = ANY (ARRAY(SELECT id FROM r)) AND j.id = r.id
     AND j.version = r.version AND j.state = r.from_state AND j.lease_token IS NOT DISTINCT FROM r.token
     AND (r.expired_by IS NULL OR j.locked_until IS NULL OR j.locked_until < r.expired_by)
   RETURNING r.ord, j.id, r.from_state, r.to_state, j.name, j.group_key, j.result, j.created_at,
@@ -55,15 +57,15 @@ recorded AS (
   SELECT r.id, r.from_state, r.to_state, r.event, r.candidate, r.at, r.worker_id, r.token, r.error
   FROM r JOIN (SELECT ord FROM moved UNION ALL SELECT ord FROM purged) AS done USING (ord) WHERE {{history}} ORDER BY r.ord
 )
-SELECT ord FROM moved UNION ALL SELECT ord FROM purged
+SELECT ord, false AS gone FROM moved UNION ALL SELECT ord, true FROM purged
 UNION ALL
-SELECT NULL FROM (SELECT pg_notify($20, $21)) AS notified
+SELECT NULL, NULL FROM (SELECT pg_notify($20, $21)) AS notified
 WHERE $20::text IS NOT NULL AND EXISTS (
   SELECT 1 FROM (SELECT * FROM moved UNION ALL SELECT ord, from_state, to_state, name, group_key FROM purged) AS done
   WHERE from_state = {{processing}} AND to_state <> {{processing}} AND (group_key IS NOT NULL OR name = ANY ($22::text[]))
 )
 UNION ALL
-SELECT NULL FROM (SELECT pg_notify($20, $23)) AS finished
+SELECT NULL, NULL FROM (SELECT pg_notify($20, $23)) AS finished
 WHERE $23::text IS NOT NULL AND EXISTS (
   SELECT 1 FROM (SELECT to_state FROM moved UNION ALL SELECT to_state FROM purged) AS done
   WHERE to_state = {{completed}} OR to_state = {{dead}} OR to_state = {{cancelled}}
