@@ -53,3 +53,8 @@ export function excerpt(text: string | null | undefined, max = 60): string {
   if (!text) return '';
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/** A progress value that is not a percentage, on one short line: `{"done":40,"of":200}`. */
+export function progressLine(value: unknown): string {
+  return excerpt(JSON.stringify(value), 60);
+}

@@ -169,6 +169,12 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose, readOnly }: 
           <progress max={100} value={progress} />
         </label>
       )}
+      {job.progress !== undefined && job.progress !== null && progress === undefined && (
+        <>
+          <h3>Progress</h3>
+          <pre class="code" data-testid="job-progress">{json(job.progress)}</pre>
+        </>
+      )}
       <h3>Payload</h3>
       <pre class="code">{json(job.payload)}</pre>
       {job.result !== undefined && (

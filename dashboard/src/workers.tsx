@@ -6,7 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, errorText } from './api';
-import { duration, relative } from './format';
+import { duration, progressLine, relative } from './format';
 import type { Worker, WorkerProcess, Workers as WorkersData } from './types';
 import { useVisibleInterval } from './visible';
 
@@ -135,7 +135,8 @@ function RunningItem({ job: r, at }: { job: Running; at: number }) {
         {r.name} #{r.id}
       </a>{' '}
       <span class="muted nowrap">running for {duration(Math.max(0, at - r.since))}</span>
-      {r.progress !== null && <progress max={100} value={r.progress} aria-label={`job ${r.id} progress`} />}
+      {typeof r.progress === 'number' && <progress max={100} value={Math.max(0, Math.min(100, r.progress))} aria-label={`job ${r.id} progress`} />}
+      {r.progress !== null && typeof r.progress !== 'number' && <code class="progress-value">{progressLine(r.progress)}</code>}
     </li>
   );
 }

@@ -19,7 +19,7 @@ export interface WorkerView {
   owner: string;
   lastSeen: number;
   /** Its leased jobs (in claim order for a registered process). */
-  running: Array<{ id: number; name: string; since: number; lockedUntil: number | null; progress: number | null }>;
+  running: Array<{ id: number; name: string; since: number; lockedUntil: number | null; progress: unknown }>;
   /** The process, from its registry row: absent for an owner that has none. */
   process?: ProcessView;
   /**
@@ -71,7 +71,7 @@ export function createWorkers(store: Store, now: () => number): Workers {
         byOwner.set(owner, w);
       }
       w.lastSeen = Math.max(w.lastSeen, lease.since);
-      w.running.push({ id: lease.id, name: lease.name, since: lease.since, lockedUntil: lease.lockedUntil, progress: lease.progress });
+      w.running.push({ id: lease.id, name: lease.name, since: lease.since, lockedUntil: lease.lockedUntil, progress: lease.progress === null ? null : (JSON.parse(lease.progress) as unknown) });
     }
     for (const [owner, at] of claimers) {
       if (at < since) claimers.delete(owner);

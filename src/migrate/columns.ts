@@ -21,6 +21,8 @@ export const HISTORY_COLUMNS = {
   worker_id: 'text',
   lease_token: 'text',
   error: 'text',
+  /** A progress update's value (event job.progress). */
+  data: 'text',
 } as const;
 
 /** A job's completed steps (ctx.step, ctx.sleep), copied with the job. */

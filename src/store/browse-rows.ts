@@ -44,7 +44,8 @@ export interface SummaryRow {
   created_at: number;
   updated_at: number;
   lease_owner: string | null;
-  progress: number | null;
+  /** JSON text. */
+  progress: string | null;
   locked_until: number | null;
   error: string | null;
   payload: string;
@@ -63,7 +64,7 @@ export function toSummary(r: SummaryRow): JobSummary {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     leaseOwner: r.lease_owner,
-    progress: r.progress,
+    progress: r.progress === null ? null : (JSON.parse(r.progress) as unknown),
     error: r.error,
     payload: r.payload.length > PAYLOAD_PREVIEW ? `${r.payload.slice(0, PAYLOAD_PREVIEW - 1)}…` : r.payload,
   };

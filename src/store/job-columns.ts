@@ -52,7 +52,8 @@ export const JOB_COLUMNS = {
   retry: { type: 'text', null: true, field: 'retry', enqueued: 'retry', ready: true },
   timeout_ms: { type: 'bigint', null: true, field: 'timeout', enqueued: 'timeout', ready: true },
   result: { type: 'text', null: true, field: 'result' },
-  progress: { type: 'float8', null: true, field: 'progress' },
+  // A number before migration 019 (SQLite; PostgreSQL 017): no longer written, copied by `litejobs migrate` as it is.
+  progress: { type: 'float8', null: true },
   lease_owner: { type: 'text', null: true, field: 'leaseOwner' },
   lease_token: { type: 'text', null: true, field: 'leaseToken' },
   locked_until: { type: 'bigint', null: true, field: 'lockedUntil' },
@@ -73,6 +74,8 @@ export const JOB_COLUMNS = {
   version: { type: 'int', field: 'version', ready: true },
   /** The enqueue's trace context (SQLite migration 013, PostgreSQL 010). */
   trace_context: { type: 'text', null: true, field: 'traceContext', claimOnly: true, enqueued: 'traceContext', ready: true },
+  /** The latest `ctx.progress()`, JSON text (SQLite migration 019, PostgreSQL 017). */
+  progress_json: { type: 'text', null: true, field: 'progress' },
 } as const satisfies Record<string, JobColumn>;
 
 type Columns = typeof JOB_COLUMNS;
@@ -117,7 +120,7 @@ export function toJobRecord(r: JobRow): JobRecord {
     attempts: r.attempts,
     lastError: parseJson<ErrorInfo>(r.last_error),
     result: r.result,
-    progress: r.progress,
+    progress: r.progress_json,
     retry: parseJson(r.retry),
     timeout: r.timeout_ms,
     ctx: parseJson(r.ctx),

@@ -131,7 +131,12 @@ export interface JobMoves {
 
 /** What a run records beside its state: progress, steps, log lines (contract/run-data.ts). */
 export interface RunData {
-  progress(id: number, token: string, progress: number): Promise<boolean>;
+  /**
+   * Records a running job's progress (JSON text) while `token` holds it, and
+   * the update in the history (event `job.progress`, not a move: the
+   * version stays) for the change feed. False: the lease is lost.
+   */
+  progress(id: number, token: string, progress: string, at: number): Promise<boolean>;
   /**
    * Records completed steps (or sleeps) of jobs, each while its job is still
    * leased under its token, in one transaction: one answer per item, false

@@ -34,7 +34,7 @@ export interface LogLine {
 export interface RecordingHost extends ThreadHost {
   logs: LogLine[];
   heartbeats: number;
-  progressValues: number[];
+  progressValues: string[];
 }
 
 /** Answers true unless told otherwise; `onLog` sees each line as it arrives. */

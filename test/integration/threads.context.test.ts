@@ -9,7 +9,7 @@ describe('ctx across the thread boundary', () => {
     const host = recordingHost({
       heartbeat: async () => ++heartbeats === 1, // true, then false: the lease was lost
       progress: async (value) => {
-        if (value === 7) throw Object.assign(new Error('database is locked'), { name: 'DatabaseError', code: 'LJ_ERR_DATABASE' });
+        if (value === '7') throw Object.assign(new Error('database is locked'), { name: 'DatabaseError', code: 'LJ_ERR_DATABASE' });
         return true;
       },
     });
@@ -18,8 +18,9 @@ describe('ctx across the thread boundary', () => {
     const seen = JSON.parse((outcome as { result: string }).result) as Record<string, unknown>;
 
     expect(host.heartbeats).toBe(2);
-    expect(host.progressValues).toEqual([42, 7]); // NaN was refused in the thread, before the host
-    expect(seen.badProgress).toEqual({ name: 'ValidationError', code: 'LJ_ERR_VALIDATION', message: 'progress must be a finite number' });
+    // As JSON text; NaN was refused in the thread, before the host.
+    expect(host.progressValues).toEqual(['42', '7']);
+    expect(seen.badProgress).toEqual({ name: 'ValidationError', code: 'LJ_ERR_VALIDATION', message: 'progress must be a finite number or a JSON value, got NaN' });
     expect(seen.lost).toMatchObject({ name: 'LeaseLostError', code: 'LJ_ERR_LEASE_LOST' });
     expect(seen.hostDown).toEqual({ name: 'DatabaseError', code: 'LJ_ERR_DATABASE', message: 'database is locked' });
     expect(seen.step).toMatchObject({ name: 'ValidationError', code: 'LJ_ERR_VALIDATION', message: expect.stringMatching(/^ctx\.step\("s"\): durable steps are not available in a job with isolation 'thread'/) });

@@ -220,9 +220,9 @@ describe('leases and due jobs', () => {
     expect(await store.heartbeat(x!.id, 'wrong', NOW + 5000)).toBe(false);
     expect(await store.heartbeat(x!.id, c!.leaseToken, NOW + 5000)).toBe(true);
     expect(await store.heartbeat(x!.id, c!.leaseToken, NOW + 10)).toBe(true); // never shortens
-    expect(await store.progress(x!.id, c!.leaseToken, 0.5)).toBe(true);
-    expect(await store.progress(x!.id, 'wrong', 0.9)).toBe(false);
-    expect(await store.get(x!.id)).toMatchObject({ lockedUntil: NOW + 5000, progress: 0.5 });
+    expect(await store.progress(x!.id, c!.leaseToken, '0.5', NOW)).toBe(true);
+    expect(await store.progress(x!.id, 'wrong', '0.9', NOW)).toBe(false);
+    expect(await store.get(x!.id)).toMatchObject({ lockedUntil: NOW + 5000, progress: '0.5' });
     expect((await store.expiredLeases(['a', 'b'], NOW + 2000, 10)).map((j) => j.name)).toEqual(['b']);
     expect((await store.expiredLeases(['a', 'b'], NOW + 6000, 10)).map((j) => j.name)).toEqual(['b', 'a']);
     expect(await store.expiredLeases(['a'], NOW + 2000, 10)).toEqual([]);

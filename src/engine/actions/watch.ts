@@ -19,6 +19,7 @@ import { Observable } from 'rxjs';
 import { ValidationError } from '../../errors.js';
 import type { Clock, TimerHandle } from '../../lib/clock.js';
 import type { ChangeCursor, RecentChange, Store } from '../../store/store.js';
+import { PROGRESS_EVENT } from '../../store/contract/run-data.js';
 import type { QueueEvent } from '../core/events.js';
 import { eventName } from '../../../machines/event-name.js';
 import { rejectUnknownOptions } from '../../lib/validate.js';
@@ -53,6 +54,12 @@ export interface JobChange {
   at: Date;
   /** Pass as `after` to watch again from just after this change. */
   cursor: string;
+  /**
+   * A progress update (event `job.progress`: from and to are the state the
+   * job runs in, and its state did not change): the value `ctx.progress()`
+   * was given.
+   */
+  progress?: unknown;
 }
 
 export interface WatchOptions {
@@ -105,7 +112,9 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
           else historyId = Math.max(historyId, seq);
           if (names && (r.name === null || !names.has(r.name))) continue;
           if (states && !states.has(r.to)) continue;
-          subscriber.next({ id: Number(r.id), name: r.name, from: r.from, to: r.to, event: eventName(r.event, r.from), at: new Date(Number(r.at)), cursor: encode({ jobId, historyId }) });
+          const change: JobChange = { id: Number(r.id), name: r.name, from: r.from, to: r.to, event: eventName(r.event, r.from), at: new Date(Number(r.at)), cursor: encode({ jobId, historyId }) };
+          if (r.event === PROGRESS_EVENT && r.data != null) change.progress = JSON.parse(r.data) as unknown;
+          subscriber.next(change);
           if (stopped) return;
         }
       };

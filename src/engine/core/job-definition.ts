@@ -31,8 +31,14 @@ export interface HandlerContext {
   signal: AbortSignal;
   /** Extends the lease now (the pool also renews it on its own while the handler runs). Throws LeaseLostError if lost. */
   heartbeat(): Promise<void>;
-  /** Records progress (any number, e.g. 0..100) on the job. */
-  progress(value: number): Promise<void>;
+  /**
+   * Records progress on the job: a number (0 to 100 is drawn as a bar) or
+   * any JSON value of at most 8 KB (`{ done: 40, of: 200 }`). Every watcher
+   * hears of each update (`watch()`, the live feed, the page,
+   * `litejobs job <id> --follow`). Rejects with LeaseLostError once the
+   * lease is lost, and with LJ_ERR_VALIDATION for what JSON cannot hold.
+   */
+  progress(value: unknown): Promise<void>;
   /**
    * A pino child logger bound to `{ queue, job, jobId, attempt, workerId }`.
    * Its lines (info and above; debug and trace when the logger's level

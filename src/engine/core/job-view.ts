@@ -21,7 +21,8 @@ export interface Job<P = unknown, R = unknown> {
   slot?: Date;
   result?: R;
   lastError?: ErrorInfo;
-  progress?: number;
+  /** The latest `ctx.progress()`: a number (0 to 100 reads as a percentage), or any JSON value. */
+  progress?: unknown;
   /** Who holds the job's lease (`host:pid:random`), while it has one. */
   leaseOwner?: string;
   /** When that lease runs out unless renewed. */
@@ -72,7 +73,7 @@ export function toJob(r: JobRecord): Job {
   if (r.runAt < 0 && r.state === 'pending') job.lifo = true;
   if (r.result !== null) job.result = JSON.parse(r.result) as unknown;
   if (r.lastError) job.lastError = r.lastError;
-  if (r.progress !== null) job.progress = r.progress;
+  if (r.progress !== null) job.progress = JSON.parse(r.progress) as unknown;
   if (r.leaseOwner !== null) job.leaseOwner = r.leaseOwner;
   if (r.lockedUntil !== null) job.lockedUntil = new Date(r.lockedUntil);
   if (r.heldKey) job.heldKey = r.heldKey;

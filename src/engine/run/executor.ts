@@ -134,7 +134,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
   };
   const host: ContextHost = {
     extend,
-    progress: (job, value) => engine.worker.progress(job.id, job.leaseToken, value),
+    progress: (job, text) => engine.worker.progress(job.id, job.leaseToken, text, clock.now()),
     steps: {
       steps: (job) => engine.worker.steps(job.id),
       // Steps finished at the same time share one write (a commit per step bounded the drain at a few hundred jobs a second on PostgreSQL).
@@ -185,7 +185,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
       { module, payload: job.payload, jobId: job.id, name: job.name, attempt: job.attempts, workerId, ...slotSpec(job), ...(run.span ? { trace: run.span.carrier } : {}), ...notAfter(job, clock.now()) },
       {
         heartbeat: () => extend(job, abortable),
-        progress: (value) => engine.worker.progress(job.id, job.leaseToken, value),
+        progress: (text) => engine.worker.progress(job.id, job.leaseToken, text, clock.now()),
         log: (level, obj, msg) => {
           log ??= logger.child({ job: job.name, jobId: job.id, attempt: job.attempts, workerId });
           log[level](obj ?? {}, msg);

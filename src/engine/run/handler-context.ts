@@ -8,7 +8,7 @@
 import { slotOf } from '../core/cron.js';
 import type { HandlerContext } from '../core/job-definition.js';
 import type { Abortable } from '../../lib/abortable.js';
-import { LeaseLostError, ValidationError } from '../../errors.js';
+import { LeaseLostError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { recordingLogger, type RecordLine } from './recording-logger.js';
 import type { LeasedJob } from '../../store/store.js';
@@ -17,13 +17,14 @@ import type { Duration } from '../../lib/duration.js';
 import { StepRun, type SleepSignal, type StepHost } from './durable-steps.js';
 import type { AttemptSpan } from '../../telemetry/tracing.js';
 import type { TraceCarrier } from '../../telemetry/trace-context.js';
+import { progressText } from './progress-value.js';
 
 /** What every context of one executor shares (one object, not one per job). */
 export interface ContextHost {
   /** Extends the job's lease; false if it was lost (then the job is aborted). */
   extend(job: LeasedJob, abortable: Abortable): Promise<boolean>;
-  /** Records progress; false if the lease was lost. */
-  progress(job: LeasedJob, value: number): Promise<boolean>;
+  /** Records progress (its JSON text: progress-value.ts); false if the lease was lost. */
+  progress(job: LeasedJob, text: string): Promise<boolean>;
   /** Reads and records the job's durable steps (durable-steps.ts). */
   steps: StepHost;
   logger: Logger;
@@ -40,7 +41,7 @@ export class JobContext implements HandlerContext {
   readonly attempt: number;
   readonly slot: Date | undefined;
   private boundHeartbeat: (() => Promise<void>) | undefined;
-  private boundProgress: ((value: number) => Promise<void>) | undefined;
+  private boundProgress: ((value: unknown) => Promise<void>) | undefined;
   private childLog: Logger | undefined;
   private boundChildren: (() => Promise<Job[]>) | undefined;
   private boundChildCounts: (() => Promise<Record<string, number>>) | undefined;
@@ -78,10 +79,10 @@ export class JobContext implements HandlerContext {
     return this.boundHeartbeat;
   }
 
-  get progress(): (value: number) => Promise<void> {
-    this.boundProgress ??= async (value: number) => {
-      if (typeof value !== 'number' || !Number.isFinite(value)) throw new ValidationError('progress must be a finite number');
-      if (!(await this.host.progress(this.job, value))) throw new LeaseLostError(this.job.id);
+  get progress(): (value: unknown) => Promise<void> {
+    this.boundProgress ??= async (value: unknown) => {
+      const text = progressText(value);
+      if (!(await this.host.progress(this.job, text))) throw new LeaseLostError(this.job.id);
     };
     return this.boundProgress;
   }

@@ -33,7 +33,8 @@ export interface JobRecord {
   lastError: ErrorInfo | null;
   /** JSON text of the handler's result. */
   result: string | null;
-  progress: number | null;
+  /** JSON text of the latest `ctx.progress()`. */
+  progress: string | null;
   /** Retry-policy override given at enqueue, if any. */
   retry: Record<string, unknown> | null;
   timeout: number | null;

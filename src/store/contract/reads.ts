@@ -51,7 +51,8 @@ export interface JobSummary {
   createdAt: number;
   updatedAt: number;
   leaseOwner: string | null;
-  progress: number | null;
+  /** The latest `ctx.progress()` value (null: none). */
+  progress: unknown;
   /** The last error's message. */
   error: string | null;
   /** The payload's JSON text, cut at 200 characters. */
@@ -126,6 +127,8 @@ export interface RecentChange {
   to: string;
   event: string;
   at: number;
+  /** A progress update's value (event `job.progress`, from and to the state it ran in), JSON text; null for a move. */
+  data?: string | null;
 }
 
 export interface StateNameCount {
@@ -168,7 +171,8 @@ export interface LeaseView {
   name: string;
   owner: string | null;
   lockedUntil: number | null;
-  progress: number | null;
+  /** JSON text of the latest `ctx.progress()`. */
+  progress: string | null;
   /** When it was claimed. */
   since: number;
 }

@@ -1,7 +1,15 @@
 /**
  * What a run records beside its job's state: durable steps (ctx.step,
- * ctx.sleep) and log lines (ctx.log).
+ * ctx.sleep), log lines (ctx.log) and progress (ctx.progress).
  */
+
+/**
+ * The history event of a progress update (`RunData.progress`): a change the
+ * feed carries (its value in the row's `data`), not a move. From and to are
+ * the state the job runs in, the version stays, and a job's history
+ * (`history`), the counts and the edge rates leave it out.
+ */
+export const PROGRESS_EVENT = 'job.progress';
 
 /** A completed step (ctx.step) or sleep (ctx.sleep) of a job, as stored. */
 export interface StepRecord {

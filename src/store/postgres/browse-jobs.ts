@@ -22,7 +22,7 @@ import { bindNamed, compileWhere } from './where.js';
 import { finishedPlan, pendingPlan, processingPlan, waitingPlan, WAITING_STATES } from '../browse-plans.js';
 import { decodeCursor, encodeCursor, keyOf, PAYLOAD_PREVIEW, SCAN_BUDGET, toSummary, type BrowsePlan, type Key, type Segment, type SummaryRow } from '../browse-rows.js';
 
-const SUMMARY = `id, name, state, version, attempts, priority, run_at, created_at, updated_at, lease_owner, progress, locked_until,
+const SUMMARY = `id, name, state, version, attempts, priority, run_at, created_at, updated_at, lease_owner, progress_json AS progress, locked_until,
   last_error::jsonb ->> 'message' AS error, left(payload, ${PAYLOAD_PREVIEW + 1}) AS payload`;
 /** A filtered walk also reads the whole payload as `doc`: the search looks at it, not at the summary's cut. */
 const SUMMARY_AND_DOC = `${SUMMARY}, payload AS doc`;

@@ -160,7 +160,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       if (state !== null && wakesOthers(state)) await db.query(s.notify, [channel, instanceId]);
       return state;
     },
-    progress: async (id, token, progress) => (await db.query(s.progress, [id, token, progress])).rowCount === 1,
+    progress: async (id, token, progress, at) => (await db.rows<{ n: number }>(s.progress, [id, token, progress, at, history]))[0]!.n === 1,
     held: async (leases) => {
       const rows = await db.rows<{ id: string | number; state: string; lease_token: string | null }>(s.held, [leases.map((l) => l.id)]);
       const held = new Set(rows.filter((r) => r.state === JobState.processing).map((r) => `${r.id}:${r.lease_token}`));

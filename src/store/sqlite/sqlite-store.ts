@@ -77,6 +77,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     expiredHolds: db.prepare(sql('expired-holds')),
     holdsLease: db.prepare(sql('holds-lease')).pluck(),
     progress: db.prepare(sql('progress')),
+    progressHistory: db.prepare(sql('insert-progress-history')),
     expired: namesStatement(db, sql('expired-leases')),
     due: db.prepare(sql('due-jobs')),
     nextDue: db.prepare(sql('next-due-at')),
@@ -106,6 +107,12 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const claimTx = createClaim(db, indexNewJobs, recordHistory, admin.paused);
 
   const transitionTx = createTransition(db, { purge, flows, recordHistory, indexNewJobs });
+  // A progress update and its history row (a change of the feed) land together, under the lease.
+  const progressTx = db.transaction((id: number, token: string, progress: string, at: number): boolean => {
+    if (s.progress.run({ id, token, progress }).changes !== 1) return false;
+    if (recordHistory) s.progressHistory.run({ id, token, progress, at });
+    return true;
+  });
 
   // The retention indexes exist only once some queue asked for them (retention-purge.ts).
   const retention = createRetentionPurge(db, { purge, clock, indexNewJobs });
@@ -151,7 +158,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     heartbeat: async (id, token, lockedUntil) => (s.heartbeat.get({ id, token, lockedUntil }) as { running: number } | undefined)?.running === 1,
     expiredHolds: async (now, limit) => (s.expiredHolds.all({ now, limit }) as Array<{ id: number; token: string }>),
     releaseHold: async (hold) => (s.releaseHold.get(hold) as { state: string } | undefined)?.state ?? null,
-    progress: async (id, token, progress) => s.progress.run({ id, token, progress }).changes === 1,
+    progress: async (id, token, progress, at) => progressTx.immediate(id, token, progress, at),
     held: async (leases) => leases.map(({ id, token }) => s.holdsLease.get({ id, token }) !== undefined),
     expiredLeases: async (names, now, limit) => (s.expired.all(names, { now, limit }) as JobRow[]).map(toJobRecord),
     dueJobs: async (names, states, now, limit) => {

@@ -49,6 +49,6 @@ export type ToThread =
 
 export type FromThread =
   | { type: 'call'; seq: number; id: number; op: 'heartbeat' }
-  | { type: 'call'; seq: number; id: number; op: 'progress'; value: number }
+  | { type: 'call'; seq: number; id: number; op: 'progress'; value: string }
   | { type: 'log'; seq: number; level: LogLevel; obj: Record<string, unknown> | undefined; msg: string | undefined }
   | { type: 'done'; seq: number; outcome: SettledOutcome };

@@ -12,6 +12,7 @@ import type { ErrorInfo } from '../../../../machines/policy.js';
 import { LeaseLostError, ValidationError } from '../../../errors.js';
 import { pinoArgs, plainError } from '../../../lib/pino-args.js';
 import type { FromThread, JobSpec, LogLevel, ToThread } from './messages.js';
+import { progressText } from '../progress-value.js';
 import type { TraceCarrier } from '../../../telemetry/trace-context.js';
 
 type Reply = Extract<ToThread, { type: 'reply' }>;
@@ -63,9 +64,8 @@ export class ThreadContext {
     if (!(await this.call(undefined))) throw new LeaseLostError(this.jobId);
   };
 
-  readonly progress = async (value: number): Promise<void> => {
-    if (typeof value !== 'number' || !Number.isFinite(value)) throw new ValidationError('progress must be a finite number');
-    if (!(await this.call(value))) throw new LeaseLostError(this.jobId);
+  readonly progress = async (value: unknown): Promise<void> => {
+    if (!(await this.call(progressText(value)))) throw new LeaseLostError(this.jobId);
   };
 
   readonly step = async (name: string, _fn?: () => unknown): Promise<never> => {
@@ -97,7 +97,7 @@ export class ThreadContext {
   }
 
   /** Progress when `value` is a number, else a heartbeat. */
-  private call(value: number | undefined): Promise<boolean> {
+  private call(value: string | undefined): Promise<boolean> {
     if (this.over) return Promise.reject(new Error(`job ${this.jobId} has settled: ctx.heartbeat() and ctx.progress() no longer reach the queue`));
     const id = ++this.lastId;
     return new Promise((resolve, reject) => {

@@ -24,8 +24,8 @@ export type ThreadJob = JobSpec;
 export interface ThreadHost {
   /** Extends the lease; false when the lease was lost (then the handler's heartbeat() rejects with code LJ_ERR_LEASE_LOST). */
   heartbeat(): Promise<boolean>;
-  /** Records progress; false when the lease was lost. */
-  progress(value: number): Promise<boolean>;
+  /** Records progress (its JSON text); false when the lease was lost. */
+  progress(text: string): Promise<boolean>;
   /** A log call made in the thread with ctx.log.<level>(obj?, msg?); an Error in `obj` arrives as a plain object. */
   log(level: LogLevel, obj: Record<string, unknown> | undefined, msg: string | undefined): void;
 }

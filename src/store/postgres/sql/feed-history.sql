@@ -1,7 +1,7 @@
 -- The history rows of a slice of ids, oldest first (feed-history.sql of the
 -- SQLite store): @after, @upTo. A job deleted as it finished has its name in
 -- its kept outcome.
-SELECT h.job_id AS id, h.id AS seq, coalesce(j.name, o.name) AS name, h.from_state AS "from", h.to_state AS "to", h.event, h.at
+SELECT h.job_id AS id, h.id AS seq, coalesce(j.name, o.name) AS name, h.from_state AS "from", h.to_state AS "to", h.event, h.at, h.data
 FROM {{schema}}.job_history h LEFT JOIN {{schema}}.jobs j ON j.id = h.job_id LEFT JOIN {{schema}}.job_outcomes o ON o.id = h.job_id
 WHERE h.id > @after AND h.id <= @upTo AND h.job_id <> 0
 ORDER BY h.id

@@ -1,3 +1,3 @@
--- A running job's progress, written by the lease holder only.
-UPDATE jobs SET progress = @progress
+-- A running job's progress (JSON text), written by the lease holder only.
+UPDATE jobs SET progress_json = @progress
 WHERE id = @id AND state = {{processing}} AND lease_token = @token
