@@ -26,8 +26,10 @@
  *   counts its moves, no job spends more runs than its policy allows between
  *   resets, none is claimed before its backoff (each on its own clock), and
  *   every run started under a claim the history records;
- * - every change the database holds was read by the watcher once, each job's
- *   in order, and resuming from any cursor reads exactly what followed;
+ * - every change the database holds (progress updates among them) was read
+ *   by the watcher once, each job's in order, and resuming from any cursor
+ *   reads exactly what followed; a progress update lands only under the
+ *   lease that holds its job;
  * - on the database's clock (the base the three clocks are skewed from), no
  *   window of a rate limit holds more starts than its max, no job starts in
  *   a later round than its name's RateLimitedError pause and before its end,
@@ -96,6 +98,8 @@ const body = async (p: { k: Kind }, ctx: HandlerContext) => {
   }
   if (p.k === 'later') throw new RetryLaterError(LATER_MS);
   if (p.k === 'sleep') await ctx.sleep('nap', SLEEP_MS);
+  // A change of the feed that is no move, under the run's lease (refused once the job moved on without it).
+  if (p.k === 'ok' || p.k === 'stubborn') await ctx.progress({ k: p.k, attempt: ctx.attempt });
   return p.k;
 };
 const retry = { attempts: ATTEMPTS, backoff: { type: 'fixed' as const, delay: BACKOFF_MS }, maxRetryLater: 2 };
