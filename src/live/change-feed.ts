@@ -27,6 +27,16 @@ export interface TickTransition {
   count: number;
 }
 
+/** A recent change as a tick carries it: a progress update (event `job.progress`) with its value. */
+export type TickChange = Omit<RecentChange, 'data'> & { progress?: unknown };
+
+/** A recent change with its progress value read (the row's JSON text), and its event named as the history shows it. */
+function tickChange({ data, ...r }: RecentChange): TickChange {
+  const change: TickChange = { ...r, event: eventName(r.event, r.from) };
+  if (data != null) change.progress = JSON.parse(data) as unknown;
+  return change;
+}
+
 /** What a subscriber receives per tick (the dashboard contract's Tick). */
 export interface Tick {
   at: number;
@@ -34,7 +44,8 @@ export interface Tick {
   names: Record<string, Record<string, number>>;
   enqueued: number;
   transitions: TickTransition[];
-  recent: RecentChange[];
+  /** The newest changes (at most 50), progress updates among them. */
+  recent: TickChange[];
   /** What is paused as of the tick's read (every process's pauses). */
   paused: PausedView;
   /** The counts are partial: the first exact count is still being taken. */
@@ -88,7 +99,7 @@ export function parseCursor(text: string): ChangeCursor | null {
 class Aggregate {
   readonly transitions = new Map<string, TickTransition>();
   enqueued = 0;
-  recent: RecentChange[] = [];
+  recent: TickChange[] = [];
   add(batch: ChangeBatch): void {
     for (const e of batch.enqueued) this.enqueued += e.count;
     for (const t of batch.transitions) {
@@ -102,10 +113,11 @@ class Aggregate {
         this.transitions.set(key, group);
       }
     }
-    if (batch.recent.length > 0) this.recent = [...this.recent, ...batch.recent.map((r) => ({ ...r, event: eventName(r.event, r.from) }))].slice(-50);
+    if (batch.recent.length > 0) this.recent = [...this.recent, ...batch.recent.map(tickChange)].slice(-50);
   }
   empty(): boolean {
-    return this.enqueued === 0 && this.transitions.size === 0;
+    // A progress update is a recent change without a transition: it is sent too (the page's open job follows it).
+    return this.enqueued === 0 && this.transitions.size === 0 && this.recent.length === 0;
   }
 }
 

@@ -144,6 +144,39 @@ describe('GET /v1/dashboard/events', () => {
     });
   }
 
+  it('carries each progress update as a recent change with its value, though no job moved', async () => {
+    const gates: Array<() => void> = [];
+    const q = fx.open({
+      jobs: [
+        defineJob({
+          name: 'p',
+          handler: async (_: unknown, ctx) => {
+            await new Promise<void>((go) => gates.push(go));
+            await ctx.progress({ done: 1, of: 3 });
+            await new Promise<void>((go) => gates.push(go));
+          },
+        }),
+      ],
+    });
+    const { url } = await serve(q);
+    const stream = connect(url);
+    await stream.until(() => stream.ticks().length >= 1);
+    const { id } = await q.enqueue('p', {});
+    await q.start();
+    await waitFor(() => gates.length === 1);
+    await stream.until(() => stream.transitions() === 1);
+    const before = stream.ticks().length;
+    gates.shift()!();
+    await stream.until(() => stream.ticks().slice(before).some((t) => t.recent.some((r) => r.event === 'job.progress')));
+    const tick = stream.ticks().slice(before).find((t) => t.recent.some((r) => r.event === 'job.progress'))!;
+    expect(tick.recent.find((r) => r.event === 'job.progress')).toMatchObject({ id, name: 'p', from: 'processing', to: 'processing', progress: { done: 1, of: 3 } });
+    // No move: no transition counted, the counts unchanged.
+    expect(tick.transitions).toEqual([]);
+    expect(tick.counts).toEqual({ processing: 1 });
+    gates.shift()!();
+    await q.stop();
+  });
+
   it('carries what is paused, and sends a tick when another process pauses or resumes, though no job moved', async () => {
     const q = fx.open({ jobs: jobs() });
     // Another connection to the same file, as another process (or the CLI) would have.

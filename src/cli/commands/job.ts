@@ -4,11 +4,12 @@ import { FINISHED_STATES } from '../../../machines/job.machine.js';
 import type { Job, StepView, Transition } from '../../engine/core/job-view.js';
 import { parseJobId } from '../args.js';
 import { document } from '../command-docs.js';
-import { ExitCode } from '../exit-codes.js';
+import { CliFailure, ExitCode } from '../exit-codes.js';
 import { formatDuration, formatRelative, formatTime, printable, table, toJson } from '../format.js';
 import type { CliIO } from '../io.js';
 import { withQueue } from '../open-queue.js';
 import { readAllLogs, renderLogs } from './job-logs.js';
+import { followJob } from './job-follow.js';
 
 /** A transition and how long the job then stayed in its `to` state (null: it is still there). */
 export type TimelineEntry = Transition & { durationMs: number | null };
@@ -19,8 +20,24 @@ export function registerJob(program: Command, io: CliIO): void {
     .description('Show one job: its fields, payload, result, last error, the timeline of its transitions, and its completed steps; or, with --logs, the lines its handler logged.')
     .addArgument(new Argument('<id>', 'the job id').argParser(parseJobId))
     .option('--logs', 'print the lines its handler logged with ctx.log instead: time, attempt, level, message and fields')
-    .option('--json', 'print the job, with its `history` and `steps`, as JSON (with --logs: `{ dropped, lines }`)')
-    .action(async (id: number, flags: { json?: boolean; logs?: boolean }, self: Command) => {
+    .option('--json', 'print the job, with its `history` and `steps`, as JSON (with --logs: `{ dropped, lines }`; with --follow: one object a line, the job then each change)')
+    .option('--follow', 'then print each of its changes as it comes (moves, and ctx.progress() values), made by any process, until it finishes; exit code 1 unless it completed')
+    .action(async (id: number, flags: { json?: boolean; logs?: boolean; follow?: boolean }, self: Command) => {
+      if (flags.logs && flags.follow) throw new CliFailure('--logs and --follow cannot be combined', ExitCode.usage);
+      if (flags.follow) {
+        const json = flags.json === true;
+        await withQueue(self, io, (queue) =>
+          followJob(queue, id, io, {
+            json,
+            print: ({ job, history }) => {
+              const timeline = toTimeline(history);
+              io.stdout.write(json ? `${JSON.stringify({ ...job, history: timeline })}\n` : renderJob(job, timeline, Date.now()));
+              if (!json && !FINISHED_STATES.includes(job.state)) io.stdout.write('\nfollowing (Ctrl-C to stop)\n');
+            },
+          }),
+        );
+        return;
+      }
       if (flags.logs) {
         const logs = await withQueue(self, io, (queue) => readAllLogs(queue, id));
         io.stdout.write(flags.json ? toJson(logs) : renderLogs(id, logs));
@@ -36,8 +53,8 @@ export function registerJob(program: Command, io: CliIO): void {
       else io.stdout.write(renderJob(job, timeline, Date.now(), steps));
     });
   document(cmd, {
-    examples: ['litejobs job 42', 'litejobs job 42 --json', 'litejobs job 42 --logs'],
-    exitCodes: [[ExitCode.failure, 'runtime error: no job with this id (LJ_ERR_JOB_NOT_FOUND), the database cannot be opened, …']],
+    examples: ['litejobs job 42', 'litejobs job 42 --json', 'litejobs job 42 --logs', 'litejobs job 42 --follow'],
+    exitCodes: [[ExitCode.failure, 'runtime error: no job with this id (LJ_ERR_JOB_NOT_FOUND), the database cannot be opened, …; with --follow, the job ended dead or cancelled']],
   });
 }
 
@@ -61,7 +78,7 @@ export function renderJob(job: Job, timeline: readonly TimelineEntry[], now: num
     ['created', `${formatTime(job.createdAt)} (${formatRelative(job.createdAt, now)})`],
     ['updated', `${formatTime(job.updatedAt)} (${formatRelative(job.updatedAt, now)})`],
   ];
-  if (job.progress !== undefined) fields.push(['progress', `${job.progress}`]);
+  if (job.progress !== undefined) fields.push(['progress', typeof job.progress === 'number' ? `${job.progress}` : JSON.stringify(job.progress)]);
   fields.push(['payload', JSON.stringify(job.payload)]);
   if (job.result !== undefined) fields.push(['result', JSON.stringify(job.result)]);
   if (job.lastError) fields.push(['last error', `${job.lastError.name}: ${job.lastError.message}`]);

@@ -72,7 +72,8 @@ export function createDashboardReads(db: Database, schema: string): DashboardRea
       batch.latency = (await all<ChangeBatch['latency'][number]>(client, s.latency, { ...r.history, limit: o.latencySamples ?? 500 })).reverse();
       batch.claimers = await all(client, s.claimers, { ...r.history });
     }
-    if (batch.enqueued.length > 0 || batch.transitions.length > 0) batch.recent = await recent(client, r, o.recent ?? RECENT);
+    // Any history row: a progress update is a recent change, though no transition.
+    if (batch.enqueued.length > 0 || r.history.upTo > r.history.after) batch.recent = await recent(client, r, o.recent ?? RECENT);
     // Counts hold at the cursor only: a read that stopped short leaves them for the next.
     if (!batch.more && !o.upTo) {
       if (o.countIds) batch.counts = await all<StateNameCount>(client, s.countSliceAt, { ...o.countIds, historyId: batch.cursor.historyId });

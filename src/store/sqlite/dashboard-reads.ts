@@ -60,7 +60,8 @@ export function createDashboardReads(db: Database.Database): DashboardReads {
       batch.latency = (s.latency.all({ ...r.history, limit: o.latencySamples ?? 500 }) as ChangeBatch['latency']).reverse();
       batch.claimers = s.claimers.all(r.history) as ChangeBatch['claimers'];
     }
-    if (batch.enqueued.length > 0 || batch.transitions.length > 0) batch.recent = recent(r, o.recent ?? RECENT);
+    // Any history row: a progress update is a recent change, though no transition.
+    if (batch.enqueued.length > 0 || r.history.upTo > r.history.after) batch.recent = recent(r, o.recent ?? RECENT);
     // Counts hold at the snapshot's end only: a read that stopped short leaves them for the next.
     if (!batch.more && !o.upTo) {
       if (o.countIds) batch.counts = s.countSlice.all(o.countIds) as StateNameCount[];
