@@ -10,6 +10,7 @@ export type { JobRetention, StateRetention } from './engine/core/retention.js';
 export type { SqliteDatabase } from './store/sqlite/app-database.js';
 export type { UniqueOptions, UniqueWhile, DebounceOptions, ThrottleOptions } from './engine/core/unique.js';
 export type { JobLimits, RateLimit } from './engine/core/limits.js';
+export type { LimitChanges } from './engine/core/live-limits.js';
 export type { LimitsView, NameLimitView, GroupView } from './engine/actions/limits-view.js';
 export { defineJob, declareJob } from './engine/core/job-definition.js';
 export type { JobDefinition, JobDeclaration, AnyJob, Handler, HandlerContext, JobMachineFactory } from './engine/core/job-definition.js';

@@ -14,7 +14,8 @@ import type { EnqueueItemOptions, EnqueueManyOptions, EnqueueOptions } from './e
 import type { WorkerInfo } from './engine/run/pool.js';
 import type { ScheduleOptions, ScheduleRepeat, ScheduleView } from './engine/core/schedules.js';
 import type { LeaseRef, TakenJob, TakeOptions } from './engine/actions/manual-jobs.js';
-import type { LimitsView } from './engine/actions/limits-view.js';
+import type { LimitsView, NameLimitView } from './engine/actions/limits-view.js';
+import type { LimitChanges } from './engine/core/live-limits.js';
 import type { CleanOptions, RemoveOutcome } from './engine/actions/job-actions.js';
 import type { ResultOptions } from './engine/actions/job-results.js';
 import type { JobChange, WatchOptions } from './engine/actions/watch.js';
@@ -233,8 +234,22 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
    * Stored in the database. See docs/guides/groups-and-rate-limits.md.
    */
   setGroupConcurrency(group: string, concurrency: number | null): Promise<void>;
-  /** The limited names (this process's definitions) and the groups with jobs, as every process sees them now. */
+  /** The limited names (this process's definitions, and names whose limits were changed) and the groups with jobs, as every process sees them now. */
   limits(): Promise<LimitsView>;
+  /**
+   * Changes a job name's limits while the queue runs, in every process: each
+   * started queue takes the change up within a second, over the
+   * definitions' limits (which stay as they are in code). A value sets a
+   * limit, `null` turns it off; a limit not named is left as it is. Stored
+   * in the database, so a process that starts later claims by it too.
+   * Resolves with the name's limits as they now stand.
+   *
+   * @example
+   * await queue.setLimits('email', { rateLimit: { max: 50, per: '1s' }, globalConcurrency: null });
+   */
+  setLimits(name: string, changes: LimitChanges): Promise<NameLimitView>;
+  /** Gives a job name back to its definitions' limits (undoes every `setLimits` of it). */
+  resetLimits(name: string): Promise<NameLimitView>;
   /** An online copy of the database, safe while other processes write. */
   backup(destination: string, options?: { onProgress?: (progress: BackupProgress) => void }): Promise<void>;
   /** Resolves while the database answers; rejects with a DatabaseError otherwise. */

@@ -14,7 +14,7 @@ import { createConsumer, type Consumer } from './engine/consumer.js';
 import { createEngine, type FacadeEngine } from './engine/create-engine.js';
 import { createManualJobs } from './engine/actions/manual-jobs.js';
 import { machineEvent } from './engine/core/moves.js';
-import { checkGroupConcurrency } from './engine/actions/limits-view.js';
+import { createLimitActions } from './engine/actions/limit-actions.js';
 import { createScheduleApi } from './engine/actions/schedule-api.js';
 import { createSyncEnqueue } from './engine/enqueue/enqueue-sync.js';
 import type { AnyJob } from './engine/core/job-definition.js';
@@ -175,6 +175,8 @@ function createUntypedQueue(options: QueueOptions): Queue {
         logger.info('queue started without jobs to run: it only enqueues');
         return;
       }
+      // Limits another process changed while it ran: claimed by from the first claim on.
+      await engine.refreshLimits();
       consumer = createConsumer(engine, {
         ownerId,
         concurrency: o.concurrency,
@@ -296,17 +298,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
       open();
       return scheduling.schedules();
     },
-    async setGroupConcurrency(group, concurrency) {
-      open();
-      const checked = checkGroupConcurrency(group, concurrency);
-      await inspect.setGroupConcurrency(checked.group, checked.concurrency);
-      logger.info({ group: checked.group, concurrency: checked.concurrency }, 'group concurrency set');
-      engine.wake();
-    },
-    async limits() {
-      open();
-      return inspect.limits(engine.limits);
-    },
+    ...createLimitActions(engine, { open, logger }),
     async backup(destination, backupOptions = {}) {
       open();
       checkString('backup destination', destination, 4096);

@@ -18,6 +18,7 @@ import type { AbortReason } from './run/job-runner.js';
 import { createPool, type WorkerInfo } from './run/pool.js';
 import { createProcessRegistry, heartbeatEvery } from './run/process-registry.js';
 import { claimTerms, createRateStarts, startWithinMs } from './claim/rate-starts.js';
+import { LIMITS_EVERY_MS } from './core/live-limits.js';
 import { createStartCheck } from './claim/start-check.js';
 import { createMovedCheck } from './claim/moved-check.js';
 import { createScheduler } from './claim/scheduler.js';
@@ -103,8 +104,9 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     ...(threads ? { threads } : {}),
   });
   const run = executor;
-  const rateStarts = createRateStarts(limits);
-  const startWithin = startWithinMs(limits);
+  // Limits changed while the queue runs (live-limits.ts) change `limits` in place: these follow them.
+  let rateStarts = createRateStarts(limits);
+  let startWithin = startWithinMs(limits);
   const take = () => {
     const job = buffer.take();
     // Leases of the jobs left waiting, confirmed before a worker needs them (start-check.ts).
@@ -278,6 +280,15 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
       );
       pauseReads.start();
       stops.push(() => pauseReads.stop());
+      stops.push(
+        loop('reading limits', LIMITS_EVERY_MS, async () => {
+          if (!(await engine.refreshLimits())) return;
+          rateStarts = createRateStarts(limits);
+          startWithin = startWithinMs(limits);
+          // A limit raised or turned off may let held-back jobs go now.
+          scheduler.wake();
+        }),
+      );
       void registration.register();
       stops.push(loop('sweeping expired leases', sweepMs, async () => void (await Promise.all([sweep(), registration.beatIfDue()]))));
       // Leases that ran out while no worker was up (a crash, a deploy) are

@@ -19,6 +19,7 @@ import type { Engine, EngineDeps, Ready } from './core/engine.js';
 import { transitionEvent, type BufferEvent, type ClaimBatchEvent, type ClaimPassEvent, type QueueEvent } from './core/events.js';
 import { isDeclaration, type AnyJobDefinition } from './core/job-definition.js';
 import { limitsByName } from './core/limits.js';
+import { createLiveLimits } from './core/live-limits.js';
 import { createMachineRegistry } from './core/machine-registry.js';
 import type { TransitionNotice } from './core/moves.js';
 import { createOutageLog } from './core/outage.js';
@@ -124,6 +125,7 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
   };
 
   const tracing = deps.tracing ?? createTracing(false);
+  const live = createLiveLimits(limitsByName(definitions.values()));
   const paths = createEnqueuePaths({ store, clock, time, tracing, closed: () => closed });
   paths.written$.subscribe(afterInsert);
   const newJob = createNewJob(registry, definitions, deps.maxPayloadBytes);
@@ -143,7 +145,9 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
     tracing,
     registry,
     definitions,
-    limits: limitsByName(definitions.values()),
+    limits: live.current,
+    refreshLimits: async () => live.learn(await store.nameLimits()),
+    changedLimits: () => live.changed(),
     retention,
     keptOutcomeMs: deps.keptOutcomeMs ?? KEPT_OUTCOME_MS,
     outage,

@@ -205,6 +205,14 @@ export interface LimitControls {
   databaseNow(): number | Promise<number>;
   /** Sets (or with null, removes) the concurrency of one group, overriding the definitions' `groupConcurrency`. */
   setGroupConcurrency(group: string, concurrency: number | null, at: number): Promise<void>;
+  /**
+   * Saves a job name's limits changed while the queue runs (JSON: the fields
+   * set over its definitions'; engine/core/live-limits.ts), or with null
+   * deletes them, so the definitions' apply again.
+   */
+  saveNameLimits(name: string, rule: string | null, at: number): Promise<void>;
+  /** Every job name's limits changed while the queue runs, as saved. */
+  nameLimits(): Promise<Array<{ name: string; rule: string }>>;
   /** Every limit row: buckets, pauses, group concurrency. */
   limits(): Promise<LimitRecord[]>;
   /** Pending and running job counts of the groups with either, most running then most pending first, at most `limit`. */

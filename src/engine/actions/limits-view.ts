@@ -7,6 +7,7 @@
 import { tokens } from '../../store/claim-limits.js';
 import type { LimitRecord, NameLimits, Store } from '../../store/store.js';
 import { checkGroup } from '../core/limits.js';
+import type { LimitChanges } from '../core/live-limits.js';
 import { checkInteger } from '../../lib/validate.js';
 
 export interface NameLimitView {
@@ -20,6 +21,8 @@ export interface NameLimitView {
   tokensLeft: number | null;
   /** Paused by a handler's RateLimitedError until then. */
   pausedUntil: Date | null;
+  /** The limits changed while the queue runs (`setLimits`) over the definitions': a value set, null turned off. Absent: none. */
+  changed?: LimitChanges;
 }
 
 export interface GroupView {
@@ -41,10 +44,10 @@ export const GROUPS_LISTED = 200;
 
 const paused = (row: LimitRecord | undefined, now: number): Date | null => (row?.pausedUntil != null && row.pausedUntil > now ? new Date(row.pausedUntil) : null);
 
-export async function limitsView(store: Store, limits: ReadonlyMap<string, NameLimits>, now: number): Promise<LimitsView> {
+export async function limitsView(store: Store, limits: ReadonlyMap<string, NameLimits>, now: number, changed: ReadonlyMap<string, LimitChanges> = new Map()): Promise<LimitsView> {
   const rows = await store.limits();
   const row = (kind: string, key: string) => rows.find((r) => r.kind === kind && r.key === key);
-  const listed = [...new Set([...limits.keys(), ...rows.filter((r) => r.kind === 'name').map((r) => r.key)])].sort();
+  const listed = [...new Set([...limits.keys(), ...changed.keys(), ...rows.filter((r) => r.kind === 'name').map((r) => r.key)])].sort();
   // Running jobs from the leased ones only: a count of the whole table (stats) would read every job each refresh.
   const [counts, running] = await Promise.all([store.groupCounts(GROUPS_LISTED), store.runningByName(listed)]);
   const names = listed.map((name): NameLimitView => {
@@ -58,6 +61,7 @@ export async function limitsView(store: Store, limits: ReadonlyMap<string, NameL
       running: running.find((r) => r.name === name)?.n ?? 0,
       tokensLeft: rate ? tokens(row('name', name)?.spent, rate, now).left : null,
       pausedUntil: paused(row('name', name), now),
+      ...(changed.has(name) ? { changed: changed.get(name)! } : {}),
     };
   });
   const groups: GroupView[] = counts.map((c) => ({

@@ -74,6 +74,8 @@ export function createManualJobs(engine: WorkerEngine, o: { ownerId: string; lea
     const now = clock.now();
     if (o.started() || now - sweptAt < TAKE_SWEEP_MS) return;
     sweptAt = now;
+    // The limits another process changed while it runs (a started queue reads them itself, each second).
+    await engine.refreshLimits();
     await releaseExpiredHolds(engine, now, { renew: async () => undefined, runs: () => false });
     await expireLeases(engine, names, now, { holds: () => false, renew: async () => undefined, abort: () => undefined });
     await promoteDue(engine, names, now);

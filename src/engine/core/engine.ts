@@ -4,6 +4,7 @@
  * created and change state, the database's clock, and the event bus. Every
  * room names the engine by this interface alone, never by its wiring.
  */
+import type { LimitChanges } from './live-limits.js';
 import type { Observable } from 'rxjs';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
@@ -92,8 +93,16 @@ export interface Engine {
   readonly tracing: Tracing;
   readonly registry: MachineRegistry;
   readonly definitions: ReadonlyMap<string, AnyJobDefinition>;
-  /** The definitions' limits (groupConcurrency, globalConcurrency, rateLimit), by name: what each claim carries. */
+  /**
+   * The limits in force (groupConcurrency, globalConcurrency, rateLimit), by
+   * name: the definitions', with those changed while the queue runs
+   * (live-limits.ts) over them. One Map, changed in place: what each claim carries.
+   */
   readonly limits: ReadonlyMap<string, NameLimits>;
+  /** Reads the limits changed while the queue runs from the store; true when the limits in force changed. */
+  refreshLimits(): Promise<boolean>;
+  /** The names whose limits were changed while the queue runs, as last read. */
+  changedLimits(): ReadonlyMap<string, LimitChanges>;
   /** The queue's retention with each name's own: what the finishing move and the retention loop delete. */
   readonly retention: RetentionRules;
   /** How long a job deleted as it finished keeps its outcome, ms (the retention loop forgets it after). */

@@ -17,6 +17,9 @@ export function createPostgresLimits(db: Database, schema: string) {
     all: q('limits'),
     groupCounts: q('group-counts'),
     runningByName: q('claim-running-names'),
+    saveNameLimits: q('name-limits-save'),
+    deleteNameLimits: q('name-limits-delete'),
+    nameLimits: q('name-limits'),
   };
   return {
     pauseLimit: async (kind: 'name' | 'group', key: string, until: number, at: number): Promise<void> => {
@@ -27,6 +30,11 @@ export function createPostgresLimits(db: Database, schema: string) {
     setGroupConcurrency: async (group: string, concurrency: number | null, at: number): Promise<void> => {
       await db.query(s.concurrency, [group, concurrency, at]);
     },
+    saveNameLimits: async (name: string, rule: string | null, at: number): Promise<void> => {
+      if (rule === null) await db.query(s.deleteNameLimits, [name]);
+      else await db.query(s.saveNameLimits, [name, rule, at]);
+    },
+    nameLimits: async (): Promise<Array<{ name: string; rule: string }>> => db.rows(s.nameLimits),
     limits: async (): Promise<LimitRecord[]> => (await db.rows<LimitRow>(s.all)).map(toLimitRecord),
     groupCounts: async (limit: number): Promise<GroupCount[]> => db.rows<GroupCount>(s.groupCounts, [limit]),
     runningByName: async (names: readonly string[]): Promise<Array<{ name: string; n: number }>> => (names.length === 0 ? [] : db.rows(s.runningByName, [names])),

@@ -9,6 +9,8 @@ export interface SqliteLimits {
   pause(kind: 'name' | 'group', key: string, until: number, at: number): void;
   pauses(now: number): LimitPause[];
   setGroupConcurrency(group: string, concurrency: number | null, at: number): void;
+  saveNameLimits(name: string, rule: string | null, at: number): void;
+  nameLimits(): Array<{ name: string; rule: string }>;
   all(): LimitRecord[];
   groupCounts(limit: number): GroupCount[];
   runningByName(names: readonly string[]): Array<{ name: string; n: number }>;
@@ -22,6 +24,9 @@ export function createSqliteLimits(db: Database.Database): SqliteLimits {
     all: db.prepare(sql('limits')),
     groupCounts: db.prepare(sql('group-counts')),
     runningByName: namesStatement(db, sql('claim-running-names')),
+    saveNameLimits: db.prepare(sql('name-limits-save')),
+    deleteNameLimits: db.prepare(sql('name-limits-delete')),
+    nameLimits: db.prepare(sql('name-limits')),
   };
   return {
     pause: (kind, key, until, at) => {
@@ -31,6 +36,11 @@ export function createSqliteLimits(db: Database.Database): SqliteLimits {
     setGroupConcurrency: (group, concurrency, at) => {
       s.concurrency.run({ key: group, concurrency, now: at });
     },
+    saveNameLimits: (name, rule, at) => {
+      if (rule === null) s.deleteNameLimits.run({ name });
+      else s.saveNameLimits.run({ name, rule, at });
+    },
+    nameLimits: () => s.nameLimits.all() as Array<{ name: string; rule: string }>,
     all: () => (s.all.all() as LimitRow[]).map(toLimitRecord),
     groupCounts: (limit) => s.groupCounts.all({ limit }) as GroupCount[],
     runningByName: (names) => (names.length === 0 ? [] : (s.runningByName.all(names, {}) as Array<{ name: string; n: number }>)),

@@ -214,6 +214,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     // Every process sharing the file runs on this host (WAL needs shared memory), and reads this clock.
     databaseNow: () => Date.now(),
     setGroupConcurrency: async (group, concurrency, at) => limits.setGroupConcurrency(group, concurrency, at),
+    saveNameLimits: async (name, rule, at) => limits.saveNameLimits(name, rule, at),
+    nameLimits: async () => limits.nameLimits(),
     limits: async () => limits.all(),
     groupCounts: async (limit) => limits.groupCounts(limit),
     runningByName: async (names) => limits.runningByName(names),
