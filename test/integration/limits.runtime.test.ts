@@ -15,7 +15,10 @@ const fx = useQueues();
 function gated() {
   const running: Array<() => void> = [];
   const handler = () => new Promise<void>((done) => running.push(done));
-  return { handler, running, endAll: () => running.splice(0).forEach((done) => done()) };
+  const endAll = () => {
+    for (const done of running.splice(0)) done();
+  };
+  return { handler, running, endAll };
 }
 
 describe('limits changed while the queue runs', () => {
