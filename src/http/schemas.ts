@@ -165,4 +165,23 @@ export const schemas = {
       properties: { concurrency: { anyOf: [{ type: 'integer', minimum: 1, maximum: 1_000_000 }, { type: 'null' }] } },
     },
   },
+  /** queue.setLimits: the engine checks the values as defineJob does (null turns a limit off). */
+  nameLimits: {
+    params: { type: 'object', additionalProperties: false, required: ['name'], properties: { name } },
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        rateLimit: {
+          anyOf: [
+            { type: 'object', additionalProperties: false, required: ['max', 'per'], properties: { max: { type: 'integer' }, per: { anyOf: [{ type: 'integer' }, { type: 'string', maxLength: 64 }] }, perGroup: { type: 'boolean' } } },
+            { type: 'null' },
+          ],
+        },
+        globalConcurrency: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+        groupConcurrency: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+      },
+    },
+  },
+  nameLimitsReset: { params: { type: 'object', additionalProperties: false, required: ['name'], properties: { name } } },
 } as const;

@@ -187,3 +187,38 @@ describe('PUT /v1/groups/:group/concurrency', () => {
     expect((await s.call('GET', '/v1/limits', { headers: auth })).body.groups).toEqual([{ group: 'g', pending: 0, running: 0, concurrency: 2, pausedUntil: null }]);
   });
 });
+
+describe('PUT and DELETE /v1/names/:name/limits', () => {
+  it("changes a name's limits over its definition's, null turning one off, and DELETE gives the definition's back", async () => {
+    const s = await serve({ queue: { jobs: [defineJob({ name: 'mail', globalConcurrency: 2, handler: () => 1 })] } });
+    const set = await s.call('PUT', '/v1/names/mail/limits', { body: { rateLimit: { max: 50, per: '1s' }, globalConcurrency: null } });
+    expect(set).toMatchObject({ status: 200, body: { name: 'mail', globalConcurrency: null, rateLimit: { max: 50, perMs: 1000, perGroup: false }, changed: { rateLimit: { max: 50, perMs: 1000, perGroup: false }, globalConcurrency: null } } });
+    expect((await s.call('GET', '/v1/limits')).body.names).toEqual([asJson((await s.queue.limits()).names[0])]);
+    const reset = await s.call('DELETE', '/v1/names/mail/limits');
+    expect(reset).toMatchObject({ status: 200, body: { name: 'mail', globalConcurrency: 2, rateLimit: null } });
+    expect(reset.body).not.toHaveProperty('changed');
+  });
+
+  it.each([
+    ['no limit named', {}, 'LJ_ERR_VALIDATION'],
+    ['a concurrency of 0', { globalConcurrency: 0 }, 'LJ_ERR_VALIDATION'],
+    ['a rate without its window', { rateLimit: { max: 5 } }, 'LJ_ERR_VALIDATION'],
+    ['a bad window', { rateLimit: { max: 5, per: 'soon' } }, 'LJ_ERR_VALIDATION'],
+    ['an unknown field', { concurrency: 2 }, 'LJ_ERR_UNKNOWN_OPTION'],
+    ['an unknown rate field', { rateLimit: { max: 5, per: 1000, burst: 1 } }, 'LJ_ERR_UNKNOWN_OPTION'],
+  ])('refuses %s with a 400 and stores nothing', async (_what, body, code) => {
+    const s = await serve();
+    const r = await s.call('PUT', '/v1/names/mail/limits', { body });
+    expect([r.status, r.body.error?.code]).toEqual([400, code]);
+    expect((await s.queue.limits()).names).toEqual([]);
+  });
+
+  it('a read-only server refuses it, and it needs the token', async () => {
+    const ro = await serve({ server: { readOnly: true } });
+    expect((await ro.call('PUT', '/v1/names/mail/limits', { body: { globalConcurrency: 1 } })).status).toBe(403);
+    expect((await ro.call('DELETE', '/v1/names/mail/limits')).status).toBe(403);
+    const s = await serve({ server: { token: 'limits-token-0123' } });
+    expect((await s.call('PUT', '/v1/names/mail/limits', { body: { globalConcurrency: 1 } })).status).toBe(401);
+    expect((await s.queue.limits()).names).toEqual([]);
+  });
+});

@@ -1,6 +1,7 @@
-/** Concurrency groups and limits: what is limited and how busy each group is; a group's own concurrency. */
+/** Concurrency groups and limits: what is limited and how busy each group is; a group's own concurrency; a job name's limits changed while the queue runs. */
 import type { FastifyInstance } from 'fastify';
-import type { LimitsView } from '../../engine/actions/limits-view.js';
+import type { LimitsView, NameLimitView } from '../../engine/actions/limits-view.js';
+import type { LimitChanges } from '../../engine/core/live-limits.js';
 import type { Queue } from '../../queue.js';
 import { schemas } from '../schemas.js';
 
@@ -15,4 +16,10 @@ export function limitRoutes(app: FastifyInstance, queue: Queue): void {
       return { group, concurrency: request.body.concurrency };
     },
   );
+  app.put<{ Params: { name: string }; Body: LimitChanges }>(
+    '/v1/names/:name/limits',
+    { schema: schemas.nameLimits },
+    async (request): Promise<NameLimitView> => queue.setLimits(request.params.name, request.body),
+  );
+  app.delete<{ Params: { name: string } }>('/v1/names/:name/limits', { schema: schemas.nameLimitsReset }, async (request): Promise<NameLimitView> => queue.resetLimits(request.params.name));
 }
