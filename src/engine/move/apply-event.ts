@@ -86,8 +86,16 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
     if (extra?.set !== undefined) request.set = extra.set;
     // A job a run still holds keeps its row until the run gives it back (the release applies retention then).
     if (deps.deletesAtOnce?.(job.name, step.state) === true && (endsRun || job.leaseToken === null)) {
-      request.purge = true;
-      request.throttleAt = (await deps.time.now()).lo;
+      // The database's clock judges a throttle window. Not read (a first measure in an outage): the job
+      // is moved, not deleted, and the retention loop deletes it later; the move itself is not lost.
+      const throttleAt = await deps.time.now().then(
+        (t) => t.lo,
+        () => undefined,
+      );
+      if (throttleAt !== undefined) {
+        request.purge = true;
+        request.throttleAt = throttleAt;
+      }
     }
     // A flow child that finishes (or is taken back from finished) moves its parent's counts in the same write.
     const flowRule = deps.registry.flowRule;

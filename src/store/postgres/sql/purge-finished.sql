@@ -10,7 +10,7 @@ WITH gone AS (
   DELETE FROM {{schema}}.jobs WHERE id IN (
     SELECT id FROM {{schema}}.jobs j
     WHERE (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND state = $1 AND updated_at < $2
-      AND lease_token IS NULL AND NOT coalesce(j.unique_kind = 'throttle' AND j.unique_key IS NOT NULL AND j.unique_until > coalesce($5::bigint, extract(epoch FROM clock_timestamp()) * 1000), false)
+      AND lease_token IS NULL AND NOT coalesce(j.unique_kind = 'throttle' AND j.unique_until > coalesce($5::bigint, extract(epoch FROM clock_timestamp()) * 1000), false)
       AND ($4::text[] IS NULL OR name <> ALL ($4::text[]))
       AND (j.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM {{schema}}.jobs p WHERE p.id = j.parent_id AND p.state <> {{completed}} AND p.state <> {{dead}} AND p.state <> {{cancelled}}))
     LIMIT $3 FOR UPDATE SKIP LOCKED)

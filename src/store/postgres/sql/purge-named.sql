@@ -29,7 +29,7 @@ WITH doomed AS (
     WHERE (id, version) IN (SELECT id, version FROM doomed) AND lease_token IS NULL
       AND (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND name = $1 AND state = $2
       AND ($4::int IS NOT NULL OR updated_at < $3::bigint)
-      AND NOT coalesce(j.unique_kind = 'throttle' AND j.unique_key IS NOT NULL AND j.unique_until > coalesce($6::bigint, extract(epoch FROM clock_timestamp()) * 1000), false)
+      AND NOT coalesce(j.unique_kind = 'throttle' AND j.unique_until > coalesce($6::bigint, extract(epoch FROM clock_timestamp()) * 1000), false)
       AND (j.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM {{schema}}.jobs p WHERE p.id = j.parent_id AND p.state <> {{completed}} AND p.state <> {{dead}} AND p.state <> {{cancelled}}))
     LIMIT $5 FOR UPDATE SKIP LOCKED)
   RETURNING id

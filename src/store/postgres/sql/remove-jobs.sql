@@ -14,7 +14,7 @@ now_at AS (SELECT coalesce($5::bigint, extract(epoch FROM clock_timestamp()) * 1
 gone AS (
   DELETE FROM {{schema}}.jobs j USING r, now_at
   WHERE j.id = r.id AND j.version = r.version AND j.state = r.state AND j.lease_token IS NULL
-    AND NOT (r.finished AND coalesce(j.unique_kind = 'throttle' AND j.unique_key IS NOT NULL AND j.unique_until > now_at.at, false))
+    AND NOT (r.finished AND coalesce(j.unique_kind = 'throttle' AND j.unique_until > now_at.at, false))
   RETURNING j.id, r.finished, j.name, j.state, j.result, j.last_error, j.created_at, j.updated_at,
     CASE WHEN j.children_left IS NOT NULL THEN {{waitingChildren}} ELSE {{pending}} END AS born
 ),

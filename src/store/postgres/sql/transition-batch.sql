@@ -26,16 +26,19 @@
 /* planned per call */ WITH r AS ({{requests}}),
 moved AS (
   -- A purge whose job's throttle window is still open at purge_at (the database's time) moves it instead.
+  -- The window is read from columns written once, at insert (not unique_key, which an enqueue gives
+  -- back once the window passed): a row another transaction changed while this one waited for its
+  -- lock is judged alike by both branches, so one of them takes it.
   UPDATE {{schema}}.jobs j SET {{set}}
   FROM r
-  WHERE (r.purge_at IS NULL OR coalesce(j.unique_kind = 'throttle' AND j.unique_key IS NOT NULL AND j.unique_until > r.purge_at, false)) AND j.id = ANY (ARRAY(SELECT id FROM r)) AND j.id = r.id
+  WHERE (r.purge_at IS NULL OR coalesce(j.unique_kind = 'throttle' AND j.unique_until > r.purge_at, false)) AND j.id = ANY (ARRAY(SELECT id FROM r)) AND j.id = r.id
     AND j.version = r.version AND j.state = r.from_state AND j.lease_token IS NOT DISTINCT FROM r.token
     AND (r.expired_by IS NULL OR j.locked_until IS NULL OR j.locked_until < r.expired_by)
   RETURNING r.ord, r.from_state, r.to_state, j.name, j.group_key
 ),
 purged AS (
   DELETE FROM {{schema}}.jobs j USING r
-  WHERE r.purge_at IS NOT NULL AND NOT coalesce(j.unique_kind = 'throttle' AND j.unique_key IS NOT NULL AND j.unique_until > r.purge_at, false) AND j.id = ANY (ARRAY(SELECT id FROM r)) AND j.id = r.id
+  WHERE r.purge_at IS NOT NULL AND NOT coalesce(j.unique_kind = 'throttle' AND j.unique_until > r.purge_at, false) AND j.id = ANY (ARRAY(SELECT id FROM r)) AND j.id = r.id
     AND j.version = r.version AND j.state = r.from_state AND j.lease_token IS NOT DISTINCT FROM r.token
     AND (r.expired_by IS NULL OR j.locked_until IS NULL OR j.locked_until < r.expired_by)
   RETURNING r.ord, j.id, r.from_state, r.to_state, j.name, j.group_key, j.result, j.created_at,

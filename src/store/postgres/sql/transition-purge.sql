@@ -8,5 +8,5 @@
 DELETE FROM {{schema}}.jobs j
 WHERE j.id = $1 AND j.version = $4::int AND j.state = $2 AND j.lease_token IS NOT DISTINCT FROM $3
   AND ($5::bigint IS NULL OR j.locked_until IS NULL OR j.locked_until < $5::bigint)
-  AND NOT coalesce(j.unique_kind = 'throttle' AND j.unique_key IS NOT NULL AND j.unique_until > $6::bigint, false)
+  AND NOT coalesce(j.unique_kind = 'throttle' AND j.unique_until > $6::bigint, false)
 RETURNING j.name, j.result, j.created_at, CASE WHEN j.children_left IS NOT NULL THEN {{waitingChildren}} ELSE {{pending}} END AS born

@@ -11,4 +11,4 @@ SELECT id, name, coalesce(@state, state), CASE WHEN children_left IS NOT NULL TH
   CASE WHEN @state IS NULL THEN updated_at ELSE @at END
 FROM jobs WHERE id = @id AND version = @version AND state = @from AND lease_token IS @token
   AND (@expiredBy IS NULL OR locked_until IS NULL OR locked_until < @expiredBy)
-  AND NOT coalesce(unique_kind = 'throttle' AND unique_key IS NOT NULL AND unique_until > @throttleAt, 0)
+  AND NOT coalesce(unique_kind = 'throttle' AND unique_until > @throttleAt, 0)

@@ -5,7 +5,7 @@
 -- job whose throttle window is still open at @throttleAt counts among the
 -- newest but stays (the caller drops those marked `spared`).
 SELECT id, lease_token IS NOT NULL
-  OR coalesce(unique_kind = 'throttle' AND unique_key IS NOT NULL AND unique_until > @throttleAt, 0) OR (parent_id IS NOT NULL AND EXISTS (
+  OR coalesce(unique_kind = 'throttle' AND unique_until > @throttleAt, 0) OR (parent_id IS NOT NULL AND EXISTS (
     SELECT 1 FROM jobs p WHERE p.id = jobs.parent_id AND p.state <> {{completed}} AND p.state <> {{dead}} AND p.state <> {{cancelled}})) AS spared
 FROM jobs INDEXED BY jobs_finished_by_name
 WHERE (state = {{completed}} OR state = {{dead}} OR state = {{cancelled}}) AND name = @name AND state = @state
