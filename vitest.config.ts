@@ -34,6 +34,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/throttle.retention.test.ts',
   'test/integration/progress.test.ts',
   'test/integration/limits.runtime.test.ts',
+  'test/integration/job-follow.races.test.ts',
   'test/integration/flows.test.ts',
   'test/integration/groups.limits.test.ts',
   'test/integration/limits.clock-skew.test.ts',
