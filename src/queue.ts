@@ -11,6 +11,7 @@ import { JobEventType, JobState, RUNTIME_EVENTS } from '../machines/job.machine.
 import { systemClock } from './lib/clock.js';
 import { createDefaultLogger, silentLogger } from './lib/logger.js';
 import { createConsumer, type Consumer } from './engine/consumer.js';
+import { createRetentionLoop } from './engine/move/retention-loop.js';
 import { createEngine, type FacadeEngine } from './engine/create-engine.js';
 import { createManualJobs } from './engine/actions/manual-jobs.js';
 import { machineEvent } from './engine/core/moves.js';
@@ -106,7 +107,9 @@ function createUntypedQueue(options: QueueOptions): Queue {
   const open = () => {
     if (closed) throw new QueueClosedError();
   };
-  const manual = createManualJobs(engine, { ownerId, leaseMs: o.lease, open, started: () => consumer !== undefined });
+  // Deletes what retention no longer keeps, and forgets kept outcomes: while the queue runs, or takes jobs by hand.
+  const retention = createRetentionLoop({ store, clock, time: engine.time, rules: engine.retention, keptOutcomeMs: engine.keptOutcomeMs, outage: engine.outage });
+  const manual = createManualJobs(engine, { ownerId, leaseMs: o.lease, open, started: () => consumer !== undefined, upkeep: () => retention.start() });
   const results = createJobResults({ store, clock, registry: engine.registry, events$: engine.events$, open });
 
   const load = (id: number) => inspect.job(id);
@@ -185,13 +188,14 @@ function createUntypedQueue(options: QueueOptions): Queue {
         pollMs: o.pollInterval,
         stuckAfterMs: o.stuckAfter,
         threads: o.threads,
+        retention,
       });
       consumer.start();
       logger.info({ concurrency: o.concurrency, jobs: [...engine.definitions.keys()] }, 'queue started');
     },
     async stop(stopOptions) {
       await scheduling.stop();
-      if (!consumer) return;
+      if (!consumer) return void (await retention.stop());
       const c = consumer;
       await c.stop(stopOptions?.timeout ?? 10_000);
       consumer = undefined;

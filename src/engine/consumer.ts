@@ -24,7 +24,6 @@ import { createMovedCheck } from './claim/moved-check.js';
 import { createScheduler } from './claim/scheduler.js';
 import { createThreadPool } from './run/threads/thread-pool.js';
 import { expireLeases, promoteDue, releaseExpiredHolds } from './move/sweeps.js';
-import { createRetentionLoop } from './move/retention-loop.js';
 import { createPauseReads, createRatePauses } from './claim/rate-pauses.js';
 
 export interface ConsumerOptions {
@@ -37,6 +36,8 @@ export interface ConsumerOptions {
   stuckAfterMs: number;
   /** Size of the worker-thread pool for `isolation: 'thread'` jobs. */
   threads: number;
+  /** The queue's retention loop (retention-loop.ts): run while the consumer runs (a queue that only takes jobs by hand runs it too). */
+  retention: { start(): void; stop(): Promise<void> };
 }
 
 export interface Consumer {
@@ -183,7 +184,7 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     });
   };
 
-  const retention = createRetentionLoop({ store, clock, time: engine.time, rules: engine.retention, keptOutcomeMs: engine.keptOutcomeMs, outage });
+  const { retention } = o;
 
   const earliest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
 

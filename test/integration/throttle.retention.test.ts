@@ -67,6 +67,20 @@ describe('a throttle window outlives retention', () => {
     expect(await q.enqueue('t', 2, { throttle: WINDOW })).toEqual({ id: first.id, created: false, state: 'cancelled' });
   });
 
+  it('a queue that only takes jobs by hand deletes the throttled job once its window has passed', async () => {
+    const clock = createVirtualClock(Date.now());
+    const q = fx.open({ clock, retention: { completed: 0 }, jobs: [defineJob({ name: 't', handler: () => 'ok' })] });
+    const first = await q.enqueue('t', 1, { throttle: WINDOW });
+    await q.complete((await q.take())!, 'done');
+    expect(await count('jobs')).toBe(1);
+    await clock.advance(WINDOW.ms + 6000);
+    // A take loop goes on: its sweeps run the retention pass a started queue runs.
+    expect(await q.take()).toBeNull();
+    await untilOnClock(clock, async () => (await count('jobs')) === 0, 'the throttled job deleted by the take loop');
+    expect((await q.enqueue('t', 2, { throttle: WINDOW })).id).not.toBe(first.id);
+    await q.close();
+  });
+
   it("a caller's remove ends the window at once", async () => {
     const q = fx.open({ jobs: [defineJob({ name: 't', handler: () => 'ok' })] });
     const first = await q.enqueue('t', 1, { throttle: WINDOW });

@@ -60,7 +60,7 @@ export interface ManualJobs {
 export const TAKE_SWEEP_MS = 1000;
 
 /** `started`: whether the queue runs its own pool, whose sweeps (and its runs' renewals) take care of leases and due jobs. */
-export function createManualJobs(engine: WorkerEngine, o: { ownerId: string; leaseMs: number; open: () => void; started: () => boolean }): ManualJobs {
+export function createManualJobs(engine: WorkerEngine, o: { ownerId: string; leaseMs: number; open: () => void; started: () => boolean; upkeep: () => void }): ManualJobs {
   const { clock, registry } = engine;
   const workerId = `${o.ownerId}/manual`;
   let sweptAt = Number.NEGATIVE_INFINITY;
@@ -74,6 +74,8 @@ export function createManualJobs(engine: WorkerEngine, o: { ownerId: string; lea
     const now = clock.now();
     if (o.started() || now - sweptAt < TAKE_SWEEP_MS) return;
     sweptAt = now;
+    // Retention's pass, as a started queue runs it (it goes on until the queue stops or closes).
+    o.upkeep();
     // The limits another process changed while it runs (a started queue reads them itself, each second).
     await engine.refreshLimits();
     await releaseExpiredHolds(engine, now, { renew: async () => undefined, runs: () => false });
