@@ -21,7 +21,7 @@ import type { BrowseFilter, BrowsePage, ChangeBatch, ChangeCursor, ChangeOptions
 import type { LogAppend, LogPage, LogRange, StepRecord, StepSave } from './contract/run-data.js';
 import type { NewSchedule, ScheduleRecord } from './contract/schedules.js';
 import type { BackupProgress, StoreDiagnostics } from './contract/upkeep.js';
-import type { CallerClient, CleanFilter, FlowInsertResult, NamedPurge, NewFlowNode, RemoveTarget, SyncInsert } from './contract/writes.js';
+import type { CallerClient, CleanFilter, FinishedPurge, FlowInsertResult, NamedPurge, NewFlowNode, RemoveTarget, SyncInsert } from './contract/writes.js';
 
 export type * from './contract/job.js';
 export type * from './contract/limits.js';
@@ -73,11 +73,10 @@ export interface JobWrites {
   cleanJobs(filter: CleanFilter, at: number): Promise<number>;
   /**
    * Deletes up to `limit` jobs finished in `state` before `before`, but those
-   * of the names in `except`, with their history, steps and log lines;
-   * returns how many. A job whose throttle window is still open at
-   * `throttleAt` (the database's time; absent: the store's clock) stays.
+   * of the names in `except` (FinishedPurge), with their history, steps and
+   * log lines; returns how many.
    */
-  purgeFinished(state: string, before: number, limit: number, except?: readonly string[], throttleAt?: number): Promise<number>;
+  purgeFinished(state: string, before: number, limit: number, o?: FinishedPurge): Promise<number>;
   /**
    * Deletes up to `limit` finished jobs of one name in one state that its
    * retention no longer keeps (updated before `before`, or past the newest

@@ -42,6 +42,20 @@ describe('a throttle window outlives retention', () => {
     await q.stop();
   });
 
+  it('retention 0 deletes the job after its window keeping its outcome, as the finishing move would have', async () => {
+    const clock = createVirtualClock(Date.now());
+    const q = fx.open({ clock, retention: { completed: 0, outcome: '1h' }, jobs: [defineJob({ name: 't', handler: () => 'ok' })] });
+    const { id } = await q.enqueue('t', 1, { throttle: { key: 'k', ms: 2000 } });
+    await q.start();
+    expect(await q.result(id)).toBe('ok');
+    await clock.advance(2000 + 6000);
+    await untilOnClock(clock, async () => (await count('jobs')) === 0, 'the throttled job deleted after its window');
+    // Its outcome kept for `outcome` from when it finished: result() in another connection still settles.
+    expect(await fx.open().result(id)).toBe('ok');
+    expect(await count('job_outcomes')).toBe(1);
+    await q.stop();
+  });
+
   it('a job cancelled while it runs (retention 0) stays once the run gives it back, while its window is open', async () => {
     const clock = createVirtualClock(Date.now());
     let release!: () => void;

@@ -41,8 +41,10 @@ export function createRetentionLoop(deps: RetentionLoopDeps): { start(): void; s
   const purge = async (task: PurgeTask): Promise<number> => {
     const before = task.ageMs === undefined ? undefined : clock.now() - task.ageMs;
     const throttleAt = (await deps.time.now()).lo;
-    if (!('name' in task)) return store.purgeFinished(task.state, before!, PURGE_BATCH, task.except, throttleAt);
-    return store.purgeNamed({ name: task.name, state: task.state, throttleAt, ...(before === undefined ? {} : { before }), ...(task.count === undefined ? {} : { keep: task.count }) }, PURGE_BATCH);
+    // A rule of 0: the finishing move would have deleted the job, keeping its outcome; so do these deletes.
+    const keepOutcomes = task.ageMs === 0 || ('count' in task && task.count === 0);
+    if (!('name' in task)) return store.purgeFinished(task.state, before!, PURGE_BATCH, { except: task.except, throttleAt, keepOutcomes });
+    return store.purgeNamed({ name: task.name, state: task.state, throttleAt, keepOutcomes, ...(before === undefined ? {} : { before }), ...(task.count === undefined ? {} : { keep: task.count }) }, PURGE_BATCH);
   };
 
   const once = async () => {

@@ -52,16 +52,31 @@ export interface RemoveTarget {
   throttleAt?: number;
 }
 
+/** How retention's deletes go (`purgeFinished`, `purgeNamed`). */
+export interface PurgeTerms {
+  /** The database's time now: a job whose throttle window is still open then stays (TransitionRequest `throttleAt`). Absent: the store's clock. */
+  throttleAt?: number;
+  /**
+   * A retention of 0 deletes them (jobs the finishing move could not delete:
+   * a throttle window was open, another process did not know the rule): each
+   * keeps its outcome and history, as that move would (`JobOutcome`).
+   */
+  keepOutcomes?: boolean;
+}
+
+/** Finished jobs of one state across names (`purgeFinished`): but those of the names in `except`. */
+export interface FinishedPurge extends PurgeTerms {
+  except?: readonly string[];
+}
+
 /** One job name's finished jobs of a state that its retention no longer keeps (`purgeNamed`). */
-export interface NamedPurge {
+export interface NamedPurge extends PurgeTerms {
   name: string;
   state: string;
   /** Those updated before this time. */
   before?: number;
   /** Those past the newest `keep` (by when they finished). */
   keep?: number;
-  /** The database's time now: a job whose throttle window is still open then stays (TransitionRequest `throttleAt`). Absent: the store's clock. */
-  throttleAt?: number;
 }
 
 /** Jobs to delete by state (`cleanJobs`): of one name when `name` is set, in `state` since before `before`, at most `limit`. */

@@ -26,7 +26,7 @@ export function createPostgresRetention(db: Pick<Database, 'rows' | 'query' | 't
   let byNameIndex: Promise<void> | undefined;
   const count = async (text: string, values: unknown[]) => Number((await db.rows<{ n: number }>(text, values))[0]!.n);
   return {
-    purgeFinished: (state, before, limit, except, throttleAt) => count(s.purgeFinished, [state, before, limit, except && except.length > 0 ? except : null, throttleAt ?? null]),
+    purgeFinished: (state, before, limit, o = {}) => count(s.purgeFinished, [state, before, limit, o.except && o.except.length > 0 ? o.except : null, o.throttleAt ?? null, o.keepOutcomes === true]),
     async purgeNamed(rule, limit) {
       // Built on first use, without holding up writers (CONCURRENTLY: not in a transaction).
       byNameIndex ??= db.rows(s.byNameIndex).then(
@@ -37,7 +37,7 @@ export function createPostgresRetention(db: Pick<Database, 'rows' | 'query' | 't
         },
       );
       await byNameIndex;
-      return count(s.purgeNamed, [rule.name, rule.state, rule.before ?? null, rule.keep ?? null, limit, rule.throttleAt ?? null]);
+      return count(s.purgeNamed, [rule.name, rule.state, rule.before ?? null, rule.keep ?? null, limit, rule.throttleAt ?? null, rule.keepOutcomes === true]);
     },
     trimOutcomes: (before, limit) => count(s.trimOutcomes, [before, limit, TRIM_WINDOW]),
     async saveNameRetention(rules, at) {

@@ -49,6 +49,8 @@ export interface PurgeRun {
    */
   job(t: Pick<TransitionRequest, 'id' | 'version' | 'from' | 'token' | 'at' | 'expiredBy' | 'throttleAt'>, end?: FinishedAs | 'finished'): boolean;
   jobs(ids: readonly number[], at: number): void;
+  /** Deletes jobs finished as they are (retention 0 found them later), each keeping its outcome and its history, as `job(…, 'finished')` does. */
+  finished(ids: readonly number[], at: number): void;
   /** Counts the transaction's deletions: one write, however many went. */
   finish(): void;
 }
@@ -58,6 +60,7 @@ export function createPurge(db: Database.Database): Purge {
     purgeJob: db.prepare(sql('purge-job')),
     // On the hot path of a queue that deletes jobs as they finish: bound by position (positional.ts).
     keepOutcome: positional(db, sql('keep-outcome')),
+    keepOutcomeOf: db.prepare(sql('keep-outcome-of')),
     deleteById: positional(db, sql('delete-job')),
     oldOutcomes: db.prepare(sql('outcomes-old')).pluck(),
     forgetOutcome: db.prepare(sql('outcome-forget')),
@@ -101,6 +104,15 @@ export function createPurge(db: Database.Database): Purge {
           s.purgeLogs.run({ id });
           if (end === undefined) history(id, at);
           return true;
+        },
+        finished(ids) {
+          for (const id of ids) {
+            if (s.keepOutcomeOf.run({ id }).changes !== 1) continue;
+            s.deleteJob.run({ id });
+            s.purgeSteps.run({ id });
+            s.purgeLogs.run({ id });
+            deleted++;
+          }
         },
         jobs(ids, at) {
           for (const id of ids) {

@@ -8,7 +8,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Clock } from '../../lib/clock.js';
-import type { NamedPurge } from '../store.js';
+import type { FinishedPurge, NamedPurge } from '../store.js';
 import type { Purge } from './purge.js';
 import { sql } from './sql.js';
 import { TRIM_WINDOW } from '../contract/job.js';
@@ -16,7 +16,7 @@ import { TRIM_WINDOW } from '../contract/job.js';
 export interface RetentionPurge {
   /** Builds the index of finished jobs by age now, if missing (a queue that deletes by age opens the file with it). */
   ensureByAge(): void;
-  finished(state: string, before: number, limit: number, except?: readonly string[], throttleAt?: number): number;
+  finished(state: string, before: number, limit: number, o?: FinishedPurge): number;
   named(rule: NamedPurge, limit: number): number;
   trimOutcomes(before: number, limit: number): number;
   saveNameRetention(rules: ReadonlyArray<{ name: string; rule: string | null }>, at: number): void;
@@ -41,11 +41,12 @@ export function createRetentionPurge(db: Database.Database, o: { purge: Purge; c
     return byName;
   };
 
-  const deleteTx = db.transaction((find: () => number[]): number => {
+  const deleteTx = db.transaction((find: () => number[], keepOutcomes: boolean): number => {
     o.indexNewJobs();
     const ids = find();
     const run = o.purge.begin();
-    run.jobs(ids, o.clock.now());
+    if (keepOutcomes) run.finished(ids, o.clock.now());
+    else run.jobs(ids, o.clock.now());
     run.finish();
     return ids.length;
   });
@@ -53,7 +54,7 @@ export function createRetentionPurge(db: Database.Database, o: { purge: Purge; c
    * Every started queue passes every few seconds, mostly finding nothing: a read first, and the write
    * transaction (the file's one write lock) only when there is something to delete, found again inside it.
    */
-  const deleteFound = (find: () => number[]): number => (find().length === 0 ? 0 : deleteTx.immediate(find));
+  const deleteFound = (find: () => number[], keepOutcomes = false): number => (find().length === 0 ? 0 : deleteTx.immediate(find, keepOutcomes));
   const anyOldOutcome = db.prepare(sql('outcomes-old')).pluck();
   const rules = {
     save: db.prepare(sql('name-retention-save')),
@@ -70,11 +71,12 @@ export function createRetentionPurge(db: Database.Database, o: { purge: Purge; c
 
   return {
     ensureByAge: () => void ensureByAge(),
-    finished(state, before, limit, except, throttleAt) {
+    finished(state, before, limit, terms = {}) {
       const find = ensureByAge();
+      const { except } = terms;
       const names = except && except.length > 0 ? JSON.stringify(except) : null;
-      const at = throttleAt ?? o.clock.now();
-      return deleteFound(() => find.all({ state, before, limit, except: names, throttleAt: at }) as number[]);
+      const at = terms.throttleAt ?? o.clock.now();
+      return deleteFound(() => find.all({ state, before, limit, except: names, throttleAt: at }) as number[], terms.keepOutcomes === true);
     },
     named(rule, limit) {
       const find = ensureByName();
@@ -89,7 +91,7 @@ export function createRetentionPurge(db: Database.Database, o: { purge: Purge; c
           if (row.spared === 0 && !taken.has(row.id) && ids.length < limit) ids.push(row.id);
         }
         return ids;
-      });
+      }, rule.keepOutcomes === true);
     },
     trimOutcomes: (before, limit) => (anyOldOutcome.get({ before, limit: 1, window: TRIM_WINDOW }) === undefined ? 0 : trimTx.immediate(before, limit)),
     saveNameRetention: (list, at) => saveRulesTx.immediate(list, at),

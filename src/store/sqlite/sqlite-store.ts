@@ -226,7 +226,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     ping: async () => admin.ping(),
     diagnose: async (o) => admin.diagnose(o),
     // A store opened without `retentionIndex` builds the index on its first purge, before the purge's transaction.
-    purgeFinished: async (state, before, limit, except, throttleAt) => retention.finished(state, before, limit, except, throttleAt),
+    purgeFinished: async (state, before, limit, o) => retention.finished(state, before, limit, o),
     purgeNamed: async (rule, limit) => retention.named(rule, limit),
     trimOutcomes: async (before, limit) => retention.trimOutcomes(before, limit),
     saveNameRetention: async (rules, at) => retention.saveNameRetention(rules, at),

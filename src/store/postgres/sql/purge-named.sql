@@ -6,7 +6,8 @@
 -- this many. Along jobs_finished_by_name (retention-by-name-index.sql). A
 -- job a run holds, a flow child whose parent has yet to finish, or a job
 -- whose throttle window is still open at $6 (the database's time; null: its
--- clock now) counts among the newest but stays.
+-- clock now) counts among the newest but stays. $7: a retention of 0 deletes
+-- them, each keeping its outcome and history, as the finishing move would.
 --
 -- The locking select names each row at the version the snapshot read, and
 -- repeats the other conditions: under READ COMMITTED a row changed and
@@ -32,9 +33,13 @@ WITH doomed AS (
       AND NOT coalesce(j.unique_kind = 'throttle' AND j.unique_until > coalesce($6::bigint, extract(epoch FROM clock_timestamp()) * 1000), false)
       AND (j.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM {{schema}}.jobs p WHERE p.id = j.parent_id AND p.state <> {{completed}} AND p.state <> {{dead}} AND p.state <> {{cancelled}}))
     LIMIT $5 FOR UPDATE SKIP LOCKED)
-  RETURNING id
+  RETURNING id, name, state, result, last_error, created_at, updated_at,
+    CASE WHEN children_left IS NOT NULL THEN {{waitingChildren}} ELSE {{pending}} END AS born
+), kept AS (
+  INSERT INTO {{schema}}.job_outcomes (id, name, state, born, result, last_error, created_at, finished_at)
+  SELECT id, name, state, born, result, last_error, created_at, updated_at FROM gone WHERE $7::boolean
 ), gone_history AS (
-  DELETE FROM {{schema}}.job_history WHERE job_id IN (SELECT id FROM gone)
+  DELETE FROM {{schema}}.job_history WHERE job_id IN (SELECT id FROM gone) AND NOT $7::boolean
 ), gone_steps AS (
   DELETE FROM {{schema}}.job_steps WHERE job_id IN (SELECT id FROM gone)
 ), gone_logs AS (
