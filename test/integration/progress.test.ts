@@ -42,6 +42,9 @@ describe('ctx.progress', () => {
       'processing→processing job.progress "almost"',
       'processing→completed job.complete',
     ]);
+    // A watch of states entered leaves progress updates out.
+    const entered = await firstValueFrom(watcher.watch({ after: changes[0]!.cursor, states: ['processing', 'completed'] }).pipe(take(2), toArray()));
+    expect(entered.map(line)).toEqual(['pending→processing job.claim', 'processing→completed job.complete']);
     // Resumed from the first progress change's cursor: exactly what followed it.
     const resumed = await firstValueFrom(watcher.watch({ after: changes[2]!.cursor }).pipe(take(3), toArray()));
     expect(resumed.map(line)).toEqual(changes.slice(3).map(line));

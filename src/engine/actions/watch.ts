@@ -65,7 +65,7 @@ export interface JobChange {
 export interface WatchOptions {
   /** Only changes of jobs with these names. */
   names?: readonly string[];
-  /** Only changes into these states. */
+  /** Only changes into these states (moves: progress updates enter no state). */
   states?: readonly string[];
   /** Start after this change (a `cursor` it gave); default: from now on. */
   after?: string;
@@ -111,7 +111,8 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
           if (r.from === null && r.event === 'job.enqueue') jobId = Math.max(jobId, seq);
           else historyId = Math.max(historyId, seq);
           if (names && (r.name === null || !names.has(r.name))) continue;
-          if (states && !states.has(r.to)) continue;
+          // `states` names states entered: a progress update enters none.
+          if (states && (r.event === PROGRESS_EVENT || !states.has(r.to))) continue;
           const change: JobChange = { id: Number(r.id), name: r.name, from: r.from, to: r.to, event: eventName(r.event, r.from), at: new Date(Number(r.at)), cursor: encode({ jobId, historyId }) };
           if (r.event === PROGRESS_EVENT && r.data != null) change.progress = JSON.parse(r.data) as unknown;
           subscriber.next(change);
