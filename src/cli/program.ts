@@ -15,6 +15,7 @@ import { registerEnqueue } from './commands/enqueue.js';
 import { registerJob } from './commands/job.js';
 import { registerJobs } from './commands/jobs.js';
 import { registerLimits } from './commands/limits.js';
+import { registerSetLimits } from './commands/set-limits.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerServe } from './commands/serve.js';
 import { registerSchedules } from './commands/schedules.js';
@@ -36,6 +37,7 @@ export const COMMAND_REGISTRARS: readonly CommandRegistrar[] = [
   registerStats,
   registerSchedules,
   registerLimits,
+  registerSetLimits,
   registerControl,
   registerJobActions,
   registerBackup,

@@ -159,3 +159,48 @@ describe('on PostgreSQL', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect(json<{ group?: string }>(ok(await runCli(['job', String(id), '--json', '--db', db]))).group).toBe('customer:1');
   });
 });
+
+describe('litejobs set-limits', { timeout: CLI_TEST_TIMEOUT }, () => {
+  it("changes a running process's limits within a second, and --reset gives the definition's back", async () => {
+    const db = tempDb();
+    const gates: Array<() => void> = [];
+    const worker = createQueue({ path: db, logger: silentLogger, concurrency: 5, jobs: [defineJob({ name: 'mail', globalConcurrency: 1, handler: () => new Promise<void>((done) => gates.push(done)) })] });
+    try {
+      await worker.enqueueMany([1, 2, 3].map((payload) => ({ name: 'mail', payload })));
+      await worker.start();
+      await waitFor(() => gates.length === 1);
+      const set = ok(await runCli(['set-limits', 'mail', '--global-concurrency', '3', '--rate', '100/1s', '--per-group', '--db', db]));
+      expect(set.stdout).toBe('mail: rate 100 per 1.0 s per group, global concurrency 3, group concurrency - (changed: rate limit, global concurrency; every started queue takes it up within a second)\n');
+      await waitFor(() => gates.length === 3);
+      const listed = json<{ names: Array<{ name: string; changed?: unknown }> }>(ok(await runCli(['limits', '--json', '--db', db])));
+      expect(listed.names).toEqual([expect.objectContaining({ name: 'mail', changed: { rateLimit: { max: 100, perMs: 1000, perGroup: true }, globalConcurrency: 3 } })]);
+      const reset = json<Record<string, unknown>>(ok(await runCli(['set-limits', 'mail', '--reset', '--json', '--db', db])));
+      expect(reset).toMatchObject({ name: 'mail', globalConcurrency: null, rateLimit: null });
+      expect(reset).not.toHaveProperty('changed');
+      expect((await worker.limits()).names.find((n) => n.name === 'mail')).toMatchObject({ globalConcurrency: 1, rateLimit: null });
+    } finally {
+      for (const done of gates.splice(0)) done();
+      await worker.close();
+    }
+  });
+
+  it.each([
+    ['no limit', ['set-limits', 'mail'], /give a limit to change/],
+    ['a rate that is not max/window', ['set-limits', 'mail', '--rate', 'fast'], /<max>\/<window>/],
+    ['an unknown window', ['set-limits', 'mail', '--rate', '5/soon'], /LJ_ERR_VALIDATION/],
+    ['a concurrency of 0', ['set-limits', 'mail', '--global-concurrency', '0'], /integer from 1 to 1000000/],
+    ['--reset with a change', ['set-limits', 'mail', '--reset', '--global-concurrency', '2'], /--reset changes nothing else/],
+    ['--per-group without a rate', ['set-limits', 'mail', '--per-group', '--global-concurrency', '2'], /--per-group goes with a --rate/],
+  ])('refuses %s with exit code 2, storing nothing', async (_what, args, message) => {
+    const db = tempDb();
+    const made = createQueue({ path: db, logger: silentLogger });
+    await made.ping();
+    await made.close();
+    const r = await runCli([...args, '--db', db]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    const q = createQueue({ path: db, logger: silentLogger });
+    expect((await q.limits()).names).toEqual([]);
+    await q.close();
+  });
+});

@@ -1,6 +1,7 @@
 /**
  * `litejobs limits`: the limited job names and the busiest concurrency
- * groups; `litejobs group-concurrency`: a group's own concurrency.
+ * groups; `litejobs group-concurrency`: a group's own concurrency;
+ * `litejobs set-limits`: a job name's limits changed while the queue runs.
  */
 import { Argument, InvalidArgumentError, type Command } from 'commander';
 import type { GroupView, LimitsView, NameLimitView } from '../../engine/actions/limits-view.js';
@@ -67,10 +68,10 @@ function registerGroupConcurrency(program: Command, io: CliIO): void {
   });
 }
 
-const dash = (value: number | null): string => (value === null ? '-' : String(value));
+export const dash = (value: number | null): string => (value === null ? '-' : String(value));
 const until = (at: Date | null, now: number): string => (at === null ? '-' : `${formatTime(at)} (${formatRelative(at, now)})`);
 
-function rate(limit: NameLimitView['rateLimit']): string {
+export function rate(limit: NameLimitView['rateLimit']): string {
   if (limit === null) return '-';
   return `${limit.max} per ${formatDuration(limit.perMs)}${limit.perGroup ? ' per group' : ''}`;
 }
