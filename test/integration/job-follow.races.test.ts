@@ -18,11 +18,18 @@ function testIO() {
   let out = '';
   let interrupt: (() => void) | undefined;
   const io = {
-    stdout: { write: (s: string) => ((out += s), true) },
+    stdout: {
+      write: (s: string) => {
+        out += s;
+        return true;
+      },
+    },
     stderr: { write: () => true },
     onInterrupt: (handler: () => void) => {
       interrupt = handler;
-      return () => (interrupt = undefined);
+      return () => {
+        interrupt = undefined;
+      };
     },
   } as unknown as CliIO;
   return { io, out: () => out, press: () => interrupt?.() };
