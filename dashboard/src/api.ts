@@ -3,7 +3,7 @@
  * `<meta name="litejobs-base">`, the bearer token from sessionStorage (it
  * lasts as long as the tab), and every error body becomes an `ApiError`.
  */
-import type { Counts, DashboardConfig, JobDetail, JobLogPage, JobPage, Limits, Overview, Schedule, Series, Workers } from './types';
+import type { Counts, DashboardConfig, JobDetail, JobLogPage, JobPage, Limits, Overview, Schedule, Series, Workers, NameLimit } from './types';
 
 const TOKEN_KEY = 'litejobs-token';
 
@@ -74,6 +74,10 @@ export const api = {
   overview: () => request<Overview>('GET', apiUrl('/v1/dashboard/overview')),
   schedules: () => request<{ schedules: Schedule[] }>('GET', apiUrl('/v1/schedules')),
   limits: () => request<Limits>('GET', apiUrl('/v1/limits')),
+  /** A job name's limits changed while the queue runs; the name's limits as they then stand. */
+  setLimits: (name: string, changes: { rateLimit: { max: number; per: number | string; perGroup: boolean } | null; globalConcurrency: number | null; groupConcurrency: number | null }) =>
+    request<NameLimit>('PUT', apiUrl(`/v1/names/${encodeURIComponent(name)}/limits`), changes),
+  resetLimits: (name: string) => request<NameLimit>('DELETE', apiUrl(`/v1/names/${encodeURIComponent(name)}/limits`)),
   jobs: (query: { state: string; name?: string; where?: string; limit?: number; cursor?: string }, signal?: AbortSignal) =>
     request<JobPage>('GET', apiUrl('/v1/dashboard/jobs', query), undefined, signal),
   job: (id: number) => request<JobDetail>('GET', apiUrl(`/v1/jobs/${id}`)),

@@ -8,6 +8,7 @@ import { api, errorText } from './api';
 import { absolute, count, duration, relative } from './format';
 import type { Limits as LimitsData, NameLimit } from './types';
 import { useVisibleInterval } from './visible';
+import { LimitEditor } from './limit-editor';
 
 /** Groups drawn at most: the server sends up to 200, busiest first. */
 const GROUPS_SHOWN = 25;
@@ -35,24 +36,65 @@ function PausedUntil({ at, now }: { at: string | null; now: number }) {
   );
 }
 
-export function Limits() {
+/** Limits for a job name not listed yet (its definitions set none): its name, then the editor. */
+function OtherName({ known, onDone }: { known: string[]; onDone: (message: string) => void }) {
+  const [name, setName] = useState('');
+  const [open, setOpen] = useState<string | undefined>();
+  const none: NameLimit = { name: open ?? '', groupConcurrency: null, globalConcurrency: null, rateLimit: null, running: 0, tokensLeft: null, pausedUntil: null };
+  return (
+    <div class="limit-other">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          const n = name.trim();
+          if (n !== '' && !known.includes(n)) setOpen(n);
+        }}
+      >
+        <label>
+          Limit another job name <input name="other-name" size={16} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>{' '}
+        <button type="submit">Edit limits</button>
+      </form>
+      {open !== undefined && (
+        <LimitEditor
+          key={open}
+          limit={none}
+          onDone={(message) => {
+            setOpen(undefined);
+            setName('');
+            onDone(message);
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+export function Limits({ readOnly = true }: { readOnly?: boolean }) {
   const [data, setData] = useState<LimitsData | undefined>();
   const [error, setError] = useState<string | undefined>();
-  useVisibleInterval(5000, () =>
+  const [editing, setEditing] = useState<string | undefined>();
+  const [done, setDone] = useState<string | undefined>();
+  const load = () =>
     api.limits().then(
       (r) => {
         setData(r);
         setError(undefined);
       },
       (e) => setError(errorText(e)),
-    ),
-  );
+    );
+  useVisibleInterval(5000, load);
   if (!data) return <p class="muted">{error ?? 'Loading limits…'}</p>;
   const now = Date.now();
   const groups = data.groups.slice(0, GROUPS_SHOWN);
   return (
     <>
       {error && <p class="inline-error">{error}</p>}
+      {done && (
+        <p class="muted" role="status" data-testid="limits-done">
+          {done}
+        </p>
+      )}
       {data.names.length === 0 ? (
         <p class="muted">No limited job names (defineJob groupConcurrency, globalConcurrency, rateLimit).</p>
       ) : (
@@ -67,24 +109,58 @@ export function Limits() {
                 <th>running</th>
                 <th>tokens left</th>
                 <th>paused</th>
+                {!readOnly && <th aria-label="actions" />}
               </tr>
             </thead>
             <tbody>
-              {data.names.map((n) => (
+              {data.names.map((n) => [
                 <tr key={n.name} data-name={n.name}>
-                  <td class="job-name" data-label="name">{n.name}</td>
+                  <td class="job-name" data-label="name">
+                    {n.name}
+                    {n.changed && (
+                      <span class="muted small-text" title="changed while the queue runs (setLimits)" data-changed>
+                        {' '}
+                        (changed)
+                      </span>
+                    )}
+                  </td>
                   <td data-label="group conc.">{orDash(n.groupConcurrency)}</td>
                   <td data-label="global conc.">{orDash(n.globalConcurrency)}</td>
                   <td class="nowrap" data-label="rate">{rateText(n.rateLimit)}</td>
                   <td data-running data-label="running">{count(n.running)}</td>
                   <td data-label="tokens left">{orDash(n.tokensLeft)}</td>
                   <PausedUntil at={n.pausedUntil} now={now} />
-                </tr>
-              ))}
+                  {!readOnly && (
+                    <td data-label="">
+                      <button type="button" aria-expanded={editing === n.name} onClick={() => setEditing(editing === n.name ? undefined : n.name)}>
+                        {editing === n.name ? 'Close' : 'Edit'}
+                      </button>
+                    </td>
+                  )}
+                </tr>,
+                editing === n.name && (
+                  <tr key={`${n.name}:edit`} class="limit-edit-row">
+                    <td colSpan={8}>
+                      <LimitEditor
+                        limit={n}
+                        onDone={(message) => {
+                          setEditing(undefined);
+                          setDone(message);
+                          void load();
+                        }}
+                      />
+                    </td>
+                  </tr>
+                ),
+              ])}
             </tbody>
           </table>
         </div>
       )}
+      {!readOnly && <OtherName known={data.names.map((n) => n.name)} onDone={(message) => {
+        setDone(message);
+        void load();
+      }} />}
       <h3>Busiest groups</h3>
       {groups.length === 0 ? (
         <p class="muted">No group has jobs pending or running.</p>

@@ -243,7 +243,7 @@ function App() {
             </section>
             <section class="panel" aria-labelledby="limits-title">
               <h2 id="limits-title">Limits</h2>
-              <Limits />
+              <Limits readOnly={readOnly} />
             </section>
           </>
         )}

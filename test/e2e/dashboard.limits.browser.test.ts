@@ -36,7 +36,7 @@ describe('dashboard limits panel', () => {
       expect(await cells(customer1)).toEqual(['customer:1', '2', '1', '–', '–']);
       expect(await cells(page.locator('tr[data-group="customer:2"]'))).toEqual(['customer:2', '0', '1', '–', '–']);
       expect(await page.locator('[data-testid=limit-groups] tr[data-group]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-group')))).toEqual(['customer:1', 'customer:2']);
-      expect(await cells(page.locator('[data-testid=limit-names] tr[data-name="sync"]'))).toEqual(['sync', '1', '–', '50 per 1 h', '2', '48', '–']);
+      expect(await cells(page.locator('[data-testid=limit-names] tr[data-name="sync"]'))).toEqual(['sync', '1', '–', '50 per 1 h', '2', '48', '–', 'Edit']);
 
       // A group concurrency set elsewhere: the next refresh shows it and the second running job, without a reload.
       await queue.setGroupConcurrency('customer:1', 2);
@@ -50,6 +50,67 @@ describe('dashboard limits panel', () => {
       await context.close();
     } finally {
       release();
+      await close();
+    }
+  });
+});
+
+describe('dashboard limits editor', () => {
+  it("changes a name's limits while the queue runs, a running queue takes them up, and gives the definitions' back", { timeout: CLI_TEST_TIMEOUT }, async () => {
+    const gates: Array<() => void> = [];
+    const mail = defineJob({ name: 'mail', globalConcurrency: 1, handler: () => new Promise<void>((done) => gates.push(done)) });
+    const { queue, server, close } = await serveQueue({ concurrency: 5, jobs: [mail] });
+    try {
+      await queue.enqueueMany([1, 2, 3].map((payload) => ({ name: 'mail', payload })));
+      await queue.start();
+      await waitFor(() => gates.length === 1);
+      const { page, context, problems } = await openPage(browser(), { width: 1280, height: 800 });
+      await page.goto(`${server.url}/`);
+      const row = page.locator('[data-testid=limit-names] tr[data-name="mail"]');
+      await row.waitFor({ timeout: 30_000 });
+      await row.getByRole('button', { name: 'Edit' }).click();
+      const editor = page.locator('[data-testid=limit-editor]');
+      expect(await editor.locator('input[name=global]').inputValue()).toBe('1');
+      await editor.locator('input[name=global]').fill('3');
+      await editor.locator('input[name=max]').fill('100');
+      await editor.locator('input[name=per]').fill('1s');
+      await editor.getByRole('button', { name: 'Save' }).click();
+      await page.locator('[data-testid=limits-done]').getByText('Limits of mail changed').waitFor({ timeout: 30_000 });
+      // The running queue takes it up within a second: three run at once.
+      await waitFor(() => gates.length === 3);
+      expect((await queue.limits()).names[0]).toMatchObject({ name: 'mail', globalConcurrency: 3, rateLimit: { max: 100, perMs: 1000, perGroup: false } });
+      await row.locator('[data-changed]').waitFor({ timeout: 30_000 });
+
+      // A bad value: the server's refusal, shown in the form; nothing changed.
+      await row.getByRole('button', { name: 'Edit' }).click();
+      await editor.locator('input[name=global]').fill('0');
+      await editor.getByRole('button', { name: 'Save' }).click();
+      await editor.locator('[role=alert]').waitFor({ timeout: 30_000 });
+      expect(await editor.locator('[role=alert]').textContent()).toMatch(/globalConcurrency/);
+      expect((await queue.limits()).names[0]!.globalConcurrency).toBe(3);
+
+      await editor.getByRole('button', { name: 'Back to the definitions' }).click();
+      await page.locator('[data-testid=limits-done]').getByText('Limits of mail back to its definitions').waitFor({ timeout: 30_000 });
+      expect((await queue.limits()).names[0]).toMatchObject({ name: 'mail', globalConcurrency: 1, rateLimit: null });
+      expect((await queue.limits()).names[0]!.changed).toBeUndefined();
+      expect(problems.filter((p) => !p.includes('400'))).toEqual([]);
+      await context.close();
+    } finally {
+      for (const done of gates.splice(0)) done();
+      await close();
+    }
+  });
+
+  it('a read-only server shows no editor', { timeout: CLI_TEST_TIMEOUT }, async () => {
+    const { server, close } = await serveQueue({ jobs: [defineJob({ name: 'mail', globalConcurrency: 1, handler: () => 1 })] }, { readOnly: true });
+    try {
+      const { page, context } = await openPage(browser(), { width: 1280, height: 800 });
+      await page.goto(`${server.url}/`);
+      await page.locator('[data-testid=limit-names] tr[data-name="mail"]').waitFor({ timeout: 30_000 });
+      expect(await page.getByRole('button', { name: 'Edit' }).count()).toBe(0);
+      expect(await page.locator('input[name=other-name]').count()).toBe(0);
+      await context.close();
+    } finally {
       await close();
     }
   });

@@ -16,20 +16,20 @@ export interface ServedQueue {
   close(): Promise<void>;
 }
 
-export async function serveQueue(options: Omit<QueueOptions, 'path'> = {}): Promise<ServedQueue> {
+export async function serveQueue(options: Omit<QueueOptions, 'path'> = {}, server: { readOnly?: boolean } = {}): Promise<ServedQueue> {
   const db = tempDbPath();
   const queue = createQueue({ logger: silentLogger, ...options, path: db.path });
   try {
-    const server = await startServer({ queue, port: 0 });
+    const running = await startServer({ queue, port: 0, ...server });
     const close = async () => {
       try {
-        await server.close();
+        await running.close();
         await queue.close();
       } finally {
         db.cleanup();
       }
     };
-    return { queue, server, path: db.path, close };
+    return { queue, server: running, path: db.path, close };
   } catch (err) {
     await queue.close();
     db.cleanup();
