@@ -39,6 +39,7 @@ export const MODEL_OPS = [
   'watch',
   'result',
   'take',
+  'setLimits',
 ] as const;
 export type ModelOp = (typeof MODEL_OPS)[number];
 
@@ -79,6 +80,9 @@ export const QUEUE_METHODS: Record<string, Coverage> = {
   schedule: 'config',
   unschedule: 'config',
   setGroupConcurrency: 'config',
+  // A name's limits changed while the queues run: each process takes them up at its next read, and every claim keeps them.
+  setLimits: 'setLimits',
+  resetLimits: 'setLimits',
   getJob: 'read',
   history: 'read',
   steps: 'read',
@@ -117,6 +121,8 @@ export const HTTP_ROUTES: Record<string, Coverage> = {
   'POST /v1/schedules': 'config',
   'DELETE /v1/schedules/:name': 'config',
   'PUT /v1/groups/:group/concurrency': 'config',
+  'PUT /v1/names/:name/limits': 'setLimits',
+  'DELETE /v1/names/:name/limits': 'setLimits',
   'GET /v1/dashboard/events': 'watch',
   'GET /healthz': 'read',
   'GET /metrics': 'read',
@@ -154,6 +160,7 @@ export const CLI_COMMANDS: Record<string, Coverage> = {
   update: 'update',
   send: 'send',
   'group-concurrency': 'config',
+  'set-limits': 'setLimits',
   // migrate copies jobs into another store before any worker runs there (its own tests prove the copy).
   migrate: 'config',
   jobs: 'read',

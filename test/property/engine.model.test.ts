@@ -33,6 +33,8 @@
  * - on the database's clock (the base the three clocks are skewed from), no
  *   window of a rate limit holds more starts than its max, no job starts in
  *   a later round than its name's RateLimitedError pause and before its end,
+ *   no claim makes more jobs of a name run at once than the global
+ *   concurrency its process held (changed while runs go on: setLimits),
  *   and no two throttled enqueues of a key within its window create a job,
  *   whatever retention deleted meanwhile (a caller's remove or clean ends a window);
  * - at the end every job has finished and every finished job's `result()`
@@ -53,7 +55,7 @@ import { createLimitLog, type LimitLog } from '../helpers/model-limits.js';
 import { createQueue, type HandlerContext } from '../../src/index.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createVirtualClock } from '../../src/lib/virtual-clock.js';
-import type { LeasedJob, NewFlowNode, Store } from '../../src/store/store.js';
+import type { ClaimRequest, LeasedJob, NewFlowNode, Store } from '../../src/store/store.js';
 import type { ModelOp } from '../helpers/model-alphabet.js';
 import { createLiveFeed } from '../helpers/model-feed.js';
 import { createRunLog, type RunLog } from '../helpers/model-runs.js';
@@ -124,7 +126,7 @@ type Op =
   | { type: 'enqueue'; kind: number; custom: boolean; rated: boolean; unique: boolean; lifo: boolean }
   | { type: 'flow'; kinds: [number, number]; continueOnFailure: boolean }
   | { type: 'work' | 'crash' | 'handBack'; limit: number }
-  | { type: 'finish' | 'cancel' | 'retry' | 'runAgain' | 'promote' | 'remove' | 'update' | 'send'; pick: number }
+  | { type: 'finish' | 'cancel' | 'retry' | 'runAgain' | 'promote' | 'remove' | 'update' | 'send' | 'setLimits'; pick: number }
   | { type: 'promoteDue' | 'sweep' | 'hint' | 'watch' | 'retryDead' | 'pause' | 'result' }
   | { type: 'take'; fail: boolean }
   | { type: 'clean'; state: number };
@@ -155,6 +157,7 @@ const OPS: Record<ModelOp, { weight: number; arbitrary: fc.Arbitrary<Op> }> = {
   watch: { weight: 2, arbitrary: bare('watch') },
   result: { weight: 1, arbitrary: bare('result') },
   take: { weight: 2, arbitrary: fc.record({ type: fc.constant('take' as const), fail: fc.boolean() }) },
+  setLimits: { weight: 1, arbitrary: pickArb('setLimits') },
 };
 const opArb: fc.Arbitrary<Op> = fc.oneof(...Object.values(OPS));
 const seqArb = fc.array(opArb, { minLength: 1, maxLength: 4 });
@@ -162,14 +165,20 @@ const seqArb = fc.array(opArb, { minLength: 1, maxLength: 4 });
 const stepArb = fc.record({ ops: fc.tuple(seqArb, seqArb, seqArb), late: fc.option(fc.record({ proc: fc.nat(2), call: fc.nat(5) }), { freq: 5 }), tick: fc.oneof(fc.constantFrom(0, BACKOFF_MS, BACKOFF_MS + 1), fc.integer({ min: 1, max: 700 })) });
 type Step = { ops: ReadonlyArray<readonly Op[]>; late: { proc: number; call: number } | null; tick: number };
 
-/** Every store call starts, and answers, when fast-check's scheduler says; then `afterAnswer` may hold the answer back. */
-function scheduled(inner: Store, s: fc.Scheduler, who: string, afterAnswer: () => Promise<void>): Store {
+/**
+ * Every store call starts, and answers, when fast-check's scheduler says; then `afterAnswer` may hold the answer back.
+ * `claimed` hears of each claim with the limits it was made under, as the store read them.
+ */
+function scheduled(inner: Store, s: fc.Scheduler, who: string, afterAnswer: () => Promise<void>, claimed: (req: ClaimRequest, jobs: readonly LeasedJob[]) => void): Store {
   const out: Record<string, unknown> = { ...inner, close: async () => undefined };
   for (const [key, fn] of Object.entries(inner)) {
     if (typeof fn !== 'function' || key === 'close' || key === 'externalChange' || key === 'watchChanges' || key === 'watchFinished' || key === 'insertSync') continue;
     out[key] = async (...args: unknown[]) => {
       await s.schedule(Promise.resolve(), `${who} ${key}`);
-      const value = await (fn as (...a: unknown[]) => Promise<unknown>)(...args);
+      // The limits as the claim reads them, at its call (the process's Map changes in place at its next read).
+      const req = key === 'claim' ? { ...(args[0] as ClaimRequest), limits: new Map((args[0] as ClaimRequest).limits ?? []) } : undefined;
+      const value = await (fn as (...a: unknown[]) => Promise<unknown>)(...(req ? [req, ...args.slice(1)] : args));
+      if (req) claimed(req, (value as { jobs: LeasedJob[] }).jobs);
       await s.schedule(Promise.resolve(), `${who} ${key} answered`);
       await afterAnswer();
       return value;
@@ -187,7 +196,7 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
   runs = createRunLog();
   slowed = new Set();
   const base = createVirtualClock(START);
-  const limitLog: LimitLog = createLimitLog({ name: 'r', ...RATE, throttleMs: { t: THROTTLE_MS, tl: LONG_THROTTLE_MS } });
+  const limitLog: LimitLog = createLimitLog({ name: 'r', ...RATE, concurrent: 'm', throttleMs: { t: THROTTLE_MS, tl: LONG_THROTTLE_MS } });
   // A database of the run's own: what it judges is its own jobs, history and feed (not every earlier
   // run's as well, which made each run's checks grow with the run count), and a failing run replays
   // from its seed and path alone.
@@ -204,7 +213,10 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
   };
   const procs: Proc[] = raw.map((store, i) => {
     const clock: Clock = { now: () => base.now() + SKEWS[i]!, setTimeout: (fn, ms) => base.setTimeout(fn, ms), clearTimeout: (h) => base.clearTimeout(h) };
-    const wrapped = scheduled(store, s, `p${i}`, afterAnswer(i));
+    const wrapped = scheduled(store, s, `p${i}`, afterAnswer(i), (req, jobs) => {
+      const concurrency = req.limits?.get('m')?.globalConcurrency;
+      if (concurrency !== undefined) for (const job of jobs) if (job.name === 'm') limitLog.claimedUnder(job.leaseToken, concurrency);
+    });
     const pauseLimit = wrapped.pauseLimit.bind(wrapped);
     Object.assign(wrapped, {
       // The database's clock is the base: each process measures its own clock's skew from it.
@@ -328,6 +340,11 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
       }
       case 'retryDead':
         return void (await queue.retryDead({ name: 'm' }));
+      case 'setLimits': {
+        // 'm' is defined without limits: a global concurrency of 1 or 2 set while runs go on, or none again.
+        const concurrency = op.pick % 3;
+        return void (await (concurrency === 0 ? queue.resetLimits('m') : queue.setLimits('m', { globalConcurrency: concurrency })));
+      }
       case 'clean':
         // Retention by count deletes as a clean does, while runs go on: the newest two completed 'm' jobs stay.
         if (op.state === 0) return void (await engine.store.purgeNamed({ name: 'm', state: 'completed', keep: 2 }, 10));
@@ -384,7 +401,8 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
     // A taker's outcome (worker `…/manual`) lands only under a lease it took: never on another run's claim of the job.
     const foreign = history.filter((h) => h.worker_id?.endsWith('/manual') && h.event !== JobEventType.claim && !takenTokens.has(`${h.job_id}:${h.lease_token}`));
     const manualFaults = foreign.map((h) => `job ${h.job_id}: a taker's ${h.event} landed under ${h.lease_token}, a lease it never took`);
-    return [...manualFaults, ...runs.overlaps(), ...limitLog.violations(new Set(jobs.map((j) => Number(j.id)))), ...historyViolations({ jobs, history, registry: procs[0]!.engine.registry, claimedTokens, final, customExits: ['job.park', 'job.requeue'], attempts: ATTEMPTS, backoff: BACKOFF_MS, later: LATER_MS, sleep: SLEEP_MS })];
+    const nameOf = new Map(jobs.map((j) => [Number(j.id), j.name]));
+    return [...manualFaults, ...runs.overlaps(), ...limitLog.violations(new Set(jobs.map((j) => Number(j.id)))), ...limitLog.concurrencyViolations(history, nameOf), ...historyViolations({ jobs, history, registry: procs[0]!.engine.registry, claimedTokens, final, customExits: ['job.park', 'job.requeue'], attempts: ATTEMPTS, backoff: BACKOFF_MS, later: LATER_MS, sleep: SLEEP_MS })];
   };
 
   const found: string[] = [];
@@ -392,6 +410,8 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
     for (const step of steps) {
       // Each process renews its runs' leases and holds as its renewal loop does.
       await s.waitFor(Promise.all([...procs.map((p) => p.executor.renewLeases()), renewManual()]));
+      // … and reads the limits changed while it runs, as its limits loop does.
+      await s.waitFor(Promise.all(procs.map((p) => p.engine.refreshLimits())));
       calls.fill(0);
       const running = step.ops.map(async (ops, i) => {
         for (const op of ops) await perform(procs[i]!, op);
