@@ -35,6 +35,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/progress.test.ts',
   'test/integration/limits.runtime.test.ts',
   'test/integration/job-follow.races.test.ts',
+  'test/integration/pools.test.ts',
   'test/integration/flows.test.ts',
   'test/integration/groups.limits.test.ts',
   'test/integration/limits.clock-skew.test.ts',

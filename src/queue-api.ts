@@ -275,5 +275,5 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
    */
   readonly buffer$: Observable<BufferEvent>;
   /** The worker actors' states (empty until started). */
-  workers(): WorkerInfo[];
+  workers(): Array<WorkerInfo & { pool: string }>;
 }

@@ -11,6 +11,7 @@ import { JobEventType, JobState, RUNTIME_EVENTS } from '../machines/job.machine.
 import { systemClock } from './lib/clock.js';
 import { createDefaultLogger, silentLogger } from './lib/logger.js';
 import { createConsumer, type Consumer } from './engine/consumer.js';
+import { poolOwner, resolvePools, type ResolvedPool } from './engine/core/pools.js';
 import { createRetentionLoop } from './engine/move/retention-loop.js';
 import { createEngine, type FacadeEngine } from './engine/create-engine.js';
 import { createManualJobs } from './engine/actions/manual-jobs.js';
@@ -85,10 +86,13 @@ function createUntypedQueue(options: QueueOptions): Queue {
   const watchStart = watchStartGate(opened);
   const { store } = watchStart;
   let engine: FacadeEngine;
+  let pools: ResolvedPool[];
   try {
     engine = createEngine({ store, clock, logger, jobs: o.jobs, retention: o.retention, keptOutcomeMs: o.keptOutcome, maxPayloadBytes: o.maxPayloadBytes, tracing: createTracing(o.telemetry.traces) });
+    // Checked now, before anything runs: each pool's names are defined here (with a handler), and in one pool only.
+    pools = resolvePools(o.pools, [...engine.definitions.keys()], { concurrency: o.concurrency, prefetch: o.prefetch });
   } catch (err) {
-    // A machine refused at start-up (engine/core/machine-registry.ts): the store this call opened goes with it.
+    // A machine or pool refused at start-up (engine/core/machine-registry.ts, pools.ts): the store this call opened goes with it.
     if (o.store === undefined) void opened.close().catch(() => undefined);
     throw err;
   }
@@ -101,7 +105,8 @@ function createUntypedQueue(options: QueueOptions): Queue {
   const scheduling = createScheduleApi(engine, o.maxPayloadBytes, schemas, jobNames);
   const flows = createFlowApi(engine, schemas);
   const ownerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  let consumer: Consumer | undefined;
+  /** A consumer per pool while started. */
+  let consumers: Consumer[] | undefined;
   let closed = false;
 
   const open = () => {
@@ -109,7 +114,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
   };
   // Deletes what retention no longer keeps, and forgets kept outcomes: while the queue runs, or takes jobs by hand.
   const retention = createRetentionLoop({ store, clock, time: engine.time, rules: engine.retention, keptOutcomeMs: engine.keptOutcomeMs, outage: engine.outage });
-  const manual = createManualJobs(engine, { ownerId, leaseMs: o.lease, open, started: () => consumer !== undefined, upkeep: () => retention.start() });
+  const manual = createManualJobs(engine, { ownerId, leaseMs: o.lease, open, started: () => consumers !== undefined, upkeep: () => retention.start() });
   const results = createJobResults({ store, clock, registry: engine.registry, events$: engine.events$, open });
 
   const load = (id: number) => inspect.job(id);
@@ -133,7 +138,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     const r = await engine.apply(job, machineEvent(event), event.type === JobEventType.cancel ? { again: () => true } : undefined);
     if (!r.accepted || !r.committed) throw new InvalidTransitionError(id, (await load(id)).state, event.type);
     // The job left processing under a running handler of this process: tell it to stop.
-    if (r.from === JobState.processing && r.to !== JobState.processing) consumer?.abort(id, 'cancel');
+    if (r.from === JobState.processing && r.to !== JobState.processing) for (const c of consumers ?? []) c.abort(id, 'cancel');
     // A state kept for 0 ms (retention) deleted the row with the move: answer with the job as it ended.
     const after = await inspect.current(id);
     return toJob(after ?? { ...job, state: r.to, attempts: r.attempts, leaseOwner: null, leaseToken: null, lockedUntil: null });
@@ -172,33 +177,39 @@ function createUntypedQueue(options: QueueOptions): Queue {
     ...createSyncEnqueue(engine, open, schemas),
     async start() {
       open();
-      if (consumer) return;
+      if (consumers) return;
       await scheduling.start();
       if (engine.definitions.size === 0) {
         logger.info('queue started without jobs to run: it only enqueues');
         return;
       }
-      // Limits another process changed while it ran: claimed by from the first claim on.
-      await engine.refreshLimits();
-      consumer = createConsumer(engine, {
-        ownerId,
-        concurrency: o.concurrency,
-        prefetch: o.prefetch,
-        leaseMs: o.lease,
-        pollMs: o.pollInterval,
-        stuckAfterMs: o.stuckAfter,
-        threads: o.threads,
-        retention,
-      });
-      consumer.start();
-      logger.info({ concurrency: o.concurrency, jobs: [...engine.definitions.keys()] }, 'queue started');
+      // Limits another process changed while it ran: claimed by from the first claim on (a database out of
+      // reach now: its limits loop reads them once it answers, and claims wait for it as well).
+      await engine.refreshLimits().catch(() => undefined);
+      consumers = pools.map((pool) =>
+        createConsumer(engine, {
+          ownerId: poolOwner(ownerId, pool.name),
+          names: pool.names,
+          pool: pool.name,
+          concurrency: pool.concurrency,
+          prefetch: pool.prefetch,
+          leaseMs: o.lease,
+          pollMs: o.pollInterval,
+          stuckAfterMs: o.stuckAfter,
+          threads: o.threads,
+          retention,
+        }),
+      );
+      for (const c of consumers) c.start();
+      if (o.pools === undefined) logger.info({ concurrency: o.concurrency, jobs: pools[0]!.names }, 'queue started');
+      else logger.info({ pools: Object.fromEntries(pools.map((p) => [p.name, { concurrency: p.concurrency, jobs: p.names }])) }, 'queue started');
     },
     async stop(stopOptions) {
       await scheduling.stop();
-      if (!consumer) return void (await retention.stop());
-      const c = consumer;
-      await c.stop(stopOptions?.timeout ?? 10_000);
-      consumer = undefined;
+      if (!consumers) return void (await retention.stop());
+      const running = consumers;
+      await Promise.all(running.map((c) => c.stop(stopOptions?.timeout ?? 10_000)));
+      consumers = undefined;
       await engine.flush();
       logger.info('queue stopped');
     },
@@ -242,7 +253,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     async stats() {
       open();
       const { stats, paused } = await inspect.stats();
-      return { ...boundNames(stats, jobNames), stuck: consumer?.stuck() ?? 0, paused: { ...pausedView(paused.names, jobNames), all: paused.all } };
+      return { ...boundNames(stats, jobNames), stuck: (consumers ?? []).reduce((n, c) => n + c.stuck(), 0), paused: { ...pausedView(paused.names, jobNames), all: paused.all } };
     },
     async retry(id) {
       return send(id, { type: JobEventType.retry });
@@ -322,7 +333,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     claims$: engine.claims$,
     passes$: engine.passes$,
     buffer$: engine.buffer$,
-    workers: () => consumer?.workers() ?? [],
+    workers: () => (consumers ?? []).flatMap((c) => c.workers()),
   };
   // OpenTelemetry metrics, when a meter provider is registered (the Prometheus ones are the HTTP plugin's).
   const stopMetrics = o.telemetry.metrics ? startOtelMetrics(queue, o.name) : undefined;

@@ -49,6 +49,9 @@ function ProcessItem({ worker, process: p, at }: { worker: Worker; process: Work
   const inSlots = worker.running.slice(0, busy);
   const ahead = worker.running.slice(busy);
   const idle = p.concurrency - busy;
+  // A worker pool of its process (createQueue pools): its lease owner id ends in /<pool>.
+  const slash = worker.owner.lastIndexOf('/');
+  const pool = slash > 0 ? worker.owner.slice(slash + 1) : undefined;
   return (
     <li class="process" data-owner={worker.owner} title={worker.owner}>
       <div class="process-head">
@@ -56,6 +59,11 @@ function ProcessItem({ worker, process: p, at }: { worker: Worker; process: Work
           {p.host}
         </strong>
         <span class="muted nowrap">pid {p.pid}</span>
+        {pool !== undefined && (
+          <span class="nowrap" data-testid="worker-pool">
+            pool {pool}
+          </span>
+        )}
         <span class="muted nowrap" data-testid="worker-uptime">
           up {duration(Math.max(0, at - p.startedAt))}
         </span>

@@ -5,6 +5,7 @@
  * committed), then stop claiming, let running jobs finish (up to `drainMs`),
  * and close the database.
  */
+import type { PoolOptions } from '../engine/core/pools.js';
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { DatabaseError, ValidationError } from '../errors.js';
@@ -24,6 +25,8 @@ export interface ServiceOptions {
   /** Change nothing: no workers, no schedules firing, and nothing over HTTP (the dashboard shows it is read-only). */
   readOnly?: boolean;
   concurrency: number;
+  /** Worker pools of their own (createQueue `pools`). */
+  pools?: Record<string, PoolOptions>;
   durability: 'normal' | 'full';
   /** Jobs run besides the built-in `webhook` job (a job named `webhook` here replaces it). */
   jobs: readonly AnyJobDefinition[];
@@ -64,7 +67,7 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   if (o.readOnly === true && !isPostgres(o.path) && !existsSync(o.path)) {
     throw new DatabaseError('LJ_ERR_DATABASE_OPEN', `database ${o.path} does not exist (a read-only server opens an existing litejobs file)`);
   }
-  const queue = createQueue({ ...queueTarget(o.path), concurrency: o.concurrency, durability: o.durability, logger: o.logger, jobs });
+  const queue = createQueue({ ...queueTarget(o.path), concurrency: o.concurrency, durability: o.durability, logger: o.logger, jobs, ...(o.pools ? { pools: o.pools } : {}) });
   let server: RunningServer;
   try {
     const bounds = { ...(o.maxConnections ? { maxConnections: o.maxConnections } : {}), ...(o.maxConnectionsPerClient ? { maxConnectionsPerClient: o.maxConnectionsPerClient } : {}) };

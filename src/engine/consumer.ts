@@ -28,6 +28,10 @@ import { createPauseReads, createRatePauses } from './claim/rate-pauses.js';
 
 export interface ConsumerOptions {
   ownerId: string;
+  /** The job names this consumer claims and runs (a pool's: pools.ts); default every defined one. */
+  names?: readonly string[];
+  /** Its pool's name (pools.ts), shown with its workers. Default `default`. */
+  pool?: string;
   concurrency: number;
   /** Jobs claimed ahead of idle workers (same lease), so claims come in batches; absent: sized as the queue runs (prefetch-size.ts). */
   prefetch: number | undefined;
@@ -48,17 +52,17 @@ export interface Consumer {
    */
   stop(timeoutMs: number): Promise<void>;
   abort(jobId: number, reason: AbortReason): boolean;
-  workers(): WorkerInfo[];
+  workers(): Array<WorkerInfo & { pool: string }>;
   /** Runs told to stop that have not returned after `stuckAfter`. */
   stuck(): number;
 }
 
 export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consumer {
   const { worker: store, registry, clock, logger, outage } = engine;
-  const names = [...engine.definitions.keys()];
+  const names = o.names ? [...o.names] : [...engine.definitions.keys()];
   const delayedStates = registry.delayedStates;
   const { limits } = engine;
-  const needsThreads = [...engine.definitions.values()].some((def) => def.isolation === 'thread');
+  const needsThreads = names.some((name) => engine.definitions.get(name)?.isolation === 'thread');
   const threads = needsThreads ? createThreadPool({ size: o.threads }) : undefined;
   // Still claimed under this lease: a job moved on meanwhile holds the token only as its run's hold (run-holds.ts).
   const stillOurs = (job: LeasedJob) => (fresh: JobRecord) => fresh.leaseToken === job.leaseToken && fresh.state === registry.claimRule.to;
@@ -323,7 +327,7 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
       await threads?.close();
     },
     abort,
-    workers: () => pool.snapshot(),
+    workers: () => pool.snapshot().map((w) => ({ ...w, pool: o.pool ?? 'default' })),
     stuck: () => run.stuck(),
   };
 }

@@ -77,6 +77,22 @@ export function createQueueMetrics(queue: Queue, options: { processMetrics?: boo
         this.set(pick(await diagnose()));
       },
     });
+  // This process's worker pools (createQueue pools; `default` without them): slots and slots running a job now.
+  const poolGauge = (name: string, help: string, value: (workers: ReturnType<Queue['workers']>) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['pool'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        const byPool = new Map<string, ReturnType<Queue['workers']>>();
+        for (const w of queue.workers()) byPool.set(w.pool, [...(byPool.get(w.pool) ?? []), w]);
+        for (const [pool, workers] of byPool) this.set({ pool }, value(workers));
+      },
+    });
+  poolGauge('litejobs_pool_workers', "Worker slots of this process's pool, by pool.", (w) => w.length);
+  poolGauge('litejobs_pool_busy', "Workers of this process's pool running a job now, by pool.", (w) => w.filter((x) => x.jobId !== null).length);
   storeGauge('litejobs_wal_bytes', 'Size of the SQLite write-ahead log.', (d) => d.walBytes);
   storeGauge('litejobs_db_bytes', 'Size of the SQLite database file.', (d) => d.fileBytes);
   storeGauge('litejobs_expired_leases', 'Processing jobs whose lease ran out.', (d) => d.expiredLeases);

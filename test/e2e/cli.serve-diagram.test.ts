@@ -203,3 +203,32 @@ describe('litejobs diagram', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect(notMachine.stderr).toMatch(/is not a machine/);
   });
 });
+
+describe('litejobs serve --pool', () => {
+  it('runs a pool of its own for the names it lists, shown in /metrics and the workers view; a pool naming a job it does not run is a usage error', { timeout: CLI_TEST_TIMEOUT }, async () => {
+    const d = tempDir();
+    try {
+      const db = join(d.dir, 'q.db');
+      const cli = startCli(['serve', '--port', '0', '--handlers', HANDLERS, '--concurrency', '2', '--pool', 'greeters=greet:3', '--db', db]);
+      await cli.waitForOutput(/litejobs serving on/);
+      const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(cli.stdout())![1]!;
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toContain('litejobs_pool_workers{pool="greeters"} 3');
+      expect(metrics).toContain('litejobs_pool_workers{pool="default"} 2');
+      const workers = (await (await fetch(`${url}/v1/dashboard/workers`)).json()) as { workers: Array<{ owner: string; process?: { names: string[]; concurrency: number } }> };
+      const greeters = workers.workers.find((w) => w.owner.endsWith('/greeters'));
+      expect(greeters?.process).toMatchObject({ names: ['greet'], concurrency: 3 });
+      cli.proc.kill('SIGTERM');
+      expect((await cli.done).code).toBe(0);
+
+      const refused = await runCli(['serve', '--port', '0', '--handlers', HANDLERS, '--pool', 'x=nope:1', '--db', db]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/"nope" is not a job this queue defines/);
+      const malformed = await runCli(['serve', '--port', '0', '--pool', 'emails', '--db', db]);
+      expect(malformed.code).toBe(2);
+      expect(malformed.stderr).toMatch(/<pool>=<job names/);
+    } finally {
+      d.cleanup();
+    }
+  });
+});

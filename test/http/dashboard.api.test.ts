@@ -132,6 +132,7 @@ describe('read-only', () => {
     db.cleanup();
     expect(writes.sort()).toEqual([
       'DELETE /v1/jobs/:id',
+      'DELETE /v1/names/:name/limits',
       'DELETE /v1/schedules/:name',
       'PATCH /v1/jobs/:id',
       'POST /v1/batches',
@@ -152,6 +153,7 @@ describe('read-only', () => {
       'POST /v1/names/:name/resume',
       'POST /v1/schedules',
       'PUT /v1/groups/:group/concurrency',
+      'PUT /v1/names/:name/limits',
     ]);
 
     const { s, ids } = await withDeadJobs([1], { readOnly: true });
@@ -171,6 +173,7 @@ describe('read-only', () => {
       'PATCH /v1/jobs/:id': { priority: 2 },
       'POST /v1/schedules': { name: 'charge', cron: '* * * * *' },
       'PUT /v1/groups/:group/concurrency': { concurrency: 2 },
+      'PUT /v1/names/:name/limits': { globalConcurrency: 2 },
     };
     for (const write of writes) {
       const [method, url] = write.split(' ') as [string, string];
@@ -180,6 +183,7 @@ describe('read-only', () => {
     }
     expect(await s.queue.stats()).toEqual(before);
     expect((await s.queue.limits()).groups).toEqual([]);
+    expect((await s.queue.limits()).names.some((n) => n.changed !== undefined)).toBe(false);
     expect((await s.call('GET', '/v1/dashboard')).body.readOnly).toBe(true);
     expect((await s.call('GET', '/v1/dashboard/jobs?state=dead')).body.jobs.map((j: { id: number }) => j.id)).toEqual(ids);
   });

@@ -1,9 +1,10 @@
 /** `litejobs serve`: the webhook-ingestion service (HTTP API + workers) on one database. */
+import type { PoolOptions } from '../../engine/core/pools.js';
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { pino, type Logger } from 'pino';
 import type { HookOptions } from '../../http/routes/hooks.js';
-import { parseConcurrency, parseConnections, parsePort, parseToken } from '../args.js';
+import { collectPool, parseConcurrency, parseConnections, parsePort, parseToken } from '../args.js';
 import { document } from '../command-docs.js';
 import { CliFailure, ExitCode } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
@@ -34,6 +35,7 @@ interface ServeFlags {
   port: number;
   host: string;
   concurrency: number;
+  pool?: Record<string, PoolOptions>;
   handlers?: string;
   token?: string;
   hooks?: string;
@@ -55,6 +57,7 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--host <address>', 'the address to listen on; beyond loopback a token is required', '127.0.0.1')
     .addOption(new Option('--concurrency <n>', 'worker actors running jobs at once').argParser(parseConcurrency).default(8))
     .option('--handlers <module>', 'a module exporting defineJob objects to run besides the built-in webhook delivery job')
+    .addOption(new Option('--pool <pool=names:n...>', 'a worker pool of its own: its job names (comma-separated) run in n slots of their own, e.g. emails=send-email,notify:20; the names no pool lists share --concurrency').argParser(collectPool))
     .addOption(new Option('--token <token>', 'require Authorization: Bearer <token> on every route but /healthz and signed hooks (8 characters at least)').env(TOKEN_ENV).argParser(parseToken))
     .option('--hooks <file>', 'a JSON file of per-hook settings: { "<hook>": { secret, signatureHeader, keyHeader, headers, deliverTo, job } }; only its hooks are accepted')
     .option('--open-hooks', 'with --hooks, also accept a hook named after a job this server runs (--handlers) that the file does not list')
@@ -78,6 +81,7 @@ export function registerServe(program: Command, io: CliIO): void {
         host: flags.host,
         port: flags.port,
         concurrency: flags.concurrency,
+        ...(flags.pool ? { pools: flags.pool } : {}),
         durability: flags.durability,
         jobs,
         logger,

@@ -40,10 +40,10 @@ export function registerSetLimits(program: Command, io: CliIO): void {
         "--reset gives the name back to its definitions' limits.",
     )
     .argument('<name>', 'the job name')
-    .option('--rate <max/window|none>', 'at most <max> starts in any <window> (100/1s, 5/500ms, 20/60000), in every process; none: no rate limit', parseRate)
+    .option('--rate <max/window>', 'at most <max> starts in any <window> (100/1s, 5/500ms, 20/60000), in every process; none: no rate limit', parseRate)
     .option('--per-group', 'with --rate: one bucket per concurrency group instead of one for the name')
-    .option('--global-concurrency <n|none>', 'jobs of this name running at once in every process (1 to 1000000); none: no such limit', parseGroupConcurrency)
-    .option('--group-concurrency <n|none>', "jobs of one group running at once, for this name's jobs (1 to 1000000; a group's own setting wins); none: no such limit", parseGroupConcurrency)
+    .option('--global-concurrency <n>', 'jobs of this name running at once in every process (1 to 1000000); none: no such limit', parseGroupConcurrency)
+    .option('--group-concurrency <n>', "jobs of one group running at once, for this name's jobs (1 to 1000000; a group's own setting wins); none: no such limit", parseGroupConcurrency)
     .option('--reset', "undo every change: the job definitions' limits apply again")
     .option('--json', "print the name's limits as they now stand as JSON")
     .action(async (name: string, flags: SetLimitsFlags, self: Command) => {

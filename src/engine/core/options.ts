@@ -1,4 +1,5 @@
 /** createQueue() and enqueue() options: their types, defaults and checks. */
+import type { PoolOptions } from './pools.js';
 import { availableParallelism } from 'node:os';
 import type { RetryPolicy } from '../../../machines/policy.js';
 import type { Clock } from '../../lib/clock.js';
@@ -53,6 +54,13 @@ export interface QueueOptions {
    * not started.
    */
   prefetch?: number;
+  /**
+   * Worker pools of this process (pools.ts): job names with worker slots of
+   * their own, e.g. `{ emails: { jobs: ['send-email'], concurrency: 20 },
+   * reports: { jobs: ['report'], concurrency: 1 } }`. The names no pool lists
+   * run in `concurrency` (the pool `default`).
+   */
+  pools?: Record<string, PoolOptions>;
   /**
    * How long finished jobs are kept (with their history), per state: ms or a
    * string such as '1d'. `0` deletes a job in the same transaction that
@@ -124,11 +132,11 @@ export const KEPT_OUTCOME_MS = 60_000;
 
 const QUEUE_KEYS = [
   'path', 'name', 'concurrency', 'prefetch', 'retention', 'lease', 'durability', 'logger', 'jobs', 'history', 'maxPayloadBytes',
-  'pollInterval', 'cacheSize', 'busyTimeout', 'clock', 'store', 'stuckAfter', 'threads', 'connection', 'schema', 'database', 'telemetry',
+  'pollInterval', 'cacheSize', 'busyTimeout', 'clock', 'store', 'stuckAfter', 'threads', 'connection', 'schema', 'database', 'telemetry', 'pools',
 ] as const;
 
-export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'retention' | 'connection' | 'schema' | 'database' | 'prefetch' | 'telemetry'>> &
-  Pick<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'connection' | 'schema' | 'database' | 'prefetch'> & { retention: ResolvedRetention; keptOutcome: number; telemetry: Required<TelemetryOptions> };
+export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'retention' | 'connection' | 'schema' | 'database' | 'prefetch' | 'telemetry' | 'pools'>> &
+  Pick<QueueOptions, 'path' | 'logger' | 'clock' | 'store' | 'connection' | 'schema' | 'database' | 'prefetch' | 'pools'> & { retention: ResolvedRetention; keptOutcome: number; telemetry: Required<TelemetryOptions> };
 
 export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions {
   rejectUnknownOptions('createQueue', options, QUEUE_KEYS);
