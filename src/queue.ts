@@ -191,6 +191,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
           ownerId: poolOwner(ownerId, pool.name),
           names: pool.names,
           pool: pool.name,
+          processRuns: (jobId) => (consumers ?? []).some((c) => c.runs(jobId)),
           concurrency: pool.concurrency,
           prefetch: pool.prefetch,
           leaseMs: o.lease,

@@ -75,7 +75,7 @@ export const api = {
   schedules: () => request<{ schedules: Schedule[] }>('GET', apiUrl('/v1/schedules')),
   limits: () => request<Limits>('GET', apiUrl('/v1/limits')),
   /** A job name's limits changed while the queue runs; the name's limits as they then stand. */
-  setLimits: (name: string, changes: { rateLimit: { max: number; per: number | string; perGroup: boolean } | null; globalConcurrency: number | null; groupConcurrency: number | null }) =>
+  setLimits: (name: string, changes: { rateLimit?: { max: number; per: number | string; perGroup: boolean } | null; globalConcurrency?: number | null; groupConcurrency?: number | null }) =>
     request<NameLimit>('PUT', apiUrl(`/v1/names/${encodeURIComponent(name)}/limits`), changes),
   resetLimits: (name: string) => request<NameLimit>('DELETE', apiUrl(`/v1/names/${encodeURIComponent(name)}/limits`)),
   jobs: (query: { state: string; name?: string; where?: string; limit?: number; cursor?: string }, signal?: AbortSignal) =>

@@ -23,19 +23,38 @@ function draftOf(limit: NameLimit): Draft {
   return { max: text(limit.rateLimit?.max), per: text(limit.rateLimit?.perMs), perGroup: limit.rateLimit?.perGroup ?? false, global: text(limit.globalConcurrency), group: text(limit.groupConcurrency) };
 }
 
-/** What the form asks for: each limit set, or null (off). The server checks the numbers. */
-export function changesOf(d: Draft): { rateLimit: { max: number; per: number | string; perGroup: boolean } | null; globalConcurrency: number | null; groupConcurrency: number | null } {
-  const num = (s: string) => (s.trim() === '' ? null : Number(s.trim()));
-  const per = d.per.trim();
-  return {
-    rateLimit: d.max.trim() === '' && per === '' ? null : { max: num(d.max) ?? Number.NaN, per: /^\d+$/.test(per) ? Number(per) : per, perGroup: d.perGroup },
-    globalConcurrency: num(d.global),
-    groupConcurrency: num(d.group),
+export type LimitChangesBody = { rateLimit?: { max: number; per: number | string; perGroup: boolean } | null; globalConcurrency?: number | null; groupConcurrency?: number | null };
+
+/**
+ * What the form asks for: only the limits the operator changed (each set, or null: off), so a save
+ * leaves the others to the definitions and to other operators' changes. A field that is not a whole
+ * number, or a rate without its max or its window, is an error to show, not a limit turned off.
+ */
+export function changesOf(d: Draft, was: Draft): LimitChangesBody | string {
+  const whole = (what: string, s: string): number | null | string => {
+    const t = s.trim();
+    if (t === '') return null;
+    return /^\d+$/.test(t) ? Number(t) : `${what} must be a whole number (or empty: none)`;
   };
+  const out: LimitChangesBody = {};
+  const max = whole('the rate\'s max', d.max);
+  const per = d.per.trim();
+  if (typeof max === 'string') return max;
+  if (d.max !== was.max || d.per !== was.per || d.perGroup !== was.perGroup) {
+    if ((max === null) !== (per === '')) return 'a rate needs both its max and its window (both empty: no rate)';
+    out.rateLimit = max === null ? null : { max, per: /^\d+$/.test(per) ? Number(per) : per, perGroup: d.perGroup };
+  }
+  for (const [key, what, now, before] of [['globalConcurrency', 'global conc.', d.global, was.global], ['groupConcurrency', 'group conc.', d.group, was.group]] as const) {
+    const n = whole(what, now);
+    if (typeof n === 'string') return n;
+    if (now.trim() !== before.trim()) out[key] = n;
+  }
+  return Object.keys(out).length === 0 ? 'nothing changed' : out;
 }
 
 export function LimitEditor({ limit, onDone }: { limit: NameLimit; onDone: (message: string) => void }) {
-  const [draft, setDraft] = useState<Draft>(() => draftOf(limit));
+  const [was] = useState<Draft>(() => draftOf(limit));
+  const [draft, setDraft] = useState<Draft>(was);
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const field = (key: keyof Draft) => (e: { currentTarget: HTMLInputElement }) => setDraft({ ...draft, [key]: key === 'perGroup' ? e.currentTarget.checked : e.currentTarget.value });
@@ -57,7 +76,9 @@ export function LimitEditor({ limit, onDone }: { limit: NameLimit; onDone: (mess
       data-testid="limit-editor"
       onSubmit={(e) => {
         e.preventDefault();
-        void act(() => api.setLimits(limit.name, changesOf(draft)), `Limits of ${limit.name} changed`);
+        const changes = changesOf(draft, was);
+        if (typeof changes === 'string') return setError(changes);
+        void act(() => api.setLimits(limit.name, changes), `Limits of ${limit.name} changed`);
       }}
     >
       <fieldset disabled={busy}>

@@ -36,10 +36,14 @@ function PausedUntil({ at, now }: { at: string | null; now: number }) {
   );
 }
 
+/** The names `PUT /v1/names/:name/limits` takes (NAME_PATTERN of the HTTP API): others are edited from the library or the CLI. */
+const ROUTE_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
+
 /** Limits for a job name not listed yet (its definitions set none): its name, then the editor. */
 function OtherName({ known, onDone }: { known: string[]; onDone: (message: string) => void }) {
   const [name, setName] = useState('');
   const [open, setOpen] = useState<string | undefined>();
+  const [refused, setRefused] = useState<string | undefined>();
   const none: NameLimit = { name: open ?? '', groupConcurrency: null, globalConcurrency: null, rateLimit: null, running: 0, tokensLeft: null, pausedUntil: null };
   return (
     <div class="limit-other">
@@ -47,13 +51,16 @@ function OtherName({ known, onDone }: { known: string[]; onDone: (message: strin
         onSubmit={(e) => {
           e.preventDefault();
           const n = name.trim();
-          if (n !== '' && !known.includes(n)) setOpen(n);
+          if (!ROUTE_NAME.test(n)) return setRefused(`a job name the API takes: 1 to 128 letters, digits, ".", "_", ":" or "-"`);
+          setRefused(undefined);
+          if (!known.includes(n)) setOpen(n);
         }}
       >
         <label>
           Limit another job name <input name="other-name" size={16} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         </label>{' '}
         <button type="submit">Edit limits</button>
+        {refused && <span class="inline-error"> {refused}</span>}
       </form>
       {open !== undefined && (
         <LimitEditor
@@ -132,9 +139,9 @@ export function Limits({ readOnly = true }: { readOnly?: boolean }) {
                   <PausedUntil at={n.pausedUntil} now={now} />
                   {!readOnly && (
                     <td data-label="">
-                      <button type="button" aria-expanded={editing === n.name} onClick={() => setEditing(editing === n.name ? undefined : n.name)}>
+                      {ROUTE_NAME.test(n.name) && <button type="button" aria-expanded={editing === n.name} onClick={() => setEditing(editing === n.name ? undefined : n.name)}>
                         {editing === n.name ? 'Close' : 'Edit'}
-                      </button>
+                      </button>}
                     </td>
                   )}
                 </tr>,

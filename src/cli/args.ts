@@ -62,7 +62,8 @@ export function parseDelay(text: string): number {
  * comma-separated; the queue checks the names against the jobs it runs.
  */
 export function collectPool(text: string, previous: Record<string, { jobs: string[]; concurrency: number }> | undefined): Record<string, { jobs: string[]; concurrency: number }> {
-  const m = /^([A-Za-z0-9._-]{1,64})=([^:=\s]+):(\d{1,5})$/.exec(text.trim());
+  // The slots after the last ':' (job names may hold ':' themselves).
+  const m = /^([A-Za-z0-9._-]{1,64})=([^=\s]+):(\d{1,5})$/.exec(text.trim());
   if (!m) throw new InvalidArgumentError('give a pool as <pool>=<job names, comma-separated>:<slots>, e.g. emails=send-email,notify:20.');
   const [, pool, names, n] = m;
   if (previous && Object.hasOwn(previous, pool!)) throw new InvalidArgumentError(`the pool "${pool}" is given twice.`);

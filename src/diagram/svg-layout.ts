@@ -197,7 +197,9 @@ export async function layoutGraph(graph: MachineGraph, direction: DiagramDirecti
           options.edgeGap === undefined
             ? {}
             : { layoutOptions: { 'elk.nodeSize.constraints': 'PORTS MINIMUM_SIZE', 'elk.nodeSize.minimum': `(${box.width}, ${box.height})`, 'elk.spacing.portPort': String(options.edgeGap) } };
-        return { id: `s${i}`, ...box, ...(ports.length > 0 ? { ports } : {}), ...spread };
+        const loops = { 'elk.layered.edgeRouting.selfLoopDistribution': 'NORTH_SOUTH' };
+        const opts = { layoutOptions: { ...(spread.layoutOptions ?? {}), ...loops } };
+        return { id: `s${i}`, ...box, ...(ports.length > 0 ? { ports } : {}), ...opts };
       }),
     ],
     edges: [

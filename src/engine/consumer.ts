@@ -32,6 +32,8 @@ export interface ConsumerOptions {
   names?: readonly string[];
   /** Its pool's name (pools.ts), shown with its workers. Default `default`. */
   pool?: string;
+  /** Whether any run of this process (of any of its pools) holds the job now. */
+  processRuns?: (jobId: number) => boolean;
   concurrency: number;
   /** Jobs claimed ahead of idle workers (same lease), so claims come in batches; absent: sized as the queue runs (prefetch-size.ts). */
   prefetch: number | undefined;
@@ -53,6 +55,8 @@ export interface Consumer {
   stop(timeoutMs: number): Promise<void>;
   abort(jobId: number, reason: AbortReason): boolean;
   workers(): Array<WorkerInfo & { pool: string }>;
+  /** Whether one of its runs holds the job now. */
+  runs(jobId: number): boolean;
   /** Runs told to stop that have not returned after `stuckAfter`. */
   stuck(): number;
 }
@@ -112,6 +116,7 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
   // Limits changed while the queue runs (live-limits.ts) change `limits` in place: these follow them.
   let rateStarts = createRateStarts(limits);
   let startWithin = startWithinMs(limits);
+  let builtFrom = engine.limitsVersion();
   const take = () => {
     const job = buffer.take();
     // Leases of the jobs left waiting, confirmed before a worker needs them (start-check.ts).
@@ -178,7 +183,8 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
 
   /** Turns expired leases (crashed or stuck workers) into failed attempts, through the machine. */
   const sweep = async () => {
-    await releaseExpiredHolds(engine, clock.now(), { runs: (id) => run.isRunning(id), renew: () => run.renewLeases() });
+    // A hold is any of this process's runs' (its other pools' too: their own sweeps renew them).
+    await releaseExpiredHolds(engine, clock.now(), { runs: (id) => run.isRunning(id) || o.processRuns?.(id) === true, renew: () => run.renewLeases() });
     await expireLeases(engine, names, clock.now(), {
       // A run of this process that is still alive keeps its job: its lease ran
       // out only because renewal came late (a busy event loop). Renew it.
@@ -287,7 +293,10 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
       stops.push(() => pauseReads.stop());
       stops.push(
         loop('reading limits', LIMITS_EVERY_MS, async () => {
-          if (!(await engine.refreshLimits())) return;
+          await engine.refreshLimits();
+          // Changed since these were built, by this read or another (queue.limits(), setLimits, another pool's loop).
+          if (engine.limitsVersion() === builtFrom) return;
+          builtFrom = engine.limitsVersion();
           rateStarts = createRateStarts(limits);
           startWithin = startWithinMs(limits);
           // A limit raised or turned off may let held-back jobs go now.
@@ -328,6 +337,7 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     },
     abort,
     workers: () => pool.snapshot().map((w) => ({ ...w, pool: o.pool ?? 'default' })),
+    runs: (jobId) => run.isRunning(jobId),
     stuck: () => run.stuck(),
   };
 }

@@ -148,6 +148,7 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
     limits: live.current,
     refreshLimits: async () => live.learn(await store.nameLimits()),
     changedLimits: () => live.changed(),
+    limitsVersion: () => live.version(),
     retention,
     keptOutcomeMs: deps.keptOutcomeMs ?? KEPT_OUTCOME_MS,
     outage,

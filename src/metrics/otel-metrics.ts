@@ -22,6 +22,8 @@ import { CLAIM_BATCH_BUCKETS, ENQUEUE_TO_START_BUCKETS, HANDLER_DURATION_BUCKETS
 export interface MeteredQueue extends ObservedQueue {
   stats(): Promise<QueueStats & { otherNames?: { byState: Record<string, number> }; paused: { all: boolean; names: string[]; more?: number } }>;
   diagnose(): Promise<StoreDiagnostics>;
+  /** This process's workers, each with its pool. */
+  workers(): ReadonlyArray<{ pool: string; jobId: number | null }>;
 }
 
 /** Starts the queue's instruments; the returned function stops them (at `close`). Undefined: no API or no meter provider. */
@@ -37,7 +39,9 @@ export function startOtelMetrics(queue: MeteredQueue, queueName: string): (() =>
   const wal = meter.createObservableGauge('litejobs.wal', { description: 'Size of the SQLite write-ahead log.', unit: 'By' });
   const db = meter.createObservableGauge('litejobs.db', { description: 'Size of the SQLite database file.', unit: 'By' });
   const expired = meter.createObservableGauge('litejobs.expired_leases', { description: 'Processing jobs whose lease ran out.', unit: '{job}' });
-  const observables: Observable[] = [jobs, paused, wal, db, expired];
+  const poolWorkers = meter.createObservableGauge('litejobs.pool_workers', { description: "Worker slots of this process's pool, by pool." });
+  const poolBusy = meter.createObservableGauge('litejobs.pool_busy', { description: "Workers of this process's pool running a job now, by pool." });
+  const observables: Observable[] = [jobs, paused, wal, db, expired, poolWorkers, poolBusy];
   // One reading of each source per collection, shared by the gauges (stats() counts the whole table).
   const read: BatchObservableCallback = async (result) => {
     const [stats, diagnostics] = await Promise.all([queue.stats(), queue.diagnose()]);
@@ -52,6 +56,15 @@ export function startOtelMetrics(queue: MeteredQueue, queueName: string): (() =>
     result.observe(wal, diagnostics.walBytes, q);
     result.observe(db, diagnostics.fileBytes, q);
     result.observe(expired, diagnostics.expiredLeases, q);
+    const byPool = new Map<string, { slots: number; busy: number }>();
+    for (const w of queue.workers()) {
+      const p = byPool.get(w.pool) ?? { slots: 0, busy: 0 };
+      byPool.set(w.pool, { slots: p.slots + 1, busy: p.busy + (w.jobId === null ? 0 : 1) });
+    }
+    for (const [pool, { slots, busy }] of byPool) {
+      result.observe(poolWorkers, slots, { queue: queueName, pool });
+      result.observe(poolBusy, busy, { queue: queueName, pool });
+    }
   };
   meter.addBatchObservableCallback(read, observables);
 

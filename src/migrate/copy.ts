@@ -45,7 +45,7 @@ export interface CopySummary {
 export async function copyJobs(source: Source, target: Target, o: CopyOptions): Promise<CopySummary> {
   // Leases on jobs copied by an earlier run do not matter; the target is asked only when the file has any.
   if (!o.allowRunning && source.liveLeases(0, o.now()).count > 0) refuseLiveLeases(source.liveLeases(await target.copiedUpTo(), o.now()));
-  const pass = await target.beginPass({ reserve: o.reserve, maxIds: source.maxIds(), paused: source.paused(), limits: source.limits(), schedules: source.schedules() });
+  const pass = await target.beginPass({ reserve: o.reserve, maxIds: source.maxIds(), paused: source.paused(), limits: source.limits(), nameRules: source.nameRules(), schedules: source.schedules() });
   const total = source.countAfter(pass.upTo);
   const out: CopySummary = {
     source: source.identity,

@@ -55,6 +55,8 @@ export interface Source {
   paused(): Array<{ name: string; paused_at: number }>;
   /** The limits table's rows (rate-limit buckets, pauses, group concurrency). */
   limits(): LimitRow[];
+  /** Job names' rules kept in the file: their limits changed while the queue ran, and their own retention. */
+  nameRules(): NameRules;
   /** Schedules, with the last slot each fired and how many it fired. */
   schedules(): ScheduleRow[];
   /** The highest job id, and the highest history id ever handed out (history tombstones keep it). */
@@ -70,6 +72,18 @@ export interface Source {
 const BATCH_BYTES = 32 * 1024 * 1024;
 
 const textBytes = (j: JobRow) => j.payload.length + (j.result?.length ?? 0) + (j.last_error?.length ?? 0) + (j.ctx?.length ?? 0);
+
+/** A job name's rule kept in a table of its own (name_limits, name_retention): JSON. */
+export interface NameRule {
+  name: string;
+  rule: string;
+  updated_at: number;
+}
+
+export interface NameRules {
+  limits: NameRule[];
+  retention: NameRule[];
+}
 
 export function openSource(path: string): Source {
   let db: Database.Database;
@@ -101,6 +115,8 @@ export function openSource(path: string): Source {
     live: db.prepare(`SELECT id FROM jobs WHERE state = ${processing} AND locked_until >= ? AND id > ? ORDER BY id`).pluck(),
     paused: db.prepare('SELECT name, paused_at FROM paused_names ORDER BY name'),
     limits: db.prepare(`SELECT ${columnList(LIMIT_COLUMNS)} FROM job_limits ORDER BY kind, key`),
+    nameLimits: db.prepare('SELECT name, rule, updated_at FROM name_limits ORDER BY name'),
+    nameRetention: db.prepare('SELECT name, rule, updated_at FROM name_retention ORDER BY name'),
     schedules: db.prepare('SELECT id, name, cron, every_ms, tz, payload, missed, start_at, end_at, run_limit, immediately, fired, last_slot, created_at, updated_at FROM schedules ORDER BY id'),
     maxJob: db.prepare('SELECT coalesce(max(id), 0) FROM jobs').pluck(),
     maxHistory: db.prepare('SELECT coalesce(max(id), 0) FROM job_history').pluck(),
@@ -137,6 +153,7 @@ export function openSource(path: string): Source {
     },
     paused: () => s.paused.all() as Array<{ name: string; paused_at: number }>,
     limits: () => s.limits.all() as LimitRow[],
+    nameRules: () => ({ limits: s.nameLimits.all() as NameRule[], retention: s.nameRetention.all() as NameRule[] }),
     schedules: () => s.schedules.all() as ScheduleRow[],
     maxIds: db.transaction(() => ({ job: s.maxJob.get() as number, history: s.maxHistory.get() as number })),
     close: () => db.close(),

@@ -33,6 +33,8 @@ export function targetStatements(schema: string) {
       ON CONFLICT (id) DO NOTHING`),
     // A limit row the target holds already is the target's own: kept.
     limits: `${unnestInsert(q('{{schema}}.job_limits'), LIMIT_COLUMNS)} ON CONFLICT (kind, key) DO NOTHING`,
+    nameLimits: q('INSERT INTO {{schema}}.name_limits (name, rule, updated_at) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ON CONFLICT (name) DO NOTHING'),
+    nameRetention: q('INSERT INTO {{schema}}.name_retention (name, rule, updated_at) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ON CONFLICT (name) DO NOTHING'),
     pausedNames: q('INSERT INTO {{schema}}.paused_names (name, paused_at) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT (name) DO NOTHING'),
     // Progress rows: `migrate <source path> <field>` in queue_meta.
     meta: q('SELECT key, value FROM {{schema}}.queue_meta WHERE left(key, length($1)) = $1'),

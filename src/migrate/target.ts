@@ -25,7 +25,7 @@ import type { JobRow } from '../store/job-columns.js';
 import type { LimitRow } from '../store/limit-rows.js';
 import type { ScheduleRow } from '../store/rows.js';
 import { asArrays, LIMIT_COLUMNS } from './columns.js';
-import type { SourceBatch } from './source.js';
+import type { NameRules, SourceBatch } from './source.js';
 import { historyColumns, identityMover, jobColumns, logColumns, stepColumns } from './target-rows.js';
 import { targetStatements } from './target-sql.js';
 
@@ -57,6 +57,7 @@ export interface Target {
     maxIds: { job: number; history: number };
     paused: Array<{ name: string; paused_at: number }>;
     limits: LimitRow[];
+    nameRules: NameRules;
     schedules: ScheduleRow[];
   }): Promise<PassState>;
   copyBatch(after: number, batch: SourceBatch): Promise<BatchResult>;
@@ -94,6 +95,10 @@ export function openTarget(o: { connection: string; schema: string; identity: st
           await client.query(s.pausedNames, [first.paused.map((p) => p.name), first.paused.map((p) => p.paused_at)]);
           // Buckets, pauses and group concurrency go over as they are: the target's workers go on from them.
           await client.query(s.limits, asArrays(first.limits, LIMIT_COLUMNS));
+          // Job names' limits changed while the file's queues ran, and their own retention: the target's own rules kept.
+          for (const [text, rows] of [[s.nameLimits, first.nameRules.limits], [s.nameRetention, first.nameRules.retention]] as const) {
+            await client.query(text, [rows.map((r) => r.name), rows.map((r) => r.rule), rows.map((r) => r.updated_at)]);
+          }
           // A schedule of the same id already in the target is the target's own: kept.
           const col = <K extends keyof ScheduleRow>(k: K) => first.schedules.map((row) => row[k] ?? null);
           const flag = first.schedules.map((row) => row.immediately === 1 || row.immediately === true);

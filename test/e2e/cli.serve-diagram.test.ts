@@ -224,6 +224,9 @@ describe('litejobs serve --pool', () => {
       const refused = await runCli(['serve', '--port', '0', '--handlers', HANDLERS, '--pool', 'x=nope:1', '--db', db]);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/"nope" is not a job this queue defines/);
+      // Slots after the last ':' (a job name may hold one): the name is checked, not the syntax.
+      const colon = await runCli(['serve', '--port', '0', '--handlers', HANDLERS, '--pool', 'x=mail:send:2', '--db', db]);
+      expect(colon.stderr).toMatch(/"mail:send" is not a job this queue defines/);
       const malformed = await runCli(['serve', '--port', '0', '--pool', 'emails', '--db', db]);
       expect(malformed.code).toBe(2);
       expect(malformed.stderr).toMatch(/<pool>=<job names/);

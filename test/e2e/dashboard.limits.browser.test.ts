@@ -79,10 +79,17 @@ describe('dashboard limits editor', () => {
       // The running queue takes it up within a second: three run at once.
       await waitFor(() => gates.length === 3);
       expect((await queue.limits()).names[0]).toMatchObject({ name: 'mail', globalConcurrency: 3, rateLimit: { max: 100, perMs: 1000, perGroup: false } });
+      // Only what the form changed is stored: the group concurrency stays the definitions'.
+      expect((await queue.limits()).names[0]!.changed).toEqual({ globalConcurrency: 3, rateLimit: { max: 100, perMs: 1000, perGroup: false } });
       await row.locator('[data-changed]').waitFor({ timeout: 30_000 });
 
-      // A bad value: the server's refusal, shown in the form; nothing changed.
+      // Not a number: said in the form, nothing sent (it once went as null, turning the limit off).
       await row.getByRole('button', { name: 'Edit' }).click();
+      await editor.locator('input[name=global]').fill('ten');
+      await editor.getByRole('button', { name: 'Save' }).click();
+      expect(await editor.locator('[role=alert]').textContent()).toBe('global conc. must be a whole number (or empty: none)');
+      expect((await queue.limits()).names[0]!.globalConcurrency).toBe(3);
+      // A bad value: the server's refusal, shown in the form; nothing changed.
       await editor.locator('input[name=global]').fill('0');
       await editor.getByRole('button', { name: 'Save' }).click();
       await editor.locator('[role=alert]').waitFor({ timeout: 30_000 });

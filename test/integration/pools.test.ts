@@ -88,6 +88,8 @@ describe('worker pools', () => {
     ['a job in two pools', { a: { jobs: ['resize'], concurrency: 1 }, b: { jobs: ['resize'], concurrency: 1 } }, 'LJ_ERR_VALIDATION', /in pool "a" already/],
     ['the name default', { default: { jobs: ['resize'], concurrency: 1 } }, 'LJ_ERR_VALIDATION', /not "default"/],
     ['a name with a space', { 'my pool': { jobs: ['resize'], concurrency: 1 } }, 'LJ_ERR_VALIDATION', /letters, digits/],
+    ["a worker's name", { w1: { jobs: ['resize'], concurrency: 1 } }, 'LJ_ERR_VALIDATION', /choose another pool name/],
+    ["take()'s name", { manual: { jobs: ['resize'], concurrency: 1 } }, 'LJ_ERR_VALIDATION', /choose another pool name/],
     ['a concurrency of 0', { a: { jobs: ['resize'], concurrency: 0 } }, 'LJ_ERR_VALIDATION', /concurrency/],
     ['no jobs', { a: { jobs: [], concurrency: 1 } }, 'LJ_ERR_VALIDATION', /jobs must name/],
     ['an unknown field', { a: { jobs: ['resize'], concurrency: 1, limiter: 5 } }, 'LJ_ERR_UNKNOWN_OPTION', /limiter/],

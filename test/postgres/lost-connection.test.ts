@@ -126,6 +126,31 @@ describe('a connection lost under the PostgreSQL store', () => {
     expect(lines.filter((l) => l.level >= 50)).toEqual([]);
   });
 
+  it('cut after the server committed a claim of one worker pool: the jobs go back to that pool, never to another pool of the process', async () => {
+    const proxy = await startPgProxy();
+    const handler = (_p: unknown, ctx: { attempt: number }) => ctx.attempt;
+    queue = createQueue({
+      connection: proxy.url,
+      schema: newSchema(),
+      logger: false,
+      lease: 120_000,
+      jobs: [defineJob({ name: 'x', handler }), defineJob({ name: 'y', handler })],
+      pools: { a: { jobs: ['x'], concurrency: 2 }, b: { jobs: ['y'], concurrency: 2 } },
+    });
+    const ids = (await queue.enqueueMany(['x', 'x', 'x', 'y', 'y', 'y'].map((name) => ({ name, payload: {} })))).map((r) => r.id);
+    const done = events(queue.events$, (e) => e.to === 'completed', ids.length, 20_000);
+    const cut = proxy.loseNextReply('claim_ready(');
+    await queue.start();
+    await cut;
+    await done;
+    for (const id of ids) {
+      const job = await queue.getJob(id);
+      const ran = (await queue.history(id)).find((t) => t.event === 'job.complete')!;
+      // Run by a worker of the job's own pool, on its first attempt.
+      expect([job.name, job.attempts, ran.workerId?.includes(job.name === 'x' ? '/a/w' : '/b/w')]).toEqual([job.name, 1, true]);
+    }
+  });
+
   it('cut after the server committed a limited claim (grouped jobs) and before the reply: the fast part is handed over, the next claim takes the rest back', async () => {
     const proxy = await startPgProxy();
     const store = createPostgresStore({ connection: proxy.url, schema: newSchema(), history: true });

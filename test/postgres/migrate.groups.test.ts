@@ -1,7 +1,8 @@
 /**
  * `litejobs migrate` carries concurrency groups and limits from a SQLite file
  * to PostgreSQL: each job's group, and the limits table's rows (rate-limit
- * buckets, pauses, a group's own concurrency). A copied bucket goes on
+ * buckets, pauses, a group's own concurrency), and the job names' own
+ * rules (limits changed while the queues ran, retention). A copied bucket goes on
  * limiting claims on PostgreSQL, and a copied grouped job is claimed group by
  * group there.
  */
@@ -30,6 +31,9 @@ it('copies each job group and every limit row; on PostgreSQL they hold as they d
     expect((await sqlite.claim({ names: ['r'], limit: 5, owner: 'w', leaseMs: 1000, now: NOW, rule: CLAIM_RULE, limits })).jobs).toHaveLength(1);
     const sqliteLimits = await sqlite.limits();
     expect(sqliteLimits).toHaveLength(3);
+    // Job names' limits changed while the queues ran, and a name's own retention: kept rules of the file.
+    await sqlite.saveNameLimits('r', '{"globalConcurrency":2}', NOW);
+    await sqlite.saveNameRetention([{ name: 'r', rule: '{"completed":{"count":5}}' }], NOW);
     await sqlite.close();
 
     const source = openSource(file.path);
@@ -44,6 +48,8 @@ it('copies each job group and every limit row; on PostgreSQL they hold as they d
 
     const store = pg.open({ schema });
     expect(await store.limits()).toEqual(sqliteLimits);
+    expect(await store.nameLimits()).toEqual([{ name: 'r', rule: '{"globalConcurrency":2}' }]);
+    expect(await store.nameRetention()).toEqual([{ name: 'r', rule: '{"completed":{"count":5}}' }]);
     expect((await Promise.all(inserted.map((r) => store.get(r.id)))).map((j) => j?.group)).toEqual(['g1', 'g1', 'g2', null, null, null]);
     // The copied bucket is spent: no second claim of r within the minute; the copied pause holds g2 back.
     const claim = (names: string[], now: number) => store.claim({ names, limit: 10, owner: 'w', leaseMs: 1000, now, rule: CLAIM_RULE, limits });

@@ -6,7 +6,8 @@
  */
 import type { Logger } from '../../lib/logger.js';
 import { checkString } from '../../lib/validate.js';
-import type { FacadeEngine } from '../create-engine.js';
+import type { Engine } from '../core/engine.js';
+import type { Inspection } from './inspection.js';
 import { limitChangesText, type LimitChanges } from '../core/live-limits.js';
 import { checkGroupConcurrency, type LimitsView, type NameLimitView } from './limits-view.js';
 
@@ -17,7 +18,7 @@ export interface LimitActions {
   resetLimits(name: string): Promise<NameLimitView>;
 }
 
-export function createLimitActions(engine: FacadeEngine, o: { open: () => void; logger: Pick<Logger, 'info'> }): LimitActions {
+export function createLimitActions(engine: Engine & { readonly inspect: Inspection }, o: { open: () => void; logger: Pick<Logger, 'info'> }): LimitActions {
   const { inspect } = engine;
   const limits = async (): Promise<LimitsView> => {
     o.open();

@@ -15,7 +15,7 @@
  */
 import { JobEventType } from '../../../machines/job.machine.js';
 import { LeaseLostError, ValidationError } from '../../errors.js';
-import type { JobRecord, LeasedJob } from '../../store/store.js';
+import type { JobRecord } from '../../store/store.js';
 import { checkInteger, checkString, rejectUnknownOptions } from '../../lib/validate.js';
 import { claimTerms, startWithinMs } from '../claim/rate-starts.js';
 import type { WorkerEngine } from '../core/engine.js';
@@ -130,7 +130,9 @@ export function createManualJobs(engine: WorkerEngine, o: { ownerId: string; lea
       const terms = await claimTerms(engine.time, engine.limits, { startWithin: startWithinMs(engine.limits), ahead: false, startNow: 1 });
       // The clock read after the sweep: a retry it brought due is due from the moment its move was made.
       const { jobs } = await engine.worker.claim({ names, limit: 1, owner: workerId, leaseMs, now: clock.now(), rule: registry.claimRule, ...terms });
-      const job: LeasedJob | undefined = jobs[0];
+      const [job, ...more] = jobs;
+      // More than one: claims whose answers an outage lost, taken back (store/postgres/claim.ts); handed back unstarted.
+      for (const extra of more) await engine.apply(extra, { type: JobEventType.release }, { workerId, again: (fresh) => fresh.leaseToken === extra.leaseToken && fresh.state === registry.claimRule.to });
       if (!job) return null;
       return { ...toJob(job), token: job.leaseToken, lockedUntil: new Date(job.lockedUntil) };
     },

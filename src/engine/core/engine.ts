@@ -101,6 +101,8 @@ export interface Engine {
   readonly limits: ReadonlyMap<string, NameLimits>;
   /** Reads the limits changed while the queue runs from the store; true when the limits in force changed. */
   refreshLimits(): Promise<boolean>;
+  /** Counts changes of the limits in force, by whichever read found them (live-limits.ts). */
+  limitsVersion(): number;
   /** The names whose limits were changed while the queue runs, as last read. */
   changedLimits(): ReadonlyMap<string, LimitChanges>;
   /** The queue's retention with each name's own: what the finishing move and the retention loop delete. */

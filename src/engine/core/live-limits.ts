@@ -72,14 +72,22 @@ export interface LiveLimits {
   changed(): ReadonlyMap<string, LimitChanges>;
   /** Takes the stored changes (`Store.nameLimits`); true when the limits in force changed. */
   learn(rows: ReadonlyArray<{ name: string; rule: string }>): boolean;
+  /**
+   * Counts the changes of the limits in force: whoever read them (a pool's
+   * loop, `queue.limits()`, `setLimits` itself), every consumer compares it
+   * with the one it last built its own settings from.
+   */
+  version(): number;
 }
 
 export function createLiveLimits(defined: ReadonlyMap<string, NameLimits>): LiveLimits {
   const current = new Map(defined);
   let stored = new Map<string, StoredChanges>();
   let seen = '';
+  let version = 0;
   return {
     current,
+    version: () => version,
     changed() {
       const out = new Map<string, LimitChanges>();
       for (const [name, s] of stored) {
@@ -102,7 +110,9 @@ export function createLiveLimits(defined: ReadonlyMap<string, NameLimits>): Live
       const before = JSON.stringify([...current]);
       current.clear();
       for (const [name, limits] of [...next].sort(([a], [b]) => a.localeCompare(b))) current.set(name, limits);
-      return JSON.stringify([...current]) !== before;
+      const changed = JSON.stringify([...current]) !== before;
+      if (changed) version++;
+      return changed;
     },
   };
 }

@@ -43,6 +43,8 @@ export function resolvePools(pools: unknown, defined: readonly string[], queue: 
   const pooled = new Map<string, string>();
   for (const [name, value] of Object.entries(pools as Record<string, unknown>)) {
     const what = `createQueue pools.${name.slice(0, 64)}`;
+    // Not a worker id of the default pool (`<owner>/w<n>`) nor take()'s (`<owner>/manual`): history names runs by them.
+    if (name === 'manual' || /^w\d+$/.test(name)) throw new ValidationError(`createQueue pools: "${name}" names this process's own workers (w<n>, manual): choose another pool name`);
     if (!POOL_NAME.test(name) || name === DEFAULT_POOL) throw new ValidationError(`createQueue pools: a pool is named by 1 to 64 letters, digits, ".", "_" or "-", and not "${DEFAULT_POOL}" (the names no pool lists), got ${JSON.stringify(name.slice(0, 100))}`);
     if (typeof value !== 'object' || value === null) throw new ValidationError(`${what} must be { jobs, concurrency, prefetch? }`);
     rejectUnknownOptions(what, value, ['jobs', 'concurrency', 'prefetch']);

@@ -67,8 +67,9 @@ export function createClaimer(db: Database, schema: string, history: boolean, ne
    * claim's time, already past: its token was stamped at that claim or at its
    * start deadline, so it goes back unstarted rather than starting late.
    */
-  const takeBack = async (state: string, limits: ClaimRequest['limits']): Promise<LeasedJob[]> => {
-    const claims = [...inDoubt.values()].filter((c) => c.state === state);
+  const takeBack = async (state: string, owner: string, limits: ClaimRequest['limits']): Promise<LeasedJob[]> => {
+    // The claimer's own, as its caller: a process's worker pools and its take() share the store, each claiming its own names.
+    const claims = [...inDoubt.values()].filter((c) => c.state === state && c.owner === owner);
     if (claims.length === 0) return [];
     const byToken = new Map(claims.map((c) => [c.token, c]));
     const { rows } = await db.query<ReadyRow & { lease_token: string }>(s.held, [[...byToken.keys()], state]);
@@ -106,7 +107,7 @@ export function createClaimer(db: Database, schema: string, history: boolean, ne
     // claim_ready writes the claim edge every accepted machine has (machine-registry.ts).
     if (rule.from !== JobState.pending || rule.to !== JobState.processing) throw new TypeError(`claim rule must take ${JobState.pending} to ${JobState.processing}, not ${rule.from} to ${rule.to}`);
     if (req.names.length === 0 || req.limit <= 0) return { jobs: [] };
-    const got = await takeBack(rule.to, req.limits);
+    const got = await takeBack(rule.to, req.owner, req.limits);
     if (got.length >= req.limit) return { jobs: got };
     const sentFor = (): Sent => ({ state: rule.to, attempts: rule.attempts, owner: req.owner, token: nextToken(), lockedUntil: req.now + req.leaseMs, now: req.now });
     try {
