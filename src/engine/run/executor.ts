@@ -12,6 +12,7 @@
  * (`checkMoved`, on the store's change hints) or at its next renewal. A run
  * told to stop that goes on past `stuckAfter` is reported.
  */
+import { createProgressWrites } from './progress-writes.js';
 import { JobEventType, type JobEvent } from '../../../machines/job.machine.js';
 import { TimeoutError } from '../../errors.js';
 import { Abortable } from '../../lib/abortable.js';
@@ -132,9 +133,11 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
     }
     run.logs.add(level, shown, message);
   };
+  // A job's progress values one write at a time, the newest waiting (progress-writes.ts).
+  const progress = createProgressWrites((jobId, token, text) => engine.worker.progress(jobId, token, text, clock.now()));
   const host: ContextHost = {
     extend,
-    progress: (job, text) => engine.worker.progress(job.id, job.leaseToken, text, clock.now()),
+    progress: (job, text) => progress.write(job.id, job.leaseToken, text),
     steps: {
       steps: (job) => engine.worker.steps(job.id),
       // Steps finished at the same time share one write (a commit per step bounded the drain at a few hundred jobs a second on PostgreSQL).
@@ -185,7 +188,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
       { module, payload: job.payload, jobId: job.id, name: job.name, attempt: job.attempts, workerId, ...slotSpec(job), ...(run.span ? { trace: run.span.carrier } : {}), ...notAfter(job, clock.now()) },
       {
         heartbeat: () => extend(job, abortable),
-        progress: (text) => engine.worker.progress(job.id, job.leaseToken, text, clock.now()),
+        progress: (text) => progress.write(job.id, job.leaseToken, text),
         log: (level, obj, msg) => {
           log ??= logger.child({ job: job.name, jobId: job.id, attempt: job.attempts, workerId });
           log[level](obj ?? {}, msg);
