@@ -36,16 +36,18 @@ export function nextPass(passes$: Observable<ClaimPassEvent>, pred: (p: ClaimPas
 }
 
 /**
- * Polls (in real time) until `condition` holds, moving a virtual clock by 0
- * between looks: a pass that ran on database I/O the virtual clock does not
- * wait for may have armed its next timer in the past, which fires on the
- * clock's next move.
+ * Polls (in real time) until `condition` holds, moving a virtual clock by
+ * `stepMs` (default 0) between looks: a pass that ran on database I/O the
+ * virtual clock does not wait for may have armed its next timer in the past,
+ * which fires on the clock's next move. A step moves on a loop whose pass was
+ * still reading the database when the clock last moved: it armed its next
+ * from the moved clock.
  */
-export async function untilOnClock(clock: { advance(ms: number): Promise<void> }, condition: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+export async function untilOnClock(clock: { advance(ms: number): Promise<void> }, condition: () => Promise<boolean>, what: string, ms = 20_000, stepMs = 0): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`not reached: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
-    await clock.advance(0);
+    await clock.advance(stepMs);
   }
 }

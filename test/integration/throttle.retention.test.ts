@@ -8,23 +8,14 @@
 import { describe, expect, it } from 'vitest';
 import { createVirtualClock, defineJob } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
+import { untilOnClock } from '../helpers/wait.js';
 
 const fx = useQueues();
 const WINDOW = { key: 'k', ms: 60_000 };
 const count = async (table: string) => Number(await fx.value(`SELECT count(*) FROM ${table}`));
+/** The clock moved a second a look: a retention pass still reading when it last moved comes round again. */
+const PASS_STEP = 1000;
 
-/**
- * Moves the virtual clock a retention pass at a time until `condition` holds: a pass still reading
- * the database when the clock moved arms its next one from the moved clock.
- */
-async function passesUntil(clock: { advance(ms: number): Promise<void> }, condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`not reached: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    await clock.advance(1000);
-  }
-}
 
 describe('a throttle window outlives retention', () => {
   it('retention 0 and the retention loop keep a finished job while its window is open, and delete it after', async () => {
@@ -41,14 +32,14 @@ describe('a throttle window outlives retention', () => {
 
     // A retention pass (it forgets the other's kept outcome after 1 s) spares the open window.
     await clock.advance(6000);
-    await passesUntil(clock, async () => (await count('job_outcomes')) === 0, 'the kept outcome forgotten');
+    await untilOnClock(clock, async () => (await count('job_outcomes')) === 0, 'the kept outcome forgotten', 20_000, PASS_STEP);
     expect(await q.enqueue('t', 3, { throttle: WINDOW })).toEqual({ id: first.id, created: false, state: 'completed' });
     expect(await count('jobs')).toBe(1);
 
     // Once the window has passed, retention deletes the job, and the key makes a new one.
     await clock.advance(WINDOW.ms);
     await clock.advance(6000);
-    await passesUntil(clock, async () => (await count('jobs')) === 0, 'the throttled job deleted after its window');
+    await untilOnClock(clock, async () => (await count('jobs')) === 0, 'the throttled job deleted after its window', 20_000, PASS_STEP);
     const next = await q.enqueue('t', 4, { throttle: WINDOW });
     expect(next.created).toBe(true);
     await q.stop();
@@ -61,7 +52,7 @@ describe('a throttle window outlives retention', () => {
     await q.start();
     expect(await q.result(id)).toBe('ok');
     await clock.advance(2000 + 6000);
-    await passesUntil(clock, async () => (await count('jobs')) === 0, 'the throttled job deleted after its window');
+    await untilOnClock(clock, async () => (await count('jobs')) === 0, 'the throttled job deleted after its window', 20_000, PASS_STEP);
     // Its outcome kept for `outcome` from when it finished: result() in another connection still settles.
     expect(await fx.open().result(id)).toBe('ok');
     expect(await count('job_outcomes')).toBe(1);
@@ -102,7 +93,7 @@ describe('a throttle window outlives retention', () => {
     await clock.advance(WINDOW.ms + 6000);
     // A take loop goes on: its sweeps run the retention pass a started queue runs.
     expect(await q.take()).toBeNull();
-    await passesUntil(clock, async () => (await count('jobs')) === 0, 'the throttled job deleted by the take loop');
+    await untilOnClock(clock, async () => (await count('jobs')) === 0, 'the throttled job deleted by the take loop', 20_000, PASS_STEP);
     expect((await q.enqueue('t', 2, { throttle: WINDOW })).id).not.toBe(first.id);
     await q.close();
   });
