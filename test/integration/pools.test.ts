@@ -17,8 +17,11 @@ const fx = useQueues();
 function gated() {
   const running = new Map<string, Array<() => void>>();
   const started = new Map<string, number>();
+  /** Once ending, runs return at once: the pools go on claiming the rest while the queue stops. */
+  let ending = false;
   const handler = (name: string) => (_: unknown, ctx: HandlerContext) =>
     new Promise<void>((done) => {
+      if (ending) return done();
       started.set(name, (started.get(name) ?? 0) + 1);
       running.set(name, [...(running.get(name) ?? []), done]);
       ctx.signal.addEventListener('abort', () => done());
@@ -26,6 +29,7 @@ function gated() {
   const count = (name: string) => running.get(name)?.length ?? 0;
   const starts = (name: string) => started.get(name) ?? 0;
   const endAll = () => {
+    ending = true;
     for (const list of running.values()) for (const done of list.splice(0)) done();
   };
   return { handler, count, starts, endAll };
