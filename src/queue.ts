@@ -8,7 +8,8 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { JobEventType, JobState, RUNTIME_EVENTS } from '../machines/job.machine.js';
-import { systemClock } from './lib/clock.js';
+import { every, systemClock } from './lib/clock.js';
+import { LIMITS_EVERY_MS } from './engine/core/live-limits.js';
 import { createDefaultLogger, silentLogger } from './lib/logger.js';
 import { createConsumer, type Consumer } from './engine/consumer.js';
 import { poolOwner, resolvePools, type ResolvedPool } from './engine/core/pools.js';
@@ -107,6 +108,8 @@ function createUntypedQueue(options: QueueOptions): Queue {
   const ownerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   /** A consumer per pool while started. */
   let consumers: Consumer[] | undefined;
+  /** Stops the started queue's limits loop: one per process, whatever its pools. */
+  let stopLimits: (() => void) | undefined;
   let closed = false;
 
   const open = () => {
@@ -202,6 +205,17 @@ function createUntypedQueue(options: QueueOptions): Queue {
         }),
       );
       for (const c of consumers) c.start();
+      // Limits changed while the queue runs, read each second; a change wakes the claim loops (a limit raised or turned off lets held-back jobs go).
+      const reading = 'reading limits';
+      stopLimits = every(
+        clock,
+        LIMITS_EVERY_MS,
+        async () => {
+          if (await engine.refreshLimits()) engine.wake();
+          engine.outage.recovered(reading);
+        },
+        (err) => void engine.outage.failed(reading, err),
+      );
       if (o.pools === undefined) logger.info({ concurrency: o.concurrency, jobs: pools[0]!.names }, 'queue started');
       else logger.info({ pools: Object.fromEntries(pools.map((p) => [p.name, { concurrency: p.concurrency, jobs: p.names }])) }, 'queue started');
     },
@@ -209,6 +223,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
       await scheduling.stop();
       if (!consumers) return void (await retention.stop());
       const running = consumers;
+      stopLimits?.();
       await Promise.all(running.map((c) => c.stop(stopOptions?.timeout ?? 10_000)));
       consumers = undefined;
       await engine.flush();

@@ -18,7 +18,6 @@ import type { AbortReason } from './run/job-runner.js';
 import { createPool, type WorkerInfo } from './run/pool.js';
 import { createProcessRegistry, heartbeatEvery } from './run/process-registry.js';
 import { claimTerms, createRateStarts, startWithinMs } from './claim/rate-starts.js';
-import { LIMITS_EVERY_MS } from './core/live-limits.js';
 import { createStartCheck } from './claim/start-check.js';
 import { createMovedCheck } from './claim/moved-check.js';
 import { createScheduler } from './claim/scheduler.js';
@@ -65,7 +64,6 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
   const { worker: store, registry, clock, logger, outage } = engine;
   const names = o.names ? [...o.names] : [...engine.definitions.keys()];
   const delayedStates = registry.delayedStates;
-  const { limits } = engine;
   const needsThreads = names.some((name) => engine.definitions.get(name)?.isolation === 'thread');
   const threads = needsThreads ? createThreadPool({ size: o.threads }) : undefined;
   // Still claimed under this lease: a job moved on meanwhile holds the token only as its run's hold (run-holds.ts).
@@ -94,7 +92,7 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
   const buffer = createClaimBuffer({
     concurrency: o.concurrency,
     prefetch: o.prefetch,
-    grouped: [...limits.values()].some((l) => l.groupConcurrency !== undefined),
+    grouped: [...engine.limits.values()].some((l) => l.groupConcurrency !== undefined),
     clock,
     pauses,
     isRunning: (jobId) => executor!.isRunning(jobId),
@@ -113,10 +111,17 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     ...(threads ? { threads } : {}),
   });
   const run = executor;
-  // Limits changed while the queue runs (live-limits.ts) change `limits` in place: these follow them.
+  // Built from the limits in force; limits changed while the queue runs (live-limits.ts) are a new snapshot, and
+  // the next claim builds them anew from it.
+  let limits = engine.limits;
   let rateStarts = createRateStarts(limits);
   let startWithin = startWithinMs(limits);
-  let builtFrom = engine.limitsVersion();
+  const followLimits = () => {
+    if (engine.limits === limits) return;
+    limits = engine.limits;
+    rateStarts = createRateStarts(limits);
+    startWithin = startWithinMs(limits);
+  };
   const take = () => {
     const job = buffer.take();
     // Leases of the jobs left waiting, confirmed before a worker needs them (start-check.ts).
@@ -203,6 +208,7 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
     // Above the low-water mark the buffer is full enough: `hungry$` asks again.
     freeSlots: () => buffer.freeSlots(pool.busy()),
     claim: async (limit) => {
+      followLimits();
       // Rate-limited jobs only for workers idle now, while a limit binds (rate-starts.ts).
       const startNow = buffer.idleWorkers(pool.busy());
       const now = clock.now();
@@ -291,18 +297,6 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
       );
       pauseReads.start();
       stops.push(() => pauseReads.stop());
-      stops.push(
-        loop('reading limits', LIMITS_EVERY_MS, async () => {
-          await engine.refreshLimits();
-          // Changed since these were built, by this read or another (queue.limits(), setLimits, another pool's loop).
-          if (engine.limitsVersion() === builtFrom) return;
-          builtFrom = engine.limitsVersion();
-          rateStarts = createRateStarts(limits);
-          startWithin = startWithinMs(limits);
-          // A limit raised or turned off may let held-back jobs go now.
-          scheduler.wake();
-        }),
-      );
       void registration.register();
       stops.push(loop('sweeping expired leases', sweepMs, async () => void (await Promise.all([sweep(), registration.beatIfDue()]))));
       // Leases that ran out while no worker was up (a crash, a deploy) are

@@ -145,10 +145,11 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
     tracing,
     registry,
     definitions,
-    limits: live.current,
+    get limits() {
+      return live.current();
+    },
     refreshLimits: async () => live.learn(await store.nameLimits()),
     changedLimits: () => live.changed(),
-    limitsVersion: () => live.version(),
     retention,
     keptOutcomeMs: deps.keptOutcomeMs ?? KEPT_OUTCOME_MS,
     outage,

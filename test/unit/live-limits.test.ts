@@ -1,8 +1,8 @@
 /**
  * The limits in force while the queue runs (engine/core/live-limits.ts):
- * stored changes over the definitions', a limit turned off, and a version
- * that counts changes whoever read them first (each consumer compares it
- * with the one it built its own settings from).
+ * stored changes over the definitions', a limit turned off, and a
+ * snapshot replaced on each change, whoever read it first (each consumer
+ * compares it with the one it built its own settings from).
  */
 import { describe, expect, it } from 'vitest';
 import { createLiveLimits, limitChangesText, withChanges } from '../../src/engine/core/live-limits.js';
@@ -16,18 +16,24 @@ describe('live limits', () => {
     expect(JSON.parse(limitChangesText('mail', { globalConcurrency: null, rateLimit: { max: 3, per: '2s' } }))).toEqual({ globalConcurrency: false, rateLimit: { max: 3, perMs: 2000, perGroup: false } });
   });
 
-  it('counts each change of the limits in force once, whichever read learns it; the same rows again change nothing', () => {
+  it('replaces its snapshot on each change, whichever read learns it, and never changes one a claim or a consumer holds', () => {
     const live = createLiveLimits(defined);
-    const built = live.version();
+    const built = live.current();
     const rows = [{ name: 'mail', rule: limitChangesText('mail', { globalConcurrency: 5 }) }];
-    // Another reader (queue.limits(), setLimits, another pool) learns it first ...
+    // Another reader (queue.limits(), setLimits, the limits loop) learns it first ...
     expect(live.learn(rows)).toBe(true);
-    // ... and a consumer's own read finds nothing new, but the version says its settings are stale.
+    // ... a later read finds nothing new, but a consumer built from the old snapshot sees it is another.
     expect(live.learn(rows)).toBe(false);
-    expect(live.version()).toBe(built + 1);
-    expect(live.current.get('mail')).toEqual({ globalConcurrency: 5 });
+    expect(live.current()).not.toBe(built);
+    expect(live.current().get('mail')).toEqual({ globalConcurrency: 5 });
+    expect(built.get('mail')).toEqual({ globalConcurrency: 2 });
+    const changed = live.current();
     expect(live.learn([])).toBe(true);
-    expect(live.current.get('mail')).toEqual({ globalConcurrency: 2 });
-    expect(live.version()).toBe(built + 2);
+    expect(live.current().get('mail')).toEqual({ globalConcurrency: 2 });
+    expect(changed.get('mail')).toEqual({ globalConcurrency: 5 });
+    // The same limits again (stored rows differ, the limits in force do not): the snapshot stays.
+    const same = live.current();
+    expect(live.learn([{ name: 'other', rule: limitChangesText('other', { globalConcurrency: null }) }])).toBe(false);
+    expect(live.current()).toBe(same);
   });
 });

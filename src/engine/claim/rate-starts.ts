@@ -65,8 +65,7 @@ export async function claimTerms(
 ): Promise<Pick<ClaimRequest, 'rate' | 'limits' | 'startNow' | 'startWithinMs'>> {
   const t = await time.now();
   const rate = { now: t.lo, stampAt: t.hi + o.startWithin, ahead: o.ahead };
-  // A copy: the limits changed while the queue runs (live-limits.ts) change the Map in place, and one claim decides by one set.
-  return limits.size > 0 ? { rate, limits: new Map(limits), startNow: o.startNow, startWithinMs: o.startWithin } : { rate };
+  return limits.size > 0 ? { rate, limits, startNow: o.startNow, startWithinMs: o.startWithin } : { rate };
 }
 
 export function createRateStarts(limits: ReadonlyMap<string, NameLimits>): RateStarts {

@@ -96,13 +96,12 @@ export interface Engine {
   /**
    * The limits in force (groupConcurrency, globalConcurrency, rateLimit), by
    * name: the definitions', with those changed while the queue runs
-   * (live-limits.ts) over them. One Map, changed in place: what each claim carries.
+   * (live-limits.ts) over them. A snapshot, replaced when they change (read
+   * it where it is used): what each claim carries.
    */
   readonly limits: ReadonlyMap<string, NameLimits>;
   /** Reads the limits changed while the queue runs from the store; true when the limits in force changed. */
   refreshLimits(): Promise<boolean>;
-  /** Counts changes of the limits in force, by whichever read found them (live-limits.ts). */
-  limitsVersion(): number;
   /** The names whose limits were changed while the queue runs, as last read. */
   changedLimits(): ReadonlyMap<string, LimitChanges>;
   /** The queue's retention with each name's own: what the finishing move and the retention loop delete. */

@@ -3,8 +3,8 @@
  * fields set over its definitions' `rateLimit`, `globalConcurrency` and
  * `groupConcurrency`, kept in the store (`name_limits`) so that every process
  * claims by them. A started queue reads them each second (LIMITS_EVERY_MS);
- * the limits in force are one Map, changed in place, which every claim of
- * the process reads (engine.limits).
+ * the limits in force are a snapshot, replaced when they change, which every
+ * claim of the process reads (engine.limits).
  *
  * Stored as JSON, a field per limit: a value sets it, `false` turns it off
  * whatever the definitions say, and an absent field leaves the definitions'.
@@ -17,7 +17,7 @@ import { rejectUnknownOptions } from '../../lib/validate.js';
 import type { NameLimits } from '../../store/store.js';
 import { checkJobLimits, type RateLimit } from './limits.js';
 
-/** How often a started queue reads the stored changes: a change reaches every process within it. */
+/** How often a started queue reads the stored changes (once per process, whatever its pools): a change reaches every process within it. */
 export const LIMITS_EVERY_MS = 1000;
 
 /** What `queue.setLimits` takes: a value sets a limit, `null` turns it off; an absent field is left as it is. */
@@ -66,28 +66,24 @@ export function withChanges(defined: NameLimits | undefined, stored: StoredChang
 }
 
 export interface LiveLimits {
-  /** The limits in force, by name: one Map throughout, changed in place. */
-  readonly current: Map<string, NameLimits>;
+  /**
+   * The limits in force, by name: a snapshot, never changed, replaced by a
+   * new one when they change. A claim decides by the one it read, and a
+   * consumer knows its own settings are stale when the snapshot is another.
+   */
+  current(): ReadonlyMap<string, NameLimits>;
   /** The names whose limits were changed while the queue runs, with what was changed (null: turned off). */
   changed(): ReadonlyMap<string, LimitChanges>;
   /** Takes the stored changes (`Store.nameLimits`); true when the limits in force changed. */
   learn(rows: ReadonlyArray<{ name: string; rule: string }>): boolean;
-  /**
-   * Counts the changes of the limits in force: whoever read them (a pool's
-   * loop, `queue.limits()`, `setLimits` itself), every consumer compares it
-   * with the one it last built its own settings from.
-   */
-  version(): number;
 }
 
 export function createLiveLimits(defined: ReadonlyMap<string, NameLimits>): LiveLimits {
-  const current = new Map(defined);
+  let current: ReadonlyMap<string, NameLimits> = new Map(defined);
   let stored = new Map<string, StoredChanges>();
   let seen = '';
-  let version = 0;
   return {
-    current,
-    version: () => version,
+    current: () => current,
     changed() {
       const out = new Map<string, LimitChanges>();
       for (const [name, s] of stored) {
@@ -107,12 +103,10 @@ export function createLiveLimits(defined: ReadonlyMap<string, NameLimits>): Live
         const limits = withChanges(defined.get(name), stored.get(name));
         if (limits) next.set(name, limits);
       }
-      const before = JSON.stringify([...current]);
-      current.clear();
-      for (const [name, limits] of [...next].sort(([a], [b]) => a.localeCompare(b))) current.set(name, limits);
-      const changed = JSON.stringify([...current]) !== before;
-      if (changed) version++;
-      return changed;
+      const ordered = (m: ReadonlyMap<string, NameLimits>) => JSON.stringify([...m].sort(([a], [b]) => a.localeCompare(b)));
+      if (ordered(next) === ordered(current)) return false;
+      current = next;
+      return true;
     },
   };
 }
