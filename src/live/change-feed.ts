@@ -27,13 +27,19 @@ export interface TickTransition {
   count: number;
 }
 
-/** A recent change as a tick carries it: a progress update (event `job.progress`) with its value. */
+/** A recent change as a tick carries it: a progress update (event `job.progress`) with its value, when small. */
 export type TickChange = Omit<RecentChange, 'data'> & { progress?: unknown };
 
-/** A recent change with its progress value read (the row's JSON text), and its event named as the history shows it. */
+/**
+ * A progress value longer than this (JSON text) is left out of a tick: a tick goes to every page at most
+ * four times a second, and fifty 8 KB values would make each 400 KB. The job's own read has it whole.
+ */
+export const TICK_PROGRESS_CHARS = 1024;
+
+/** A recent change with its progress value read (the row's JSON text, when small), and its event named as the history shows it. */
 function tickChange({ data, ...r }: RecentChange): TickChange {
   const change: TickChange = { ...r, event: eventName(r.event, r.from) };
-  if (data != null) change.progress = JSON.parse(data) as unknown;
+  if (data != null && data.length <= TICK_PROGRESS_CHARS) change.progress = JSON.parse(data) as unknown;
   return change;
 }
 

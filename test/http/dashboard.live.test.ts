@@ -154,6 +154,8 @@ describe('GET /v1/dashboard/events', () => {
             await new Promise<void>((go) => gates.push(go));
             await ctx.progress({ done: 1, of: 3 });
             await new Promise<void>((go) => gates.push(go));
+            await ctx.progress({ log: 'x'.repeat(4000) });
+            await new Promise<void>((go) => gates.push(go));
           },
         }),
       ],
@@ -173,6 +175,13 @@ describe('GET /v1/dashboard/events', () => {
     // No move: no transition counted, the counts unchanged.
     expect(tick.transitions).toEqual([]);
     expect(tick.counts).toEqual({ processing: 1 });
+    // A large value is left out of the tick (every page gets each one); the change itself is there.
+    const seen = stream.ticks().length;
+    gates.shift()!();
+    await stream.until(() => stream.ticks().slice(seen).some((t) => t.recent.some((r) => r.event === 'job.progress')));
+    const large = stream.ticks().slice(seen).flatMap((t) => t.recent).find((r) => r.event === 'job.progress')!;
+    expect(large).toMatchObject({ id, from: 'processing', to: 'processing' });
+    expect(large).not.toHaveProperty('progress');
     gates.shift()!();
     await q.stop();
   });
