@@ -3,20 +3,19 @@
  * the job: it prints the job, then each progress value and move as it comes,
  * and ends with the job (exit code 0 when it completed, 1 when it died).
  */
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createQueue, defineJob, type HandlerContext } from '../../src/index.js';
 import { CLI_TEST_TIMEOUT, startCli } from '../helpers/cli.js';
 import { silentLogger } from '../helpers/silent-logger.js';
-import { tempDir } from '../helpers/temp-db.js';
+import { tempDbPath } from '../helpers/temp-db.js';
 
 let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
 
 function dbPath(): string {
-  const dir = tempDir();
-  cleanup = dir.cleanup;
-  return join(dir.dir, 'jobs.db');
+  const db = tempDbPath();
+  cleanup = db.cleanup;
+  return db.path;
 }
 
 /** A handler that reports each value in `steps` once the test lets it go on (`next()`), then ends as `end` says. */

@@ -9,6 +9,7 @@ import { followJob, type Followed } from '../../src/cli/commands/job-follow.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { defineJob, type Queue } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
+import { waitFor } from '../helpers/wait.js';
 
 const fx = useQueues();
 const JOBS = [defineJob({ name: 'x', handler: () => 1 })];
@@ -37,6 +38,15 @@ function testIO() {
 
 const follow = (queue: Queue, id: number, io: CliIO, printed: Followed[] = []) => followJob(queue, id, io, { json: true, print: (read) => printed.push(read) });
 
+/** Follows the job until its first print (the job and its timeline read, the watch under way). */
+async function following(queue: Queue, id: number) {
+  const t = testIO();
+  const printed: Followed[] = [];
+  const done = follow(queue, id, t.io, printed);
+  await waitFor(() => printed.length === 1);
+  return { t, done };
+}
+
 describe('job --follow ends', () => {
   it('when the job finished between the read of the job and the read of its timeline', async () => {
     const queue = fx.open({ jobs: JOBS });
@@ -60,23 +70,19 @@ describe('job --follow ends', () => {
   it('with an error when the job is removed while followed', async () => {
     const queue = fx.open({ jobs: JOBS });
     const { id } = await queue.enqueue('x', {});
-    const t = testIO();
-    const following = follow(queue, id, t.io);
-    await new Promise((r) => setTimeout(r, 100));
+    const f = await following(queue, id);
     await queue.remove(id);
-    await expect(following).rejects.toMatchObject({ message: `job ${id} was removed while followed` });
+    await expect(f.done).rejects.toMatchObject({ message: `job ${id} was removed while followed` });
   });
 
   it('with the result of a job deleted as it finished (retention 0)', async () => {
     const queue = fx.open({ jobs: JOBS, retention: { completed: 0 } });
     const { id } = await queue.enqueue('x', {});
     const taken = (await queue.take())!;
-    const t = testIO();
-    const following = follow(queue, id, t.io);
-    await new Promise((r) => setTimeout(r, 100));
+    const f = await following(queue, id);
     await queue.complete(taken, { pages: 3 });
-    await following;
-    expect(t.out()).toContain('"to":"completed"');
+    await f.done;
+    expect(f.t.out()).toContain('"to":"completed"');
   });
 
   it('when a worker without history finished the job (read again each second)', async () => {
@@ -84,20 +90,18 @@ describe('job --follow ends', () => {
     const quiet = fx.open({ jobs: JOBS, history: false });
     const { id } = await queue.enqueue('x', {});
     const taken = (await quiet.take())!;
-    const t = testIO();
-    const following = follow(queue, id, t.io);
-    await new Promise((r) => setTimeout(r, 100));
+    const f = await following(queue, id);
     await quiet.complete(taken, 'done');
-    await following;
+    await f.done;
+    // No history row showed it: nothing printed after the job, which ended all the same.
+    expect(f.t.out()).toBe('');
   });
 
   it('at once on Ctrl-C, with exit code 0', async () => {
     const queue = fx.open({ jobs: JOBS });
     const { id } = await queue.enqueue('x', {});
-    const t = testIO();
-    const following = follow(queue, id, t.io);
-    await new Promise((r) => setTimeout(r, 100));
-    t.press();
-    await following;
+    const f = await following(queue, id);
+    f.t.press();
+    await f.done;
   });
 });

@@ -131,8 +131,12 @@ export function createManualJobs(engine: WorkerEngine, o: { ownerId: string; lea
       // The clock read after the sweep: a retry it brought due is due from the moment its move was made.
       const { jobs } = await engine.worker.claim({ names, limit: 1, owner: workerId, leaseMs, now: clock.now(), rule: registry.claimRule, ...terms });
       const [job, ...more] = jobs;
-      // More than one: claims whose answers an outage lost, taken back (store/postgres/claim.ts); handed back unstarted.
-      for (const extra of more) await engine.apply(extra, { type: JobEventType.release }, { workerId, again: (fresh) => fresh.leaseToken === extra.leaseToken && fresh.state === registry.claimRule.to });
+      // More than one: claims whose answers an outage lost, taken back (store/postgres/claim.ts); handed back
+      // unstarted, as a stopping pool gives back what it never started (a job moved on meanwhile: its hold).
+      for (const extra of more) {
+        const r = await engine.apply(extra, { type: JobEventType.release }, { workerId, again: (fresh) => fresh.leaseToken === extra.leaseToken && fresh.state === registry.claimRule.to });
+        if (!(r.accepted && r.committed)) await engine.releaseHold(extra.id, extra.leaseToken);
+      }
       if (!job) return null;
       return { ...toJob(job), token: job.leaseToken, lockedUntil: new Date(job.lockedUntil) };
     },
