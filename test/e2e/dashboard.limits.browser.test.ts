@@ -36,7 +36,11 @@ describe('dashboard limits panel', () => {
       expect(await cells(customer1)).toEqual(['customer:1', '2', '1', '–', '–']);
       expect(await cells(page.locator('tr[data-group="customer:2"]'))).toEqual(['customer:2', '0', '1', '–', '–']);
       expect(await page.locator('[data-testid=limit-groups] tr[data-group]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-group')))).toEqual(['customer:1', 'customer:2']);
-      expect(await cells(page.locator('[data-testid=limit-names] tr[data-name="sync"]'))).toEqual(['sync', '1', '–', '50 per 1 h', '2', '48', '–', 'Edit']);
+      // Tokens: one per claim of a job that started; a busy machine may miss a claimed-ahead job's start deadline,
+      // hand it back and claim it again, spending one more. What the queue says now is what the page shows.
+      const tokensLeft = (await queue.limits()).names[0]!.tokensLeft!;
+      expect(tokensLeft).toBeLessThanOrEqual(48);
+      expect(await cells(page.locator('[data-testid=limit-names] tr[data-name="sync"]'))).toEqual(['sync', '1', '–', '50 per 1 h', '2', String(tokensLeft), '–', 'Edit']);
 
       // A group concurrency set elsewhere: the next refresh shows it and the second running job, without a reload.
       await queue.setGroupConcurrency('customer:1', 2);
