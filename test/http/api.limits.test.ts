@@ -213,6 +213,16 @@ describe('PUT and DELETE /v1/names/:name/limits', () => {
     expect((await s.queue.limits()).names).toEqual([]);
   });
 
+  it('refuses a change from another site (its Origin or Sec-Fetch-Site), storing nothing', async () => {
+    const s = await serve();
+    for (const headers of [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+      const put = await s.call('PUT', '/v1/names/mail/limits', { body: { globalConcurrency: 1 }, headers });
+      const del = await s.call('DELETE', '/v1/names/mail/limits', { headers });
+      expect([put.status, put.body.error?.code, del.status]).toEqual([403, 'LJ_ERR_CROSS_SITE', 403]);
+    }
+    expect((await s.queue.limits()).names).toEqual([]);
+  });
+
   it('a read-only server refuses it, and it needs the token', async () => {
     const ro = await serve({ server: { readOnly: true } });
     expect((await ro.call('PUT', '/v1/names/mail/limits', { body: { globalConcurrency: 1 } })).status).toBe(403);
