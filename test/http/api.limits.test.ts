@@ -215,7 +215,8 @@ describe('PUT and DELETE /v1/names/:name/limits', () => {
 
   it('refuses a change from another site (its Origin or Sec-Fetch-Site), storing nothing', async () => {
     const s = await serve();
-    for (const headers of [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+    const foreign: Array<Record<string, string>> = [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }];
+    for (const headers of foreign) {
       const put = await s.call('PUT', '/v1/names/mail/limits', { body: { globalConcurrency: 1 }, headers });
       const del = await s.call('DELETE', '/v1/names/mail/limits', { headers });
       expect([put.status, put.body.error?.code, del.status]).toEqual([403, 'LJ_ERR_CROSS_SITE', 403]);
