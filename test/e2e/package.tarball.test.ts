@@ -7,14 +7,12 @@
  * type-checks a consumer, and the demo runs from the package.
  */
 import Database from 'better-sqlite3';
-import { execFile, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packPackage, root, run, runDemoUntilCompleted, userEnv } from '../helpers/packed.js';
 import { tempDir } from '../helpers/temp-db.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   main: string;
   types: string;
@@ -26,29 +24,6 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 const dependencies = Object.keys(manifest.dependencies);
 const devDependencies = Object.keys(manifest.devDependencies);
 
-interface Run {
-  code: number | null;
-  out: string;
-}
-
-/** Runs a command to its end; never throws, so a failure shows its output in the assertion. */
-function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Run & { stdout: string }> {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout, out: `${stdout}${stderr}${err && typeof err.code !== 'number' ? String(err) : ''}` });
-    });
-  });
-}
-
-/** The environment of a user's shell: no loader or module path inherited from the test runner. */
-function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  delete env.NODE_OPTIONS;
-  delete env.NODE_PATH;
-  return env;
-}
-
 function sqlFiles(dir: string, prefix = ''): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? sqlFiles(join(dir, e.name), `${prefix}${e.name}/`) : e.name.endsWith('.sql') ? [`${prefix}${e.name}`] : [],
@@ -59,35 +34,16 @@ let tmp: { dir: string; cleanup(): void };
 let project: string;
 let files: string[];
 
-/** What the build and the pack read: copied, so that the build's `rm -rf dist` never pulls the page from under the browser tests running beside this one. */
-const SOURCES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'src', 'machines', 'dashboard', 'scripts'];
-
 beforeAll(async () => {
   tmp = tempDir('litejobs-pack-');
-  const checkout = join(tmp.dir, 'checkout');
-  for (const path of SOURCES) cpSync(join(root, path), join(checkout, path), { recursive: true });
-  symlinkSync(join(root, 'node_modules'), join(checkout, 'node_modules'), 'dir');
-  // dist/ built from exactly these sources (its stamp says so: after `npm ci`
-  // it is, as `prepare` built it) is packed as it is; otherwise the copy is
-  // built, starting by deleting dist/ so that nothing stale gets packed (a
-  // full build is ~30 s of CPU). Then no scripts on pack: `prepare` would
-  // only build a second time.
-  const stamp = await run(process.execPath, [join(root, 'scripts', 'build-stamp.mjs'), 'check'], root);
-  if (stamp.code === 0) cpSync(join(root, 'dist'), join(checkout, 'dist'), { recursive: true });
-  else {
-    const built = await run('npm', ['run', 'build'], checkout);
-    expect(built.code, built.out).toBe(0);
-  }
-  const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp.dir], checkout);
-  expect(packed.code, packed.out).toBe(0);
-  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  files = info!.files.map((f) => f.path);
+  const packed = await packPackage(tmp.dir);
+  files = packed.files;
 
   project = join(tmp.dir, 'app');
   const installed = join(project, 'node_modules', 'litejobs');
   mkdirSync(installed, { recursive: true });
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-  const untar = await run('tar', ['-xzf', join(tmp.dir, info!.filename), '-C', installed, '--strip-components=1'], tmp.dir);
+  const untar = await run('tar', ['-xzf', packed.tarball, '-C', installed, '--strip-components=1'], tmp.dir);
   expect(untar.code, untar.out).toBe(0);
   for (const dep of dependencies) {
     const link = join(project, 'node_modules', dep);
@@ -270,24 +226,7 @@ export const done: string = JobState.completed;
 
   it('runs `litejobs demo` from the package, and a SIGTERM after its first completed job drains and exits 0', async () => {
     const db = join(tmp.dir, 'demo.db');
-    const bin = join('node_modules', 'litejobs', 'dist', 'src', 'cli', 'bin.js');
-    const result = await new Promise<Run>((resolve, reject) => {
-      const child = spawn(process.execPath, [bin, 'demo', '--port', '0', '--seed', '38', '--rate', '0'], { cwd: project, env: userEnv({ LITEJOBS_DB: db, LITEJOBS_LOG_LEVEL: 'debug', NO_COLOR: '1' }) });
-      let out = '';
-      let stopped = false;
-      const onData = (chunk: Buffer) => {
-        out += chunk.toString();
-        // The demo logs readable lines, piped or not: stop once a job has completed.
-        if (!stopped && /"to":"completed"|job processing → completed/.test(out)) {
-          stopped = true;
-          child.kill('SIGTERM');
-        }
-      };
-      child.stdout.on('data', onData);
-      child.stderr.on('data', onData);
-      child.on('error', reject);
-      child.on('exit', (code) => resolve({ code, out }));
-    });
+    const result = await runDemoUntilCompleted(process.execPath, project, userEnv({ LITEJOBS_DB: db, LITEJOBS_LOG_LEVEL: 'debug', NO_COLOR: '1' }));
     expect(result.code, result.out).toBe(0);
     expect(result.out).toMatch(/receiver\s+http:\/\/127\.0\.0\.1:\d+/);
     // The dashboard's built page ships in the package.
