@@ -7,9 +7,11 @@
  *      │ after retryDelay     ├──(can retry)──► failed ──┘
  *      │                      └──(cannot)────► dead ──job.retry──► pending
  *   processing ──job.sleep──► sleeping ──after sleepDelay──► pending   (ctx.sleep: no attempt spent)
+ *   processing ──job.wait──► waiting-message ──job.message──► pending   (ctx.waitFor: a message came, no attempt spent)
+ *                                    └──after waitDelay──► pending   (its timeout)
  *   waiting-children ──job.children──► pending (every child finished)
  *                                  └──► dead (a child failed, onChildFailure 'fail')
- *   pending | processing | failed | sleeping | waiting-children ──job.cancel──► cancelled
+ *   pending | processing | failed | sleeping | waiting-children | waiting-message ──job.cancel──► cancelled
  *   completed | cancelled ──job.rerun──► pending   (run again, with a fresh set of attempts)
  *   pending | failed | sleeping ──job.promote──► pending, due now   (skip the delay, the backoff or the sleep)
  *   pending ──job.update──► pending   (a new priority, run time or payload, given with the event)
@@ -43,6 +45,8 @@ export const JobState = {
   sleeping: 'sleeping',
   /** A flow's parent, until its children have finished. */
   waitingChildren: 'waiting-children',
+  /** Parked by `ctx.waitFor`: no lease, no worker; back to pending when a message on its topic comes, or at its timeout. */
+  waitingMessage: 'waiting-message',
 } as const;
 export type JobState = (typeof JobState)[keyof typeof JobState];
 
@@ -76,6 +80,10 @@ export type JobEvent =
   | { type: 'job.release'; error?: ErrorInfo }
   /** `ctx.sleep`: park for `delay` ms without spending the attempt. */
   | { type: 'job.sleep'; delay: number }
+  /** `ctx.waitFor`: park until a message on `topic` comes (`job.message`), or for `delay` ms at most, without spending the attempt. */
+  | { type: 'job.wait'; topic: string; delay: number }
+  /** A message came for the topic a waiting job waits on (`queue.signal`). */
+  | { type: 'job.message' }
   /** A parent's children have finished (`failed: false`), or one failed (`failed: true`, with its error). */
   | { type: 'job.children'; failed: boolean; error?: ErrorInfo }
   | { type: 'job.cancel' }
@@ -94,6 +102,8 @@ export const JobEventType = {
   expire: 'job.expire',
   release: 'job.release',
   sleep: 'job.sleep',
+  wait: 'job.wait',
+  message: 'job.message',
   children: 'job.children',
   cancel: 'job.cancel',
   retry: 'job.retry',
@@ -115,6 +125,8 @@ export const RUNTIME_EVENTS: readonly string[] = [
   JobEventType.expire,
   JobEventType.release,
   JobEventType.sleep,
+  JobEventType.wait,
+  JobEventType.message,
   JobEventType.children,
 ];
 
@@ -178,10 +190,16 @@ function baseImplementations(policy: ResolvedRetryPolicy) {
       scheduleWake: assign(({ event }: { event: JobEvent }) => ({
         sleepDelay: event.type === 'job.sleep' && Number.isFinite(event.delay) ? Math.max(0, Math.round(event.delay)) : 0,
       })),
+      /** What `waiting-message` waits for: the topic (read by queue.signal), and how long at most. */
+      awaitMessage: assign(({ event }: { event: JobEvent }) => ({
+        waitTopic: event.type === 'job.wait' ? event.topic : null,
+        waitDelay: event.type === 'job.wait' && Number.isFinite(event.delay) ? Math.max(0, Math.round(event.delay)) : 0,
+      })),
     },
     delays: {
       retryDelay: ({ context }: { context: JobMachineContext }) => context.retryDelay,
       sleepDelay: ({ context }: { context: JobMachineContext }) => (typeof context.sleepDelay === 'number' ? context.sleepDelay : 0),
+      waitDelay: ({ context }: { context: JobMachineContext }) => (typeof context.waitDelay === 'number' ? context.waitDelay : 0),
     },
   };
 }
@@ -212,12 +230,18 @@ function baseStates() {
         ],
         'job.release': { target: 'pending', actions: 'refundAttempt' },
         'job.sleep': { target: 'sleeping', actions: ['refundAttempt', 'scheduleWake'] },
+        'job.wait': { target: 'waiting-message', actions: ['refundAttempt', 'awaitMessage'] },
         'job.cancel': { target: 'cancelled' },
       },
     },
     sleeping: {
       after: { sleepDelay: { target: 'pending' } },
       on: { 'job.cancel': { target: 'cancelled' }, 'job.promote': { target: 'pending' } },
+    },
+    // No promote: a waiting job wakes by a message or by its timeout, nothing else.
+    'waiting-message': {
+      after: { waitDelay: { target: 'pending' } },
+      on: { 'job.message': { target: 'pending' }, 'job.cancel': { target: 'cancelled' } },
     },
     'waiting-children': {
       on: {

@@ -9,7 +9,7 @@ import { pauseQuestion, togglePause } from './pause-name';
 import type { Paused } from './types';
 
 /** States a job can be cancelled from (the base machine's job.cancel edges). */
-const CANCELLABLE = ['pending', 'failed', 'sleeping', 'waiting-children'];
+const CANCELLABLE = ['pending', 'failed', 'sleeping', 'waiting-message', 'waiting-children'];
 
 export type Act = (title: string, body: string, ok: string, run: () => Promise<string>) => Promise<void>;
 

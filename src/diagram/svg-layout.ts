@@ -134,12 +134,12 @@ const LAYOUT_OPTIONS = {
  */
 const COMPACT_SPACING = {
   'elk.spacing.nodeNode': '28',
-  'elk.layered.spacing.nodeNodeBetweenLayers': '24',
+  'elk.layered.spacing.nodeNodeBetweenLayers': '22',
   'elk.spacing.edgeEdge': '10',
   'elk.layered.spacing.edgeEdgeBetweenLayers': '8',
   'elk.layered.spacing.edgeNodeBetweenLayers': '10',
   'elk.spacing.edgeNode': '12',
-  'elk.padding': '[top=14,left=14,bottom=14,right=14]',
+  'elk.padding': '[top=14,left=10,bottom=14,right=10]',
 } as const;
 
 function pointsOf(edge: ElkExtendedEdge): Point[] {

@@ -54,7 +54,7 @@ const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width &
 describe('edgeBundles', () => {
   it('bundles the base machine’s job.cancel, job.promote and job.rerun edges, each into the one state they share', () => {
     expect(described(base)).toEqual([
-      ['job.cancel', 'cancelled', ['pending', 'processing', 'sleeping', 'waiting-children', 'failed']],
+      ['job.cancel', 'cancelled', ['pending', 'processing', 'sleeping', 'waiting-message', 'waiting-children', 'failed']],
       ['job.promote', 'pending', ['sleeping', 'failed']],
       ['job.rerun', 'pending', ['completed', 'cancelled']],
     ]);
@@ -62,7 +62,7 @@ describe('edgeBundles', () => {
 
   it('takes a custom machine’s edges in, and never a self-loop or edges whose guards differ', () => {
     const bundles = described(quarantine);
-    expect(bundles[0]).toEqual(['job.cancel', 'cancelled', ['pending', 'processing', 'sleeping', 'waiting-children', 'failed', 'quarantined']]);
+    expect(bundles[0]).toEqual(['job.cancel', 'cancelled', ['pending', 'processing', 'sleeping', 'waiting-message', 'waiting-children', 'failed', 'quarantined']]);
     const bundled = new Set(edgeBundles(quarantine).flat());
     quarantine.edges.forEach((edge, i) => {
       if (edge.from === edge.to) expect(bundled.has(i), edge.id).toBe(false);

@@ -12,6 +12,7 @@ import { eventName } from '../../machines/event-name.js';
 
 const AFTER_RETRY = 'xstate.after.retryDelay.job.failed';
 const AFTER_SLEEP = 'xstate.after.sleepDelay.job.sleeping';
+const AFTER_WAIT = 'xstate.after.waitDelay.job.waiting-message';
 
 describe('machineGraph of the base job machine', () => {
   const graph = machineGraph(createJobMachine());
@@ -22,6 +23,7 @@ describe('machineGraph of the base job machine', () => {
       { id: 'pending', final: false, delayed: false },
       { id: 'processing', final: false, delayed: false },
       { id: 'sleeping', final: false, delayed: true },
+      { id: 'waiting-message', final: false, delayed: true },
       { id: 'waiting-children', final: false, delayed: false },
       { id: 'failed', final: false, delayed: true },
       { id: 'dead', final: true, delayed: false },
@@ -44,10 +46,14 @@ describe('machineGraph of the base job machine', () => {
       { id: 'processing:job.expire:dead', from: 'processing', to: 'dead', event: 'job.expire', label: 'job.expire [else]', else: true },
       { id: 'processing:job.release:pending', from: 'processing', to: 'pending', event: 'job.release', label: 'job.release' },
       { id: 'processing:job.sleep:sleeping', from: 'processing', to: 'sleeping', event: 'job.sleep', label: 'job.sleep' },
+      { id: 'processing:job.wait:waiting-message', from: 'processing', to: 'waiting-message', event: 'job.wait', label: 'job.wait' },
       { id: 'processing:job.cancel:cancelled', from: 'processing', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
       { id: 'sleeping:job.cancel:cancelled', from: 'sleeping', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
       { id: 'sleeping:job.promote:pending', from: 'sleeping', to: 'pending', event: 'job.promote', label: 'job.promote' },
       { id: 'sleeping:after sleepDelay:pending', from: 'sleeping', to: 'pending', event: AFTER_SLEEP, label: 'after sleepDelay' },
+      { id: 'waiting-message:job.message:pending', from: 'waiting-message', to: 'pending', event: 'job.message', label: 'job.message' },
+      { id: 'waiting-message:job.cancel:cancelled', from: 'waiting-message', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
+      { id: 'waiting-message:after waitDelay:pending', from: 'waiting-message', to: 'pending', event: AFTER_WAIT, label: 'after waitDelay' },
       { id: 'waiting-children:job.children:dead', from: 'waiting-children', to: 'dead', event: 'job.children', label: 'job.children [childFailed]', guard: 'childFailed' },
       { id: 'waiting-children:job.children:pending', from: 'waiting-children', to: 'pending', event: 'job.children', label: 'job.children [else]', else: true },
       { id: 'waiting-children:job.cancel:cancelled', from: 'waiting-children', to: 'cancelled', event: 'job.cancel', label: 'job.cancel' },
@@ -83,7 +89,7 @@ describe('machineGraph of a user machine', () => {
       on: { pending: { 'job.pause': { target: 'paused' } } },
     });
     const graph = machineGraph(pausable);
-    expect(graph.states.map((s) => s.id)).toEqual(['pending', 'processing', 'sleeping', 'waiting-children', 'failed', 'dead', 'completed', 'cancelled', 'paused']);
+    expect(graph.states.map((s) => s.id)).toEqual(['pending', 'processing', 'sleeping', 'waiting-message', 'waiting-children', 'failed', 'dead', 'completed', 'cancelled', 'paused']);
     expect(graph.states.at(-1)).toEqual({ id: 'paused', final: false, delayed: true });
     // The extension's candidates come before the base state's own.
     expect(graph.edges.filter((e) => e.from === 'pending').map((e) => e.id)).toEqual([

@@ -36,10 +36,13 @@ const EVENTS: Event[] = [
   { type: 'job.retry' },
   { type: 'xstate.after.retryDelay.job.failed' },
 ];
-/** Sleeps and flows: in every traversal but the simple paths, whose number they multiply past what a test can walk. */
+/** Sleeps, waits for messages and flows: in every traversal but the simple paths, whose number they multiply past what a test can walk. */
 const LATER_EVENTS: Event[] = [
   { type: 'job.sleep', delay: 50 },
   { type: 'xstate.after.sleepDelay.job.sleeping' },
+  { type: 'job.wait', topic: 'paid', delay: 50 },
+  { type: 'job.message' },
+  { type: 'xstate.after.waitDelay.job.waiting-message' },
   { type: 'job.children', failed: false },
   { type: 'job.children', failed: true, error: { name: 'ChildFailedError', message: 'child 2 (x) ended dead' } },
   { type: 'job.rerun' },
@@ -101,6 +104,10 @@ describe('job machine graph', () => {
         'processing -job.sleep-> sleeping',
         'sleeping -xstate.after.sleepDelay.job.sleeping-> pending',
         'sleeping -job.cancel-> cancelled',
+        'processing -job.wait-> waiting-message',
+        'waiting-message -job.message-> pending',
+        'waiting-message -xstate.after.waitDelay.job.waiting-message-> pending',
+        'waiting-message -job.cancel-> cancelled',
         'waiting-children -job.children-> dead',
         'waiting-children -job.children-> pending',
         'waiting-children -job.cancel-> cancelled',

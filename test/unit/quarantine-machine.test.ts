@@ -101,7 +101,7 @@ describe('quarantine machine through xstate transition()', () => {
 describe('quarantine machine through compileMachine', () => {
   it('lists quarantined among the states and the delayed states', () => {
     expect(table.states).toContain('quarantined');
-    expect([...table.delayedStates].sort()).toEqual(['failed', 'quarantined', 'sleeping']);
+    expect([...table.delayedStates].sort()).toEqual(['failed', 'quarantined', 'sleeping', 'waiting-message']);
     expect([...table.accepts('quarantined')].sort()).toEqual([EXPIRY, 'job.approve', 'job.cancel'].sort());
   });
 

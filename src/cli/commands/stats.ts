@@ -101,7 +101,7 @@ function describePaused(paused: StatsView['paused']): string {
 }
 
 /** States shown only when some job is in them: most queues never sleep or wait for children. */
-const OCCASIONAL: readonly string[] = [JobState.sleeping, JobState.waitingChildren];
+const OCCASIONAL: readonly string[] = [JobState.sleeping, JobState.waitingMessage, JobState.waitingChildren];
 
 /** The machine's own states in lifecycle order (the occasional ones when held), then any other state a custom machine uses. */
 function stateColumns(stats: StatsView): string[] {
