@@ -33,6 +33,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/enqueue.unique.test.ts',
   'test/integration/throttle.retention.test.ts',
   'test/integration/progress.test.ts',
+  'test/integration/job-messages.test.ts',
   'test/integration/limits.runtime.test.ts',
   'test/integration/job-follow.races.test.ts',
   'test/integration/pools.test.ts',

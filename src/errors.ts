@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   LJ_ERR_DUPLICATE_STEP: 'A handler used the same step name twice in one run (ctx.step, ctx.sleep)',
   LJ_ERR_JOB_FAILED: 'The job ended without completing (dead, cancelled, or another finished state): it has no result',
   LJ_ERR_WAIT_TIMEOUT: 'The job did not finish within the time given to wait for it',
+  LJ_ERR_JOB_FINISHED: 'The job has finished: it takes no messages (queue.signal)',
   LJ_ERR_DATABASE_OPEN: 'The database file cannot be opened',
   LJ_ERR_DATABASE_READONLY: 'The database file is read-only',
   LJ_ERR_DATABASE: 'The database failed (I/O error, disk full, locked past busyTimeout)',
@@ -115,6 +116,17 @@ export class JobNotFoundError extends LitejobsError {
 }
 
 /** The machine does not accept the event in the job's current state (e.g. retry of a job that is not dead). */
+/** `queue.signal` to a job that has finished (completed, dead, cancelled, or its machine's own final state). */
+export class JobFinishedError extends LitejobsError {
+  readonly jobId: number;
+  readonly state: string;
+  constructor(jobId: number, state: string) {
+    super('LJ_ERR_JOB_FINISHED', `job ${jobId} is ${state}: a finished job takes no messages`);
+    this.jobId = jobId;
+    this.state = state;
+  }
+}
+
 export class InvalidTransitionError extends LitejobsError {
   readonly jobId: number;
   readonly state: string;

@@ -20,6 +20,7 @@ import type { CleanOptions, RemoveOutcome } from './engine/actions/job-actions.j
 import type { ResultOptions } from './engine/actions/job-results.js';
 import type { JobChange, WatchOptions } from './engine/actions/watch.js';
 import type { JobChanges } from './engine/actions/job-update.js';
+import type { SignalResult, SignalTarget } from './engine/actions/job-messages.js';
 import type { BackupProgress, InsertResult, ListFilter, QueueStats, StoreDiagnostics } from './store/store.js';
 
 /** `stats()`: the jobs in the store by state and name, what is paused, and this process's stuck runs. */
@@ -200,6 +201,16 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
    * `job.complete`, `job.fail`, `job.expire`, `job.release`) are refused.
    */
   send(id: number, event: { type: string } & Record<string, unknown>): Promise<JobOf<M>>;
+  /**
+   * Sends a message (any JSON value) on `topic` to a job, by id or by the
+   * idempotency key it was enqueued with (`{ key: 'order:42' }`), from any
+   * process. It goes into the job's mailbox, after the messages on that topic
+   * sent before it, and its next `ctx.waitFor(topic)` takes it; a job waiting
+   * on the topic wakes now (`woke: true`). A job that does not exist is
+   * refused with JobNotFoundError, one that has finished with
+   * JobFinishedError, and nothing is stored.
+   */
+  signal(target: SignalTarget, topic: string, data?: unknown): Promise<SignalResult>;
   /**
    * Sends every `dead` job (of one name, and whose payload matches the search
    * `where`, if given: `payload.customer = 42`) back to `pending`; resolves

@@ -27,6 +27,7 @@ import { resolveQueueOptions, type QueueOptions } from './engine/core/options.js
 import { deletesByAge } from './engine/core/retention.js';
 import { checkClient, splitClient } from './engine/enqueue/caller-client.js';
 import { createFlowApi } from './engine/enqueue/flow-api.js';
+import { createSignal } from './engine/actions/job-messages.js';
 import { createJobActions } from './engine/actions/job-actions.js';
 import { createJobResults } from './engine/actions/job-results.js';
 import { createWatch } from './engine/actions/watch.js';
@@ -317,6 +318,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
       engine.wake();
     },
     send,
+    signal: createSignal({ store, clock, registry: engine.registry, wakeWaiting: engine.wakeWaiting, maxPayloadBytes: o.maxPayloadBytes, open }),
     async schedule(name, cron, scheduleOptions) {
       open();
       await scheduling.schedule(name, cron, scheduleOptions);

@@ -29,6 +29,7 @@ import { resolveRetention, retentionRules } from './core/retention.js';
 import { createEnqueuePaths, type Written } from './enqueue/enqueue-paths.js';
 import { createNewJob } from './enqueue/new-job.js';
 import { createApplyEvent } from './move/apply-event.js';
+import { createWakeWaiting } from './move/wake-waiting.js';
 import { createCommit } from './move/commit.js';
 import { createHoldRelease } from './move/run-holds.js';
 import { toLoggedError } from './run/job-runner.js';
@@ -172,6 +173,7 @@ export function createEngine(deps: EngineDeps): FacadeEngine {
     enqueueVia: paths.enqueueVia,
     enqueueSync: paths.enqueueSync,
     apply,
+    wakeWaiting: createWakeWaiting({ store, apply }),
     releaseHold: createHoldRelease({ store, registry, clock, time, deletesAtOnce: retention.deletesAtOnce, wake: () => ready.next({ at: clock.now(), promote: false }) }),
     backlog: () => transitions.backlog(),
     claimed(jobs, owner) {

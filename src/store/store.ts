@@ -18,7 +18,7 @@ import type { GroupCount, LimitPause, LimitRecord } from './contract/limits.js';
 import type { ClaimRequest, ClaimResult, TransitionRequest, TransitionResult } from './contract/moves.js';
 import type { WorkerProcessRecord } from './contract/processes.js';
 import type { BrowseFilter, BrowsePage, ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, ListFilter, QueueStats, StateNameCount } from './contract/reads.js';
-import type { LogAppend, LogPage, LogRange, StepRecord, StepSave } from './contract/run-data.js';
+import type { LogAppend, LogPage, LogRange, MessageSend, MessageTake, StepRecord, StepSave } from './contract/run-data.js';
 import type { NewSchedule, ScheduleRecord } from './contract/schedules.js';
 import type { BackupProgress, StoreDiagnostics } from './contract/upkeep.js';
 import type { CallerClient, CleanFilter, FinishedPurge, FlowInsertResult, NamedPurge, NewFlowNode, RemoveTarget, SyncInsert } from './contract/writes.js';
@@ -155,6 +155,23 @@ export interface RunData {
   appendLogs(items: readonly LogAppend[], keep: number): Promise<void>;
   /** A job's log lines numbered after `after`, oldest first, at most `limit`; and how many of its first lines were dropped. */
   jobLogs(id: number, range: LogRange): Promise<LogPage>;
+  /**
+   * Puts a message in a job's mailbox, after the messages on its topic sent
+   * before it: 'not-found' when there is no such job, 'refused' when it is in
+   * one of `refused` (nothing written then).
+   */
+  sendMessage(message: MessageSend): Promise<'sent' | 'not-found' | 'refused'>;
+  /**
+   * Takes the oldest message on the topic out of the job's mailbox and
+   * records the wait's step with it, in one transaction, while the run holds
+   * the job under its token: the message's JSON text; null when none waits
+   * (nothing written); false when the lease is gone.
+   */
+  takeMessage(take: MessageTake): Promise<string | null | false>;
+  /** Whether the job's mailbox holds a message on the topic. */
+  hasMessage(id: number, topic: string): Promise<boolean>;
+  /** The id of the job holding this idempotency key, or null. */
+  jobIdByKey(key: string): Promise<number | null>;
 }
 
 /** Reads of jobs: one, lists, pages, history, flows, counts, and the dashboard's change feed (contract/reads.ts). */

@@ -24,7 +24,7 @@ export function leaseViolations(rows: readonly HistoryRow[], customExits: Iterab
   const held = new Map<number, string | null>(); // job → token held now (null: none)
   const tokensSeen = new Map<number, Set<string>>();
   // A custom machine's events out of processing (`customExits`) are exits too.
-  const EXITS = new Set(['job.complete', 'job.fail', 'job.expire', 'job.release', 'job.sleep', 'job.cancel', ...customExits]);
+  const EXITS = new Set(['job.complete', 'job.fail', 'job.expire', 'job.release', 'job.sleep', 'job.wait', 'job.cancel', ...customExits]);
   for (const r of rows) {
     const current = held.get(r.job_id) ?? null;
     if (r.event === 'job.claim') {

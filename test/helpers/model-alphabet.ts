@@ -40,6 +40,7 @@ export const MODEL_OPS = [
   'result',
   'take',
   'setLimits',
+  'signal',
 ] as const;
 export type ModelOp = (typeof MODEL_OPS)[number];
 
@@ -67,6 +68,8 @@ export const QUEUE_METHODS: Record<string, Coverage> = {
   clean: 'clean',
   update: 'update',
   send: 'send',
+  // A message into a job's mailbox, waking it if it waits on the topic (handlers of kind 'wait' call ctx.waitFor).
+  signal: 'signal',
   retryDead: 'retryDead',
   pause: 'pause',
   resume: 'pause',

@@ -32,6 +32,10 @@ export interface HistoryFacts {
   backoff: number;
   later: number;
   sleep: number;
+  /** ctx.waitFor's topic and timeout in the model's handlers; the largest skew between two clocks. */
+  wait: { topic: string; timeout: number; skew: number };
+  /** Jobs sent a message (queue.signal accepted it): the only ones `job.message` may wake. */
+  signalled: ReadonlySet<number>;
 }
 
 export function historyViolations(f: HistoryFacts): string[] {
@@ -50,11 +54,14 @@ export function historyViolations(f: HistoryFacts): string[] {
     let context = machine.initial.context;
     let spent = 0;
     let failedAt: { at: number; wait: number } | null = null;
+    /** When the job first parked for its wait since its steps were last deleted (created, or run again): its deadline counts from there. */
+    let waitFrom: number | null = null;
     for (const h of history) {
       const error = h.error === null ? undefined : (JSON.parse(h.error) as { retryAfter?: number });
       const event: { type: string } & Record<string, unknown> = { type: h.event, random: 0 };
       if (error) event.error = error;
       if (h.event === JobEventType.sleep) event.delay = f.sleep;
+      if (h.event === JobEventType.wait) Object.assign(event, { topic: f.wait.topic, delay: f.wait.timeout });
       if (h.event === JobEventType.children) event.failed = h.to_state !== 'pending';
       const step = machine.next(state, context, event);
       if (!step || step.state !== h.to_state || (step.candidate ?? null) !== (h.candidate ?? null)) {
@@ -62,6 +69,13 @@ export function historyViolations(f: HistoryFacts): string[] {
         break;
       }
       if (h.from_state !== state) out.push(`${where}: history row #${h.id} leaves ${h.from_state}, the job was ${state}`);
+      // A waiting job wakes by a message sent to it, or at its deadline (on the clocks' spread): nothing else.
+      if (h.event === JobEventType.wait) waitFrom ??= Number(h.at);
+      if (h.event === JobEventType.rerun) waitFrom = null;
+      if (h.event === JobEventType.message && !f.signalled.has(job.id)) out.push(`${where}: woken by a message, but none was sent to it`);
+      if (h.event.startsWith('xstate.after.waitDelay') && waitFrom !== null && Number(h.at) < waitFrom + f.wait.timeout - f.wait.skew) {
+        out.push(`${where}: its wait timed out at +${Number(h.at) - waitFrom} ms, the timeout is ${f.wait.timeout} ms`);
+      }
       if (h.event === JobEventType.claim) {
         spent++;
         if (failedAt && Number(h.at) < failedAt.at + failedAt.wait) out.push(`${where}: claimed at +${Number(h.at) - failedAt.at} ms after its failure, backoff ${failedAt.wait} ms`);
@@ -78,8 +92,9 @@ export function historyViolations(f: HistoryFacts): string[] {
       context = step.context;
     }
     const replayed = fromContext(context);
-    const { sleepDelay: _a, ...replayedCtx } = replayed.ctx ?? {};
-    const { sleepDelay: _b, ...rowCtx } = !job.kept && job.ctx ? (JSON.parse(job.ctx) as Record<string, unknown>) : {};
+    // A park's delay is what was left of it, on the parker's clock: not in the history.
+    const { sleepDelay: _a, waitDelay: _c, ...replayedCtx } = replayed.ctx ?? {};
+    const { sleepDelay: _b, waitDelay: _d, ...rowCtx } = !job.kept && job.ctx ? (JSON.parse(job.ctx) as Record<string, unknown>) : {};
     const lastError = job.last_error === null ? null : (JSON.parse(job.last_error) as unknown);
     const actual = job.kept ? { state: job.state, lastError } : { state: job.state, attempts: job.attempts, lastError, ctx: rowCtx };
     const expected = job.kept ? { state, lastError: replayed.lastError } : { state, attempts: replayed.attempts, lastError: replayed.lastError, ctx: replayedCtx };

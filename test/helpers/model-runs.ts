@@ -18,8 +18,10 @@ export interface LiveRun {
 export interface RunLog {
   /** The lease token the executor is about to start a job under: it calls the handler at once, within its own call. */
   starting(id: number, token: string): void;
-  /** Called by the handler at its start: returns when the run may go on (finished, aborted if it heeds, or draining). */
-  run(id: number, signal: AbortSignal, heed: boolean): Promise<void>;
+  /** The lease token a handler was started under: called at its start, before it awaits anything. */
+  token(id: number): string;
+  /** Called by the handler: returns when the run may go on (finished, aborted if it heeds, or draining). */
+  run(id: number, signal: AbortSignal, heed: boolean, token?: string): Promise<void>;
   /** Lets the `n`-th live run (of all, in start order) return. */
   finishOne(n: number): void;
   /** From now on runs return at once, and every live one is let go. */
@@ -38,9 +40,13 @@ export function createRunLog(): RunLog {
     starting(id, token) {
       next = { id, token };
     },
-    async run(id, signal, heed) {
+    token(id) {
       const token = next?.id === id ? next.token : '?';
       next = undefined;
+      return token;
+    },
+    async run(id, signal, heed, given) {
+      const token = given ?? this.token(id);
       const others = live.filter((r) => r.id === id);
       if (others.length > 0) overlaps.push(`job ${id}: a run under ${token} started while ${others.map((r) => r.token).join(', ')} still ran`);
       let finish!: () => void;

@@ -23,6 +23,7 @@ const mainThreadCtx: HandlerContext = {
   childCounts: async () => ({}),
   step: async (_name, fn) => fn(),
   sleep: async () => undefined,
+  waitFor: async () => null,
   trace: undefined,
 };
 

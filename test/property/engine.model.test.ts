@@ -14,8 +14,8 @@
  * its claims, hand-backs, the due and lease sweeps, the store's change hints,
  * and every operator action — cancel, retry, run again, promote, remove,
  * clean, update, a custom machine's own events (edges out of processing and
- * back to pending), retry of the dead, pause — through the queue facade, and
- * a watcher reading the change feed in small pages.
+ * back to pending), retry of the dead, pause, a message to a job — through
+ * the queue facade, and a watcher reading the change feed in small pages.
  *
  * Invariants, after every round and at the end:
  * - no two runs of a job overlap, whatever operators did meanwhile;
@@ -37,6 +37,14 @@
  *   concurrency its process held (changed while runs go on: setLimits),
  *   and no two throttled enqueues of a key within its window create a job,
  *   whatever retention deleted meanwhile (a caller's remove or clean ends a window);
+ * - messages (queue.signal to jobs whose handlers ctx.waitFor them, with a
+ *   timeout or none): each is received by the job it was sent to, by one
+ *   wait (a replay gets it again), never lost (received, in its job's
+ *   mailbox, or gone with its job), none left in a mailbox once received; a
+ *   waiting job wakes only by a message sent to it or at its timeout, and one
+ *   whose mailbox holds a message does not stay parked (a job waiting with no
+ *   timeout and no message gets one at the end; one that had one already
+ *   must have woken);
  * - at the end every job has finished and every finished job's `result()`
  *   settles.
  */
@@ -49,7 +57,7 @@ import { resolveRetention } from '../../src/engine/core/retention.js';
 import { createExecutor, type Executor } from '../../src/engine/run/executor.js';
 import { defineJob } from '../../src/engine/core/job-definition.js';
 import { expireLeases, promoteDue, releaseExpiredHolds } from '../../src/engine/move/sweeps.js';
-import { InvalidTransitionError, JobNotFoundError, LeaseLostError, RateLimitedError, RetryLaterError, ValidationError } from '../../src/errors.js';
+import { InvalidTransitionError, JobFinishedError, JobNotFoundError, LeaseLostError, RateLimitedError, RetryLaterError, ValidationError } from '../../src/errors.js';
 import { claimTerms, startWithinMs } from '../../src/engine/claim/rate-starts.js';
 import { createLimitLog, type LimitLog } from '../helpers/model-limits.js';
 import { createQueue, type HandlerContext } from '../../src/index.js';
@@ -84,15 +92,28 @@ const PAUSE_MS = 200;
 const THROTTLE_MS = 200;
 /** A second throttle key's window: rounds long, so its job is often finished, and deleted by retention 0, while it is open. */
 const LONG_THROTTLE_MS = 2000;
-const KINDS = ['fail', 'later', 'sleep', 'ok', 'flaky', 'slow', 'stubborn'] as const;
+const KINDS = ['fail', 'later', 'sleep', 'ok', 'flaky', 'slow', 'stubborn', 'wait'] as const;
+/**
+ * A 'wait' job's ctx.waitFor: its topic, and its timeout (a few rounds, so messages and timeouts both wake jobs)
+ * for even ids; odd ones wait with none, so a message left unseen by a parked job shows: it waits to the end.
+ */
+const WAIT = { topic: 'go', timeout: 400 } as const;
 type Kind = (typeof KINDS)[number];
 const CUSTOM_EVENTS = ['job.park', 'job.requeue', 'job.unpark'] as const;
 
 let runs: RunLog = createRunLog();
 /** Jobs whose 'slow' run threw its RateLimitedError already (once a job: it gives its attempt back). */
 let slowed = new Set<number>();
+/** Every message a run's ctx.waitFor returned (replays too), by the message's number; and each job's waits that timed out. */
+let received = new Map<number, Set<number>>();
 const body = async (p: { k: Kind }, ctx: HandlerContext) => {
-  await runs.run(ctx.jobId, ctx.signal, p.k !== 'stubborn');
+  const token = runs.token(ctx.jobId);
+  // A wait parks the job before its run's interval: the interval is what follows the message.
+  if (p.k === 'wait') {
+    const got = await ctx.waitFor<{ n: number }>(WAIT.topic, ctx.jobId % 2 === 0 ? { timeout: WAIT.timeout } : undefined);
+    if (got !== null) received.set(got.n, (received.get(got.n) ?? new Set()).add(ctx.jobId));
+  }
+  await runs.run(ctx.jobId, ctx.signal, p.k !== 'stubborn', token);
   if (p.k === 'fail' || (p.k === 'flaky' && ctx.attempt === 1)) throw new Error('boom');
   if (p.k === 'slow' && !slowed.has(ctx.jobId)) {
     slowed.add(ctx.jobId);
@@ -126,7 +147,7 @@ type Op =
   | { type: 'enqueue'; kind: number; custom: boolean; rated: boolean; unique: boolean; lifo: boolean }
   | { type: 'flow'; kinds: [number, number]; continueOnFailure: boolean }
   | { type: 'work' | 'crash' | 'handBack'; limit: number }
-  | { type: 'finish' | 'cancel' | 'retry' | 'runAgain' | 'promote' | 'remove' | 'update' | 'send' | 'setLimits'; pick: number }
+  | { type: 'finish' | 'cancel' | 'retry' | 'runAgain' | 'promote' | 'remove' | 'update' | 'send' | 'setLimits' | 'signal'; pick: number }
   | { type: 'promoteDue' | 'sweep' | 'hint' | 'watch' | 'retryDead' | 'pause' | 'result' }
   | { type: 'take'; fail: boolean }
   | { type: 'clean'; state: number };
@@ -135,7 +156,7 @@ const pickArb = (type: string) => fc.record({ type: fc.constant(type), pick: fc.
 const bare = (type: string) => fc.constant({ type }) as fc.Arbitrary<Op>;
 /** One arbitrary per operation of the alphabet (typed: an operation without one does not compile). */
 const OPS: Record<ModelOp, { weight: number; arbitrary: fc.Arbitrary<Op> }> = {
-  enqueue: { weight: 4, arbitrary: fc.record({ type: fc.constant('enqueue' as const), kind: fc.constantFrom(0, 0, 1, 2, 3, 4, 5, 6, 6), custom: fc.boolean(), rated: fc.boolean(), unique: fc.boolean(), lifo: fc.boolean() }) },
+  enqueue: { weight: 4, arbitrary: fc.record({ type: fc.constant('enqueue' as const), kind: fc.constantFrom(0, 0, 1, 2, 3, 4, 5, 6, 6, 7, 7), custom: fc.boolean(), rated: fc.boolean(), unique: fc.boolean(), lifo: fc.boolean() }) },
   flow: { weight: 1, arbitrary: fc.record({ type: fc.constant('flow' as const), kinds: fc.tuple(fc.nat(KINDS.length - 2), fc.nat(KINDS.length - 2)), continueOnFailure: fc.boolean() }) },
   work: { weight: 5, arbitrary: fc.record({ type: fc.constant('work' as const), limit: fc.integer({ min: 1, max: 3 }) }) },
   finish: { weight: 5, arbitrary: pickArb('finish') },
@@ -158,6 +179,7 @@ const OPS: Record<ModelOp, { weight: number; arbitrary: fc.Arbitrary<Op> }> = {
   result: { weight: 1, arbitrary: bare('result') },
   take: { weight: 2, arbitrary: fc.record({ type: fc.constant('take' as const), fail: fc.boolean() }) },
   setLimits: { weight: 1, arbitrary: pickArb('setLimits') },
+  signal: { weight: 2, arbitrary: pickArb('signal') },
 };
 const opArb: fc.Arbitrary<Op> = fc.oneof(...Object.values(OPS));
 const seqArb = fc.array(opArb, { minLength: 1, maxLength: 4 });
@@ -190,11 +212,15 @@ function scheduled(inner: Store, s: fc.Scheduler, who: string, afterAnswer: () =
 const openQueue = (store: Store, clock: Clock, retention: (typeof RETENTIONS)[number]) => createQueue({ store, clock, logger: silentLogger, jobs: JOBS, retention });
 interface Proc { engine: Engine; executor: Executor; queue: ReturnType<typeof openQueue>; owner: string; clock: Clock; running: Set<Promise<void>> }
 /** What a caller may be refused with: the job moved on, or is gone. Anything else is a fault. */
-const refused = (err: unknown) => err instanceof InvalidTransitionError || err instanceof JobNotFoundError || err instanceof ValidationError || err instanceof LeaseLostError;
+const refused = (err: unknown) =>
+  err instanceof InvalidTransitionError || err instanceof JobNotFoundError || err instanceof JobFinishedError || err instanceof ValidationError || err instanceof LeaseLostError;
 
 async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
   runs = createRunLog();
   slowed = new Set();
+  received = new Map();
+  /** Messages queue.signal accepted: their number, for which job. */
+  const sent = new Map<number, number>();
   const base = createVirtualClock(START);
   const limitLog: LimitLog = createLimitLog({ name: 'r', ...RATE, concurrent: 'm', throttleMs: { t: THROTTLE_MS, tl: LONG_THROTTLE_MS } });
   // A database of the run's own: what it judges is its own jobs, history and feed (not every earlier
@@ -270,6 +296,15 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
     }
   };
   let paused = false;
+  /** Messages numbered as they are sent (from three processes at once: taken before any await). */
+  let messages = 0;
+  const signal = (queue: Proc['queue'], id: number) => {
+    const n = ++messages;
+    return act(async () => {
+      await queue.signal(id, WAIT.topic, { n });
+      sent.set(n, id);
+    });
+  };
   const perform = async (p: Proc, op: Op): Promise<void> => {
     const { engine, queue } = p;
     const now = p.clock.now();
@@ -369,6 +404,8 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
         return act(() => queue.update(id, op.pick % 2 === 0 ? { priority: op.pick % 5 } : { delay: BACKOFF_MS }));
       case 'send':
         return act(() => queue.send(id, { type: CUSTOM_EVENTS[(op.pick >> 1) % CUSTOM_EVENTS.length]! }));
+      case 'signal':
+        return signal(queue, id);
     }
   };
 
@@ -380,6 +417,22 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
       const [row] = await fx.sql<{ state: string; lease_token: string | null }>('SELECT state, lease_token FROM jobs WHERE id = ?', [r.id]);
       if (!(row?.state === 'processing' && row.lease_token === r.token) && !r.signal.aborted) out.push(`job ${r.id}: its run under ${r.token} goes on unaborted, the row says ${row?.state ?? 'gone'}`);
     }
+    return out;
+  };
+  /**
+   * Each message is received by the job it was sent to, by one wait of it (a replay gets it again), and never
+   * lost: received, still in its job's mailbox, or gone with its job; none stays in the mailbox once received.
+   */
+  const messageViolations = async (final: boolean): Promise<string[]> => {
+    const out: string[] = [];
+    const boxed = new Map((await fx.sql<{ job_id: number; data: string }>('SELECT job_id, data FROM job_messages')).map((m) => [(JSON.parse(m.data) as { n: number }).n, Number(m.job_id)]));
+    const existing = new Set((await fx.sql<{ id: number }>('SELECT id FROM jobs')).map((r) => Number(r.id)));
+    for (const [n, jobs] of received) {
+      if (jobs.size !== 1 || !jobs.has(sent.get(n) ?? -1)) out.push(`message ${n} for job ${sent.get(n)} was received by ${[...jobs].join(', ')}`);
+      if (boxed.has(n)) out.push(`message ${n} was received and is still in job ${boxed.get(n)}'s mailbox`);
+    }
+    // Only at the end: a run may hold a message it took, its answer not yet back.
+    if (final) for (const [n, id] of sent) if (!received.has(n) && !boxed.has(n) && existing.has(id)) out.push(`message ${n} for job ${id} is lost: neither received nor in its mailbox`);
     return out;
   };
   const check = async (final: boolean): Promise<string[]> => {
@@ -402,7 +455,7 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
     const foreign = history.filter((h) => h.worker_id?.endsWith('/manual') && h.event !== JobEventType.claim && !takenTokens.has(`${h.job_id}:${h.lease_token}`));
     const manualFaults = foreign.map((h) => `job ${h.job_id}: a taker's ${h.event} landed under ${h.lease_token}, a lease it never took`);
     const nameOf = new Map(jobs.map((j) => [Number(j.id), j.name]));
-    return [...manualFaults, ...runs.overlaps(), ...limitLog.violations(new Set(jobs.map((j) => Number(j.id)))), ...limitLog.concurrencyViolations(history, nameOf), ...historyViolations({ jobs, history, registry: procs[0]!.engine.registry, claimedTokens, final, customExits: ['job.park', 'job.requeue'], attempts: ATTEMPTS, backoff: BACKOFF_MS, later: LATER_MS, sleep: SLEEP_MS })];
+    return [...manualFaults, ...runs.overlaps(), ...limitLog.violations(new Set(jobs.map((j) => Number(j.id)))), ...limitLog.concurrencyViolations(history, nameOf), ...historyViolations({ jobs, history, registry: procs[0]!.engine.registry, claimedTokens, final, customExits: ['job.park', 'job.requeue'], attempts: ATTEMPTS, backoff: BACKOFF_MS, later: LATER_MS, sleep: SLEEP_MS, wait: { ...WAIT, skew: 500 }, signalled: new Set(sent.values()) }), ...(await messageViolations(final))];
   };
 
   const found: string[] = [];
@@ -432,6 +485,9 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
       for (const p of procs) await s.waitFor(Promise.all([...p.running]));
       await base.advance(LEASE_MS + 1);
       for (const [id] of await fx.sql<{ id: number }>("SELECT id FROM jobs WHERE state = 'parked'").then((r) => r.map((x) => [x.id]))) await s.waitFor(act(() => procs[0]!.queue.send(id!, { type: 'job.unpark' })));
+      // Jobs waiting with no timeout get a message, unless one waits in their mailbox already (it should have woken them).
+      const unsent = await fx.sql<{ id: number }>(`SELECT id FROM jobs j WHERE state = 'waiting-message' AND NOT EXISTS (SELECT 1 FROM job_messages m WHERE m.job_id = j.id AND m.topic = '${WAIT.topic}')`);
+      for (const { id } of unsent) await s.waitFor(signal(procs[0]!.queue, Number(id)));
       for (const [i, p] of procs.entries()) {
         await s.waitFor(perform(p, { type: 'sweep' }));
         // A rated job a window: a few windows a round, so a backlog of them drains too (and retries come due).

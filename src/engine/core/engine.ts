@@ -54,6 +54,8 @@ export type WorkerStore = Pick<
   | 'heartbeat'
   | 'progress'
   | 'saveSteps'
+  | 'takeMessage'
+  | 'hasMessage'
   | 'steps'
   | 'appendLogs'
   | 'children'
@@ -154,6 +156,8 @@ export interface Engine {
   readonly apply: ApplyEvent;
   /** Gives back the hold of an ended run (or a claimed job dropped unstarted) on a job moved on without it (run-holds.ts). */
   readonly releaseHold: ReleaseHold;
+  /** Wakes a job waiting for a message on the topic once its mailbox holds one (move/wake-waiting.ts); true when this call woke it. */
+  readonly wakeWaiting: (id: number, topic: string) => Promise<boolean>;
   /** Transitions waiting for their commit. */
   backlog(): number;
   /** Announces a claim by this process and the jobs it leased. */

@@ -63,6 +63,18 @@ export interface HandlerContext {
    */
   sleep(name: string, duration: Duration): Promise<void>;
   /**
+   * Waits for the next message to this job on `topic` (`queue.signal`),
+   * or `null` once `timeout` (ms or a string such as '3d') has passed; no
+   * timeout waits for as long as it takes. A durable step: while it waits the
+   * job parks in `waiting-message`, holding no worker and spending no
+   * attempt, and runs again from the top when the message comes, its
+   * completed steps replayed; a message it received is replayed too, never
+   * received twice. Messages sent before the wait are kept in the job's
+   * mailbox and taken in order. See docs/guides/waiting-for-the-world.md. Not
+   * available in `isolation: 'thread'` jobs.
+   */
+  waitFor<T = unknown>(topic: string, options?: { timeout?: Duration }): Promise<T | null>;
+  /**
    * This attempt's span as W3C Trace Context fields, to carry the trace into
    * work done elsewhere (another service, another queue); undefined when
    * nothing traces the queue (see the tracing guide).

@@ -15,6 +15,7 @@
 import { JobEventType, JobState, RUNTIME_EVENTS, type JobEvent } from '../../../machines/job.machine.js';
 import type { ErrorInfo } from '../../../machines/policy.js';
 import type { Clock } from '../../lib/clock.js';
+import { MAX_DATE_MS } from '../../lib/duration.js';
 import type { Commit } from './commit.js';
 import { fromContext, toContext, type MachineRegistry } from '../core/machine-registry.js';
 import type { JobRecord, TransitionRequest } from '../../store/store.js';
@@ -57,7 +58,8 @@ export function createApplyEvent(deps: ApplyDeps): ApplyEvent {
     // A LIFO job (its run time its place in line, core/lifo.ts) keeps its place when handed back unstarted or
     // when an update leaves its run time alone; any other way back to pending makes it an ordinary job.
     const keepsPlace = job.runAt !== undefined && job.runAt < 0 && (event.type === JobEventType.release || event.type === JobEventType.update) && (extra?.runAt === undefined || extra.runAt === job.runAt);
-    const runAt = step.delayed ? at + step.delayed.delay : step.state === JobState.pending ? (keepsPlace ? job.runAt : Math.max(at, extra?.runAt ?? at)) : undefined;
+    // A delay past the last instant a Date holds (a wait with no timeout) ends there: the job reads back as a date.
+    const runAt = step.delayed ? Math.min(at + step.delayed.delay, MAX_DATE_MS) : step.state === JobState.pending ? (keepsPlace ? job.runAt : Math.max(at, extra?.runAt ?? at)) : undefined;
     const error = (event as { error?: ErrorInfo }).error ?? null;
     const request: TransitionRequest = {
       id: job.id,

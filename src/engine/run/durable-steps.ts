@@ -14,9 +14,19 @@
  * did with the signal), moves the job to `sleeping` through the machine's
  * `job.sleep` edge. On a later run the recorded sleep returns at once when
  * its wake time has passed, or parks the job again for the rest.
+ *
+ * A wait for a message (ctx.waitFor) is a step too, named by its topic and
+ * its count on that topic in the run (`waitFor:paid#1`). It takes the oldest
+ * message on its topic from the job's mailbox in the transaction that
+ * records the step with it, so a replay gets the same message back and no
+ * message is taken twice. With none waiting, it records its deadline (a
+ * step `waitFor:paid#1@`, like a sleep's wake time) and throws a WaitSignal:
+ * the executor parks the job in `waiting-message` through `job.wait`. A
+ * message (queue.signal) or the deadline wakes it; the run after a deadline
+ * that finds no message records the wait as timed out and gets null.
  */
 import { DuplicateStepError, LeaseLostError, LitejobsError, ValidationError } from '../../errors.js';
-import { parseDuration, type Duration } from '../../lib/duration.js';
+import { MAX_DATE_MS, parseDuration, type Duration } from '../../lib/duration.js';
 import { checkRunTime } from '../core/options.js';
 import type { LeasedJob, StepRecord } from '../../store/store.js';
 import type { AttemptSpan } from '../../telemetry/tracing.js';
@@ -32,6 +42,10 @@ export interface StepHost {
   now(): number;
   /** Whether the job's machine takes `job.sleep` from the job's state. */
   canSleep(job: LeasedJob): boolean;
+  /** Whether the job's machine takes `job.wait` from the job's state. */
+  canWait(job: LeasedJob): boolean;
+  /** Takes the oldest message on the topic from the job's mailbox, recorded as step `name` (Store.takeMessage). */
+  takeMessage(job: LeasedJob, topic: string, name: string): Promise<string | null | false>;
 }
 
 /**
@@ -45,12 +59,36 @@ export class SleepSignal extends LitejobsError {
   }
 }
 
+/** The longest topic of ctx.waitFor and queue.signal. */
+export const MAX_TOPIC = 150;
+/** Step names the queue gives its waits: refused as a ctx.step or ctx.sleep name. */
+export const WAIT_STEP_PREFIX = 'waitFor:';
+
+/** Thrown by `ctx.waitFor` to stop the handler while it waits for a message; not an error of the job. */
+export class WaitSignal extends LitejobsError {
+  constructor(readonly topic: string, readonly step: string, readonly delay: number) {
+    super('LJ_ERR_VALIDATION', `ctx.waitFor("${topic}") parks the job until a message comes: let this error propagate`);
+  }
+}
+
+/** Checks a message topic (ctx.waitFor, queue.signal). */
+export function checkTopic(what: string, topic: unknown): string {
+  if (typeof topic !== 'string' || topic.length === 0 || topic.length > MAX_TOPIC || topic.includes('\u0000')) {
+    throw new ValidationError(`${what}: the topic must be a non-empty string of at most ${MAX_TOPIC} characters, without NUL`);
+  }
+  return topic;
+}
+
 export class StepRun {
   /** The job's stored steps by name, read on the first step or sleep. */
   private stored: Promise<Map<string, StepRecord>> | undefined;
   private readonly used = new Set<string>();
   /** Set once a sleep parks the job: the executor applies it after the handler settled. */
   sleepRequest: SleepSignal | undefined;
+  /** Set once a wait for a message parks the job: likewise. */
+  waitRequest: WaitSignal | undefined;
+  /** ctx.waitFor calls so far in this run, per topic: each names its step. */
+  private readonly waits = new Map<string, number>();
 
   constructor(
     private readonly job: LeasedJob,
@@ -60,6 +98,7 @@ export class StepRun {
   ) {}
 
   async step<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
+    this.ownName('ctx.step', name);
     this.begin('ctx.step', name);
     if (typeof fn !== 'function') throw new ValidationError(`ctx.step("${name}"): the step must be a function`);
     const done = (await this.load()).get(name);
@@ -76,6 +115,7 @@ export class StepRun {
   }
 
   async sleep(name: string, duration: Duration): Promise<void> {
+    this.ownName('ctx.sleep', name);
     this.begin('ctx.sleep', name);
     const ms = parseDuration(`ctx.sleep("${name}") duration`, duration);
     const done = (await this.load()).get(name);
@@ -93,9 +133,57 @@ export class StepRun {
     throw this.sleepRequest;
   }
 
+  async waitFor(topic: string, options?: { timeout?: Duration }): Promise<unknown> {
+    const what = `ctx.waitFor("${typeof topic === 'string' ? topic.slice(0, MAX_TOPIC) : topic}")`;
+    checkTopic('ctx.waitFor', topic);
+    if (options !== undefined && (typeof options !== 'object' || options === null || Object.keys(options).some((k) => k !== 'timeout'))) {
+      throw new ValidationError(`${what}: options take only { timeout }`);
+    }
+    const ms = options?.timeout === undefined ? undefined : parseDuration(`${what} timeout`, options.timeout);
+    const n = (this.waits.get(topic) ?? 0) + 1;
+    this.waits.set(topic, n);
+    const name = `${WAIT_STEP_PREFIX}${topic}#${n}`;
+    this.begin('ctx.waitFor', name);
+    const stored = await this.load();
+    const outcome = stored.get(name);
+    if (outcome) {
+      this.span?.event('litejobs.step.replayed', { 'litejobs.step.name': name, 'litejobs.step.attempt': outcome.attempt });
+      return waitOutcome(outcome.result);
+    }
+    const taken = await this.host.takeMessage(this.job, topic, name);
+    if (taken === false) throw new LeaseLostError(this.job.id);
+    if (taken !== null) {
+      this.span?.event('litejobs.message', { 'litejobs.step.name': name });
+      return JSON.parse(taken) as unknown;
+    }
+    const until = stored.get(`${name}@`);
+    const now = this.host.now();
+    // No timeout: the last instant a Date holds, so the waiting job reads back as one.
+    const deadline = until?.wakeAt ?? (ms === undefined ? MAX_DATE_MS : checkRunTime(what, undefined, ms, now)!);
+    if (deadline <= now) {
+      // Timed out: recorded, so a replay gets null too. A message sent since stays for the next wait.
+      await this.save({ name, result: TIMED_OUT, wakeAt: null });
+      return null;
+    }
+    // Before anything is stored: a job that cannot park fails with nothing recorded.
+    if (!this.host.canWait(this.job)) {
+      throw new ValidationError(`${what}: the machine of job "${this.job.name}" has no "job.wait" edge from "${this.job.state}", so it cannot wait`);
+    }
+    if (!until) await this.save({ name: `${name}@`, result: null, wakeAt: deadline });
+    this.span?.event('litejobs.wait', { 'litejobs.step.name': name, ...(ms === undefined ? {} : { 'litejobs.wait.until': new Date(deadline).toISOString() }) });
+    this.waitRequest = new WaitSignal(topic, name, deadline - now);
+    throw this.waitRequest;
+  }
+
+  /** A step's or sleep's name may not be one the queue gives its waits. */
+  private ownName(what: string, name: string): void {
+    if (typeof name === 'string' && name.startsWith(WAIT_STEP_PREFIX)) throw new ValidationError(`${what}: names starting with "${WAIT_STEP_PREFIX}" are ctx.waitFor's own`);
+  }
+
   /** Checks the name and claims it for this run; a run that is parking takes no more steps. */
   private begin(what: string, name: string): void {
     if (this.sleepRequest) throw this.sleepRequest;
+    if (this.waitRequest) throw this.waitRequest;
     if (typeof name !== 'string' || name.length === 0 || name.length > MAX_STEP_NAME) {
       throw new ValidationError(`${what}: the step name must be a non-empty string of at most ${MAX_STEP_NAME} characters`);
     }
@@ -134,3 +222,12 @@ function serializeStep(name: string, value: unknown): string | null {
 }
 
 const parse = (text: string | null): unknown => (text === null ? undefined : JSON.parse(text));
+
+/** A wait step's result when its deadline passed with no message. */
+const TIMED_OUT = '{"timedOut":true}';
+
+/** What a recorded wait gives back: its message, or null when it timed out. */
+function waitOutcome(result: string | null): unknown {
+  const recorded = parse(result) as { message?: unknown } | undefined;
+  return recorded !== undefined && 'message' in recorded ? recorded.message : null;
+}

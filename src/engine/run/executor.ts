@@ -33,6 +33,8 @@ import { loggedFields } from '../../lib/logged-fields.js';
 
 /** Asks a job's machine whether it accepts `ctx.sleep` in its state (a machine may leave sleep out). */
 const SLEEP_PROBE: JobEvent = { type: JobEventType.sleep, delay: 0 };
+/** Likewise for `ctx.waitFor`. */
+const WAIT_PROBE: JobEvent = { type: JobEventType.wait, topic: '', delay: 0 };
 
 /** A schedule's job's slot, for the thread that runs it (HandlerContext `slot`). */
 const slotSpec = (job: LeasedJob): { slot?: number } => {
@@ -145,6 +147,8 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
       now: () => clock.now(),
       canSleep: (job) =>
         engine.registry.forJob(job.name, job.retry).next(job.state, toContext(job.attempts, job.lastError, job.ctx), SLEEP_PROBE) !== undefined,
+      canWait: (job) => engine.registry.forJob(job.name, job.retry).next(job.state, toContext(job.attempts, job.lastError, job.ctx), WAIT_PROBE) !== undefined,
+      takeMessage: (job, topic, name) => engine.worker.takeMessage({ id: job.id, token: job.leaseToken, topic, step: { name, attempt: job.attempts, at: clock.now() } }),
     },
     logger,
     record,
@@ -244,7 +248,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
       }
       // The outcome is written while the run still holds its lease, then the run ends.
       // The worker moves on while the outcome waits for its group commit; past the backlog bound it waits.
-      const recorded = recordOutcome(run, outcome, ctx?.sleepRequest).finally(() => end(run));
+      const recorded = recordOutcome(run, outcome, ctx?.parkRequest).finally(() => end(run));
       if (engine.backlog() > o.maxBacklog) await recorded;
     },
     abort(jobId, reason) {

@@ -14,7 +14,7 @@ import { recordingLogger, type RecordLine } from './recording-logger.js';
 import type { LeasedJob } from '../../store/store.js';
 import type { Job } from '../core/job-view.js';
 import type { Duration } from '../../lib/duration.js';
-import { StepRun, type SleepSignal, type StepHost } from './durable-steps.js';
+import { StepRun, type SleepSignal, type StepHost, type WaitSignal } from './durable-steps.js';
 import type { AttemptSpan } from '../../telemetry/tracing.js';
 import type { TraceCarrier } from '../../telemetry/trace-context.js';
 import { progressText } from './progress-value.js';
@@ -49,6 +49,7 @@ export class JobContext implements HandlerContext {
   private stepRun: StepRun | undefined;
   private boundStep: (<T>(name: string, fn: () => T | Promise<T>) => Promise<T>) | undefined;
   private boundSleep: ((name: string, duration: Duration) => Promise<void>) | undefined;
+  private boundWaitFor: ((topic: string, options?: { timeout?: Duration }) => Promise<unknown>) | undefined;
 
   constructor(
     private readonly job: LeasedJob,
@@ -97,9 +98,14 @@ export class JobContext implements HandlerContext {
     return this.boundSleep;
   }
 
-  /** The sleep that parks the job, if the handler asked for one (read by the executor once the handler settled). */
-  get sleepRequest(): SleepSignal | undefined {
-    return this.stepRun?.sleepRequest;
+  get waitFor(): <T = unknown>(topic: string, options?: { timeout?: Duration }) => Promise<T | null> {
+    this.boundWaitFor ??= (topic: string, options?: { timeout?: Duration }) => this.steps().waitFor(topic, options);
+    return this.boundWaitFor as <T = unknown>(topic: string, options?: { timeout?: Duration }) => Promise<T | null>;
+  }
+
+  /** The sleep or wait for a message that parks the job, if the handler asked for one (read by the executor once the handler settled). */
+  get parkRequest(): SleepSignal | WaitSignal | undefined {
+    return this.stepRun?.sleepRequest ?? this.stepRun?.waitRequest;
   }
 
   private steps(): StepRun {

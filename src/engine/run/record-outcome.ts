@@ -11,7 +11,7 @@ import type { Abortable } from '../../lib/abortable.js';
 import type { JobRecord, LeasedJob, LimitPause } from '../../store/store.js';
 import type { AttemptSpan } from '../../telemetry/tracing.js';
 import type { ApplyResult } from '../core/moves.js';
-import type { SleepSignal } from './durable-steps.js';
+import { WaitSignal, type SleepSignal } from './durable-steps.js';
 import type { WorkerEngine } from '../core/engine.js';
 import { storedError, toErrorInfo, toLoggedError, type Outcome } from './job-runner.js';
 import type { LogBuffer, LogWriter } from './log-buffer.js';
@@ -36,7 +36,10 @@ export interface OutcomeRecorderOptions {
   onRateLimited?(pause: LimitPause): void;
 }
 
-export type RecordOutcome = (run: RecordedRun, outcome: Outcome, sleep: SleepSignal | undefined) => Promise<void>;
+/** A sleep or a wait for a message that parks the job once its handler settled. */
+export type ParkRequest = SleepSignal | WaitSignal;
+
+export type RecordOutcome = (run: RecordedRun, outcome: Outcome, park: ParkRequest | undefined) => Promise<void>;
 
 export function createOutcomeRecorder(engine: WorkerEngine, o: OutcomeRecorderOptions): RecordOutcome {
   const { clock, logger } = engine;
@@ -72,7 +75,7 @@ export function createOutcomeRecorder(engine: WorkerEngine, o: OutcomeRecorderOp
    * A run whose job was moved on without it (a cancel elsewhere) writes
    * nothing and gives back its hold on the job (run-holds.ts).
    */
-  return async (run, outcome, sleep) => {
+  return async (run, outcome, park) => {
     const { job, workerId, span } = run;
     // The attempt's span ends with what the machine made of the outcome.
     const traced = (event: string, r: ApplyResult | undefined, error?: ErrorInfo) =>
@@ -91,13 +94,23 @@ export function createOutcomeRecorder(engine: WorkerEngine, o: OutcomeRecorderOp
     // The lines first: once the job is seen to have moved on, they are stored.
     if (run.logs) await o.logWriter.flush(run.logs);
     try {
-      // ctx.sleep parked the job: whatever the handler then did with the signal, the job sleeps
+      // ctx.sleep or ctx.waitFor parked the job: whatever the handler then did with the signal, the job parks
       // (unless the run was stopped: cancel, lost lease, shutdown and timeout decide as usual).
-      if (sleep && outcome.kind !== 'aborted' && !run.abortable.aborted) {
-        const r = await apply(job, { type: JobEventType.sleep, delay: sleep.delay }, extra);
-        if (r.accepted) traced(JobEventType.sleep, r);
-        else {
-          const error = toErrorInfo(new ValidationError(`ctx.sleep("${sleep.step}"): the machine of job "${job.name}" does not take "${JobEventType.sleep}" from "${job.state}"`));
+      if (park && outcome.kind !== 'aborted' && !run.abortable.aborted) {
+        const waits = park instanceof WaitSignal;
+        const event = waits ? { type: JobEventType.wait, topic: park.topic, delay: park.delay } : { type: JobEventType.sleep, delay: park.delay };
+        const r = await apply(job, event, extra);
+        if (r.accepted) {
+          traced(event.type, r);
+          // A message sent while the run went on: the signal saw the job running, so it is this side's to wake.
+          if (waits && r.committed) {
+            await engine.wakeWaiting(job.id, park.topic).catch((err: unknown) => {
+              logger.warn({ err, jobId: job.id, topic: park.topic }, 'could not look for a message sent while the job ran; it waits for the next one or its timeout');
+            });
+          }
+        } else {
+          const asked = waits ? `ctx.waitFor("${park.topic}")` : `ctx.sleep("${park.step}")`;
+          const error = toErrorInfo(new ValidationError(`${asked}: the machine of job "${job.name}" does not take "${event.type}" from "${job.state}"`));
           traced(JobEventType.fail, await apply(job, { type: JobEventType.fail, error, random: Math.random() }, extra), error);
         }
       } else if (outcome.kind === 'completed') {

@@ -74,3 +74,24 @@ export interface LogRange {
   after: number;
   limit: number;
 }
+
+/** A message for a job's mailbox (queue.signal). */
+export interface MessageSend {
+  id: number;
+  topic: string;
+  /** The message as JSON text. */
+  data: string;
+  at: number;
+  /** States whose jobs take no message (the job's machine's finished states). */
+  refused: readonly string[];
+}
+
+/** A wait (ctx.waitFor) taking the oldest message on its topic, recorded as its step. */
+export interface MessageTake {
+  id: number;
+  /** The lease token the run holds. */
+  token: string;
+  topic: string;
+  /** The wait's step: its result is written as `{"message": <data>}`. */
+  step: { name: string; attempt: number; at: number };
+}

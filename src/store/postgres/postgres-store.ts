@@ -40,6 +40,7 @@ import { checkStorable, flowJobs } from './storable.js';
 import { createListener, FINISHED_SUFFIX } from './notify.js';
 import { createPostgresSchedules } from './schedules.js';
 import { createPostgresSteps } from './steps.js';
+import { createPostgresMessages } from './messages.js';
 import { createPostgresLogs } from './logs.js';
 import { createPostgresProcesses } from './processes.js';
 import { checkSchema } from './sql.js';
@@ -215,6 +216,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     ...createPostgresLimits(db, schema),
     ...createPostgresSchedules(db, schema, insertSql, (client) => client.query(s.notify, [channel, instanceId])),
     ...createPostgresSteps(db, schema),
+    ...createPostgresMessages(db, schema),
     ...createPostgresLogs(db, schema),
     changes: dashboard.changes,
     countByStateAndName: dashboard.countByStateAndName,

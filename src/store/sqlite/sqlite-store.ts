@@ -11,6 +11,7 @@ import { createSqliteAdmin } from './admin.js';
 import { createSqliteLimits } from './limits.js';
 import { createSqliteSchedules } from './schedules.js';
 import { createSqliteSteps } from './steps.js';
+import { createSqliteMessages } from './messages.js';
 import { createSqliteLogs } from './logs.js';
 import { createSqliteProcesses } from './processes.js';
 import { browseJobs } from './browse-jobs.js';
@@ -149,6 +150,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     insert: async (jobs, at) => insert(jobs, at),
     insertSync: createSyncInsert(db, appDb, options.busyTimeoutMs, Math.min(SQLITE_BUSY_WAIT_MS, options.busyTimeoutMs)),
     ...createSqliteSteps(db),
+    ...createSqliteMessages(db),
     ...createSqliteLogs(db),
     claim: async (req) => claimTx.immediate(req, tokens.next()),
     transition: async (reqs) => transitionTx.immediate(reqs),

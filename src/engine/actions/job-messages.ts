@@ -1,0 +1,62 @@
+/**
+ * `queue.signal`: a message for a job's mailbox, by id or by the job's
+ * idempotency key. It is stored first (after the messages on its topic sent
+ * before it), then the job is woken if it waits on that topic; a job running
+ * now finds it with its next `ctx.waitFor`, or is woken when it parks (the
+ * executor looks for a message once its park committed: wake-waiting.ts).
+ */
+import { FINISHED_STATES } from '../../../machines/job.machine.js';
+import { JobFinishedError, JobNotFoundError, ValidationError } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { checkInteger, checkString, serializePayload } from '../../lib/validate.js';
+import type { Store } from '../../store/store.js';
+import type { MachineRegistry } from '../core/machine-registry.js';
+import { checkTopic } from '../run/durable-steps.js';
+
+/** Whom a message is for: a job's id, or the idempotency key it was enqueued with. */
+export type SignalTarget = number | { key: string };
+
+/** What `queue.signal` did: the job's id, and whether this message woke it (false: it waits in the job's mailbox). */
+export interface SignalResult {
+  id: number;
+  woke: boolean;
+}
+
+export interface SignalDeps {
+  store: Pick<Store, 'get' | 'sendMessage' | 'jobIdByKey'>;
+  clock: Clock;
+  registry: MachineRegistry;
+  wakeWaiting: (id: number, topic: string) => Promise<boolean>;
+  maxPayloadBytes: number;
+  open: () => void;
+}
+
+export function createSignal(deps: SignalDeps): (target: SignalTarget, topic: string, data?: unknown) => Promise<SignalResult> {
+  const { store, registry } = deps;
+
+  const jobIdOf = async (target: SignalTarget): Promise<number> => {
+    if (typeof target === 'number') return checkInteger('signal id', target, 1);
+    if (typeof target !== 'object' || target === null || Object.keys(target).some((k) => k !== 'key')) {
+      throw new ValidationError('signal: the target is a job id or { key }');
+    }
+    const key = checkString('signal key', target.key, 1024);
+    const id = await store.jobIdByKey(key);
+    if (id === null) throw new ValidationError(`signal: no job holds the key "${key.slice(0, 200)}"`, 'LJ_ERR_JOB_NOT_FOUND');
+    return id;
+  };
+
+  return async (target, topic, data) => {
+    deps.open();
+    checkTopic('signal', topic);
+    const text = serializePayload(data, deps.maxPayloadBytes);
+    const id = await jobIdOf(target);
+    const job = await store.get(id);
+    if (!job) throw new JobNotFoundError(id);
+    // Its machine's final states too: a custom machine may end elsewhere.
+    const refused = [...new Set([...FINISHED_STATES, ...registry.forJob(job.name, job.retry).finalStates])];
+    const sent = await store.sendMessage({ id, topic, data: text, at: deps.clock.now(), refused });
+    if (sent === 'not-found') throw new JobNotFoundError(id);
+    if (sent === 'refused') throw new JobFinishedError(id, (await store.get(id))?.state ?? job.state);
+    return { id, woke: await deps.wakeWaiting(id, topic) };
+  };
+}

@@ -1,0 +1,34 @@
+/** The SQLite store's mailboxes (queue.signal, ctx.waitFor): the job_messages table of migration 021. */
+import type Database from 'better-sqlite3';
+import type { Store } from '../store.js';
+import { sql } from './sql.js';
+
+export function createSqliteMessages(db: Database.Database): Pick<Store, 'sendMessage' | 'takeMessage' | 'hasMessage' | 'jobIdByKey'> {
+  const s = {
+    send: db.prepare(sql('message-send')),
+    state: db.prepare('SELECT state FROM jobs WHERE id = @id').pluck(),
+    take: db.prepare(sql('message-take')).pluck(),
+    save: db.prepare(sql('save-step')),
+    holds: db.prepare(sql('holds-lease')).pluck(),
+    waiting: db.prepare(sql('message-waiting')).pluck(),
+    byKey: db.prepare(sql('find-by-key')),
+  };
+  // The message leaves the mailbox in the transaction that records it as the wait's step: taken once, never lost.
+  const takeTx = db.transaction((t: Parameters<Store['takeMessage']>[0]): string | null | false => {
+    const data = s.take.get({ id: t.id, token: t.token, topic: t.topic, name: t.step.name }) as string | undefined;
+    if (data === undefined) return s.holds.get({ id: t.id, token: t.token }) === undefined ? false : null;
+    const result = `{"message":${data}}`;
+    s.save.run({ id: t.id, token: t.token, name: t.step.name, result, wakeAt: null, attempt: t.step.attempt, at: t.step.at });
+    return data;
+  });
+  const sendTx = db.transaction((m: Parameters<Store['sendMessage']>[0]) => {
+    if (s.send.run({ id: m.id, topic: m.topic, data: m.data, at: m.at, refused: JSON.stringify(m.refused) }).changes === 1) return 'sent' as const;
+    return s.state.get({ id: m.id }) === undefined ? ('not-found' as const) : ('refused' as const);
+  });
+  return {
+    sendMessage: async (m) => sendTx.immediate(m),
+    takeMessage: async (t) => takeTx.immediate(t),
+    hasMessage: async (id, topic) => s.waiting.get({ id, topic }) !== undefined,
+    jobIdByKey: async (key) => (s.byKey.get({ key }) as { id: number } | undefined)?.id ?? null,
+  };
+}

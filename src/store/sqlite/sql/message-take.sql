@@ -1,0 +1,13 @@
+-- The oldest message on @topic in a job's mailbox, taken by the wait step
+-- @name (ctx.waitFor) while the job's run holds it under @token, unless that
+-- step is already recorded (it took its message then). Deleted here; the
+-- caller records the step in the same transaction.
+DELETE FROM job_messages
+WHERE seq = (
+  SELECT m.seq FROM job_messages m
+  WHERE m.job_id = @id AND m.topic = @topic
+    AND EXISTS (SELECT 1 FROM jobs WHERE id = @id AND state = {{processing}} AND lease_token = @token)
+    AND NOT EXISTS (SELECT 1 FROM job_steps WHERE job_id = @id AND name = @name)
+  ORDER BY m.seq LIMIT 1
+)
+RETURNING data

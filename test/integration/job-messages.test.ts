@@ -1,0 +1,147 @@
+/**
+ * Jobs that wait for messages: ctx.waitFor parks a job in waiting-message
+ * (no worker, no attempt spent) until queue.signal, from another connection,
+ * puts a message on its topic in the job's mailbox; the job runs again from
+ * the top, its steps replayed, and gets the message. Messages sent before a
+ * wait are kept and taken in order; a received one is replayed, never taken
+ * again; a wait times out to null; finished and missing jobs refuse messages.
+ */
+import { describe, expect, it } from 'vitest';
+import { defineJob, JobState, type Queue } from '../../src/index.js';
+import { useQueues } from '../helpers/queue-fixture.js';
+import { waitFor } from '../helpers/wait.js';
+
+const fx = useQueues();
+
+const stateOf = async (q: Queue, id: number) => (await q.getJob(id)).state;
+const mailbox = async (id: number) => Number(await fx.value(`SELECT count(*) FROM job_messages WHERE job_id = ${id}`));
+
+describe('ctx.waitFor and queue.signal', () => {
+  it('parks the job holding no worker until a message from another connection wakes it; its steps replay and it gets the message', async () => {
+    let charged = 0;
+    const worker = fx.open({
+      concurrency: 1,
+      jobs: [
+        defineJob({
+          name: 'order',
+          handler: async (payload: { order: string }, ctx) => {
+            const charge = await ctx.step('charge', () => {
+              charged++;
+              return `ch_${payload.order}`;
+            });
+            const paid = await ctx.waitFor<{ status: string }>('paid');
+            return { charge, paid };
+          },
+        }),
+      ],
+    });
+    const { id } = await worker.enqueue('order', { order: '42' }, { key: 'order:42' });
+    await worker.start();
+    await waitFor(async () => (await stateOf(worker, id)) === JobState.waitingMessage);
+    // Holding no worker: another job runs on the only one meanwhile.
+    const other = await worker.enqueue('order', { order: '43' });
+    await waitFor(async () => (await stateOf(worker, other.id)) === JobState.waitingMessage);
+    expect((await worker.getJob(id)).attempts).toBe(0);
+
+    const caller = fx.open();
+    expect(await caller.signal({ key: 'order:42' }, 'paid', { status: 'succeeded' })).toEqual({ id, woke: true });
+    expect(await worker.result(id, { timeout: 20_000 })).toEqual({ charge: 'ch_42', paid: { status: 'succeeded' } });
+    expect(charged).toBe(2); // once per order: the woken run replayed its step
+    expect((await worker.history(id)).map((h) => `${h.from ?? '·'}→${h.to} ${h.event}`)).toEqual([
+      '·→pending job.enqueue',
+      'pending→processing job.claim',
+      'processing→waiting-message job.wait',
+      'waiting-message→pending job.message',
+      'pending→processing job.claim',
+      'processing→completed job.complete',
+    ]);
+    expect(await mailbox(id)).toBe(0);
+    await worker.stop();
+  });
+
+  it('keeps messages sent before the wait in the mailbox, taken in order per topic, and never takes one twice (a retry replays it)', async () => {
+    const runs: unknown[][] = [];
+    const q = fx.open({
+      jobs: [
+        defineJob({
+          name: 'collect',
+          retry: { attempts: 2, backoff: { type: 'fixed', delay: 1 } },
+          handler: async (_: unknown, ctx) => {
+            const got = [await ctx.waitFor('a'), await ctx.waitFor('b'), await ctx.waitFor('a')];
+            runs.push(got);
+            if (runs.length === 1) throw new Error('fails after taking them');
+            return got;
+          },
+        }),
+      ],
+    });
+    const { id } = await q.enqueue('collect', {});
+    for (const [topic, data] of [['a', 1], ['b', 'x'], ['a', 2], ['a', 3]] as const) expect(await q.signal(id, topic, data)).toEqual({ id, woke: false });
+    expect(await mailbox(id)).toBe(4);
+    await q.start();
+    expect(await q.result(id, { timeout: 20_000 })).toEqual([1, 'x', 2]);
+    // The retry got the same messages back; the fourth stays for a later wait.
+    expect(runs).toEqual([[1, 'x', 2], [1, 'x', 2]]);
+    expect(await fx.sql<{ topic: string; data: string }>(`SELECT topic, data FROM job_messages WHERE job_id = ${id}`)).toEqual([{ topic: 'a', data: '3' }]);
+    await q.stop();
+  });
+
+  it('gives null once the timeout passes with no message, and the same null on a replay', async () => {
+    const got: unknown[] = [];
+    const q = fx.open({
+      jobs: [
+        defineJob({
+          name: 'approval',
+          retry: { attempts: 2, backoff: { type: 'fixed', delay: 500 } },
+          handler: async (_: unknown, ctx) => {
+            got.push(await ctx.waitFor('approved', { timeout: 300 }));
+            if (got.length === 1) throw new Error('once more');
+            return got.at(-1);
+          },
+        }),
+      ],
+    });
+    const { id } = await q.enqueue('approval', {});
+    await q.start();
+    await waitFor(async () => (await stateOf(q, id)) === JobState.waitingMessage);
+    expect((await q.getJob(id)).runAt!.getTime()).toBeGreaterThan(Date.now());
+    // Timed out, then failed: a message sent while the retry waits out its backoff is kept, not replayed.
+    await waitFor(async () => (await stateOf(q, id)) === JobState.failed);
+    expect(got).toEqual([null]);
+    expect(await q.signal(id, 'approved', true)).toEqual({ id, woke: false });
+    expect(await q.result(id, { timeout: 20_000 })).toBeNull();
+    expect(got).toEqual([null, null]);
+    expect(await mailbox(id)).toBe(1);
+    await q.stop();
+  });
+
+  it('refuses a message for a finished job, a missing one, an unknown key and a bad topic, storing nothing', async () => {
+    const q = fx.open({ jobs: [defineJob({ name: 'quick', handler: async () => 'done' })] });
+    const { id } = await q.enqueue('quick', {}, { key: 'k1' });
+    await q.start();
+    await q.result(id, { timeout: 20_000 });
+    await expect(q.signal(id, 't', 1)).rejects.toMatchObject({ code: 'LJ_ERR_JOB_FINISHED', jobId: id, state: 'completed' });
+    await expect(q.signal({ key: 'k1' }, 't', 1)).rejects.toMatchObject({ code: 'LJ_ERR_JOB_FINISHED' });
+    await expect(q.signal(id + 100, 't', 1)).rejects.toMatchObject({ code: 'LJ_ERR_JOB_NOT_FOUND' });
+    await expect(q.signal({ key: 'nobody' }, 't', 1)).rejects.toMatchObject({ code: 'LJ_ERR_JOB_NOT_FOUND' });
+    for (const topic of ['', 'x'.repeat(151), 'a\u0000b', 7]) await expect(q.signal(id, topic as string, 1)).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
+    await expect(q.signal(id, 't', () => 1)).rejects.toMatchObject({ code: 'LJ_ERR_PAYLOAD_NOT_JSON' });
+    expect(Number(await fx.value('SELECT count(*) FROM job_messages'))).toBe(0);
+    await q.stop();
+  });
+
+  it('cancels a waiting job; removing a job takes its mailbox with it', async () => {
+    const q = fx.open({ jobs: [defineJob({ name: 'waits', handler: async (_: unknown, ctx) => ctx.waitFor('never') })] });
+    const { id } = await q.enqueue('waits', {});
+    await q.signal(id, 'other', 'kept');
+    await q.start();
+    await waitFor(async () => (await stateOf(q, id)) === JobState.waitingMessage);
+    expect((await q.getJob(id)).runAt!.getTime()).toBe(8_640_000_000_000_000); // no timeout: as late as a date goes
+    expect((await q.cancel(id)).state).toBe('cancelled');
+    await expect(q.signal(id, 'never', 1)).rejects.toMatchObject({ code: 'LJ_ERR_JOB_FINISHED' });
+    expect(await mailbox(id)).toBe(1);
+    await q.remove(id);
+    expect(await mailbox(id)).toBe(0);
+    await q.stop();
+  });
+});
