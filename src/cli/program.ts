@@ -8,6 +8,7 @@ import { Command, Option } from 'commander';
 import { registerBackup } from './commands/backup.js';
 import { registerControl } from './commands/control.js';
 import { registerJobActions } from './commands/job-actions.js';
+import { registerSignal } from './commands/signal.js';
 import { registerDemo } from './commands/demo.js';
 import { registerDiagram } from './commands/diagram.js';
 import { registerDoctor } from './commands/doctor.js';
@@ -40,6 +41,7 @@ export const COMMAND_REGISTRARS: readonly CommandRegistrar[] = [
   registerSetLimits,
   registerControl,
   registerJobActions,
+  registerSignal,
   registerBackup,
   registerMigrate,
   registerDiagram,

@@ -28,6 +28,7 @@ import { internalsOf } from '../queue-internals.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import { jobRoutes } from './routes/jobs.js';
 import { jobActionRoutes } from './routes/job-actions.js';
+import { signalRoutes } from './routes/signals.js';
 import { flowRoutes } from './routes/flows.js';
 
 export interface LitejobsHttpOptions {
@@ -170,6 +171,7 @@ const plugin: FastifyPluginAsync<LitejobsHttpOptions> = async (app: FastifyInsta
     const gate = createLargeBodyGate();
     jobRoutes(authed, queue, { batchBodyLimit: options.batchBodyLimit ?? 16 * MiB, bodyLimit, gate });
     jobActionRoutes(authed, queue);
+    signalRoutes(authed, queue);
     flowRoutes(authed, queue, { bodyLimit: options.batchBodyLimit ?? 16 * MiB, gate });
     controlRoutes(authed, queue);
     scheduleRoutes(authed, queue);

@@ -178,7 +178,7 @@ describe('litejobs diagram', { timeout: CLI_TEST_TIMEOUT }, () => {
     const out = join(dir(), 'machine.svg');
     const svg = await runCli(['diagram', '--format', 'svg', '--output', out]);
     expect(svg.code, svg.stderr).toBe(0);
-    expect(svg.stderr).toMatch(/wrote .*machine\.svg \(8 states, \d+ transitions\)/);
+    expect(svg.stderr).toMatch(/wrote .*machine\.svg \(9 states, \d+ transitions\)/);
     const drawn = readFileSync(out, 'utf8');
     expect(drawn).toMatch(/^<svg /);
     for (const state of ['pending', 'processing', 'completed', 'failed', 'dead', 'cancelled']) expect(drawn).toContain(`data-state="${state}"`);

@@ -115,6 +115,8 @@ export const HTTP_ROUTES: Record<string, Coverage> = {
   'POST /v1/jobs/:id/run-again': 'runAgain',
   'POST /v1/jobs/:id/promote': 'promote',
   'POST /v1/jobs/:id/events': 'send',
+  'POST /v1/jobs/:id/signals/:topic': 'signal',
+  'POST /v1/signals/:topic': 'signal',
   'PATCH /v1/jobs/:id': 'update',
   'DELETE /v1/jobs/:id': 'remove',
   'POST /v1/jobs/delete': 'remove',
@@ -162,6 +164,7 @@ export const CLI_COMMANDS: Record<string, Coverage> = {
   promote: 'promote',
   update: 'update',
   send: 'send',
+  signal: 'signal',
   'group-concurrency': 'config',
   'set-limits': 'setLimits',
   // migrate copies jobs into another store before any worker runs there (its own tests prove the copy).

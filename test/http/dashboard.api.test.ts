@@ -144,6 +144,7 @@ describe('read-only', () => {
       'POST /v1/jobs/:id/promote',
       'POST /v1/jobs/:id/retry',
       'POST /v1/jobs/:id/run-again',
+      'POST /v1/jobs/:id/signals/:topic',
       'POST /v1/jobs/batch',
       'POST /v1/jobs/cancel',
       'POST /v1/jobs/clean',
@@ -152,6 +153,7 @@ describe('read-only', () => {
       'POST /v1/names/:name/pause',
       'POST /v1/names/:name/resume',
       'POST /v1/schedules',
+      'POST /v1/signals/:topic',
       'PUT /v1/groups/:group/concurrency',
       'PUT /v1/names/:name/limits',
     ]);
@@ -174,10 +176,11 @@ describe('read-only', () => {
       'POST /v1/schedules': { name: 'charge', cron: '* * * * *' },
       'PUT /v1/groups/:group/concurrency': { concurrency: 2 },
       'PUT /v1/names/:name/limits': { globalConcurrency: 2 },
+      'POST /v1/signals/:topic': { key: 'k', data: 1 },
     };
     for (const write of writes) {
       const [method, url] = write.split(' ') as [string, string];
-      const route = url.replace(':id', String(url.includes('retry') ? ids[0] : pending)).replace(':name', 'charge').replace(':group', 'g');
+      const route = url.replace(':id', String(url.includes('retry') ? ids[0] : pending)).replace(':name', 'charge').replace(':group', 'g').replace(':topic', 't');
       const r = await s.call(method, route, bodies[write] === undefined ? {} : { body: bodies[write] });
       expect([write, r.status, r.body.error?.code]).toEqual([write, 403, 'LJ_ERR_READ_ONLY']);
     }

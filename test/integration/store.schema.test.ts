@@ -63,7 +63,7 @@ describe('schema', () => {
     // Rows from before versions start at 0; the claim moved the claimed one on.
     expect(job?.version).toBe(0);
     expect(claimed.map((c) => c.version)).toEqual([1]);
-    expect(schema(path)).toEqual({ level: 20, indexes: ['jobs_children', 'jobs_delayed', 'jobs_group_running', 'jobs_grouped', 'jobs_held', 'jobs_key', 'jobs_leased', 'jobs_ready', 'jobs_unique', 'jobs_waiting'] });
+    expect(schema(path)).toEqual({ level: 21, indexes: ['jobs_children', 'jobs_delayed', 'jobs_group_running', 'jobs_grouped', 'jobs_held', 'jobs_key', 'jobs_leased', 'jobs_ready', 'jobs_unique', 'jobs_waiting'] });
   });
 
   it('builds the index of finished jobs by age only for a queue that deletes them after a while', async () => {

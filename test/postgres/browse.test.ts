@@ -34,7 +34,7 @@ describe('browse keyset paging', () => {
           fc.integer({ min: 1, max: 12 }),
           async (generated, state, name, searchIndex, limit, budget) => {
             const rows = generated.map((r, i) => (i % 2 === 0 ? { ...r, state } : r));
-            await db.query(`TRUNCATE "${schema}".jobs`);
+            await db.query(`TRUNCATE "${schema}".jobs CASCADE`);
             const stored = await db.rows<{ id: number }>(
               `INSERT INTO "${schema}".jobs (name, state, payload, priority, run_at, created_at, updated_at, locked_until, lease_owner, lease_token, group_key)
                SELECT name, state, payload, priority, run_at, 0, updated_at, CASE WHEN state = 'processing' THEN run_at + 1000 END,

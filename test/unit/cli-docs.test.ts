@@ -20,7 +20,7 @@ describe('docs/reference/cli.md', () => {
   it('has a section per command, and none for a command the program lacks', () => {
     const documented = [...page.matchAll(/^### `litejobs ([\w-]+)`$/gm)].map((m) => m[1]);
     expect(documented).toEqual(program.commands.map((c) => c.name()));
-    expect(documented).toEqual(['serve', 'demo', 'enqueue', 'jobs', 'job', 'stats', 'schedules', 'limits', 'group-concurrency', 'set-limits', 'retry', 'cancel', 'pause', 'resume', 'rm', 'clean', 'run-again', 'promote', 'update', 'send', 'backup', 'migrate', 'diagram', 'doctor']);
+    expect(documented).toEqual(['serve', 'demo', 'enqueue', 'jobs', 'job', 'stats', 'schedules', 'limits', 'group-concurrency', 'set-limits', 'retry', 'cancel', 'pause', 'resume', 'rm', 'clean', 'run-again', 'promote', 'update', 'send', 'signal', 'backup', 'migrate', 'diagram', 'doctor']);
   });
 
   it.each(program.commands.map((c) => [c.name(), c] as [string, Command]))('documents every option, the synopsis, exit codes and an example of `%s`', (name, cmd) => {
