@@ -1,10 +1,13 @@
 /** Numbers, times and durations as the page prints them. */
 import type { Time } from './types';
 
+/** The last instant a Date holds: a time past it (a row written by hand) is shown as none. */
+const MAX_DATE_MS = 8.64e15;
+
 export function toMs(time: Time | null | undefined): number | undefined {
   if (time === null || time === undefined) return undefined;
   const ms = typeof time === 'number' ? time : Date.parse(time);
-  return Number.isNaN(ms) ? undefined : ms;
+  return Number.isFinite(ms) && Math.abs(ms) <= MAX_DATE_MS ? ms : undefined;
 }
 
 const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });

@@ -24,6 +24,8 @@ export function table(header: readonly string[], cellRows: ReadonlyArray<readonl
 
 /** 850 ms, 1.2 s, 3 m 12 s, 2 h 5 m, 3 d 4 h. */
 export function formatDuration(ms: number): string {
+  // A time a Date cannot hold (a row written by hand) has no length to show.
+  if (!Number.isFinite(ms)) return '?';
   const abs = Math.abs(ms);
   if (abs < 1000) return `${Math.round(ms)} ms`;
   if (abs < 60_000) return `${(ms / 1000).toFixed(abs < 10_000 ? 1 : 0)} s`;

@@ -40,6 +40,18 @@ export function checkString(what: string, value: unknown, maxLength: number): st
   return value;
 }
 
+/**
+ * A key a unique index holds (idempotency, unique, debounce, throttle): a
+ * string as checkString takes it, of at most `maxBytes` in UTF-8, so that
+ * every store can index it (PostgreSQL's B-tree refuses an entry over about
+ * 2.7 KB: 1,024 characters of three bytes each would be one).
+ */
+export function checkKey(what: string, value: unknown, maxBytes: number): string {
+  const key = checkString(what, value, maxBytes);
+  if (key.length * 3 > maxBytes && Buffer.byteLength(key, 'utf8') > maxBytes) throw new ValidationError(`${what} must be at most ${maxBytes} bytes in UTF-8`);
+  return key;
+}
+
 /** A file path: a non-empty string without NUL (which the C layer would cut the path at). */
 export function checkPath(what: string, value: unknown): string {
   checkString(what, value, 4096);

@@ -16,6 +16,7 @@ import type { Logger } from '../lib/logger.js';
 import { pausedView, type PausedView } from '../store/paused.js';
 import type { ChangeBatch, ChangeCursor, ChangeOptions, RecentChange, Store } from '../store/store.js';
 import { eventName } from '../../machines/event-name.js';
+import { storedJson } from '../lib/stored-json.js';
 
 export interface TickTransition {
   from: string | null;
@@ -39,7 +40,7 @@ export const TICK_PROGRESS_CHARS = 1024;
 /** A recent change with its progress value read (the row's JSON text, when small), and its event named as the history shows it. */
 function tickChange({ data, ...r }: RecentChange): TickChange {
   const change: TickChange = { ...r, event: eventName(r.event, r.from) };
-  if (data != null && data.length <= TICK_PROGRESS_CHARS) change.progress = JSON.parse(data) as unknown;
+  if (data != null && data.length <= TICK_PROGRESS_CHARS) change.progress = storedJson(data);
   return change;
 }
 

@@ -9,6 +9,7 @@
  * rows, by their partial index), at most once a second unless new claims came.
  */
 import type { ChangeBatch, ChangeCursor, Store, WorkerProcessRecord } from '../store/store.js';
+import { storedJson } from '../lib/stored-json.js';
 
 export const SEEN_WITHIN_MS = 60_000;
 const LEASES_TTL_MS = 1000;
@@ -71,7 +72,7 @@ export function createWorkers(store: Store, now: () => number): Workers {
         byOwner.set(owner, w);
       }
       w.lastSeen = Math.max(w.lastSeen, lease.since);
-      w.running.push({ id: lease.id, name: lease.name, since: lease.since, lockedUntil: lease.lockedUntil, progress: lease.progress === null ? null : (JSON.parse(lease.progress) as unknown) });
+      w.running.push({ id: lease.id, name: lease.name, since: lease.since, lockedUntil: lease.lockedUntil, progress: lease.progress === null ? null : storedJson(lease.progress) });
     }
     for (const [owner, at] of claimers) {
       if (at < since) claimers.delete(owner);

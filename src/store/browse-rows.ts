@@ -5,6 +5,7 @@
  * its indexes.
  */
 import type { JobSummary } from './store.js';
+import { storedJson } from '../lib/stored-json.js';
 
 /** Characters of payload JSON a summary carries. */
 export const PAYLOAD_PREVIEW = 200;
@@ -64,7 +65,7 @@ export function toSummary(r: SummaryRow): JobSummary {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     leaseOwner: r.lease_owner,
-    progress: r.progress === null ? null : (JSON.parse(r.progress) as unknown),
+    progress: r.progress === null ? null : storedJson(r.progress),
     error: r.error,
     payload: r.payload.length > PAYLOAD_PREVIEW ? `${r.payload.slice(0, PAYLOAD_PREVIEW - 1)}…` : r.payload,
   };

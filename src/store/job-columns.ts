@@ -14,8 +14,8 @@
  * measurement", has the figures). test/unit/job-columns.test.ts checks each
  * of them against the list.
  */
-import type { ErrorInfo } from '../../machines/policy.js';
 import type { FlowState, JobRecord, LeasedJob, NewJob } from './store.js';
+import { storedErrorInfo, storedJson } from '../lib/stored-json.js';
 
 export interface JobColumn {
   /** Its PostgreSQL type (bound arrays and casts are of it; `litejobs migrate` copies with it). */
@@ -103,8 +103,10 @@ export const ENQUEUED_FIELDS = ENQUEUED_COLUMNS.map((c) => JOB_COLUMNS[c].enqueu
 /** A new job's enqueued values, named as its fields, absent ones null. */
 export type EnqueuedRow = { [F in EnqueuedField]-?: Exclude<NewJob[F], undefined> };
 
+/** A stored JSON object (a retry policy, a machine's context); text that is not one reads as none. */
 export function parseJson<T>(text: string | null): T | null {
-  return text === null ? null : (JSON.parse(text) as T);
+  const value = text === null ? null : storedJson(text);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as T) : null;
 }
 
 /** A job read whole (get, list, due, expired, a flow's children). */
@@ -118,7 +120,7 @@ export function toJobRecord(r: JobRow): JobRecord {
     priority: r.priority,
     runAt: r.run_at,
     attempts: r.attempts,
-    lastError: parseJson<ErrorInfo>(r.last_error),
+    lastError: r.last_error === null ? null : storedErrorInfo(r.last_error),
     result: r.result,
     progress: r.progress_json,
     retry: parseJson(r.retry),
@@ -155,7 +157,7 @@ export function toLeasedRecord(r: ReadyRow, claim: { state: string; attempts: nu
     priority: r.priority,
     runAt: r.run_at,
     attempts: r.attempts + claim.attempts,
-    lastError: parseJson<ErrorInfo>(r.last_error),
+    lastError: r.last_error === null ? null : storedErrorInfo(r.last_error),
     result: null,
     progress: null,
     retry: parseJson(r.retry),

@@ -7,8 +7,8 @@
  * numbers (its pool's type parser) or, for a few aggregates, as strings,
  * which `Number()` takes care of.
  */
-import type { ErrorInfo } from '../../machines/policy.js';
 import type { HistoryEntry, JobOutcome, LogRecord, ScheduleRecord, StepRecord } from './store.js';
+import { storedErrorInfo } from '../lib/stored-json.js';
 
 export interface HistoryRow {
   from_state: string | null;
@@ -26,7 +26,7 @@ export function toHistoryEntry(r: HistoryRow): HistoryEntry {
   if (r.candidate !== null) entry.candidate = r.candidate;
   if (r.worker_id !== null) entry.workerId = r.worker_id;
   if (r.lease_token !== null) entry.leaseToken = r.lease_token;
-  if (r.error !== null) entry.error = JSON.parse(r.error) as ErrorInfo;
+  if (r.error !== null) entry.error = storedErrorInfo(r.error);
   return entry;
 }
 
@@ -124,7 +124,7 @@ export function toJobOutcome(r: OutcomeRow): JobOutcome {
     name: r.name,
     state: r.state,
     result: r.result,
-    lastError: r.last_error === null ? null : (JSON.parse(r.last_error) as ErrorInfo),
+    lastError: r.last_error === null ? null : storedErrorInfo(r.last_error),
     createdAt: Number(r.created_at),
     finishedAt: Number(r.finished_at),
   };

@@ -4,6 +4,7 @@
  * a 5xx for every search of its state.
  */
 import { describe, expect, it } from 'vitest';
+import { defineJob } from '../../src/index.js';
 import { TEST_STORE } from '../helpers/queue-fixture.js';
 import { useServers } from '../helpers/http-server.js';
 
@@ -189,3 +190,59 @@ describe('enqueue', () => {
   });
 });
 
+
+describe('text PostgreSQL cannot keep as JSON', () => {
+  it(`a payload holding half a surrogate pair: ${TEST_STORE === 'postgres' ? 'refused at enqueue, update and hooks, nothing stored' : 'stored'}; every search of the state answers`, async () => {
+    const s = await serve({ server: { hooks: { lone: {} } } });
+    const { id } = (await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: { n: 1 } } })).body;
+    const lone = { s: 'a\ud800b', n: 1 };
+    const sent = [
+      await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: lone } }),
+      await s.call('PATCH', `/v1/jobs/${id}`, { body: { payload: lone } }),
+      await s.call('POST', '/v1/hooks/lone', { body: '{"s":"\\udc00","n":1}' }),
+    ].map((r) => r.status);
+    expect(sent).toEqual(TEST_STORE === 'postgres' ? [400, 400, 400] : [201, 200, 201]);
+    // A whole pair is kept either way.
+    expect((await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: { s: '😀', n: 1 } } })).status).toBe(201);
+    expect((await s.call('GET', search('payload.n = 1'))).status).toBe(200);
+  });
+
+  it('an error holding a NUL or half a surrogate pair is kept with U+FFFD in their place: the dead list and its search answer', async () => {
+    const s = await serve({ queue: { jobs: [defineJob({ name: 'breaks', retry: { attempts: 1 }, handler: () => Promise.reject(new Error('boom \u0000 \ud800 😀')) })] } });
+    const { id } = await s.queue.enqueue('breaks', { n: 1 });
+    await s.queue.start();
+    await expect(s.queue.result(id, { timeout: 20_000 })).rejects.toMatchObject({ code: 'LJ_ERR_JOB_FAILED' });
+    expect((await s.queue.getJob(id)).lastError?.message).toBe('boom \ufffd \ufffd 😀');
+    const dead = await s.call('GET', '/v1/dashboard/jobs?state=dead');
+    expect([dead.status, dead.body.jobs.map((j: { id: number }) => j.id)]).toEqual([200, [id]]);
+    expect((await s.call('GET', search('payload.n = 1', 'dead'))).status).toBe(200);
+    expect((await s.call('POST', '/v1/jobs/retry', { body: { name: 'breaks', where: 'payload.n = 2' } })).status).toBe(200);
+  });
+});
+
+describe('input past what a store indexes or counts', () => {
+  it('a clean older than any time is a 200 that removes nothing; a key over 1,024 bytes is a 400, nothing stored', async () => {
+    const s = await serve();
+    await s.call('POST', '/v1/jobs', { body: { name: 'a' } });
+    for (const olderThan of [1e300, '9999999999999d', Number.MAX_SAFE_INTEGER]) {
+      expect(await s.call('POST', '/v1/jobs/clean', { body: { state: 'pending', olderThan } })).toEqual({ status: 200, body: { removed: 0 } });
+    }
+    const wide = '漢'.repeat(400); // 1,200 bytes in 400 characters
+    for (const body of [{ name: 'a', key: wide }, { name: 'a', unique: { key: wide } }, { name: 'a', debounce: { key: wide, ms: 10 } }, { name: 'a', throttle: { key: wide, ms: 10 } }]) {
+      const r = await s.call('POST', '/v1/jobs', { body });
+      expect([Object.keys(body)[1], r.status, r.body.error?.code]).toEqual([Object.keys(body)[1], 400, 'LJ_ERR_VALIDATION']);
+    }
+    expect((await s.snapshot()).jobs).toBe(1);
+    expect((await s.call('POST', '/v1/jobs', { body: { name: 'a', key: '漢'.repeat(341) } })).status).toBe(201);
+  });
+
+  it('takes back the latest run time it answers with (a year past 9999, as toISOString writes it)', async () => {
+    const s = await serve();
+    const { id } = (await s.call('POST', '/v1/jobs', { body: { name: 'a', runAt: 8.64e15 } })).body;
+    const shown = (await s.call('GET', `/v1/jobs/${id}`)).body.job.runAt;
+    expect(shown).toBe('+275760-09-13T00:00:00.000Z');
+    expect((await s.call('PATCH', `/v1/jobs/${id}`, { body: { runAt: shown } })).status).toBe(200);
+    expect((await s.call('POST', '/v1/jobs', { body: { name: 'a', runAt: shown } })).status).toBe(201);
+    expect((await s.call('POST', '/v1/jobs', { body: { name: 'a', runAt: '+275760-09-14T00:00:00.000Z' } })).status).toBe(400);
+  });
+});

@@ -1,5 +1,5 @@
 /** `litejobs signal`: a message to a job that waits for it (queue.signal), by id or by its idempotency key. */
-import { Argument, InvalidArgumentError, type Command } from 'commander';
+import { Argument, type InvalidArgumentError, type Command } from 'commander';
 import { parseJobId, parseJson } from '../args.js';
 import { document } from '../command-docs.js';
 import { ExitCode } from '../exit-codes.js';

@@ -123,7 +123,8 @@ export function createJobActions(deps: { store: Store; clock: Clock; registry: M
         before = olderThan.getTime();
         if (Number.isNaN(before)) throw new ValidationError('clean olderThan is an invalid Date');
       } else {
-        before = now - parseDuration('clean olderThan', olderThan);
+        // An age past the epoch matches nothing: bounded, so every store takes the time as a whole number.
+        before = Math.max(-1, Math.round(now - parseDuration('clean olderThan', olderThan)));
       }
       let left = options.limit ?? Number.POSITIVE_INFINITY;
       let removed = 0;

@@ -2,6 +2,7 @@
 import type { LogRecord, Store } from '../../store/store.js';
 import { JobNotFoundError } from '../../errors.js';
 import { checkInteger, rejectUnknownOptions } from '../../lib/validate.js';
+import { storedJson } from '../../lib/stored-json.js';
 
 /** pino's levels: those a line can have. */
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
@@ -40,7 +41,7 @@ export const MAX_LOGS_PAGE = 1000;
 
 export function toLogLine(r: LogRecord): LogLine {
   const line: LogLine = { seq: r.seq, at: new Date(r.at), attempt: r.attempt, level: r.level as LogLevel, message: r.message };
-  if (r.fields !== null) line.fields = JSON.parse(r.fields) as Record<string, unknown>;
+  if (r.fields !== null) line.fields = storedJson(r.fields) as Record<string, unknown>;
   return line;
 }
 

@@ -23,6 +23,7 @@ import { PROGRESS_EVENT } from '../../store/contract/run-data.js';
 import type { QueueEvent } from '../core/events.js';
 import { eventName } from '../../../machines/event-name.js';
 import { rejectUnknownOptions } from '../../lib/validate.js';
+import { storedJson } from '../../lib/stored-json.js';
 
 /** Rows of each kind (new jobs, history rows) read at once. */
 const READ = 500;
@@ -114,7 +115,7 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
           // `states` names states entered: a progress update enters none.
           if (states && (r.event === PROGRESS_EVENT || !states.has(r.to))) continue;
           const change: JobChange = { id: Number(r.id), name: r.name, from: r.from, to: r.to, event: eventName(r.event, r.from), at: new Date(Number(r.at)), cursor: encode({ jobId, historyId }) };
-          if (r.event === PROGRESS_EVENT && r.data != null) change.progress = JSON.parse(r.data) as unknown;
+          if (r.event === PROGRESS_EVENT && r.data != null) change.progress = storedJson(r.data);
           subscriber.next(change);
           if (stopped) return;
         }

@@ -4,6 +4,7 @@ import type { HistoryEntry, JobRecord, StepRecord } from '../../store/store.js';
 import { eventName } from '../../../machines/event-name.js';
 import { slotOf } from './cron.js';
 import { shownRunAt } from './lifo.js';
+import { storedJson } from '../../lib/stored-json.js';
 
 export interface Job<P = unknown, R = unknown> {
   id: number;
@@ -60,7 +61,7 @@ export function toJob(r: JobRecord): Job {
     id: r.id,
     name: r.name,
     state: r.state,
-    payload: JSON.parse(r.payload) as unknown,
+    payload: storedJson(r.payload),
     attempts: r.attempts,
     priority: r.priority,
     key: r.key,
@@ -71,9 +72,9 @@ export function toJob(r: JobRecord): Job {
   const slot = slotOf(r.key);
   if (slot !== null) job.slot = new Date(slot);
   if (r.runAt < 0 && r.state === 'pending') job.lifo = true;
-  if (r.result !== null) job.result = JSON.parse(r.result) as unknown;
+  if (r.result !== null) job.result = storedJson(r.result);
   if (r.lastError) job.lastError = r.lastError;
-  if (r.progress !== null) job.progress = JSON.parse(r.progress) as unknown;
+  if (r.progress !== null) job.progress = storedJson(r.progress);
   if (r.leaseOwner !== null) job.leaseOwner = r.leaseOwner;
   if (r.lockedUntil !== null) job.lockedUntil = new Date(r.lockedUntil);
   if (r.heldKey) job.heldKey = r.heldKey;
@@ -109,7 +110,7 @@ export function toStepView(s: StepRecord): StepView {
   return {
     name: s.name,
     seq: s.seq,
-    result: s.result === null ? undefined : (JSON.parse(s.result) as unknown),
+    result: s.result === null ? undefined : storedJson(s.result),
     wakeAt: s.wakeAt === null ? null : new Date(s.wakeAt),
     attempt: s.attempt,
     at: new Date(s.at),

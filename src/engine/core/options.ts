@@ -6,7 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { AnyJob } from './job-definition.js';
 import { NotSupportedError, ValidationError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
-import { checkInteger, checkNumber, checkPath, checkRetryPolicy, checkString, rejectUnknownOptions } from '../../lib/validate.js';
+import { checkInteger, checkKey, checkNumber, checkPath, checkRetryPolicy, checkString, rejectUnknownOptions } from '../../lib/validate.js';
 import type { CallerClient, Store, UniqueGuard } from '../../store/store.js';
 import { resolveTelemetry, type TelemetryOptions } from '../../telemetry/telemetry-options.js';
 import { checkAppDatabase, type SqliteDatabase } from '../../store/open-store.js';
@@ -322,7 +322,7 @@ export function checkEnqueueOptions(options: EnqueueOptions | undefined, now: nu
     runAt = lifoRunAt(now);
   }
   return {
-    key: options.key === undefined ? null : checkString('enqueue key', options.key, 1024),
+    key: options.key === undefined ? null : checkKey('enqueue key', options.key, 1024),
     runAt: Math.round(runAt),
     priority: options.priority === undefined ? 0 : checkInteger('enqueue priority', options.priority, -1_000_000, 1_000_000),
     retry: options.retry === undefined ? null : JSON.stringify(checkRetryPolicy('enqueue retry', options.retry, true)),

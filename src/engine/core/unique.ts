@@ -14,7 +14,7 @@ import { FINISHED_STATES } from '../../../machines/job.machine.js';
 import { ValidationError } from '../../errors.js';
 import { UniqueSpan } from '../../store/contract/job.js';
 import type { UniqueGuard } from '../../store/store.js';
-import { checkInteger, checkString, rejectUnknownOptions } from '../../lib/validate.js';
+import { checkInteger, checkKey, rejectUnknownOptions } from '../../lib/validate.js';
 
 /** `unique.while`: how long a key is held. */
 export type UniqueWhile = 'pending' | 'active' | 'until-finished';
@@ -78,7 +78,7 @@ export function checkUniqueOptions(options: GuardInput, now: number): { guard: U
   if (kind === 'unique') {
     const u = options.unique!;
     rejectUnknownOptions('enqueue unique', u, UNIQUE_KEYS);
-    const key = checkString('enqueue unique.key', u.key, MAX_KEY);
+    const key = checkKey('enqueue unique.key', u.key, MAX_KEY);
     const until = u.while ?? 'until-finished';
     if (until !== 'pending' && until !== 'active' && until !== 'until-finished') {
       throw new ValidationError(`enqueue unique.while must be "pending", "active" or "until-finished", got ${JSON.stringify(until)}`);
@@ -87,7 +87,7 @@ export function checkUniqueOptions(options: GuardInput, now: number): { guard: U
   }
   const w = options[kind]!;
   rejectUnknownOptions(`enqueue ${kind}`, w, WINDOW_KEYS);
-  const key = checkString(`enqueue ${kind}.key`, w.key, MAX_KEY);
+  const key = checkKey(`enqueue ${kind}.key`, w.key, MAX_KEY);
   const ms = checkInteger(`enqueue ${kind}.ms`, w.ms, 1, MAX_WINDOW_MS);
   // The enqueue puts the window on the database's clock (enqueue-paths.ts): `until` is set again there.
   if (kind === 'throttle') return { guard: { kind, key, span: UniqueSpan.always, until: now + ms, windowMs: ms } };

@@ -42,17 +42,17 @@ function read(target: object, key: string): unknown {
 
 /** Turns anything thrown into the JSON-safe ErrorInfo the machine reasons about. */
 export function toErrorInfo(err: unknown): ErrorInfo {
-  if (!(err instanceof Error)) return { name: 'NonError', message: safeString(err) };
+  if (!(err instanceof Error)) return { name: 'NonError', message: wellFormed(safeString(err)) };
   const name = read(err, 'name');
   const message = read(err, 'message');
   const info: ErrorInfo = {
-    name: typeof name === 'string' ? name : 'Error',
-    message: typeof message === 'string' ? message : '(the error\'s message could not be read)',
+    name: typeof name === 'string' ? wellFormed(name) : 'Error',
+    message: typeof message === 'string' ? wellFormed(message) : '(the error\'s message could not be read)',
   };
   const code = read(err, 'code');
-  if (typeof code === 'string') info.code = code;
+  if (typeof code === 'string') info.code = wellFormed(code);
   const stack = read(err, 'stack');
-  if (typeof stack === 'string') info.stack = stack.slice(0, MAX_STACK);
+  if (typeof stack === 'string') info.stack = wellFormed(stack.slice(0, MAX_STACK));
   // By class, or by code: the handler may hold the error classes of another copy of litejobs.
   const delay = read(err, 'delay');
   if (err instanceof RetryLaterError || (code === 'LJ_ERR_RETRY_LATER' && typeof delay === 'number')) info.retryAfter = delay as number;
@@ -89,12 +89,25 @@ function keepResponse(err: Error, info: ErrorInfo): void {
   if (typeof headers === 'object' && headers !== null && !Array.isArray(headers)) {
     const kept: Record<string, string> = {};
     for (const [name, value] of Object.entries(headers).slice(0, MAX_HEADERS)) {
-      if (typeof value === 'string') kept[name] = value.slice(0, MAX_HEADER_VALUE);
+      if (typeof value === 'string') kept[wellFormed(name)] = wellFormed(value.slice(0, MAX_HEADER_VALUE));
     }
     info.headers = kept;
   }
   const body = read(err, 'body');
-  if (typeof body === 'string') info.body = body.slice(0, MAX_BODY);
+  if (typeof body === 'string') info.body = wellFormed(body.slice(0, MAX_BODY));
+}
+
+/** A NUL, or half of a surrogate pair (one cut in two by a bound, or a broken one in a receiver's answer). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a NUL is what it finds
+const NOT_STORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text an error keeps, each character PostgreSQL's JSON can hold: a NUL or a
+ * lone surrogate becomes U+FFFD. A job's error is read as JSON by the page's
+ * lists and searches; one such character made every list of its state fail.
+ */
+export function wellFormed(text: string): string {
+  return text.replace(NOT_STORABLE, '\uFFFD');
 }
 
 function safeString(value: unknown): string {

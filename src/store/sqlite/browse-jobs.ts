@@ -23,7 +23,7 @@ import { finishedPlan, PENDING_ORDER, pendingPlan, processingPlan, waitingPlan, 
 import { decodeCursor, encodeCursor, keyOf, PAYLOAD_PREVIEW, SCAN_BUDGET, toSummary, type BrowsePlan, type Key, type Segment, type SummaryRow } from '../browse-rows.js';
 
 const SUMMARY = `id, name, state, version, attempts, priority, run_at, created_at, updated_at, lease_owner, progress_json AS progress, locked_until,
-  json_extract(last_error, '$.message') AS error, substr(payload, 1, ${PAYLOAD_PREVIEW + 1}) AS payload`;
+  CASE WHEN json_valid(last_error) THEN json_extract(last_error, '$.message') END AS error, substr(payload, 1, ${PAYLOAD_PREVIEW + 1}) AS payload`;
 /** The whole payload, beside the summary's preview, for a filtered walk's search. */
 const SEARCHED = 'searched_payload';
 
