@@ -6,7 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { resolveRetryPolicy, type RetryPolicy } from '../../machines/policy.js';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { defineJob, type HandlerContext, type JobDefinition } from '../engine/core/job-definition.js';
 import { checkInteger, checkRetryPolicy, checkString, rejectUnknownOptions } from '../lib/validate.js';
 import { ValidationError } from '../errors.js';
@@ -112,7 +112,7 @@ export function defineWebhookJob<N extends string>(options: WebhookJobOptions<N>
       if (signer) {
         // The signature headers are this job's own: a payload's, in any case, would be sent beside them.
         for (const h of Object.keys(req.headers)) if (/^webhook-(id|timestamp|signature)$/i.test(h)) delete req.headers[h];
-        Object.assign(req.headers, signatureHeaders(signer.key, await messageId(ctx), Math.floor(Date.now() / 1000), req.body ?? ''));
+        Object.assign(req.headers, signatureHeaders(signer.key, await messageId(ctx, req.url.href, req.body ?? ''), Math.floor(Date.now() / 1000), req.body ?? ''));
       }
       // Each connection resolves the name afresh and refuses private answers (a name may point elsewhere by then).
       if (agent === undefined) {
@@ -127,12 +127,15 @@ export function defineWebhookJob<N extends string>(options: WebhookJobOptions<N>
 /**
  * The delivery's Standard Webhooks `webhook-id`: random (no two servers, nor
  * a database restored from a backup, hand out the same), and kept as a
- * durable step, so every retry of the delivery sends the same id and the
- * receiver can drop repeats. Running the job again (`job.rerun`) starts a
- * fresh run without its steps: a new message, with a new id.
+ * durable step named after what is sent (the target and the body), so every
+ * retry of the delivery sends the same id and the receiver can drop repeats.
+ * Another message is another id: a payload changed while the job waited
+ * (`queue.update`) is a step of another name, and running the job again
+ * (`job.rerun`) starts a fresh run without its steps.
  */
-function messageId(ctx: HandlerContext): Promise<string> {
-  return ctx.step('webhook-id', () => `msg_${randomBytes(16).toString('base64url')}`);
+function messageId(ctx: HandlerContext, url: string, body: string): Promise<string> {
+  const sent = createHash('sha256').update(JSON.stringify([url, body])).digest('base64url').slice(0, 22);
+  return ctx.step(`webhook-id:${sent}`, () => `msg_${randomBytes(16).toString('base64url')}`);
 }
 
 function withoutUndefined(policy: RetryPolicy | undefined): RetryPolicy {

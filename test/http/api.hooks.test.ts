@@ -96,6 +96,17 @@ describe('POST /v1/hooks/:name', () => {
     expect((await s.call('POST', '/v1/hooks/known', { body: '{}' })).status).toBe(201);
   });
 
+  it('a signed hook checks the signature before the body\'s type: a forged body of any type is a 401, a signed one not JSON a 415', async () => {
+    const secret = 'whsec-of-the-provider';
+    const s = await serve({ server: { hooks: { pay: { secret } } } });
+    for (const [body, type] of [['plain', 'text/plain'], ['a=1', 'application/x-www-form-urlencoded'], ['<x/>', 'application/xml'], ['', 'text/plain']] as const) {
+      const forged = await s.call('POST', '/v1/hooks/pay', { body, headers: { 'content-type': type, 'x-signature': sign('not the secret', body) } });
+      const signed = await s.call('POST', '/v1/hooks/pay', { body, headers: { 'content-type': type, 'x-signature': sign(secret, body) } });
+      expect([type, forged.status, forged.body.error?.code, signed.status, signed.body.error?.code]).toEqual([type, 401, 'LJ_ERR_BAD_SIGNATURE', 415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE']);
+    }
+    expect((await s.snapshot()).jobs).toBe(0);
+  });
+
   it('a hook with deliverTo enqueues the webhook delivery job with the raw body', async () => {
     const s = await serve({ server: { hooks: { fwd: { deliverTo: 'http://127.0.0.1:9/sink', headers: ['x-event'] } } } });
     const body = '{"id": 7}';

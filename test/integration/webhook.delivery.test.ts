@@ -9,7 +9,7 @@ import { defineWebhookJob, type RetryPolicy, type WebhookJobOptions } from '../.
 import { secretKey, verify } from '../../src/webhook/standard-webhooks.js';
 import { useReceivers } from '../helpers/http-receiver.js';
 import { useQueues } from '../helpers/queue-fixture.js';
-import { events, nextEvent } from '../helpers/wait.js';
+import { events, nextEvent, waitFor } from '../helpers/wait.js';
 
 const fx = useQueues();
 const http = useReceivers();
@@ -241,6 +241,26 @@ describe('where the webhook job may send', () => {
     expect([ids[1] === ids[0], ids[2] === ids[0]]).toEqual([true, false]);
     expect(rx.received.find((r) => r.url === '/plain')?.headers['webhook-signature']).toBeUndefined();
     expect(plain).toBeDefined();
+  });
+
+  it('sends another message id for a payload changed while the delivery waited to be retried', async () => {
+    const secret = `whsec_${Buffer.from('0123456789abcdef0123').toString('base64')}`;
+    let seen = 0;
+    const rx = await http.start((_n, _req, res) => res.writeHead(seen++ === 0 ? 500 : 200).end());
+    const q = fx.open({ jobs: [defineWebhookJob({ retry: { attempts: 3, backoff: { type: 'fixed', delay: 50 } }, allowPrivate: true, signatures: { [`${rx.origin}/`]: secret } })] });
+    const { id } = await q.enqueue('webhook', { url: `${rx.origin}/orders`, body: { n: 1 } });
+    const failed = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'failed');
+    await q.start();
+    await failed;
+    await q.pause('webhook');
+    await waitFor(async () => (await q.getJob(id)).state === 'pending');
+    await q.update(id, { payload: { url: `${rx.origin}/orders`, body: { n: 2 } } });
+    const done = nextEvent(q.events$, (e) => e.job.id === id && e.to === 'completed');
+    await q.resume('webhook');
+    await done;
+    expect(rx.received.map((r) => r.body)).toEqual(['{"n":1}', '{"n":2}']);
+    const [first, second] = rx.received.map((r) => String(r.headers['webhook-id']));
+    expect(second).not.toBe(first);
   });
 });
 

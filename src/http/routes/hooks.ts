@@ -75,7 +75,9 @@ export function checkHooks(hooks: Record<string, HookOptions>): void {
   }
 }
 
-type RawRequest = FastifyRequest<{ Params: { name: string } }> & { rawBody?: Buffer };
+type RawRequest = FastifyRequest<{ Params: { name: string } }> & { rawBody?: Buffer; notJson?: boolean };
+
+const EMPTY = Buffer.alloc(0);
 
 /** Decodes UTF-8 strictly: a body that is not UTF-8 is not JSON, and must not be stored changed. */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -182,13 +184,20 @@ export function hookRoutes(app: FastifyInstance, queue: Queue, names: HookNames,
   app.removeContentTypeParser('application/json'); // the parent's, which does not keep the bytes
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, keepRaw);
   app.addContentTypeParser(/^application\/[\w.+-]*\+json$/, { parseAs: 'buffer', bodyLimit }, keepRaw);
+  // Any other type is kept as bytes too, and refused only once its signature is checked: a forged body is a 401 whatever its type.
+  app.removeContentTypeParser(['text/plain']);
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
+    (request as RawRequest).notJson = true;
+    keepRaw(request, body, done);
+  });
 
   app.post<{ Params: { name: string } }>('/v1/hooks/:name', { schema: schemas.hook, bodyLimit }, async (request, reply) => {
     const { name } = request.params;
     const hook = hookNamed(names, name);
     if (!hook) throw new HttpError(404, 'LJ_ERR_NOT_FOUND', `no hook named "${name}"`);
-    const { rawBody: raw } = request as RawRequest;
-    if (raw === undefined) throw new HttpError(415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE', 'send the hook body as application/json');
+    const { rawBody: raw = EMPTY, notJson } = request as RawRequest;
+    const unsupported = () => new HttpError(415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE', 'send the hook body as application/json');
+    if (hook.secret === undefined && (notJson || (request as RawRequest).rawBody === undefined)) throw unsupported();
     let standardId: string | undefined;
     if (hook.secret !== undefined && hook.scheme === 'standard') {
       const verdict = verify(secretKey(hook.secret), request.headers, raw, Date.now(), (hook.tolerance ?? 300) * 1000);
@@ -200,6 +209,7 @@ export function hookRoutes(app: FastifyInstance, queue: Queue, names: HookNames,
         throw new HttpError(401, 'LJ_ERR_BAD_SIGNATURE', `signature in ${hook.signatureHeader ?? 'x-signature'} does not match the body`);
       }
     }
+    if (notJson || (request as RawRequest).rawBody === undefined) throw unsupported();
     const bodyText = signedBodyText(raw, hook.deliverTo !== undefined);
     const headers: Record<string, string> = { 'content-type': String(request.headers['content-type']) };
     for (const h of hook.headers ?? []) {
