@@ -38,7 +38,7 @@ export interface LiveCounts {
   /** Applies a read's changes (and the slice it was asked for, and the deletions count). */
   apply(batch: ChangeBatch): void;
   view(): CountsView;
-  /** Pending jobs per name (of the counts that answer). */
+  /** Pending jobs per name (of the counts that answer), bounded as `view()`'s names: the rest under OTHER_NAMES. */
   pending(): Record<string, number>;
   /** A complete count is in hand. */
   seeded(): boolean;
@@ -167,8 +167,14 @@ export function createLiveCounts(o: LiveCountsOptions): LiveCounts {
       return view;
     },
     pending() {
+      // Bounded as the view's names are: the series sample this each 10 s and keep an hour of it.
+      const byName = (current ?? seed?.counts)?.get(JobState.pending) ?? new Map<string, number>();
+      const listed = listedNames(byName, o.own);
       const out = nameRecord<number>();
-      for (const [name, n] of (current ?? seed?.counts)?.get(JobState.pending) ?? []) out[name] = n;
+      for (const [name, n] of byName) {
+        const as = listed === undefined || listed.has(name) ? name : OTHER_NAMES;
+        out[as] = (out[as] ?? 0) + n;
+      }
       return out;
     },
     seeded: () => current !== null,

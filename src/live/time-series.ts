@@ -6,6 +6,7 @@
  */
 import { JobEventType, JobState } from '../../machines/job.machine.js';
 import { nameRecord } from '../lib/name-record.js';
+import { listedNames, NAMES_LISTED, OTHER_NAMES } from '../lib/name-bound.js';
 import type { ChangeBatch, ChangeCursor, Store } from '../store/store.js';
 import { BucketRing, backlogBackwards, HOUR_MS, newHistogram, quantile, record, type Histogram, type PendingDelta } from './series-buckets.js';
 
@@ -114,6 +115,9 @@ export function createTimeSeries(now: () => number): TimeSeries {
         await yieldToLoop();
       }
       for (const g of deltas) first = Math.min(first ?? Number.POSITIVE_INFINITY, g.at);
+      // Names past the bound (made up by a caller) are walked back summed, as the counts list them.
+      const named = new Set([...Object.keys(pending), ...deltas.map((d) => d.name)]);
+      if (named.size > NAMES_LISTED + 1) for (const d of deltas) if (!Object.hasOwn(pending, d.name) || d.name === OTHER_NAMES) d.name = OTHER_NAMES;
       // Cut short: the backlog is known back to the oldest change read.
       const knownFrom = complete === Number.POSITIVE_INFINITY ? (first ?? t) : complete;
       const existedBefore = hourAgo.jobId > 0 || hourAgo.historyId > 0;
@@ -135,10 +139,16 @@ export function createTimeSeries(now: () => number): TimeSeries {
       const tp = throughput.series(t);
       const lat = latency.series(t);
       const bl = backlog.series(t);
-      const names = new Set<string>();
-      for (const b of bl.buckets) for (const name of b?.keys() ?? []) names.add(name);
+      // Each name's most pending jobs over the hour: the names listed are those with the most, the rest summed.
+      const most = new Map<string, number>();
+      for (const b of bl.buckets) for (const [name, n] of b ?? []) most.set(name, Math.max(most.get(name) ?? 0, n));
+      const listed = listedNames(most, undefined);
+      const shown = (name: string) => (listed === undefined || listed.has(name) ? name : OTHER_NAMES);
       const backlogNames = nameRecord<number[]>();
-      for (const name of [...names].sort()) backlogNames[name] = bl.buckets.map((b) => b?.get(name) ?? 0);
+      for (const name of [...new Set([...most.keys()].map(shown))].sort()) backlogNames[name] = bl.buckets.map(() => 0);
+      bl.buckets.forEach((b, i) => {
+        for (const [name, n] of b ?? []) backlogNames[shown(name)]![i]! += n;
+      });
       return {
         throughput: { step: THROUGHPUT_STEP, end: tp.end, completed: tp.buckets.map((b) => b?.completed ?? 0), failed: tp.buckets.map((b) => b?.failed ?? 0) },
         latency: {

@@ -216,5 +216,16 @@ describe('made-up names', () => {
     expect(dashboard.paused.names).toHaveLength(100);
     expect(dashboard.paused.names).toContain('own');
     expect(dashboard.paused.more).toBe(11);
+    // The backlog chart's names likewise: each sample of the hour holds at most the names the counts list.
+    let series = (await s.call('GET', '/v1/dashboard/series')).body;
+    for (const end = Date.now() + 10_000; Object.keys(series.backlog.names).length === 0 && Date.now() < end; ) {
+      await new Promise((r) => setTimeout(r, 50));
+      series = (await s.call('GET', '/v1/dashboard/series')).body;
+    }
+    const backlog = series.backlog.names as Record<string, number[]>;
+    expect(Object.keys(backlog).length).toBeGreaterThan(1);
+    expect(Object.keys(backlog).length).toBeLessThanOrEqual(101);
+    expect(backlog['(other)']).toBeDefined();
+    expect(Object.values(backlog).reduce((sum, points) => sum + points.at(-1)!, 0)).toBe(MADE_UP_JOBS);
   });
 });

@@ -38,9 +38,9 @@ const TOGETHER: Partial<Record<JobColumnName, string>> = {
   on_child_failure: 'flow',
 };
 
-/** A row whose every value is JSON text or a number, and another value for one column. */
-const base = (): JobRow => Object.fromEntries(COLUMNS.map((c) => [c, spec(c).type === 'text' ? '"a"' : 1])) as JobRow;
-const other = (c: JobColumnName): unknown => (c === 'on_child_failure' ? 'continue' : spec(c).type === 'text' ? '"b"' : 2);
+/** A row whose every value is a JSON object's text or a number, and another value for one column. */
+const base = (): JobRow => Object.fromEntries(COLUMNS.map((c) => [c, spec(c).type === 'text' ? '{"v":"a"}' : 1])) as JobRow;
+const other = (c: JobColumnName): unknown => (c === 'on_child_failure' ? 'continue' : spec(c).type === 'text' ? '{"v":"b"}' : 2);
 
 const changedFields = (a: object, b: object) =>
   Object.keys({ ...a, ...b }).filter((k) => JSON.stringify((a as Record<string, unknown>)[k]) !== JSON.stringify((b as Record<string, unknown>)[k]));
