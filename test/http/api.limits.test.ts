@@ -129,6 +129,22 @@ describe('GET /v1/limits', () => {
   });
 });
 
+describe('made-up names and groups', () => {
+  it('GET /v1/limits lists the names the queue defines, others up to 100 names, and 200 groups, and counts the rest', async () => {
+    const s = await serve({ queue: { jobs: [defineJob({ name: 'own', globalConcurrency: 2, handler: () => undefined })] } });
+    for (let i = 0; i < 130; i++) await s.queue.setLimits(`made-${i}`, { globalConcurrency: 1 });
+    for (let i = 0; i < 230; i++) await s.queue.setGroupConcurrency(`g-${i}`, 1);
+    const limits = await s.call('GET', '/v1/limits');
+    expect(limits.status).toBe(200);
+    expect(limits.body.names).toHaveLength(100);
+    expect(limits.body.names.map((n: { name: string }) => n.name)).toContain('own');
+    expect(limits.body.groups).toHaveLength(200);
+    expect(limits.body.more).toEqual({ names: 31, groups: 30 });
+    // A name past the bound is still answered for when it is the one changed.
+    expect((await s.call('PUT', '/v1/names/made-99/limits', { body: { globalConcurrency: 3 } })).body).toMatchObject({ name: 'made-99', globalConcurrency: 3 });
+  });
+});
+
 describe('PUT /v1/groups/:group/concurrency', () => {
   it('sets a group concurrency (listed even without jobs) and null removes it; the group is taken from the URL decoded', async () => {
     const s = await serve();

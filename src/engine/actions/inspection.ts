@@ -13,7 +13,7 @@ import { WHOLE_QUEUE } from '../../store/paused.js';
 import type { BackupProgress, HistoryEntry, JobRecord, ListFilter, NameLimits, QueueStats, StepRecord, Store, StoreDiagnostics } from '../../store/store.js';
 import type { WhereClause } from '../../store/where.js';
 import { readJobLogs, type JobLogs, type LogsOptions } from './job-logs.js';
-import { limitsView, type LimitsView } from './limits-view.js';
+import { limitsView, type LimitsListing, type LimitsView } from './limits-view.js';
 import type { LimitChanges } from '../core/live-limits.js';
 import type { SharedTime } from '../core/shared-time.js';
 import { checkInteger } from '../../lib/validate.js';
@@ -42,7 +42,7 @@ export interface Inspection {
   deadPages(name: string | undefined, where: readonly WhereClause[]): AsyncGenerator<JobRecord[]>;
   setPaused(name: string, paused: boolean): Promise<void>;
   setGroupConcurrency(group: string, concurrency: number | null): Promise<void>;
-  limits(limits: ReadonlyMap<string, NameLimits>, changed?: ReadonlyMap<string, LimitChanges>): Promise<LimitsView>;
+  limits(limits: ReadonlyMap<string, NameLimits>, changed?: ReadonlyMap<string, LimitChanges>, listing?: LimitsListing): Promise<LimitsView>;
   backup(destination: string, onProgress?: (progress: BackupProgress) => void): Promise<void>;
   ping(): Promise<void>;
   diagnose(integrity: boolean): Promise<StoreDiagnostics>;
@@ -86,7 +86,7 @@ export function createInspection(store: Store, clock: Clock, time: Pick<SharedTi
     setPaused: (name, paused) => store.setPaused(name, paused, clock.now()),
     setGroupConcurrency: (group, concurrency) => store.setGroupConcurrency(group, concurrency, clock.now()),
     // Tokens and pauses are on the database's clock (shared-time.ts).
-    limits: async (limits, changed) => limitsView(store, limits, (await time.now()).lo, changed),
+    limits: async (limits, changed, listing) => limitsView(store, limits, (await time.now()).lo, changed, listing),
     backup: (destination, onProgress) => store.backup(destination, onProgress),
     ping: () => store.ping(),
     diagnose: (integrity) => store.diagnose({ integrity, now: clock.now() }),

@@ -20,14 +20,17 @@ export interface LimitActions {
 
 export function createLimitActions(engine: Engine & { readonly inspect: Inspection }, o: { open: () => void; logger: Pick<Logger, 'info'> }): LimitActions {
   const { inspect } = engine;
-  const limits = async (): Promise<LimitsView> => {
+  const own = new Set(engine.definitions.keys());
+  /** The limits view; `include`: a name listed whatever the bound (the one a caller just changed). */
+  const limitsWith = async (include?: string): Promise<LimitsView> => {
     o.open();
     await engine.refreshLimits();
-    return inspect.limits(engine.limits, engine.changedLimits());
+    return inspect.limits(engine.limits, engine.changedLimits(), { own, ...(include === undefined ? {} : { include }) });
   };
+  const limits = () => limitsWith();
   /** The name's limits as every process takes them up now (listed even with none: nothing limits it). */
   const nameNow = async (name: string): Promise<NameLimitView> => {
-    const view = await limits();
+    const view = await limitsWith(name);
     return view.names.find((n) => n.name === name) ?? { name, groupConcurrency: null, globalConcurrency: null, rateLimit: null, running: 0, tokensLeft: null, pausedUntil: null };
   };
   return {

@@ -9,6 +9,7 @@ import type { LimitRecord, NameLimits, Store } from '../../store/store.js';
 import { checkGroup } from '../core/limits.js';
 import type { LimitChanges } from '../core/live-limits.js';
 import { checkInteger } from '../../lib/validate.js';
+import { NAMES_LISTED } from '../../lib/name-bound.js';
 
 export interface NameLimitView {
   name: string;
@@ -37,6 +38,8 @@ export interface GroupView {
 export interface LimitsView {
   names: NameLimitView[];
   groups: GroupView[];
+  /** Names and groups left out past the bounds (NAMES_LISTED, GROUPS_LISTED): absent when none. */
+  more?: { names: number; groups: number };
 }
 
 /** Groups listed at most (busiest first). */
@@ -44,10 +47,28 @@ export const GROUPS_LISTED = 200;
 
 const paused = (row: LimitRecord | undefined, now: number): Date | null => (row?.pausedUntil != null && row.pausedUntil > now ? new Date(row.pausedUntil) : null);
 
-export async function limitsView(store: Store, limits: ReadonlyMap<string, NameLimits>, now: number, changed: ReadonlyMap<string, LimitChanges> = new Map()): Promise<LimitsView> {
+/** Which names are always listed: the queue's own (defined) ones, and one a caller asks about (`include`). */
+export interface LimitsListing {
+  own: ReadonlySet<string>;
+  include?: string;
+}
+
+export async function limitsView(
+  store: Store,
+  limits: ReadonlyMap<string, NameLimits>,
+  now: number,
+  changed: ReadonlyMap<string, LimitChanges> = new Map(),
+  listing: LimitsListing = { own: new Set(limits.keys()) },
+): Promise<LimitsView> {
   const rows = await store.limits();
-  const row = (kind: string, key: string) => rows.find((r) => r.kind === kind && r.key === key);
-  const listed = [...new Set([...limits.keys(), ...changed.keys(), ...rows.filter((r) => r.kind === 'name').map((r) => r.key)])].sort();
+  const byKey = new Map(rows.map((r) => [`${r.kind}\u0000${r.key}`, r]));
+  const row = (kind: string, key: string) => byKey.get(`${kind}\u0000${key}`);
+  // The limited names the queue defines, then those limits were stored or changed for (a caller may make up thousands), up to the bound.
+  const always = new Set([...limits.keys()].filter((name) => listing.own.has(name) || name === listing.include));
+  const others = [...new Set([...limits.keys(), ...changed.keys(), ...rows.filter((r) => r.kind === 'name').map((r) => r.key)])].filter((name) => !always.has(name)).sort();
+  const room = Math.max(0, NAMES_LISTED - always.size);
+  const listed = [...always, ...others.slice(0, room)].sort();
+  const moreNames = Math.max(0, others.length - room);
   // Running jobs from the leased ones only: a count of the whole table (stats) would read every job each refresh.
   const [counts, running] = await Promise.all([store.groupCounts(GROUPS_LISTED), store.runningByName(listed)]);
   const names = listed.map((name): NameLimitView => {
@@ -71,13 +92,19 @@ export async function limitsView(store: Store, limits: ReadonlyMap<string, NameL
     concurrency: row('group', c.group)?.concurrency ?? null,
     pausedUntil: paused(row('group', c.group), now),
   }));
-  // Groups with a setting of their own but no job now are listed too.
+  // Groups with a setting of their own but no job now are listed too, up to the bound.
+  const shown = new Set(groups.map((g) => g.group));
+  let moreGroups = 0;
   for (const r of rows) {
-    if (r.kind !== 'group' || groups.some((g) => g.group === r.key)) continue;
+    if (r.kind !== 'group' || shown.has(r.key)) continue;
     if (r.concurrency === null && paused(r, now) === null) continue;
+    if (groups.length >= GROUPS_LISTED) {
+      moreGroups++;
+      continue;
+    }
     groups.push({ group: r.key, pending: 0, running: 0, concurrency: r.concurrency, pausedUntil: paused(r, now) });
   }
-  return { names, groups };
+  return { names, groups, ...(moreNames + moreGroups > 0 ? { more: { names: moreNames, groups: moreGroups } } : {}) };
 }
 
 /** Checks `setGroupConcurrency`'s arguments. */
