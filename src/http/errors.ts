@@ -94,7 +94,8 @@ export function toErrorReply(err: unknown): { status: number; body: ErrorBody } 
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return reply(400, 'LJ_ERR_PAYLOAD_NOT_JSON', `request body is not valid JSON: ${e.message ?? ''}`.trim());
   }
-  if (err instanceof SyntaxError) return reply(400, 'LJ_ERR_PAYLOAD_NOT_JSON', `request body is not valid JSON: ${err.message}`);
+  // A body's JSON (the parser marks it a 400); a SyntaxError from anywhere else is the server's own failure.
+  if (err instanceof SyntaxError && e.statusCode === 400) return reply(400, 'LJ_ERR_PAYLOAD_NOT_JSON', `request body is not valid JSON: ${err.message}`);
   // A file the static handler will not serve (a dotfile, a path out of its folder): not there, as far as a client learns.
   if (e.statusCode === 403 || e.statusCode === 404) return reply(404, 'LJ_ERR_NOT_FOUND', 'not found');
   const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 500;

@@ -65,6 +65,8 @@ export function serializePayload(payload: unknown, maxBytes: number): string {
   try {
     text = payload instanceof JsonText ? payload.text : JSON.stringify(payload === undefined ? null : payload);
   } catch (err) {
+    // A value nested thousands deep overflows the stack of JSON.stringify itself: it is too deep, as one a level past the bound is.
+    if (err instanceof RangeError) throw new ValidationError(`payload nests deeper than ${MAX_PAYLOAD_DEPTH} levels`, 'LJ_ERR_PAYLOAD_TOO_LARGE', { cause: err });
     throw new ValidationError(`payload is not JSON-serialisable: ${(err as Error).message}`, 'LJ_ERR_PAYLOAD_NOT_JSON', { cause: err });
   }
   if (text === undefined) throw new ValidationError('payload is not JSON-serialisable', 'LJ_ERR_PAYLOAD_NOT_JSON');

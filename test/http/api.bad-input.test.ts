@@ -22,6 +22,11 @@ describe('the payload search', () => {
     expect((await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: deep(1000) } })).status).toBe(201);
     const deeper = await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: deep(1001) } });
     expect([deeper.status, deeper.body.error?.code]).toEqual([413, 'LJ_ERR_PAYLOAD_TOO_LARGE']);
+    // Thousands of levels overflow JSON.stringify's own stack: the same answer.
+    for (const levels of [5000, 50_000]) {
+      const r = await s.call('POST', '/v1/jobs', { body: `{"name":"a","payload":${'['.repeat(levels)}${']'.repeat(levels)}}` });
+      expect([levels, r.status, r.body.error?.code]).toEqual([levels, 413, 'LJ_ERR_PAYLOAD_TOO_LARGE']);
+    }
     const found = await s.call('GET', search('payload.customer = 42'));
     expect(found.status).toBe(200);
     expect(found.body.jobs.map((j: { id: number }) => j.id)).toEqual([long]);
