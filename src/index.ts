@@ -20,7 +20,7 @@ export type { CleanOptions, RemoveOutcome } from './engine/actions/job-actions.j
 export type { ResultOptions } from './engine/actions/job-results.js';
 export type { TakeOptions, TakenJob, LeaseRef } from './engine/actions/manual-jobs.js';
 export type { JobChange, WatchOptions } from './engine/actions/watch.js';
-export type { SignalResult, SignalTarget } from './engine/actions/job-messages.js';
+export type { SignalOptions, SignalResult, SignalTarget } from './engine/actions/job-messages.js';
 export type { JobChanges } from './engine/actions/job-update.js';
 export type { MissedPolicy } from './engine/core/cron.js';
 export type { JobTypes, JobTypeMap, JobMapOf, JobOf, UntypedJobs } from './engine/core/job-types.js';

@@ -20,7 +20,7 @@ import type { CleanOptions, RemoveOutcome } from './engine/actions/job-actions.j
 import type { ResultOptions } from './engine/actions/job-results.js';
 import type { JobChange, WatchOptions } from './engine/actions/watch.js';
 import type { JobChanges } from './engine/actions/job-update.js';
-import type { SignalResult, SignalTarget } from './engine/actions/job-messages.js';
+import type { SignalOptions, SignalResult, SignalTarget } from './engine/actions/job-messages.js';
 import type { BackupProgress, InsertResult, ListFilter, QueueStats, StoreDiagnostics } from './store/store.js';
 
 /** `stats()`: the jobs in the store by state and name, what is paused, and this process's stuck runs. */
@@ -208,9 +208,11 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
    * sent before it, and its next `ctx.waitFor(topic)` takes it; a job waiting
    * on the topic wakes now (`woke: true`). A job that does not exist is
    * refused with JobNotFoundError, one that has finished with
-   * JobFinishedError, and nothing is stored.
+   * JobFinishedError, and nothing is stored. With `key` (a provider's
+   * delivery id), a message sent to the job under that key before is not
+   * sent again (`duplicate: true`).
    */
-  signal(target: SignalTarget, topic: string, data?: unknown): Promise<SignalResult>;
+  signal(target: SignalTarget, topic: string, data?: unknown, options?: SignalOptions): Promise<SignalResult>;
   /**
    * Sends every `dead` job (of one name, and whose payload matches the search
    * `where`, if given: `payload.customer = 42`) back to `pending`; resolves

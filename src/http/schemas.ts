@@ -83,6 +83,12 @@ const enqueued = {
   properties: { id: { type: 'integer' }, state: { type: 'string' }, created: { type: 'boolean' } },
 } as const;
 
+/** What a message to a job answers (queue.signal). */
+const signalled = { type: 'object', properties: { id: { type: 'integer' }, woke: { type: 'boolean' }, duplicate: { type: 'boolean' } } } as const;
+
+/** A hook's answer: the job it enqueued, the message it sent (hook-signals.ts), or both. */
+const hookAnswer = { type: 'object', properties: { ...enqueued.properties, ...signalled.properties, signal: signalled } } as const;
+
 /** A schedule: a cron expression or an interval (`every`: ms, or '5m'); the engine checks the values (core/schedules.ts). */
 const scheduleInput = {
   type: 'object',
@@ -122,7 +128,7 @@ export const schemas = {
       properties: { jobs: { type: 'array', minItems: 1, maxItems: MAX_BATCH, items: flowItem }, onComplete: flowItem },
     },
   },
-  hook: { params: nameParams, response: { 200: enqueued, 201: enqueued } },
+  hook: { params: nameParams, response: { 200: hookAnswer, 201: hookAnswer } },
   jobById: { params: idParams },
   list: {
     querystring: {

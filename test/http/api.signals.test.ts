@@ -5,6 +5,7 @@
  * job is a 409, a missing one a 404, bad input a 400, and nothing is stored
  * then; read-only servers and other sites are refused.
  */
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { defineJob, JobState } from '../../src/index.js';
 import { useServers } from '../helpers/http-server.js';
@@ -45,6 +46,49 @@ describe('signals', () => {
     }
     expect((await s.call('POST', '/v1/signals/t', { body: { key: 'k', data: 1, extra: true } })).status).toBe(400);
     expect(Number((await s.sql<{ n: number }>('SELECT count(*) AS n FROM job_messages'))[0]!.n)).toBe(0);
+  });
+
+  it('takes an Idempotency-Key: the same message sent again is a duplicate, not a second message', async () => {
+    const s = await serve({ queue: { jobs: [approval] } });
+    const { id } = await s.queue.enqueue('approval', {}, { key: 'expense:9' });
+    const headers = { 'idempotency-key': 'evt_1' };
+    expect((await s.call('POST', `/v1/jobs/${id}/signals/decided`, { body: '"yes"', headers })).body).toEqual({ id, woke: false });
+    expect((await s.call('POST', '/v1/signals/decided', { body: { key: 'expense:9', data: 'yes' }, headers })).body).toEqual({ id, woke: false, duplicate: true });
+    expect(Number((await s.sql<{ n: number }>('SELECT count(*) AS n FROM job_messages'))[0]!.n)).toBe(1);
+  });
+
+  it('a hook with signal sends its signed body to the job holding the key it names, once per delivery id', async () => {
+    const secret = 'provider-secret';
+    const sign = (body: string) => createHmac('sha256', secret).update(body).digest('hex');
+    const order = defineJob({ name: 'order', handler: async (_: unknown, ctx) => ({ paid: await ctx.waitFor('paid') }) });
+    const s = await serve({
+      queue: { jobs: [order] },
+      server: { hooks: { stripe: { secret, keyHeader: 'x-event-id', signal: { topic: 'paid', jobKey: 'data.object.metadata.order_id', keyPrefix: 'order:' } } } },
+    });
+    const { id } = await s.queue.enqueue('order', {}, { key: 'order:42' });
+    await s.queue.start();
+    await waitFor(async () => (await s.queue.getJob(id)).state === JobState.waitingMessage);
+    const body = JSON.stringify({ type: 'payment_intent.succeeded', data: { object: { amount: 1200, metadata: { order_id: '42' } } } });
+    const forged = await s.call('POST', '/v1/hooks/stripe', { body, headers: { 'x-signature': sign(`${body} `), 'x-event-id': 'evt_1' } });
+    expect([forged.status, forged.body.error.code]).toEqual([401, 'LJ_ERR_BAD_SIGNATURE']);
+    const sent = await s.call('POST', '/v1/hooks/stripe', { body, headers: { 'x-signature': sign(body), 'x-event-id': 'evt_1' } });
+    expect(sent).toEqual({ status: 200, body: { id, woke: true } });
+    expect(await s.queue.result(id, { timeout: 20_000 })).toEqual({ paid: JSON.parse(body) });
+    // The provider's retry of the same delivery: the job has finished, and no second message is made either way.
+    const retried = await s.call('POST', '/v1/hooks/stripe', { body, headers: { 'x-signature': sign(body), 'x-event-id': 'evt_1' } });
+    expect([retried.status, retried.body.error.code]).toEqual([409, 'LJ_ERR_JOB_FINISHED']);
+    // A body naming no job, or a job that does not exist.
+    const none = JSON.stringify({ data: { object: {} } });
+    expect((await s.call('POST', '/v1/hooks/stripe', { body: none, headers: { 'x-signature': sign(none) } })).status).toBe(400);
+    const other = JSON.stringify({ data: { object: { metadata: { order_id: 7 } } } });
+    expect((await s.call('POST', '/v1/hooks/stripe', { body: other, headers: { 'x-signature': sign(other) } })).body.error.code).toBe('LJ_ERR_JOB_NOT_FOUND');
+    expect((await s.snapshot()).jobs).toBe(1);
+  });
+
+  it('refuses a hook signal setting with a typo when the server starts', async () => {
+    await expect(serve({ server: { hooks: { a: { signal: { topic: 'paid', jobkey: 'x' } as never } } } })).rejects.toThrow(/unknown option "jobkey"/);
+    await expect(serve({ server: { hooks: { a: { signal: { topic: 'paid', jobKey: 'a..b' } } } } })).rejects.toThrow(/dotted path/);
+    await expect(serve({ server: { hooks: { a: { deliverTo: 'http://127.0.0.1:9/', signal: { topic: 'paid', jobKey: 'id' } } } } })).rejects.toThrow(/one of them/);
   });
 
   it('is refused by a read-only server', async () => {

@@ -14,7 +14,8 @@ import { waitFor } from '../helpers/wait.js';
 const fx = useQueues();
 
 const stateOf = async (q: Queue, id: number) => (await q.getJob(id)).state;
-const mailbox = async (id: number) => Number(await fx.value(`SELECT count(*) FROM job_messages WHERE job_id = ${id}`));
+/** Messages waiting in the job's mailbox (not yet taken by a wait). */
+const mailbox = async (id: number) => Number(await fx.value(`SELECT count(*) FROM job_messages WHERE job_id = ${id} AND taken_by IS NULL`));
 
 describe('ctx.waitFor and queue.signal', () => {
   it('parks the job holding no worker until a message from another connection wakes it; its steps replay and it gets the message', async () => {
@@ -82,7 +83,24 @@ describe('ctx.waitFor and queue.signal', () => {
     expect(await q.result(id, { timeout: 20_000 })).toEqual([1, 'x', 2]);
     // The retry got the same messages back; the fourth stays for a later wait.
     expect(runs).toEqual([[1, 'x', 2], [1, 'x', 2]]);
-    expect(await fx.sql<{ topic: string; data: string }>(`SELECT topic, data FROM job_messages WHERE job_id = ${id}`)).toEqual([{ topic: 'a', data: '3' }]);
+    expect(await fx.sql<{ topic: string; data: string }>(`SELECT topic, data FROM job_messages WHERE job_id = ${id} AND taken_by IS NULL`)).toEqual([{ topic: 'a', data: '3' }]);
+    await q.stop();
+  });
+
+  it('sends a message once under its key: a sender that tries again, before or after a wait took it, is told it was a duplicate', async () => {
+    const got: unknown[] = [];
+    const q = fx.open({ jobs: [defineJob({ name: 'pay', handler: async (_: unknown, ctx) => got.push(await ctx.waitFor('paid'), await ctx.waitFor('paid')) })] });
+    const { id } = await q.enqueue('pay', {});
+    expect(await q.signal(id, 'paid', { n: 1 }, { key: 'evt_1' })).toEqual({ id, woke: false });
+    expect(await q.signal(id, 'paid', { n: 1 }, { key: 'evt_1' })).toEqual({ id, woke: false, duplicate: true });
+    await q.start();
+    // The first wait took it; the second waits.
+    await waitFor(async () => (await stateOf(q, id)) === JobState.waitingMessage);
+    expect(await q.signal(id, 'paid', { n: 1 }, { key: 'evt_1' })).toEqual({ id, woke: false, duplicate: true });
+    expect(await q.signal(id, 'paid', { n: 2 }, { key: 'evt_2' })).toEqual({ id, woke: true });
+    await q.result(id, { timeout: 20_000 });
+    expect(got).toEqual([{ n: 1 }, { n: 2 }]);
+    await expect(q.signal(id, 'paid', 1, { key: 'x'.repeat(1025) })).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
     await q.stop();
   });
 
@@ -141,7 +159,7 @@ describe('ctx.waitFor and queue.signal', () => {
     await expect(q.signal(id, 'never', 1)).rejects.toMatchObject({ code: 'LJ_ERR_JOB_FINISHED' });
     expect(await mailbox(id)).toBe(1);
     await q.remove(id);
-    expect(await mailbox(id)).toBe(0);
+    expect(Number(await fx.value(`SELECT count(*) FROM job_messages WHERE job_id = ${id}`))).toBe(0);
     await q.stop();
   });
 });

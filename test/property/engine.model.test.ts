@@ -425,7 +425,7 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
    */
   const messageViolations = async (final: boolean): Promise<string[]> => {
     const out: string[] = [];
-    const boxed = new Map((await fx.sql<{ job_id: number; data: string }>('SELECT job_id, data FROM job_messages')).map((m) => [(JSON.parse(m.data) as { n: number }).n, Number(m.job_id)]));
+    const boxed = new Map((await fx.sql<{ job_id: number; data: string }>('SELECT job_id, data FROM job_messages WHERE taken_by IS NULL')).map((m) => [(JSON.parse(m.data) as { n: number }).n, Number(m.job_id)]));
     const existing = new Set((await fx.sql<{ id: number }>('SELECT id FROM jobs')).map((r) => Number(r.id)));
     for (const [n, jobs] of received) {
       if (jobs.size !== 1 || !jobs.has(sent.get(n) ?? -1)) out.push(`message ${n} for job ${sent.get(n)} was received by ${[...jobs].join(', ')}`);
@@ -486,7 +486,7 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
       await base.advance(LEASE_MS + 1);
       for (const [id] of await fx.sql<{ id: number }>("SELECT id FROM jobs WHERE state = 'parked'").then((r) => r.map((x) => [x.id]))) await s.waitFor(act(() => procs[0]!.queue.send(id!, { type: 'job.unpark' })));
       // Jobs waiting with no timeout get a message, unless one waits in their mailbox already (it should have woken them).
-      const unsent = await fx.sql<{ id: number }>(`SELECT id FROM jobs j WHERE state = 'waiting-message' AND NOT EXISTS (SELECT 1 FROM job_messages m WHERE m.job_id = j.id AND m.topic = '${WAIT.topic}')`);
+      const unsent = await fx.sql<{ id: number }>(`SELECT id FROM jobs j WHERE state = 'waiting-message' AND NOT EXISTS (SELECT 1 FROM job_messages m WHERE m.job_id = j.id AND m.topic = '${WAIT.topic}' AND m.taken_by IS NULL)`);
       for (const { id } of unsent) await s.waitFor(signal(procs[0]!.queue, Number(id)));
       for (const [i, p] of procs.entries()) {
         await s.waitFor(perform(p, { type: 'sweep' }));

@@ -59,7 +59,7 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--handlers <module>', 'a module exporting defineJob objects to run besides the built-in webhook delivery job')
     .addOption(new Option('--pool <pool=names:n...>', 'a worker pool of its own: its job names (comma-separated) run in n slots of their own, e.g. emails=send-email,notify:20; the names no pool lists share --concurrency').argParser(collectPool))
     .addOption(new Option('--token <token>', 'require Authorization: Bearer <token> on every route but /healthz and signed hooks (8 characters at least)').env(TOKEN_ENV).argParser(parseToken))
-    .option('--hooks <file>', 'a JSON file of per-hook settings: { "<hook>": { secret, signatureHeader, keyHeader, headers, deliverTo, job } }; only its hooks are accepted')
+    .option('--hooks <file>', 'a JSON file of per-hook settings: { "<hook>": { secret, scheme, signatureHeader, keyHeader, headers, deliverTo, deliverSecret, job, signal } }; only its hooks are accepted')
     .option('--open-hooks', 'with --hooks, also accept a hook named after a job this server runs (--handlers) that the file does not list')
     .option('--allowed-host <host...>', 'Host header values answered besides the bound address, e.g. jobs.example.com (behind a proxy, or bound to 0.0.0.0)')
     .option('--deliver-to <url...>', 'URL prefixes the webhook job may send to besides the hooks\' deliverTo (a job\'s URL must be under one)')

@@ -8,7 +8,7 @@
 import { FINISHED_STATES } from '../../../machines/job.machine.js';
 import { JobFinishedError, JobNotFoundError, ValidationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { checkInteger, checkString, serializePayload } from '../../lib/validate.js';
+import { checkInteger, checkKey, checkString, rejectUnknownOptions, serializePayload } from '../../lib/validate.js';
 import type { Store } from '../../store/store.js';
 import type { MachineRegistry } from '../core/machine-registry.js';
 import { checkTopic } from '../run/durable-steps.js';
@@ -20,6 +20,13 @@ export type SignalTarget = number | { key: string };
 export interface SignalResult {
   id: number;
   woke: boolean;
+  /** A message was sent to the job under this `key` before (taken or not): this one was not sent again. */
+  duplicate?: true;
+}
+
+export interface SignalOptions {
+  /** An idempotency key (a provider's delivery id): a message sent to the job under it before is not sent again. */
+  key?: string;
 }
 
 export interface SignalDeps {
@@ -31,7 +38,9 @@ export interface SignalDeps {
   open: () => void;
 }
 
-export function createSignal(deps: SignalDeps): (target: SignalTarget, topic: string, data?: unknown) => Promise<SignalResult> {
+export type Signal = (target: SignalTarget, topic: string, data?: unknown, options?: SignalOptions) => Promise<SignalResult>;
+
+export function createSignal(deps: SignalDeps): Signal {
   const { store, registry } = deps;
 
   const jobIdOf = async (target: SignalTarget): Promise<number> => {
@@ -45,18 +54,22 @@ export function createSignal(deps: SignalDeps): (target: SignalTarget, topic: st
     return id;
   };
 
-  return async (target, topic, data) => {
+  return async (target, topic, data, options) => {
     deps.open();
     checkTopic('signal', topic);
+    if (options !== undefined) rejectUnknownOptions('signal options', options, ['key']);
+    const key = options?.key === undefined ? null : checkKey('signal key', options.key, 1024);
     const text = serializePayload(data, deps.maxPayloadBytes);
     const id = await jobIdOf(target);
     const job = await store.get(id);
     if (!job) throw new JobNotFoundError(id);
     // Its machine's final states too: a custom machine may end elsewhere.
     const refused = [...new Set([...FINISHED_STATES, ...registry.forJob(job.name, job.retry).finalStates])];
-    const sent = await store.sendMessage({ id, topic, data: text, at: deps.clock.now(), refused });
+    const sent = await store.sendMessage({ id, topic, data: text, key, at: deps.clock.now(), refused });
     if (sent === 'not-found') throw new JobNotFoundError(id);
     if (sent === 'refused') throw new JobFinishedError(id, (await store.get(id))?.state ?? job.state);
-    return { id, woke: await deps.wakeWaiting(id, topic) };
+    // A duplicate still looks: the first sending may have been cut short before its wake.
+    const woke = await deps.wakeWaiting(id, topic);
+    return sent === 'duplicate' ? { id, woke, duplicate: true } : { id, woke };
   };
 }

@@ -16,6 +16,7 @@ import { schemas } from '../schemas.js';
 import { JsonText } from '../../lib/json-text.js';
 import { changedNumber, numberNotKept } from '../../lib/json-numbers.js';
 import { secretKey, verify } from '../../webhook/standard-webhooks.js';
+import { checkHookSignal, signalFromHook, type HookSignal } from './hook-signals.js';
 
 /** A `whsec_…` secret's key, or a TypeError naming the setting. */
 function secretKeyOf(what: string, secret: string): Buffer {
@@ -50,9 +51,11 @@ export interface HookOptions {
   deliverSecret?: string;
   /** The job name to enqueue. Default: the hook's name, or `webhook` with `deliverTo`. */
   job?: string;
+  /** The body is a message for the job whose key it holds, instead of (or, `enqueue: true`, besides) a job of its own (hook-signals.ts). */
+  signal?: HookSignal;
 }
 
-const HOOK_KEYS = ['secret', 'scheme', 'tolerance', 'signatureHeader', 'keyHeader', 'headers', 'deliverTo', 'deliverSecret', 'job'];
+const HOOK_KEYS = ['secret', 'scheme', 'tolerance', 'signatureHeader', 'keyHeader', 'headers', 'deliverTo', 'deliverSecret', 'job', 'signal'];
 
 /** Checks the hooks option at registration: a typo must not silently turn signature checks off. */
 export function checkHooks(hooks: Record<string, HookOptions>): void {
@@ -68,6 +71,10 @@ export function checkHooks(hooks: Record<string, HookOptions>): void {
       secretKeyOf(`hooks.${name}.secret`, hook.secret);
     }
     if (hook.tolerance !== undefined && (!Number.isFinite(hook.tolerance) || hook.tolerance <= 0)) throw new TypeError(`hooks.${name}.tolerance must be a number of seconds > 0`);
+    if (hook.signal !== undefined) {
+      checkHookSignal(`hooks.${name}.signal`, hook.signal);
+      if (hook.deliverTo !== undefined) throw new TypeError(`hooks.${name}: signal sends the body to a job, deliverTo forwards it: give one of them`);
+    }
     if (hook.deliverSecret !== undefined) {
       if (hook.deliverTo === undefined) throw new TypeError(`hooks.${name}.deliverSecret signs what deliverTo forwards: give deliverTo too`);
       secretKeyOf(`hooks.${name}.deliverSecret`, hook.deliverSecret);
@@ -219,12 +226,15 @@ export function hookRoutes(app: FastifyInstance, queue: Queue, names: HookNames,
     // Namespaced by hook: two providers may number their deliveries alike.
     const delivery = deliveryId(request, hook, standardId);
     const key = delivery === undefined ? undefined : hookKey(name, delivery);
+    // A message for the job that waits for it; its job as well only when asked.
+    const signalled = hook.signal === undefined ? undefined : await signalFromHook(queue, hook.signal, JSON.parse(bodyText) as unknown, key);
+    if (signalled !== undefined && hook.signal?.enqueue !== true) return reply.code(200).send(signalled);
     const job = hook.job ?? (hook.deliverTo ? 'webhook' : name);
     // The body as it came: forwarded as is, or stored as is.
     const payload = hook.deliverTo
       ? { url: hook.deliverTo, method: 'POST', headers, body: bodyText }
       : new JsonText(`{"body":${bodyText},"headers":${JSON.stringify(headers)}}`);
     const r = await queue.enqueue(job, payload, key === undefined ? undefined : { key });
-    return reply.code(r.created ? 201 : 200).send(r);
+    return reply.code(r.created ? 201 : 200).send(signalled === undefined ? r : { ...r, signal: signalled });
   });
 }

@@ -2,9 +2,10 @@
  * Messages to jobs (queue.signal): `POST /v1/jobs/:id/signals/:topic`, the
  * request body the message (any JSON; an empty body is `{}`), and
  * `POST /v1/signals/:topic` with `{ key, data }` for the job that holds an
- * idempotency key. Both answer `{ id, woke }`.
+ * idempotency key. Both answer `{ id, woke }`; an `Idempotency-Key` header is
+ * the message's key (sent again under it: `duplicate: true`, not sent twice).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Queue } from '../../queue.js';
 import { NAME_PATTERN, schemas } from '../schemas.js';
 
@@ -26,11 +27,17 @@ const signalSchemas = {
   },
 } as const;
 
+/** The message's idempotency key: the `Idempotency-Key` header, when given. */
+function messageKey(request: FastifyRequest): { key: string } | undefined {
+  const key = request.headers['idempotency-key'];
+  return typeof key === 'string' && key.length > 0 ? { key } : undefined;
+}
+
 export function signalRoutes(app: FastifyInstance, queue: Queue): void {
   app.post<{ Params: { id: number; topic: string }; Body: unknown }>('/v1/jobs/:id/signals/:topic', { schema: signalSchemas.byId }, async (request) =>
-    queue.signal(request.params.id, request.params.topic, request.body ?? null),
+    queue.signal(request.params.id, request.params.topic, request.body ?? null, messageKey(request)),
   );
   app.post<{ Params: { topic: string }; Body: { key: string; data?: unknown } }>('/v1/signals/:topic', { schema: signalSchemas.byKey }, async (request) =>
-    queue.signal({ key: request.body.key }, request.params.topic, request.body.data ?? null),
+    queue.signal({ key: request.body.key }, request.params.topic, request.body.data ?? null, messageKey(request)),
   );
 }

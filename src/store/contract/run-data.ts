@@ -81,6 +81,8 @@ export interface MessageSend {
   topic: string;
   /** The message as JSON text. */
   data: string;
+  /** The sender's idempotency key (a hook's delivery id): a message sent again under it is not sent twice. Null: none. */
+  key: string | null;
   at: number;
   /** States whose jobs take no message (the job's machine's finished states). */
   refused: readonly string[];

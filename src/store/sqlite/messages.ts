@@ -13,7 +13,7 @@ export function createSqliteMessages(db: Database.Database): Pick<Store, 'sendMe
     waiting: db.prepare(sql('message-waiting')).pluck(),
     byKey: db.prepare(sql('find-by-key')),
   };
-  // The message leaves the mailbox in the transaction that records it as the wait's step: taken once, never lost.
+  // The message is marked taken in the transaction that records it as the wait's step: taken once, never lost.
   const takeTx = db.transaction((t: Parameters<Store['takeMessage']>[0]): string | null | false => {
     const data = s.take.get({ id: t.id, token: t.token, topic: t.topic, name: t.step.name }) as string | undefined;
     if (data === undefined) return s.holds.get({ id: t.id, token: t.token }) === undefined ? false : null;
@@ -22,8 +22,10 @@ export function createSqliteMessages(db: Database.Database): Pick<Store, 'sendMe
     return data;
   });
   const sendTx = db.transaction((m: Parameters<Store['sendMessage']>[0]) => {
-    if (s.send.run({ id: m.id, topic: m.topic, data: m.data, at: m.at, refused: JSON.stringify(m.refused) }).changes === 1) return 'sent' as const;
-    return s.state.get({ id: m.id }) === undefined ? ('not-found' as const) : ('refused' as const);
+    if (s.send.run({ id: m.id, topic: m.topic, data: m.data, key: m.key, at: m.at, refused: JSON.stringify(m.refused) }).changes === 1) return 'sent' as const;
+    const state = s.state.get({ id: m.id }) as string | undefined;
+    if (state === undefined) return 'not-found' as const;
+    return m.refused.includes(state) ? ('refused' as const) : ('duplicate' as const);
   });
   return {
     sendMessage: async (m) => sendTx.immediate(m),

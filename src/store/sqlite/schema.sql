@@ -150,14 +150,18 @@ CREATE TABLE name_limits (
 ) WITHOUT ROWID;
 
 CREATE TABLE job_messages (
-  seq     INTEGER PRIMARY KEY AUTOINCREMENT,
-  job_id  INTEGER NOT NULL,
-  topic   TEXT NOT NULL,
-  data    TEXT NOT NULL,
-  sent_at INTEGER NOT NULL
+  seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id   INTEGER NOT NULL,
+  topic    TEXT NOT NULL,
+  data     TEXT NOT NULL,
+  key      TEXT,
+  sent_at  INTEGER NOT NULL,
+  taken_by TEXT
 );
 
-CREATE INDEX job_messages_box ON job_messages (job_id, topic, seq);
+CREATE INDEX job_messages_box ON job_messages (job_id, topic, seq) WHERE taken_by IS NULL;
+
+CREATE UNIQUE INDEX job_messages_key ON job_messages (job_id, key) WHERE key IS NOT NULL;
 
 CREATE TRIGGER job_messages_of_deleted_job AFTER DELETE ON jobs
 BEGIN

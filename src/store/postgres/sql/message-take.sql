@@ -1,16 +1,17 @@
 -- message-take.sql of the SQLite store, with the step's insert: $1 job id,
 -- $2 lease token, $3 topic, $4 step name, $5 attempt, $6 time. The job's row
--- is locked under its lease; the oldest message on the topic is deleted and
--- recorded as the step, unless the step is recorded already. Answers whether
--- the lease holds, and the message taken (null: none).
+-- is locked under its lease; the oldest message on the topic not yet taken
+-- is marked taken by the step and recorded as it, unless the step is
+-- recorded already. Answers whether the lease holds, and the message taken
+-- (null: none).
 WITH held AS (
   SELECT id FROM {{schema}}.jobs WHERE id = $1 AND state = {{processing}} AND lease_token = $2
   FOR NO KEY UPDATE
 ), taken AS (
-  DELETE FROM {{schema}}.job_messages
+  UPDATE {{schema}}.job_messages SET taken_by = $4
   WHERE seq = (
     SELECT m.seq FROM {{schema}}.job_messages m
-    WHERE m.job_id = $1 AND m.topic = $3 AND EXISTS (SELECT 1 FROM held)
+    WHERE m.job_id = $1 AND m.topic = $3 AND m.taken_by IS NULL AND EXISTS (SELECT 1 FROM held)
       AND NOT EXISTS (SELECT 1 FROM {{schema}}.job_steps WHERE job_id = $1 AND name = $4)
     ORDER BY m.seq LIMIT 1
     FOR UPDATE

@@ -1,2 +1,2 @@
--- Whether a job's mailbox holds a message on @topic.
-SELECT 1 FROM job_messages WHERE job_id = @id AND topic = @topic LIMIT 1
+-- Whether a job's mailbox holds a message on @topic not yet taken.
+SELECT 1 FROM job_messages WHERE job_id = @id AND topic = @topic AND taken_by IS NULL LIMIT 1

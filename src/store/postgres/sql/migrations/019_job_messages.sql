@@ -1,12 +1,15 @@
 -- Each job's mailbox (the SQLite store's migration 021): a message waits per
--- job and topic, in the order sent, until a waitFor of its job takes it. A
--- job's messages go with its row (ON DELETE CASCADE), by whichever path
--- deletes it.
+-- job and topic, in the order sent, until a waitFor of its job takes it
+-- (taken_by: that wait's step); `key`: the sender's idempotency key. A job's
+-- messages go with its row (ON DELETE CASCADE), by whichever path deletes it.
 CREATE TABLE {{schema}}.job_messages (
-  seq     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  job_id  bigint NOT NULL REFERENCES {{schema}}.jobs (id) ON DELETE CASCADE,
-  topic   text COLLATE "C" NOT NULL,
-  data    text NOT NULL,
-  sent_at bigint NOT NULL
+  seq      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  job_id   bigint NOT NULL REFERENCES {{schema}}.jobs (id) ON DELETE CASCADE,
+  topic    text COLLATE "C" NOT NULL,
+  data     text NOT NULL,
+  key      text COLLATE "C",
+  sent_at  bigint NOT NULL,
+  taken_by text
 );
-CREATE INDEX job_messages_box ON {{schema}}.job_messages (job_id, topic, seq);
+CREATE INDEX job_messages_box ON {{schema}}.job_messages (job_id, topic, seq) WHERE taken_by IS NULL;
+CREATE UNIQUE INDEX job_messages_key ON {{schema}}.job_messages (job_id, key) WHERE key IS NOT NULL;
