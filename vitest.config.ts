@@ -34,6 +34,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/throttle.retention.test.ts',
   'test/integration/progress.test.ts',
   'test/integration/job-messages.test.ts',
+  'test/integration/job-values.test.ts',
   'test/http/api.signals.test.ts',
   'test/integration/limits.runtime.test.ts',
   'test/integration/job-follow.races.test.ts',

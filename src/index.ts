@@ -21,6 +21,7 @@ export type { ResultOptions } from './engine/actions/job-results.js';
 export type { TakeOptions, TakenJob, LeaseRef } from './engine/actions/manual-jobs.js';
 export type { JobChange, WatchOptions } from './engine/actions/watch.js';
 export type { SignalOptions, SignalResult, SignalTarget } from './engine/actions/job-messages.js';
+export type { PublishedOptions } from './engine/actions/job-values.js';
 export type { JobChanges } from './engine/actions/job-update.js';
 export type { MissedPolicy } from './engine/core/cron.js';
 export type { JobTypes, JobTypeMap, JobMapOf, JobOf, UntypedJobs } from './engine/core/job-types.js';

@@ -21,6 +21,7 @@ import type { ResultOptions } from './engine/actions/job-results.js';
 import type { JobChange, WatchOptions } from './engine/actions/watch.js';
 import type { JobChanges } from './engine/actions/job-update.js';
 import type { SignalOptions, SignalResult, SignalTarget } from './engine/actions/job-messages.js';
+import type { PublishedOptions } from './engine/actions/job-values.js';
 import type { BackupProgress, InsertResult, ListFilter, QueueStats, StoreDiagnostics } from './store/store.js';
 
 /** `stats()`: the jobs in the store by state and name, what is paused, and this process's stuck runs. */
@@ -213,6 +214,13 @@ export interface Queue<M extends JobTypeMap = UntypedJobs> {
    * sent again (`duplicate: true`).
    */
   signal(target: SignalTarget, topic: string, data?: unknown, options?: SignalOptions): Promise<SignalResult>;
+  /**
+   * A value the job published under `key` (`ctx.publish`), from any process:
+   * at once when it has been published, else when it is, or `null` once the
+   * job has finished without publishing it or `timeout` (ms, or '30s') has
+   * passed. JobNotFoundError for a job that never existed.
+   */
+  published<T = unknown>(id: number, key: string, options?: PublishedOptions): Promise<T | null>;
   /**
    * Sends every `dead` job (of one name, and whose payload matches the search
    * `where`, if given: `payload.customer = 42`) back to `pending`; resolves

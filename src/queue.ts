@@ -28,6 +28,8 @@ import { deletesByAge } from './engine/core/retention.js';
 import { checkClient, splitClient } from './engine/enqueue/caller-client.js';
 import { createFlowApi } from './engine/enqueue/flow-api.js';
 import { createSignal } from './engine/actions/job-messages.js';
+import { createPublished } from './engine/actions/job-values.js';
+import { storedJson } from './lib/stored-json.js';
 import { createJobActions } from './engine/actions/job-actions.js';
 import { createJobResults } from './engine/actions/job-results.js';
 import { createWatch } from './engine/actions/watch.js';
@@ -241,7 +243,10 @@ function createUntypedQueue(options: QueueOptions): Queue {
     },
     async getJob(id) {
       open();
-      return toJob(await load(id));
+      const job = toJob(await load(id));
+      const values = await store.publishedValues(id);
+      if (values.length > 0) job.published = Object.fromEntries(values.map((v) => [v.key, storedJson(v.value)]));
+      return job;
     },
     async history(id) {
       open();
@@ -318,6 +323,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
       engine.wake();
     },
     send,
+    published: createPublished({ store, clock, registry: engine.registry, watch: (options) => queue.watch(options), open }) as Queue['published'],
     signal: createSignal({ store, clock, registry: engine.registry, wakeWaiting: engine.wakeWaiting, maxPayloadBytes: o.maxPayloadBytes, open }),
     async schedule(name, cron, scheduleOptions) {
       open();

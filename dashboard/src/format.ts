@@ -28,6 +28,8 @@ export function duration(ms: number): string {
 export function relative(time: Time | null | undefined, now = Date.now()): string {
   const ms = toMs(time);
   if (ms === undefined) return '–';
+  // The last instant a Date holds: a wait for a message with no timeout.
+  if (ms === MAX_DATE_MS) return 'never';
   const diff = ms - now;
   const abs = Math.abs(diff);
   let text: string;

@@ -50,6 +50,8 @@ const NOT_A_DATE = 'not a date';
 /** `in 5 s` or `3 m ago` relative to `now`. */
 export function formatRelative(at: Date, now: number): string {
   if (Number.isNaN(at.getTime())) return NOT_A_DATE;
+  // The last instant a Date holds: a wait for a message with no timeout.
+  if (at.getTime() === 8.64e15) return 'never';
   const delta = at.getTime() - now;
   if (Math.abs(delta) < 1000) return 'now';
   return delta > 0 ? `in ${formatDuration(delta)}` : `${formatDuration(-delta)} ago`;

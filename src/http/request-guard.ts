@@ -60,8 +60,9 @@ function checkAction(request: FastifyRequest, allowed: readonly string[] | undef
     }
   }
   // Any other media type has no parser here: fastify answers 415 when it reads the body (after the token check).
+  // A hook answers for its own body: a signed one checks its signature first, whatever the body's type.
   const type = request.headers['content-type'];
-  if (request.method === 'POST' && type === undefined) {
+  if (request.method === 'POST' && type === undefined && !request.routeOptions.url?.endsWith('/v1/hooks/:name')) {
     throw new HttpError(415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE', 'send the request as application/json; an empty JSON body means {}');
   }
 }

@@ -31,13 +31,19 @@ export function checkNumber(what: string, value: unknown, min: number, max = Num
   return value;
 }
 
+/** Half of a UTF-16 surrogate pair, standing alone. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 export function checkString(what: string, value: unknown, maxLength: number): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > maxLength) {
     throw new ValidationError(`${what} must be a non-empty string of at most ${maxLength} characters`);
   }
   // PostgreSQL cannot store a NUL in text (SQLite would): refused on both, the same 400.
   if (value.includes('\0')) throw new ValidationError(`${what} must not contain a NUL character`);
-  return value;
+  // Half a surrogate pair is no text either: PostgreSQL would store U+FFFD in its place (two keys would meet, and
+  // a key would not read back as written), SQLite bytes that are not UTF-8.
+  if (LONE_SURROGATE.test(value as string)) throw new ValidationError(`${what} must be text: it holds half of a UTF-16 surrogate pair`);
+  return value as string;
 }
 
 /**

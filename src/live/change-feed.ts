@@ -17,6 +17,7 @@ import { pausedView, type PausedView } from '../store/paused.js';
 import type { ChangeBatch, ChangeCursor, ChangeOptions, RecentChange, Store } from '../store/store.js';
 import { eventName } from '../../machines/event-name.js';
 import { storedJson } from '../lib/stored-json.js';
+import { PUBLISH_EVENT } from '../store/contract/run-data.js';
 
 export interface TickTransition {
   from: string | null;
@@ -28,8 +29,8 @@ export interface TickTransition {
   count: number;
 }
 
-/** A recent change as a tick carries it: a progress update (event `job.progress`) with its value, when small. */
-export type TickChange = Omit<RecentChange, 'data'> & { progress?: unknown };
+/** A recent change as a tick carries it: a progress update (event `job.progress`) with its value, a published value (`job.publish`) with its key and value, when small. */
+export type TickChange = Omit<RecentChange, 'data'> & { progress?: unknown; published?: { key: string; value?: unknown } };
 
 /**
  * A progress value longer than this (JSON text) is left out of a tick: a tick goes to every page at most
@@ -40,7 +41,12 @@ export const TICK_PROGRESS_CHARS = 1024;
 /** A recent change with its progress value read (the row's JSON text, when small), and its event named as the history shows it. */
 function tickChange({ data, ...r }: RecentChange): TickChange {
   const change: TickChange = { ...r, event: eventName(r.event, r.from) };
-  if (data != null && data.length <= TICK_PROGRESS_CHARS) change.progress = storedJson(data);
+  if (data == null) return change;
+  if (r.event === PUBLISH_EVENT) {
+    // The key always (the page names what changed); the value when small.
+    const published = storedJson(data) as { key: string; value: unknown };
+    change.published = data.length <= TICK_PROGRESS_CHARS ? published : { key: published.key };
+  } else if (data.length <= TICK_PROGRESS_CHARS) change.progress = storedJson(data);
   return change;
 }
 

@@ -18,7 +18,7 @@ import type { GroupCount, LimitPause, LimitRecord } from './contract/limits.js';
 import type { ClaimRequest, ClaimResult, TransitionRequest, TransitionResult } from './contract/moves.js';
 import type { WorkerProcessRecord } from './contract/processes.js';
 import type { BrowseFilter, BrowsePage, ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, ListFilter, QueueStats, StateNameCount } from './contract/reads.js';
-import type { LogAppend, LogPage, LogRange, MessageSend, MessageTake, StepRecord, StepSave } from './contract/run-data.js';
+import type { LogAppend, LogPage, LogRange, MessageSend, MessageTake, PublishedRecord, StepRecord, StepSave } from './contract/run-data.js';
 import type { NewSchedule, ScheduleRecord } from './contract/schedules.js';
 import type { BackupProgress, StoreDiagnostics } from './contract/upkeep.js';
 import type { CallerClient, CleanFilter, FinishedPurge, FlowInsertResult, NamedPurge, NewFlowNode, RemoveTarget, SyncInsert } from './contract/writes.js';
@@ -173,6 +173,14 @@ export interface RunData {
   hasMessage(id: number, topic: string): Promise<boolean>;
   /** The id of the job holding this idempotency key, or null. */
   jobIdByKey(key: string): Promise<number | null>;
+  /**
+   * Records a value a running job publishes under `key` (JSON text, the
+   * latest per key) while `token` holds it, with a history row (event
+   * `job.publish`, not a move) for the change feed. False: the lease is lost.
+   */
+  publish(id: number, token: string, key: string, value: string, at: number): Promise<boolean>;
+  /** The values a job published, the latest per key, by key. */
+  publishedValues(id: number): Promise<PublishedRecord[]>;
 }
 
 /** Reads of jobs: one, lists, pages, history, flows, counts, and the dashboard's change feed (contract/reads.ts). */

@@ -36,10 +36,11 @@ export function leaseViolations(rows: readonly HistoryRow[], customExits: Iterab
       if (r.lease_token) seen.add(r.lease_token);
       tokensSeen.set(r.job_id, seen);
       held.set(r.job_id, r.lease_token);
-    } else if (r.event === 'job.progress') {
-      // A progress update is no move: it lands only while the lease it carries holds the job.
-      if (r.from_state !== 'processing' || r.to_state !== 'processing') problems.push(`#${r.id} job ${r.job_id}: progress ${r.from_state}→${r.to_state}`);
-      if (current === null || r.lease_token !== current) problems.push(`#${r.id} job ${r.job_id}: progress under ${r.lease_token}, lease held is ${current ?? 'none'}`);
+    } else if (r.event === 'job.progress' || r.event === 'job.publish') {
+      // A progress update or a published value is no move: it lands only while the lease it carries holds the job.
+      const what = r.event === 'job.progress' ? 'progress' : 'a published value';
+      if (r.from_state !== 'processing' || r.to_state !== 'processing') problems.push(`#${r.id} job ${r.job_id}: ${what} ${r.from_state}→${r.to_state}`);
+      if (current === null || r.lease_token !== current) problems.push(`#${r.id} job ${r.job_id}: ${what} under ${r.lease_token}, lease held is ${current ?? 'none'}`);
     } else if (r.from_state === 'processing') {
       if (!EXITS.has(r.event)) problems.push(`#${r.id} job ${r.job_id}: unexpected exit event ${r.event}`);
       if (current === null) problems.push(`#${r.id} job ${r.job_id}: ${r.event} out of processing with no lease held`);

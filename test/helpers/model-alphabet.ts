@@ -75,6 +75,8 @@ export const QUEUE_METHODS: Record<string, Coverage> = {
   resume: 'pause',
   watch: 'watch',
   result: 'result',
+  // A wait for a published value: judged at the end with the results (every value a run published reads back).
+  published: 'result',
   // Manual fetching: a take is a claim whose run the caller ends (complete, fail), renewing its lease (heartbeat).
   take: 'take',
   complete: 'take',

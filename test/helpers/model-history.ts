@@ -42,8 +42,8 @@ export function historyViolations(f: HistoryFacts): string[] {
   // A lease still held is no fault until the end (a claim under way, or a process that died holding it).
   const out = leaseViolations(f.history, f.customExits).filter((v) => f.final || !v.endsWith('never released'));
   const byJob = new Map<number, History[]>();
-  // Moves only: a progress update (judged with the leases) is a change of the feed, not a move.
-  for (const r of f.history) if (r.event !== 'job.progress') byJob.set(r.job_id, [...(byJob.get(r.job_id) ?? []), r]);
+  // Moves only: a progress update or a published value (judged with the leases) is a change of the feed, not a move.
+  for (const r of f.history) if (r.event !== 'job.progress' && r.event !== 'job.publish') byJob.set(r.job_id, [...(byJob.get(r.job_id) ?? []), r]);
   for (const job of f.jobs) {
     const history = byJob.get(job.id) ?? [];
     const where = `job ${job.id}`;

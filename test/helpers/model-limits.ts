@@ -54,7 +54,7 @@ export function createLimitLog(rules: LimitRules): LimitLog {
       const out: string[] = [];
       const running = new Set<number>();
       for (const h of history) {
-        if (nameOf.get(Number(h.job_id)) !== rules.concurrent || h.event === 'job.progress') continue;
+        if (nameOf.get(Number(h.job_id)) !== rules.concurrent || h.event === 'job.progress' || h.event === 'job.publish') continue;
         const id = Number(h.job_id);
         if (h.to_state === 'processing' && h.from_state !== 'processing') running.add(id);
         else if (h.from_state === 'processing' && h.to_state !== 'processing') running.delete(id);

@@ -117,18 +117,28 @@ describe('update', () => {
 });
 
 describe('enqueue', () => {
-  it('refuses a NUL in a key (idempotency, unique, debounce, throttle): 400, nothing stored', async () => {
+  it('refuses a NUL or half a surrogate pair in a key (idempotency, unique, debounce, throttle), a group or a name: 400, nothing stored', async () => {
     const s = await serve();
     for (const body of [
       { name: 'a', key: 'k\u0000' },
       { name: 'a', unique: { key: 'u\u0000' } },
       { name: 'a', debounce: { key: 'd\u0000', ms: 10 } },
       { name: 'a', throttle: { key: 't\u0000', ms: 10 } },
+      // PostgreSQL would store U+FFFD in its place: the key would not read back as sent (and crashed the server once).
+      { name: 'a', key: 'k\ud800' },
+      { name: 'a', key: 'k\udc00x' },
+      { name: 'a', unique: { key: 'u\ud800' } },
+      { name: 'a', debounce: { key: 'd\udbff', ms: 10 } },
+      { name: 'a', throttle: { key: 't\udfff', ms: 10 } },
+      { name: 'a', group: 'g\ud800' },
     ]) {
       const r = await s.call('POST', '/v1/jobs', { body });
       expect([JSON.stringify(body), r.status, r.body.error?.code]).toEqual([JSON.stringify(body), 400, 'LJ_ERR_VALIDATION']);
     }
     expect((await s.snapshot()).jobs).toBe(0);
+    // The server is still up, and a whole pair is a key like any other.
+    expect((await s.call('POST', '/v1/jobs', { body: { name: 'a', key: 'k😀' } })).status).toBe(201);
+    expect((await s.call('POST', '/v1/jobs', { body: { name: 'a', key: 'k😀' } })).body).toMatchObject({ created: false });
   });
 
   it(`a payload holding \\u0000: ${TEST_STORE === 'postgres' ? 'refused at ingest (jsonb cannot hold it), nothing stored' : 'stored, and searchable'}`, async () => {
@@ -249,5 +259,23 @@ describe('input past what a store indexes or counts', () => {
     expect((await s.call('PATCH', `/v1/jobs/${id}`, { body: { runAt: shown } })).status).toBe(200);
     expect((await s.call('POST', '/v1/jobs', { body: { name: 'a', runAt: shown } })).status).toBe(201);
     expect((await s.call('POST', '/v1/jobs', { body: { name: 'a', runAt: '+275760-09-14T00:00:00.000Z' } })).status).toBe(400);
+  });
+});
+
+describe('rows litejobs never writes', () => {
+  it('a row edited by hand into text that is not JSON is listed and searched past, never a failed read of its state', async () => {
+    const s = await serve();
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await s.call('POST', '/v1/jobs', { body: { name: 'a', payload: { n: 1 } } })).body.id);
+    await s.sql(`UPDATE jobs SET state = 'dead', last_error = 'not json' WHERE id = ${ids[0]}`);
+    await s.sql(`UPDATE jobs SET state = 'dead', last_error = '{"message":"a\\u0000b"}' WHERE id = ${ids[1]}`);
+    await s.sql(`UPDATE jobs SET payload = 'not json either' WHERE id = ${ids[2]}`);
+    const dead = await s.call('GET', '/v1/dashboard/jobs?state=dead');
+    expect([dead.status, dead.body.jobs.map((j: { id: number }) => j.id).sort()]).toEqual([200, ids.slice(0, 2).sort()]);
+    expect((await s.call('GET', search('payload.n = 1', 'dead'))).status).toBe(200);
+    const pending = await s.call('GET', search('payload.n = 1'));
+    expect([pending.status, pending.body.jobs.map((j: { id: number }) => j.id)]).toEqual([200, []]);
+    expect((await s.call('POST', '/v1/jobs/retry', { body: { name: 'a', where: 'payload.n = 2' } })).status).toBe(200);
+    for (const id of ids) expect((await s.call('GET', `/v1/jobs/${id}`)).status).toBe(200);
   });
 });

@@ -104,6 +104,11 @@ describe('POST /v1/hooks/:name', () => {
       const signed = await s.call('POST', '/v1/hooks/pay', { body, headers: { 'content-type': type, 'x-signature': sign(secret, body) } });
       expect([type, forged.status, forged.body.error?.code, signed.status, signed.body.error?.code]).toEqual([type, 401, 'LJ_ERR_BAD_SIGNATURE', 415, 'LJ_ERR_UNSUPPORTED_MEDIA_TYPE']);
     }
+    // No content type at all: the same order.
+    for (const [signature, status] of [[sign('not the secret', '{"a":1}'), 401], [sign(secret, '{"a":1}'), 415]] as const) {
+      const res = await fetch(`${s.url}/v1/hooks/pay`, { method: 'POST', headers: { 'x-signature': signature }, body: new Blob(['{"a":1}']) });
+      expect([signature.slice(0, 6), res.status]).toEqual([signature.slice(0, 6), status]);
+    }
     expect((await s.snapshot()).jobs).toBe(0);
   });
 

@@ -24,6 +24,7 @@ const mainThreadCtx: HandlerContext = {
   step: async (_name, fn) => fn(),
   sleep: async () => undefined,
   waitFor: async () => null,
+  publish: async () => undefined,
   trace: undefined,
 };
 

@@ -122,6 +122,8 @@ const body = async (p: { k: Kind }, ctx: HandlerContext) => {
   if (p.k === 'later') throw new RetryLaterError(LATER_MS);
   if (p.k === 'sleep') await ctx.sleep('nap', SLEEP_MS);
   // A change of the feed that is no move, under the run's lease (refused once the job moved on without it).
+  // A value for other processes (queue.published), under the run's lease likewise.
+  if (p.k === 'ok' || p.k === 'stubborn') await ctx.publish('k', { attempt: ctx.attempt, token });
   if (p.k === 'ok' || p.k === 'stubborn') await ctx.progress({ k: p.k, attempt: ctx.attempt });
   return p.k;
 };
@@ -511,6 +513,14 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
     const finished = await fx.sql<{ id: number }>("SELECT id FROM jobs WHERE state IN ('completed', 'dead', 'cancelled') UNION ALL SELECT id FROM job_outcomes");
     const settled = await s.waitFor(Promise.all(finished.map(({ id }) => procs[2]!.queue.result(Number(id)).then(() => true, (err: unknown) => !(err instanceof JobNotFoundError)))));
     for (const [i, ok] of settled.entries()) if (!ok) found.push(`job ${finished[i]!.id}: result() did not settle`);
+    // Every job that still exists reads back, from another process, the last value a run of it published.
+    const lastPublished = new Map<number, unknown>();
+    for (const h of await fx.sql<{ job_id: number; data: string }>("SELECT job_id, data FROM job_history WHERE event = 'job.publish' ORDER BY id")) lastPublished.set(Number(h.job_id), (JSON.parse(h.data) as { value: unknown }).value);
+    for (const [id, value] of lastPublished) {
+      if (!exists.jobs.has(id) || (await fx.sql('SELECT 1 FROM jobs WHERE id = ?', [id])).length === 0) continue;
+      const read = await s.waitFor(procs[1]!.queue.published(id, 'k', { timeout: 0 }));
+      if (JSON.stringify(read) !== JSON.stringify(value)) found.push(`job ${id}: published "k" reads ${JSON.stringify(read)}, its last publish was ${JSON.stringify(value)}`);
+    }
     return found;
   } finally {
     runs.drain();

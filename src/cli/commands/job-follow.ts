@@ -1,6 +1,6 @@
 /**
  * `litejobs job <id> --follow`: the job as `litejobs job <id>` prints it,
- * then each of its changes as it comes — moves and `ctx.progress()` updates,
+ * then each of its changes as it comes — moves, `ctx.progress()` updates and `ctx.publish()` values,
  * made by any process sharing the store (queue.watch()) — until it finishes.
  * The watch starts before the job is read, so nothing between the read and
  * the first change is missed; a move the printed timeline already shows is
@@ -41,6 +41,7 @@ const moveKey = (m: { from: string | null; to: string; event: string; at: Date }
 /** One line of a followed change: its time, the move (or the progress value), the event. */
 export function renderChange(c: JobChange): string {
   if (c.progress !== undefined) return `${formatTime(c.at)}  progress ${printable(JSON.stringify(c.progress))}\n`;
+  if (c.published !== undefined) return `${formatTime(c.at)}  published ${printable(c.published.key)} ${printable(JSON.stringify(c.published.value))}\n`;
   return `${formatTime(c.at)}  ${c.from ?? '(new)'} → ${c.to}  ${printable(c.event)}\n`;
 }
 
@@ -109,8 +110,10 @@ export async function followJob(queue: Queue, id: number, io: CliIO, o: { json: 
       wake = undefined;
       if (failed !== undefined) throw failed;
       for (const c of changes.splice(0)) {
-        if (c.progress === undefined) state = c.to;
-        if (c.progress === undefined && shown.has(moveKey(c))) continue;
+        // A progress update or a published value is no move.
+        const move = c.progress === undefined && c.published === undefined;
+        if (move) state = c.to;
+        if (move && shown.has(moveKey(c))) continue;
         io.stdout.write(o.json ? `${JSON.stringify(c)}\n` : renderChange(c));
       }
       if (FINISHED_STATES.includes(state)) {

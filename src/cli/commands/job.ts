@@ -79,6 +79,7 @@ export function renderJob(job: Job, timeline: readonly TimelineEntry[], now: num
     ['updated', `${formatTime(job.updatedAt)} (${formatRelative(job.updatedAt, now)})`],
   ];
   if (job.progress !== undefined) fields.push(['progress', typeof job.progress === 'number' ? `${job.progress}` : JSON.stringify(job.progress)]);
+  for (const [key, value] of Object.entries(job.published ?? {})) fields.push([`published ${key}`, JSON.stringify(value)]);
   fields.push(['payload', JSON.stringify(job.payload)]);
   if (job.result !== undefined) fields.push(['result', JSON.stringify(job.result)]);
   if (job.lastError) fields.push(['last error', `${job.lastError.name}: ${job.lastError.message}`]);

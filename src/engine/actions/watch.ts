@@ -19,7 +19,7 @@ import { Observable } from 'rxjs';
 import { ValidationError } from '../../errors.js';
 import type { Clock, TimerHandle } from '../../lib/clock.js';
 import type { ChangeCursor, RecentChange, Store } from '../../store/store.js';
-import { PROGRESS_EVENT } from '../../store/contract/run-data.js';
+import { PROGRESS_EVENT, PUBLISH_EVENT, RUN_VALUE_EVENTS } from '../../store/contract/run-data.js';
 import type { QueueEvent } from '../core/events.js';
 import { eventName } from '../../../machines/event-name.js';
 import { rejectUnknownOptions } from '../../lib/validate.js';
@@ -61,6 +61,8 @@ export interface JobChange {
    * was given.
    */
   progress?: unknown;
+  /** A published value (event `job.publish`, no move either): its key and the value `ctx.publish()` was given. */
+  published?: { key: string; value: unknown };
 }
 
 export interface WatchOptions {
@@ -113,9 +115,10 @@ export function createWatch(deps: { store: Store; clock: Clock; events$: Observa
           else historyId = Math.max(historyId, seq);
           if (names && (r.name === null || !names.has(r.name))) continue;
           // `states` names states entered: a progress update enters none.
-          if (states && (r.event === PROGRESS_EVENT || !states.has(r.to))) continue;
+          if (states && (RUN_VALUE_EVENTS.includes(r.event) || !states.has(r.to))) continue;
           const change: JobChange = { id: Number(r.id), name: r.name, from: r.from, to: r.to, event: eventName(r.event, r.from), at: new Date(Number(r.at)), cursor: encode({ jobId, historyId }) };
           if (r.event === PROGRESS_EVENT && r.data != null) change.progress = storedJson(r.data);
+          if (r.event === PUBLISH_EVENT && r.data != null) change.published = storedJson(r.data) as { key: string; value: unknown };
           subscriber.next(change);
           if (stopped) return;
         }

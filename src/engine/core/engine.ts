@@ -55,6 +55,7 @@ export type WorkerStore = Pick<
   | 'progress'
   | 'saveSteps'
   | 'takeMessage'
+  | 'publish'
   | 'hasMessage'
   | 'steps'
   | 'appendLogs'

@@ -75,6 +75,15 @@ export interface HandlerContext {
    */
   waitFor<T = unknown>(topic: string, options?: { timeout?: Duration }): Promise<T | null>;
   /**
+   * Publishes a value of this job under `key` (1 to 100 of `A-Z a-z 0-9 _ .
+   * : -`; any JSON of at most 64 KB): the latest per key, kept with the job,
+   * read or waited for by any process (`queue.published(id, key)`), and a
+   * change every watcher reads (`watch()`, the live feed, the page, `litejobs
+   * job`). Written under the run's lease: LeaseLostError once the job moved
+   * on. Not available in `isolation: 'thread'` jobs.
+   */
+  publish(key: string, value: unknown): Promise<void>;
+  /**
    * This attempt's span as W3C Trace Context fields, to carry the trace into
    * work done elsewhere (another service, another queue); undefined when
    * nothing traces the queue (see the tracing guide).

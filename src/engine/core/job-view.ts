@@ -24,6 +24,8 @@ export interface Job<P = unknown, R = unknown> {
   lastError?: ErrorInfo;
   /** The latest `ctx.progress()`: a number (0 to 100 reads as a percentage), or any JSON value. */
   progress?: unknown;
+  /** The values it published (`ctx.publish`), the latest per key; absent when none. */
+  published?: Record<string, unknown>;
   /** Who holds the job's lease (`host:pid:random`), while it has one. */
   leaseOwner?: string;
   /** When that lease runs out unless renewed. */

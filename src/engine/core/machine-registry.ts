@@ -103,6 +103,9 @@ export function assertQueueCompatible(name: string, m: CompiledJobMachine): void
   }
 }
 
+/** Machines compiled for per-job retry policies, kept at most (the oldest used go first): a policy is any JSON a caller sends. */
+const POLICY_MACHINES = 256;
+
 export function createMachineRegistry(definitions: ReadonlyMap<string, JobDefinition>): MachineRegistry {
   const cache = new Map<string, CompiledJobMachine>();
 
@@ -115,8 +118,17 @@ export function createMachineRegistry(definitions: ReadonlyMap<string, JobDefini
 
   const forJob = (name: string, retry: Record<string, unknown> | null): CompiledJobMachine => {
     const def = definitions.get(name);
-    const key = retry && !(def?.machine && typeof def.machine !== 'function') ? `${name}\u0000${JSON.stringify(retry)}` : name;
+    // A name no definition has runs the base machine: one entry for all of them (names are any text a caller
+    // enqueues under, and each compiled machine takes tens of KB). A per-job policy is one entry per policy, bounded.
+    const owner = def === undefined ? '\u0000base' : name;
+    const perJob = retry && !(def?.machine && typeof def.machine !== 'function');
+    const key = perJob ? `${owner}\u0000${JSON.stringify(retry)}` : owner;
     let compiled = cache.get(key);
+    if (compiled && perJob) {
+      // Used now: to the end of the line the oldest are dropped from.
+      cache.delete(key);
+      cache.set(key, compiled);
+    }
     if (!compiled) {
       try {
         compiled = compileMachine<JobMachineContext>(build(def, (retry ?? undefined) as RetryPolicy | undefined));
@@ -127,6 +139,14 @@ export function createMachineRegistry(definitions: ReadonlyMap<string, JobDefini
       }
       assertQueueCompatible(name, compiled);
       cache.set(key, compiled);
+      if (perJob && cache.size > definitions.size + 1 + POLICY_MACHINES) {
+        for (const k of cache.keys()) {
+          if (k.includes('\u0000') && k !== '\u0000base') {
+            cache.delete(k);
+            break;
+          }
+        }
+      }
     }
     return compiled;
   };

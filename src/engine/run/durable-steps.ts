@@ -28,6 +28,7 @@
 import { DuplicateStepError, LeaseLostError, LitejobsError, ValidationError } from '../../errors.js';
 import { MAX_DATE_MS, parseDuration, type Duration } from '../../lib/duration.js';
 import { checkRunTime } from '../core/options.js';
+import { checkString } from '../../lib/validate.js';
 import type { LeasedJob, StepRecord } from '../../store/store.js';
 import type { AttemptSpan } from '../../telemetry/tracing.js';
 
@@ -73,10 +74,7 @@ export class WaitSignal extends LitejobsError {
 
 /** Checks a message topic (ctx.waitFor, queue.signal). */
 export function checkTopic(what: string, topic: unknown): string {
-  if (typeof topic !== 'string' || topic.length === 0 || topic.length > MAX_TOPIC || topic.includes('\u0000')) {
-    throw new ValidationError(`${what}: the topic must be a non-empty string of at most ${MAX_TOPIC} characters, without NUL`);
-  }
-  return topic;
+  return checkString(`${what} topic`, topic, MAX_TOPIC);
 }
 
 export class StepRun {

@@ -140,6 +140,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
   const host: ContextHost = {
     extend,
     progress: (job, text) => progress.write(job.id, job.leaseToken, text),
+    publish: (job, key, text) => engine.worker.publish(job.id, job.leaseToken, key, text, clock.now()),
     steps: {
       steps: (job) => engine.worker.steps(job.id),
       // Steps finished at the same time share one write (a commit per step bounded the drain at a few hundred jobs a second on PostgreSQL).

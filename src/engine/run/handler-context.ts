@@ -17,7 +17,7 @@ import type { Duration } from '../../lib/duration.js';
 import { StepRun, type SleepSignal, type StepHost, type WaitSignal } from './durable-steps.js';
 import type { AttemptSpan } from '../../telemetry/tracing.js';
 import type { TraceCarrier } from '../../telemetry/trace-context.js';
-import { progressText } from './progress-value.js';
+import { checkPublishKey, progressText, PUBLISHED_MAX_BYTES, valueText } from './progress-value.js';
 
 /** What every context of one executor shares (one object, not one per job). */
 export interface ContextHost {
@@ -25,6 +25,8 @@ export interface ContextHost {
   extend(job: LeasedJob, abortable: Abortable): Promise<boolean>;
   /** Records progress (its JSON text: progress-value.ts); false if the lease was lost. */
   progress(job: LeasedJob, text: string): Promise<boolean>;
+  /** Records a published value (its JSON text); false if the lease was lost. */
+  publish(job: LeasedJob, key: string, text: string): Promise<boolean>;
   /** Reads and records the job's durable steps (durable-steps.ts). */
   steps: StepHost;
   logger: Logger;
@@ -49,6 +51,7 @@ export class JobContext implements HandlerContext {
   private stepRun: StepRun | undefined;
   private boundStep: (<T>(name: string, fn: () => T | Promise<T>) => Promise<T>) | undefined;
   private boundSleep: ((name: string, duration: Duration) => Promise<void>) | undefined;
+  private boundPublish: ((key: string, value: unknown) => Promise<void>) | undefined;
   private boundWaitFor: ((topic: string, options?: { timeout?: Duration }) => Promise<unknown>) | undefined;
 
   constructor(
@@ -86,6 +89,14 @@ export class JobContext implements HandlerContext {
       if (!(await this.host.progress(this.job, text))) throw new LeaseLostError(this.job.id);
     };
     return this.boundProgress;
+  }
+
+  get publish(): (key: string, value: unknown) => Promise<void> {
+    this.boundPublish ??= async (key: string, value: unknown) => {
+      const text = valueText(`ctx.publish("${String(key).slice(0, 100)}")`, value, PUBLISHED_MAX_BYTES);
+      if (!(await this.host.publish(this.job, checkPublishKey('ctx.publish', key), text))) throw new LeaseLostError(this.job.id);
+    };
+    return this.boundPublish;
   }
 
   get step(): <T>(name: string, fn: () => T | Promise<T>) => Promise<T> {

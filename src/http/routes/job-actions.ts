@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../../errors.js';
 import { parseDuration } from '../../lib/duration.js';
+import { isoDate } from '../../lib/iso-date.js';
 import type { Queue } from '../../queue.js';
 import { MAX_CANCEL, schemas } from '../schemas.js';
 import { enqueueOptions } from './jobs.js';
@@ -62,8 +63,8 @@ function olderThanOf(value: string | number): Date | string | number {
     parseDuration('olderThan', value);
     return value;
   } catch {
-    const at = new Date(value);
-    if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(at.getTime())) {
+    const at = isoDate(value) ?? new Date(Number.NaN);
+    if (Number.isNaN(at.getTime())) {
       throw new ValidationError(`olderThan "${value}" is neither an age ('7d', '12h', ms) nor an ISO 8601 date`);
     }
     return at;

@@ -11,6 +11,20 @@
  */
 export const PROGRESS_EVENT = 'job.progress';
 
+/** The history event of a published value (`RunData.publish`): like a progress update, a change of the feed and no move; `{ key, value }` in its `data`. */
+export const PUBLISH_EVENT = 'job.publish';
+
+/** The history events that are changes of the feed but no move. */
+export const RUN_VALUE_EVENTS: readonly string[] = [PROGRESS_EVENT, PUBLISH_EVENT];
+
+/** A value a job published (ctx.publish), the latest under its key. */
+export interface PublishedRecord {
+  key: string;
+  /** JSON text. */
+  value: string;
+  at: number;
+}
+
 /** A completed step (ctx.step) or sleep (ctx.sleep) of a job, as stored. */
 export interface StepRecord {
   name: string;

@@ -22,8 +22,9 @@ import { bindNamed, compileWhere } from './where.js';
 import { finishedPlan, pendingPlan, processingPlan, waitingPlan, WAITING_STATES } from '../browse-plans.js';
 import { decodeCursor, encodeCursor, keyOf, PAYLOAD_PREVIEW, SCAN_BUDGET, toSummary, type BrowsePlan, type Key, type Segment, type SummaryRow } from '../browse-rows.js';
 
+// JSON read through try_jsonb (migration 019): a row edited by hand into text that is not JSON is listed, not a failed read.
 const SUMMARY = `id, name, state, version, attempts, priority, run_at, created_at, updated_at, lease_owner, progress_json AS progress, locked_until,
-  last_error::jsonb ->> 'message' AS error, left(payload, ${PAYLOAD_PREVIEW + 1}) AS payload`;
+  {{schema}}.try_jsonb(last_error) ->> 'message' AS error, left(payload, ${PAYLOAD_PREVIEW + 1}) AS payload`;
 /** A filtered walk also reads the whole payload as `doc`: the search looks at it, not at the summary's cut. */
 const SUMMARY_AND_DOC = `${SUMMARY}, payload AS doc`;
 
@@ -53,7 +54,7 @@ async function walk(client: Queryable, schema: string, plan: BrowsePlan, segment
   /** sql/browse-*.sql over one segment of the plan. */
   const read = async <R>(name: string, segment: Segment, extra: Record<string, unknown>): Promise<R[]> => {
     // The plan's range names the schema and states as statements do: filled in here (a part is put in as it is).
-    const parts = { columns: conditions ? SUMMARY_AND_DOC : SUMMARY, from: render(segment.from, schema), order: segment.order, keys: plan.keys.join(', '), where: conditions };
+    const parts = { columns: render(conditions ? SUMMARY_AND_DOC : SUMMARY, schema), from: render(segment.from, schema), order: segment.order, keys: plan.keys.join(', '), where: conditions };
     const [sql, values] = bindNamed(statement(name, schema, parts), { ...params, ...extra });
     return (await client.query<R>(sql, values)).rows;
   };
@@ -110,7 +111,7 @@ export async function browseJobs(db: Database, schema: string, filter: BrowseFil
   const plan = planFor(filter.state, filter.name);
   const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor, plan.keys);
   if (filter.cursor !== undefined && !after) throw new ValidationError('cursor: not one this listing gave (it belongs to another state, or was altered)');
-  const compiled = compileWhere(filter.where ?? [], 'doc');
+  const compiled = compileWhere(filter.where ?? [], render('{{schema}}.try_jsonb(doc)', schema));
   const segments = plan.segments(after !== undefined);
   const nameInIndex = segments[0]!.from.includes('name = @name');
   const conditions = [compiled.sql, filter.name !== undefined && !nameInIndex ? 'name = @name' : ''].filter(Boolean).join(' AND ');

@@ -84,7 +84,8 @@ export async function insertJobs(client: Queryable, s: InsertStatements, jobs: r
     const first = out[firstOfKey.get(job.key!)!];
     if (first) out[i] = { id: first.id, created: false, state: first.state };
   });
-  if (out.some((r) => r === undefined)) {
+  // Every place, holes too (Array#some skips them): a job no row answered for is never handed back as nothing.
+  if (jobs.some((_, i) => out[i] === undefined)) {
     // The job holding a key was deleted between the conflict and the look-up: the caller's retry inserts it.
     throw Object.assign(new Error('a job with this key was deleted while the batch was inserted'), { code: '40001' });
   }

@@ -1,11 +1,20 @@
-/** The PostgreSQL store's mailboxes (queue.signal, ctx.waitFor): the job_messages table of migration 019, with the SQLite store's semantics (sqlite/messages.ts). */
+/** What a job exchanges with the world on the PostgreSQL store: its mailbox and the values it publishes, tables of migration 019, with the SQLite store's semantics (sqlite/messages.ts). */
 import type { Store } from '../store.js';
 import type { Database } from './open.js';
 import { statement } from './sql.js';
+import { checkStorable } from './storable.js';
 
-export function createPostgresMessages(db: Database, schema: string): Pick<Store, 'sendMessage' | 'takeMessage' | 'hasMessage' | 'jobIdByKey'> {
-  const s = { send: statement('message-send', schema), take: statement('message-take', schema), waiting: statement('message-waiting', schema), byKey: statement('job-by-key', schema) };
+export function createPostgresMessages(db: Database, schema: string, history: boolean, published: () => Promise<unknown>): Pick<Store, 'sendMessage' | 'takeMessage' | 'hasMessage' | 'jobIdByKey' | 'publish' | 'publishedValues'> {
+  const s = { send: statement('message-send', schema), take: statement('message-take', schema), waiting: statement('message-waiting', schema), byKey: statement('job-by-key', schema), publish: statement('value-publish', schema), values: statement('values', schema) };
   return {
+    publish: async (id, token, key, value, at) => {
+      checkStorable([{ name: `(value ${key})`, payload: value }]);
+      const written = (await db.rows<{ n: number }>(s.publish, [id, token, key, value, at, history]))[0]!.n === 1;
+      // Watchers and waiters in other processes hear of it now (claim loops do not: it is no new work).
+      if (written) await published();
+      return written;
+    },
+    publishedValues: async (id) => (await db.rows<{ key: string; value: string; at: string | number }>(s.values, [id])).map((r) => ({ key: r.key, value: r.value, at: Number(r.at) })),
     sendMessage: async ({ id, topic, data, key, at, refused }) => {
       const [row] = await db.rows<{ sent: boolean; known: boolean; state: string | null }>(s.send, [id, topic, data, at, refused, key]);
       if (row!.sent) return 'sent';

@@ -22,6 +22,13 @@ import { checkSchema, render, sqlFile } from './sql.js';
  */
 export const FINISHED_SUFFIX = '.finished';
 
+/**
+ * The payload's ending that says a running job published a value
+ * (ctx.publish): heard as a finished job is, by the change feed's readers
+ * and those waiting for a value, never by claim loops.
+ */
+export const VALUE_SUFFIX = '.value';
+
 const MIN_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 10_000;
 
@@ -94,8 +101,8 @@ export function createListener(o: ListenerOptions): Listener {
     c.on('end', () => fail('connection ended'));
     c.on('notification', (message) => {
       if (message.channel !== o.channel) return;
-      if (message.payload?.endsWith(FINISHED_SUFFIX)) {
-        if (message.payload !== `${o.instanceId}${FINISHED_SUFFIX}`) finished();
+      if (message.payload?.endsWith(FINISHED_SUFFIX) || message.payload?.endsWith(VALUE_SUFFIX)) {
+        if (!message.payload.startsWith(`${o.instanceId}.`)) finished();
       } else if (message.payload !== o.instanceId) signal(message.payload);
     });
     try {

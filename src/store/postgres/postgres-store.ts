@@ -37,7 +37,7 @@ import { createPostgresLimits } from './limits.js';
 import { listJobs } from './list-jobs.js';
 import type { Queryable } from './driver.js';
 import { checkStorable, flowJobs } from './storable.js';
-import { createListener, FINISHED_SUFFIX } from './notify.js';
+import { createListener, FINISHED_SUFFIX, VALUE_SUFFIX } from './notify.js';
 import { createPostgresSchedules } from './schedules.js';
 import { createPostgresSteps } from './steps.js';
 import { createPostgresMessages } from './messages.js';
@@ -216,7 +216,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     ...createPostgresLimits(db, schema),
     ...createPostgresSchedules(db, schema, insertSql, (client) => client.query(s.notify, [channel, instanceId])),
     ...createPostgresSteps(db, schema),
-    ...createPostgresMessages(db, schema),
+    ...createPostgresMessages(db, schema, history, () => db.query(s.notify, [channel, `${instanceId}${VALUE_SUFFIX}`])),
     ...createPostgresLogs(db, schema),
     changes: dashboard.changes,
     countByStateAndName: dashboard.countByStateAndName,

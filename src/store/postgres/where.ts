@@ -21,15 +21,15 @@ const STRING_VS_NUMBER: Record<string, string> = { '=': 'false', '!=': 'true', '
 const SQL_OP: Record<string, string> = { '=': '=', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
 
 /**
- * The search as one SQL condition over `column` (the payload's JSON text),
+ * The search as one SQL condition over `doc` (the payload as jsonb: an expression, null for text that is not JSON),
  * with its parameters named `@p0`, `@w0` … (bound by the caller).
  */
-export function compileWhere(clauses: readonly WhereClause[], column: string): { sql: string; params: Record<string, unknown> } {
+export function compileWhere(clauses: readonly WhereClause[], doc: string): { sql: string; params: Record<string, unknown> } {
   const parts: string[] = [];
   const params: Record<string, unknown> = {};
   clauses.forEach((clause, i) => {
     params[`p${i}`] = clause.path;
-    const f = `(${column}::jsonb #> @p${i}::text[])`;
+    const f = `(${doc} #> @p${i}::text[])`;
     const type = `jsonb_typeof(${f})`;
     const isNull = `(${f} IS NULL OR ${type} = 'null')`;
     const { op, value } = clause;

@@ -1,9 +1,9 @@
-/** The SQLite store's mailboxes (queue.signal, ctx.waitFor): the job_messages table of migration 021. */
+/** What a job exchanges with the world on the SQLite store: its mailbox (queue.signal, ctx.waitFor) and the values it publishes (ctx.publish), tables of migration 021. */
 import type Database from 'better-sqlite3';
-import type { Store } from '../store.js';
+import type { PublishedRecord, Store } from '../store.js';
 import { sql } from './sql.js';
 
-export function createSqliteMessages(db: Database.Database): Pick<Store, 'sendMessage' | 'takeMessage' | 'hasMessage' | 'jobIdByKey'> {
+export function createSqliteMessages(db: Database.Database, recordHistory: boolean): Pick<Store, 'sendMessage' | 'takeMessage' | 'hasMessage' | 'jobIdByKey' | 'publish' | 'publishedValues'> {
   const s = {
     send: db.prepare(sql('message-send')),
     state: db.prepare('SELECT state FROM jobs WHERE id = @id').pluck(),
@@ -12,6 +12,9 @@ export function createSqliteMessages(db: Database.Database): Pick<Store, 'sendMe
     holds: db.prepare(sql('holds-lease')).pluck(),
     waiting: db.prepare(sql('message-waiting')).pluck(),
     byKey: db.prepare(sql('find-by-key')),
+    publish: db.prepare(sql('value-publish')),
+    publishHistory: db.prepare(sql('insert-publish-history')),
+    values: db.prepare(sql('values')),
   };
   // The message is marked taken in the transaction that records it as the wait's step: taken once, never lost.
   const takeTx = db.transaction((t: Parameters<Store['takeMessage']>[0]): string | null | false => {
@@ -27,7 +30,15 @@ export function createSqliteMessages(db: Database.Database): Pick<Store, 'sendMe
     if (state === undefined) return 'not-found' as const;
     return m.refused.includes(state) ? ('refused' as const) : ('duplicate' as const);
   });
+  // A value and its history row (a change of the feed) land together, under the lease.
+  const publishTx = db.transaction((id: number, token: string, key: string, value: string, at: number): boolean => {
+    if (s.publish.run({ id, token, key, value, at }).changes !== 1) return false;
+    if (recordHistory) s.publishHistory.run({ id, token, key, value, at });
+    return true;
+  });
   return {
+    publish: async (id, token, key, value, at) => publishTx.immediate(id, token, key, value, at),
+    publishedValues: async (id) => s.values.all({ id }) as PublishedRecord[],
     sendMessage: async (m) => sendTx.immediate(m),
     takeMessage: async (t) => takeTx.immediate(t),
     hasMessage: async (id, topic) => s.waiting.get({ id, topic }) !== undefined,

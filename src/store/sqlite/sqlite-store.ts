@@ -150,7 +150,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     insert: async (jobs, at) => insert(jobs, at),
     insertSync: createSyncInsert(db, appDb, options.busyTimeoutMs, Math.min(SQLITE_BUSY_WAIT_MS, options.busyTimeoutMs)),
     ...createSqliteSteps(db),
-    ...createSqliteMessages(db),
+    ...createSqliteMessages(db, recordHistory),
     ...createSqliteLogs(db),
     claim: async (req) => claimTx.immediate(req, tokens.next()),
     transition: async (reqs) => transitionTx.immediate(reqs),

@@ -76,6 +76,10 @@ export class ThreadContext {
     throw new ValidationError(`ctx.sleep("${String(name)}"): durable steps are not available in a job with isolation 'thread'; run it on the main thread`);
   };
 
+  readonly publish = async (key: string, _value?: unknown): Promise<never> => {
+    throw new ValidationError(`ctx.publish("${String(key)}"): not available in a job with isolation 'thread'; run it on the main thread`);
+  };
+
   readonly waitFor = async (topic: string, _options?: unknown): Promise<never> => {
     throw new ValidationError(`ctx.waitFor("${String(topic)}"): durable steps are not available in a job with isolation 'thread'; run it on the main thread`);
   };

@@ -6,5 +6,5 @@ SELECT NULL AS from_state, CASE WHEN children_left IS NOT NULL THEN {{waitingChi
 FROM {{schema}}.jobs WHERE id = $1
 UNION ALL
 SELECT from_state, to_state, event, candidate, at, worker_id, lease_token, error, id AS seq
-FROM {{schema}}.job_history WHERE job_id = $1 AND event <> 'job.progress'
+FROM {{schema}}.job_history WHERE job_id = $1 AND event NOT IN ('job.progress', 'job.publish')
 ORDER BY seq

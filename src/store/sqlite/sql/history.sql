@@ -4,5 +4,5 @@ SELECT NULL AS from_state, CASE WHEN children_left IS NOT NULL THEN {{waitingChi
 FROM jobs WHERE id = @id
 UNION ALL
 SELECT from_state, to_state, event, candidate, at, worker_id, lease_token, error, id AS seq
-FROM job_history WHERE job_id = @id AND event <> 'job.progress'
+FROM job_history WHERE job_id = @id AND event NOT IN ('job.progress', 'job.publish')
 ORDER BY seq

@@ -13,3 +13,24 @@ CREATE TABLE {{schema}}.job_messages (
 );
 CREATE INDEX job_messages_box ON {{schema}}.job_messages (job_id, topic, seq) WHERE taken_by IS NULL;
 CREATE UNIQUE INDEX job_messages_key ON {{schema}}.job_messages (job_id, key) WHERE key IS NOT NULL;
+
+-- Values a job publishes (ctx.publish; the SQLite store's migration 021): the
+-- latest per key, JSON text. Deleted with the job.
+CREATE TABLE {{schema}}.job_values (
+  job_id bigint NOT NULL REFERENCES {{schema}}.jobs (id) ON DELETE CASCADE,
+  key    text COLLATE "C" NOT NULL,
+  value  text NOT NULL,
+  at     bigint NOT NULL,
+  PRIMARY KEY (job_id, key)
+);
+
+-- JSON text as jsonb, or NULL when it is not JSON jsonb takes (a row edited by
+-- hand): the dashboard's lists and payload searches read through it, so such
+-- a row is shown and skipped instead of failing every read of its state.
+CREATE FUNCTION {{schema}}.try_jsonb(t text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+  RETURN t::jsonb;
+EXCEPTION WHEN others THEN
+  RETURN NULL;
+END
+$$;

@@ -20,3 +20,18 @@ CREATE TRIGGER job_messages_of_deleted_job AFTER DELETE ON jobs
 BEGIN
   DELETE FROM job_messages WHERE job_id = old.id;
 END;
+
+-- Values a job publishes (ctx.publish): the latest per key, JSON text, read by
+-- any process (queue.published); each publish is also a history row
+-- ('job.publish', not a move) for the change feed. Deleted with the job.
+CREATE TABLE job_values (
+  job_id INTEGER NOT NULL,
+  key    TEXT NOT NULL,
+  value  TEXT NOT NULL,
+  at     INTEGER NOT NULL,
+  PRIMARY KEY (job_id, key)
+) WITHOUT ROWID;
+CREATE TRIGGER job_values_of_deleted_job AFTER DELETE ON jobs
+BEGIN
+  DELETE FROM job_values WHERE job_id = old.id;
+END;

@@ -1,0 +1,89 @@
+/**
+ * ctx.publish and queue.published: a running job publishes values under
+ * keys (the latest per key), which another connection reads or waits for,
+ * every watcher sees as changes (not moves), and getJob shows; a wait ends
+ * with null once the job finished without the key or its timeout passed.
+ */
+import { firstValueFrom, filter, take, toArray } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { createVirtualClock, defineJob } from '../../src/index.js';
+import { useQueues } from '../helpers/queue-fixture.js';
+
+const fx = useQueues();
+
+describe('ctx.publish and queue.published', () => {
+  it('a value published by a run reaches a waiter in another connection, getJob and every watcher; the job history leaves it out', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const worker = fx.open({
+      jobs: [
+        defineJob({
+          name: 'import',
+          handler: async (_: unknown, ctx) => {
+            await ctx.publish('stage', { step: 2, of: 5, rows: 1200 });
+            await gate;
+            await ctx.publish('stage', { step: 5, of: 5 });
+            await ctx.publish('url', 'https://example.com/report.csv');
+            return 'done';
+          },
+        }),
+      ],
+    });
+    const reader = fx.open({ clock: createVirtualClock(Date.now()) });
+    const { id } = await worker.enqueue('import', {});
+    const changes = firstValueFrom(reader.watch({ names: ['import'] }).pipe(filter((c) => c.published !== undefined), take(3), toArray()));
+    await reader.ping();
+    const waited = reader.published(id, 'stage');
+    await worker.start();
+    expect(await waited).toEqual({ step: 2, of: 5, rows: 1200 });
+    release();
+    expect(await worker.result(id, { timeout: 20_000 })).toBe('done');
+    expect((await changes).map((c) => [c.event, c.from, c.to, c.published])).toEqual([
+      ['job.publish', 'processing', 'processing', { key: 'stage', value: { step: 2, of: 5, rows: 1200 } }],
+      ['job.publish', 'processing', 'processing', { key: 'stage', value: { step: 5, of: 5 } }],
+      ['job.publish', 'processing', 'processing', { key: 'url', value: 'https://example.com/report.csv' }],
+    ]);
+    expect((await reader.getJob(id)).published).toEqual({ stage: { step: 5, of: 5 }, url: 'https://example.com/report.csv' });
+    expect(await reader.published(id, 'url')).toBe('https://example.com/report.csv');
+    expect((await reader.history(id)).map((h) => h.event)).toEqual(['job.enqueue', 'job.claim', 'job.complete']);
+    await worker.stop();
+  });
+
+  it('a wait ends with null once the job finished without the key or the timeout passed; a missing job and bad input are refused', async () => {
+    const q = fx.open({ jobs: [defineJob({ name: 'quiet', handler: async (_: unknown, ctx) => (await ctx.publish('other', 1), 'ok') })] });
+    const { id } = await q.enqueue('quiet', {});
+    expect(await q.published(id, 'stage', { timeout: 50 })).toBeNull();
+    expect(await q.published(id, 'stage', { timeout: 0 })).toBeNull();
+    const waiting = q.published(id, 'stage');
+    await q.start();
+    expect(await waiting).toBeNull();
+    await expect(q.published(id + 100, 'stage')).rejects.toMatchObject({ code: 'LJ_ERR_JOB_NOT_FOUND' });
+    for (const key of ['', 'a b', 'x'.repeat(101), 7]) await expect(q.published(id, key as string)).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
+    await q.stop();
+  });
+
+  it('refuses a key or a value it cannot keep, writing nothing', async () => {
+    const refused: Array<string | undefined> = [];
+    const q = fx.open({
+      jobs: [
+        defineJob({
+          name: 'bad',
+          handler: async (_: unknown, ctx) => {
+            for (const [key, value] of [['a b', 1], ['k', Number.NaN], ['k', 'x'.repeat(70_000)], ['k', () => 1]] as const) {
+              await ctx.publish(key, value).then(
+                () => refused.push('accepted'),
+                (err: { code?: string }) => refused.push(err.code),
+              );
+            }
+          },
+        }),
+      ],
+    });
+    const { id } = await q.enqueue('bad', {});
+    await q.start();
+    await q.result(id, { timeout: 20_000 });
+    expect(refused).toEqual(Array(4).fill('LJ_ERR_VALIDATION'));
+    expect((await q.getJob(id)).published).toBeUndefined();
+    await q.stop();
+  });
+});
