@@ -50,7 +50,17 @@ describe('ctx.publish and queue.published', () => {
   });
 
   it('a wait ends with null once the job finished without the key or the timeout passed; a missing job and bad input are refused', async () => {
-    const q = fx.open({ jobs: [defineJob({ name: 'quiet', handler: async (_: unknown, ctx) => (await ctx.publish('other', 1), 'ok') })] });
+    const q = fx.open({
+      jobs: [
+        defineJob({
+          name: 'quiet',
+          handler: async (_: unknown, ctx) => {
+            await ctx.publish('other', 1);
+            return 'ok';
+          },
+        }),
+      ],
+    });
     const { id } = await q.enqueue('quiet', {});
     expect(await q.published(id, 'stage', { timeout: 50 })).toBeNull();
     expect(await q.published(id, 'stage', { timeout: 0 })).toBeNull();
