@@ -93,6 +93,7 @@ export const api = {
   remove: (id: number) => request<null>('DELETE', apiUrl(`/v1/jobs/${id}`)),
   /** Any event the job's machine accepts now (`events` in the job's detail). */
   send: (id: number, type: string) => request<{ job: unknown }>('POST', apiUrl(`/v1/jobs/${id}/events`), { type }),
+  signal: (id: number, topic: string, data: unknown) => request<{ id: number; woke: boolean }>('POST', apiUrl(`/v1/jobs/${id}/signals/${encodeURIComponent(topic)}`), data),
   /** The name's own pause, as the server answers it: `pausedWith()` folds it into the page's Paused. */
   pause: (name: string) => request<{ name: string; paused: boolean }>('POST', apiUrl(`/v1/names/${encodeURIComponent(name)}/pause`)),
   resume: (name: string) => request<{ name: string; paused: boolean }>('POST', apiUrl(`/v1/names/${encodeURIComponent(name)}/resume`)),

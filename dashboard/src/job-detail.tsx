@@ -10,6 +10,7 @@ import { ApiError, api, errorText } from './api';
 import { duration, toMs } from './format';
 import { candidateEdges } from './live';
 import { JobActions } from './job-actions';
+import { MessageForm, PublishedValues } from './job-message';
 import { Replay } from './replay';
 import { When } from './when';
 import { stepsByTransition } from './timeline-steps';
@@ -109,6 +110,7 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose, readOnly }: 
     <section class="panel" data-testid="job-detail" aria-labelledby="detail-title">
       <DetailHead id={id} name={job.name} state={job.state} onClose={onClose} />
       {!readOnly && <JobActions job={job} events={detail.events ?? []} onChanged={() => setActed((n) => n + 1)} onRemoved={onClose} />}
+      {!readOnly && job.state === 'waiting-message' && job.waitingFor !== undefined && <MessageForm id={job.id} topic={job.waitingFor} onSent={() => setActed((n) => n + 1)} />}
       <dl class="facts">
         <dt>attempts</dt>
         <dd>
@@ -175,6 +177,7 @@ export function JobDetail({ id, touched, edgesFor, onPath, onClose, readOnly }: 
           <pre class="code" data-testid="job-progress">{json(job.progress)}</pre>
         </>
       )}
+      <PublishedValues values={job.published as Record<string, unknown> | undefined} />
       <h3>Payload</h3>
       <pre class="code">{json(job.payload)}</pre>
       {job.result !== undefined && (

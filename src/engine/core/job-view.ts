@@ -26,6 +26,8 @@ export interface Job<P = unknown, R = unknown> {
   progress?: unknown;
   /** The values it published (`ctx.publish`), the latest per key; absent when none. */
   published?: Record<string, unknown>;
+  /** In `waiting-message`: the topic its `ctx.waitFor` waits on. */
+  waitingFor?: string;
   /** Who holds the job's lease (`host:pid:random`), while it has one. */
   leaseOwner?: string;
   /** When that lease runs out unless renewed. */
@@ -77,6 +79,7 @@ export function toJob(r: JobRecord): Job {
   if (r.result !== null) job.result = storedJson(r.result);
   if (r.lastError) job.lastError = r.lastError;
   if (r.progress !== null) job.progress = storedJson(r.progress);
+  if (r.state === 'waiting-message' && typeof r.ctx?.waitTopic === 'string') job.waitingFor = r.ctx.waitTopic;
   if (r.leaseOwner !== null) job.leaseOwner = r.leaseOwner;
   if (r.lockedUntil !== null) job.lockedUntil = new Date(r.lockedUntil);
   if (r.heldKey) job.heldKey = r.heldKey;
