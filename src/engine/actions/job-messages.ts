@@ -9,7 +9,7 @@ import { FINISHED_STATES } from '../../../machines/job.machine.js';
 import { JobFinishedError, JobNotFoundError, ValidationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { checkInteger, checkKey, checkString, rejectUnknownOptions, serializePayload } from '../../lib/validate.js';
-import type { Store } from '../../store/store.js';
+import type { JobRecord, Store } from '../../store/store.js';
 import type { MachineRegistry } from '../core/machine-registry.js';
 import { checkTopic } from '../run/durable-steps.js';
 
@@ -33,7 +33,7 @@ export interface SignalDeps {
   store: Pick<Store, 'get' | 'sendMessage' | 'jobIdByKey'>;
   clock: Clock;
   registry: MachineRegistry;
-  wakeWaiting: (id: number, topic: string) => Promise<boolean>;
+  wakeWaiting: (id: number, topic: string, sent?: JobRecord) => Promise<boolean>;
   maxPayloadBytes: number;
   open: () => void;
 }
@@ -68,8 +68,9 @@ export function createSignal(deps: SignalDeps): Signal {
     const sent = await store.sendMessage({ id, topic, data: text, key, at: deps.clock.now(), refused });
     if (sent === 'not-found') throw new JobNotFoundError(id);
     if (sent === 'refused') throw new JobFinishedError(id, (await store.get(id))?.state ?? job.state);
-    // A duplicate still looks: the first sending may have been cut short before its wake.
-    const woke = await deps.wakeWaiting(id, topic);
+    // A duplicate still looks (the first sending may have been cut short before its wake), but only at a message
+    // still in the mailbox: the read before sending stands for one only when this call stored it.
+    const woke = await deps.wakeWaiting(id, topic, sent === 'sent' ? job : undefined);
     return sent === 'duplicate' ? { id, woke, duplicate: true } : { id, woke };
   };
 }

@@ -8,7 +8,7 @@ import type { LimitChanges } from './live-limits.js';
 import type { Observable } from 'rxjs';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
-import type { CallerClient, FlowInsertResult, InsertResult, LeasedJob, NameLimits, NewFlowNode, NewJob, ScheduleRecord, Store } from '../../store/store.js';
+import type { CallerClient, FlowInsertResult, InsertResult, JobRecord, LeasedJob, NameLimits, NewFlowNode, NewJob, ScheduleRecord, Store } from '../../store/store.js';
 import type { Tracing } from '../../telemetry/tracing.js';
 import type { BufferEvent, ClaimBatchEvent, ClaimPassEvent, QueueEvent, RunStuckEvent } from './events.js';
 import type { AnyJob, AnyJobDefinition } from './job-definition.js';
@@ -158,7 +158,7 @@ export interface Engine {
   /** Gives back the hold of an ended run (or a claimed job dropped unstarted) on a job moved on without it (run-holds.ts). */
   readonly releaseHold: ReleaseHold;
   /** Wakes a job waiting for a message on the topic once its mailbox holds one (move/wake-waiting.ts); true when this call woke it. */
-  readonly wakeWaiting: (id: number, topic: string) => Promise<boolean>;
+  readonly wakeWaiting: (id: number, topic: string, sent?: JobRecord) => Promise<boolean>;
   /** Transitions waiting for their commit. */
   backlog(): number;
   /** Announces a claim by this process and the jobs it leased. */

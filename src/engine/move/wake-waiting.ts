@@ -15,11 +15,21 @@ import type { ApplyEvent } from '../core/moves.js';
 /** Fresh reads after a wake that missed (each follows another writer's commit). */
 const AGAIN_AT_MOST = 4;
 
-export type WakeWaiting = (id: number, topic: string) => Promise<boolean>;
+/**
+ * `sent`: the job as read just before this caller stored a message on the
+ * topic: when it waited on the topic then, the wake is tried on that read at
+ * once (its compare-and-set fails if the job moved since), with no read of the
+ * job or the mailbox first (the message is there: a waiting job takes none).
+ */
+export type WakeWaiting = (id: number, topic: string, sent?: JobRecord) => Promise<boolean>;
 
 export function createWakeWaiting(deps: { store: Pick<Store, 'get' | 'hasMessage'>; apply: ApplyEvent }): WakeWaiting {
   const waitsOn = (job: JobRecord | undefined, topic: string): job is JobRecord => job?.state === JobState.waitingMessage && job.ctx?.waitTopic === topic;
-  return async (id, topic) => {
+  return async (id, topic, sent) => {
+    if (sent !== undefined && waitsOn(sent, topic)) {
+      const r = await deps.apply(sent, { type: JobEventType.message });
+      if (r.accepted && r.committed) return true;
+    }
     for (let tries = 0; tries < AGAIN_AT_MOST; tries++) {
       const job = await deps.store.get(id);
       if (!waitsOn(job, topic) || !(await deps.store.hasMessage(id, topic))) return false;
