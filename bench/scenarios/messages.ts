@@ -180,7 +180,8 @@ export const messagesScenario: Scenario = {
       checks: [
         p50Check(rows, SQLITE, 'sqlite'),
         ...(pgDown ? [] : [p50Check(rows, PG, 'postgres')]),
-        valueCheck(timers, (x) => x <= 5, `${fmt(timers)} timers`, `${waiting.toLocaleString('en')} waiting jobs hold no timer each (at most a few in all)`),
+        // The queue's own loops (claims, leases, retention, limits, the process's beat) hold about ten: one per job would be thousands.
+        valueCheck(timers, (x) => x <= 20, `${fmt(timers)} timers`, `${waiting.toLocaleString('en')} waiting jobs hold no timer each (the queue's own loops only, ≤ 20)`),
       ],
       notes: [],
       skipped,
