@@ -23,6 +23,7 @@ const PAGES = [
   'docs/guides/testing.md',
   'docs/guides/observability.md',
   'docs/guides/tracing.md',
+  'docs/guides/waiting-for-the-world.md',
 ];
 
 /** Pages whose ```ts test blocks, joined in order, are a test file (its leading `//` lines aside), with 'litejobs' for its relative import of src/index.js. */
