@@ -47,6 +47,24 @@ export const LOG_COLUMNS = {
   fields: 'text',
 } as const;
 
+/** A job's mailbox (queue.signal): its messages, taken or not, in the order sent (the target numbers them anew). */
+export const MESSAGE_COLUMNS = {
+  job_id: 'bigint',
+  topic: 'text',
+  data: 'text',
+  key: 'text',
+  sent_at: 'bigint',
+  taken_by: 'text',
+} as const;
+
+/** The values a job published (ctx.publish), copied with the job. */
+export const VALUE_COLUMNS = {
+  job_id: 'bigint',
+  key: 'text',
+  value: 'text',
+  at: 'bigint',
+} as const;
+
 /** The limits table (rate-limit buckets, pauses, group concurrency), copied as it is on the first run. */
 export const LIMIT_COLUMNS = {
   kind: 'text',

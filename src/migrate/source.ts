@@ -14,7 +14,7 @@ import type { HistoryRow as StoredHistoryRow, LogRow, StepRow as StoredStepRow }
 import type { JobRow } from '../store/job-columns.js';
 import type { LimitRow } from '../store/limit-rows.js';
 import type { ScheduleRow } from '../store/rows.js';
-import { columnList, HISTORY_COLUMNS, JOB_COLUMNS, LIMIT_COLUMNS, LOG_COLUMNS, STEP_COLUMNS } from './columns.js';
+import { columnList, HISTORY_COLUMNS, JOB_COLUMNS, LIMIT_COLUMNS, LOG_COLUMNS, MESSAGE_COLUMNS, STEP_COLUMNS, VALUE_COLUMNS } from './columns.js';
 
 /** A row of `job_history`, as the copy reads it: with its own id and its job's. */
 export interface HistoryRow extends StoredHistoryRow {
@@ -30,6 +30,28 @@ export interface SourceBatch {
   steps: StepRow[];
   /** The log lines of those jobs (ctx.log), by job then seq. */
   logs: LogLineRow[];
+  /** Their mailboxes (queue.signal), by job then in the order sent. */
+  messages: MessageRow[];
+  /** The values they published (ctx.publish). */
+  values: ValueRow[];
+}
+
+/** A row of `job_messages`, without its number. */
+export interface MessageRow {
+  job_id: number;
+  topic: string;
+  data: string;
+  key: string | null;
+  sent_at: number;
+  taken_by: string | null;
+}
+
+/** A row of `job_values`. */
+export interface ValueRow {
+  job_id: number;
+  key: string;
+  value: string;
+  at: number;
 }
 
 /** A row of `job_steps`, with its job's id. */
@@ -109,6 +131,8 @@ export function openSource(path: string): Source {
     ),
     steps: db.prepare(`SELECT ${columnList(STEP_COLUMNS)} FROM job_steps WHERE job_id > ? AND job_id <= ? ORDER BY job_id, seq`),
     logs: db.prepare(`SELECT ${columnList(LOG_COLUMNS)} FROM job_logs WHERE job_id > ? AND job_id <= ? ORDER BY job_id, seq`),
+    messages: db.prepare(`SELECT ${columnList(MESSAGE_COLUMNS)} FROM job_messages WHERE job_id > ? AND job_id <= ? ORDER BY job_id, seq`),
+    values: db.prepare(`SELECT ${columnList(VALUE_COLUMNS)} FROM job_values WHERE job_id > ? AND job_id <= ? ORDER BY job_id, key`),
     countAfter: db.prepare('SELECT count(*) FROM jobs WHERE id > ?').pluck(),
     byState: db.prepare('SELECT state, count(*) AS n FROM jobs WHERE id > ? AND id <= ? GROUP BY state'),
     stateOf: db.prepare('SELECT state FROM jobs WHERE id = ?').pluck(),
@@ -129,13 +153,15 @@ export function openSource(path: string): Source {
       bytes += textBytes(job);
       if (bytes >= BATCH_BYTES) break;
     }
-    if (jobs.length === 0) return { jobs, history: [], steps: [], logs: [] };
+    if (jobs.length === 0) return { jobs, history: [], steps: [], logs: [], messages: [], values: [] };
     const last = jobs.at(-1)!.id;
     return {
       jobs,
       history: s.history.all(after, last) as HistoryRow[],
       steps: s.steps.all(after, last) as StepRow[],
       logs: s.logs.all(after, last) as LogLineRow[],
+      messages: s.messages.all(after, last) as MessageRow[],
+      values: s.values.all(after, last) as ValueRow[],
     };
   });
   return {

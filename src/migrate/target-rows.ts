@@ -5,13 +5,15 @@
 import type { Queryable } from '../store/postgres/driver.js';
 import { render } from '../store/postgres/sql.js';
 import type { JobRow } from '../store/job-columns.js';
-import { asArrays, HISTORY_COLUMNS, JOB_COLUMNS, LOG_COLUMNS, STEP_COLUMNS } from './columns.js';
-import type { HistoryRow, LogLineRow, StepRow } from './source.js';
+import { asArrays, HISTORY_COLUMNS, JOB_COLUMNS, LOG_COLUMNS, MESSAGE_COLUMNS, STEP_COLUMNS, VALUE_COLUMNS } from './columns.js';
+import type { HistoryRow, LogLineRow, MessageRow, StepRow, ValueRow } from './source.js';
 
 export const jobColumns = (jobs: readonly JobRow[]): unknown[][] => asArrays(jobs, JOB_COLUMNS);
 export const historyColumns = (rows: readonly HistoryRow[]): unknown[][] => asArrays(rows, HISTORY_COLUMNS);
 export const stepColumns = (rows: readonly StepRow[]): unknown[][] => asArrays(rows, STEP_COLUMNS);
 export const logColumns = (rows: readonly LogLineRow[]): unknown[][] => asArrays(rows, LOG_COLUMNS);
+export const messageColumns = (rows: readonly MessageRow[]): unknown[][] => asArrays(rows, MESSAGE_COLUMNS);
+export const valueColumns = (rows: readonly ValueRow[]): unknown[][] => asArrays(rows, VALUE_COLUMNS);
 
 type IdentityTable = 'jobs' | 'job_history';
 

@@ -6,7 +6,7 @@
  * batch is one statement per table (columns.ts).
  */
 import { render } from '../store/postgres/sql.js';
-import { HISTORY_COLUMNS, JOB_COLUMNS, LIMIT_COLUMNS, LOG_COLUMNS, STEP_COLUMNS, unnestInsert } from './columns.js';
+import { HISTORY_COLUMNS, JOB_COLUMNS, LIMIT_COLUMNS, LOG_COLUMNS, MESSAGE_COLUMNS, STEP_COLUMNS, unnestInsert, VALUE_COLUMNS } from './columns.js';
 
 export function targetStatements(schema: string) {
   const q = (text: string) => render(text, schema);
@@ -23,6 +23,9 @@ export function targetStatements(schema: string) {
     insertSteps: `${unnestInsert(q('{{schema}}.job_steps'), STEP_COLUMNS)} ON CONFLICT (job_id, name) DO NOTHING`,
     // The same for log lines.
     insertLogs: `${unnestInsert(q('{{schema}}.job_logs'), LOG_COLUMNS)} ON CONFLICT (job_id, seq) DO NOTHING`,
+    // Mailboxes and published values likewise (numbered anew in the order sent).
+    insertMessages: unnestInsert(q('{{schema}}.job_messages'), MESSAGE_COLUMNS),
+    insertValues: `${unnestInsert(q('{{schema}}.job_values'), VALUE_COLUMNS)} ON CONFLICT (job_id, key) DO NOTHING`,
     jobsAt: q('SELECT id, name, created_at, key FROM {{schema}}.jobs WHERE id = ANY($1::bigint[])'),
     historyAt: q('SELECT id FROM {{schema}}.job_history WHERE id = ANY($1::bigint[]) LIMIT 1'),
     holders: q('SELECT id, key FROM {{schema}}.jobs WHERE key = ANY($1::text[])'),

@@ -26,7 +26,7 @@ import type { LimitRow } from '../store/limit-rows.js';
 import type { ScheduleRow } from '../store/rows.js';
 import { asArrays, LIMIT_COLUMNS } from './columns.js';
 import type { NameRules, SourceBatch } from './source.js';
-import { historyColumns, identityMover, jobColumns, logColumns, stepColumns } from './target-rows.js';
+import { historyColumns, identityMover, jobColumns, logColumns, messageColumns, stepColumns, valueColumns } from './target-rows.js';
 import { targetStatements } from './target-sql.js';
 
 export interface PassState {
@@ -141,6 +141,10 @@ export function openTarget(o: { connection: string; schema: string; identity: st
         if (steps.length) await client.query(s.insertSteps, stepColumns(steps));
         const logs = batch.logs.filter((line) => inserted.has(line.job_id));
         if (logs.length) await client.query(s.insertLogs, logColumns(logs));
+        const messages = batch.messages.filter((m) => inserted.has(m.job_id));
+        if (messages.length) await client.query(s.insertMessages, messageColumns(messages));
+        const values = batch.values.filter((v) => inserted.has(v.job_id));
+        if (values.length) await client.query(s.insertValues, valueColumns(values));
 
         const tally = new Map<string, number>();
         const ids = [...inserted];

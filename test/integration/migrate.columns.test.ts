@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createQueue } from '../../src/index.js';
-import { HISTORY_COLUMNS, JOB_COLUMNS, LOG_COLUMNS, SQLITE_ONLY_COLUMNS, STEP_COLUMNS } from '../../src/migrate/columns.js';
+import { HISTORY_COLUMNS, JOB_COLUMNS, LOG_COLUMNS, MESSAGE_COLUMNS, SQLITE_ONLY_COLUMNS, STEP_COLUMNS, VALUE_COLUMNS } from '../../src/migrate/columns.js';
 import { pgRows } from '../helpers/migrate.js';
 import { pgUrl, usePgSchema } from '../helpers/postgres.js';
 import { silentLogger } from '../helpers/silent-logger.js';
@@ -32,6 +32,11 @@ describe('the columns migrate copies', () => {
       expect(sqliteColumns('job_steps')).toEqual(Object.keys(STEP_COLUMNS).sort());
       expect(await pgColumns('job_steps')).toEqual(Object.keys(STEP_COLUMNS).sort());
       expect(sqliteColumns('job_logs')).toEqual(Object.keys(LOG_COLUMNS).sort());
+      // A mailbox's message number is the target's own (it numbers them anew, in the order sent).
+      expect(sqliteColumns('job_messages')).toEqual([...Object.keys(MESSAGE_COLUMNS), 'seq'].sort());
+      expect(await pgColumns('job_messages')).toEqual([...Object.keys(MESSAGE_COLUMNS), 'seq'].sort());
+      expect(sqliteColumns('job_values')).toEqual(Object.keys(VALUE_COLUMNS).sort());
+      expect(await pgColumns('job_values')).toEqual(Object.keys(VALUE_COLUMNS).sort());
       expect(await pgColumns('job_logs')).toEqual(Object.keys(LOG_COLUMNS).sort());
       expect(sqliteColumns('jobs')).toEqual([...Object.keys(JOB_COLUMNS), ...SQLITE_ONLY_COLUMNS.jobs].sort());
       expect(sqliteColumns('job_history')).toEqual([...Object.keys(HISTORY_COLUMNS), ...SQLITE_ONLY_COLUMNS.job_history].sort());

@@ -59,3 +59,38 @@ it('copies every job’s steps, in batches that split the jobs', async () => {
     file.cleanup();
   }
 });
+
+it('copies each job’s mailbox, in the order sent and taken or not, and the values it published', async () => {
+  const file = tempDbPath();
+  const schema = pg.schema();
+  try {
+    const sqlite = createSqliteStore({ path: file.path, durability: 'normal', cacheMiB: 8, busyTimeoutMs: 1000, history: true });
+    await sqlite.insert([job(), job()], NOW);
+    const [first, second] = (await sqlite.claim({ names: ['a'], limit: 2, owner: 'w', leaseMs: 1000, now: NOW, rule: CLAIM_RULE })).jobs;
+    const send = (id: number, topic: string, data: string, key: string | null = null) => sqlite.sendMessage({ id, topic, data, key, at: NOW, refused: [] });
+    expect(await send(first!.id, 'paid', '{"n":1}', 'evt_1')).toBe('sent');
+    expect(await send(first!.id, 'paid', '{"n":2}')).toBe('sent');
+    expect(await send(second!.id, 'other', '"x"')).toBe('sent');
+    // The first message taken by a wait of the running job.
+    expect(await sqlite.takeMessage({ id: first!.id, token: first!.leaseToken, topic: 'paid', step: { name: 'waitFor:paid#1', attempt: 1, at: NOW } })).toBe('{"n":1}');
+    expect(await sqlite.publish(first!.id, first!.leaseToken, 'status', '{"stage":"paid"}', NOW)).toBe(true);
+    await sqlite.close();
+
+    const source = openSource(file.path);
+    const target = openTarget({ connection: pgUrl(), schema, identity: source.identity });
+    try {
+      expect(await copyJobs(source, target, { batch: 1, reserve: 0, allowRunning: true, now: () => NOW })).toMatchObject({ copied: 2, verified: true });
+    } finally {
+      source.close();
+      await target.close();
+    }
+    const store = pg.open({ schema });
+    // The next wait takes the next message; the taken one stays taken, and its key still finds it.
+    expect(await store.takeMessage({ id: first!.id, token: first!.leaseToken, topic: 'paid', step: { name: 'waitFor:paid#2', attempt: 1, at: NOW } })).toBe('{"n":2}');
+    expect(await store.sendMessage({ id: first!.id, topic: 'paid', data: '{"n":1}', key: 'evt_1', at: NOW, refused: [] })).toBe('duplicate');
+    expect(await store.hasMessage(second!.id, 'other')).toBe(true);
+    expect(await store.publishedValues(first!.id)).toEqual([{ key: 'status', value: '{"stage":"paid"}', at: NOW }]);
+  } finally {
+    file.cleanup();
+  }
+});
