@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   LJ_ERR_JOB_FAILED: 'The job ended without completing (dead, cancelled, or another finished state): it has no result',
   LJ_ERR_WAIT_TIMEOUT: 'The job did not finish within the time given to wait for it',
   LJ_ERR_JOB_FINISHED: 'The job has finished: it takes no messages (queue.signal)',
+  LJ_ERR_MAILBOX_FULL: 'The job holds as many messages as it may without taking them (queue.signal)',
   LJ_ERR_DATABASE_OPEN: 'The database file cannot be opened',
   LJ_ERR_DATABASE_READONLY: 'The database file is read-only',
   LJ_ERR_DATABASE: 'The database failed (I/O error, disk full, locked past busyTimeout)',

@@ -159,9 +159,10 @@ export interface RunData {
    * Puts a message in a job's mailbox, after the messages on its topic sent
    * before it: 'not-found' when there is no such job, 'refused' when it is in
    * one of `refused`, 'duplicate' when a message of the job was sent under
-   * its key before, taken or not (nothing written then).
+   * its key before, taken or not, 'full' when its mailbox holds MAILBOX_MAX
+   * messages not yet taken (nothing written then).
    */
-  sendMessage(message: MessageSend): Promise<'sent' | 'duplicate' | 'not-found' | 'refused'>;
+  sendMessage(message: MessageSend): Promise<'sent' | 'duplicate' | 'full' | 'not-found' | 'refused'>;
   /**
    * Takes the oldest message on the topic not yet taken from the job's
    * mailbox (marked taken by the step) and records the wait's step with it, in one transaction, while the run holds

@@ -104,6 +104,19 @@ describe('ctx.waitFor and queue.signal', () => {
     await q.stop();
   });
 
+  it('keeps at most 1,000 messages a job has not taken: one more is refused with LJ_ERR_MAILBOX_FULL, until the job takes some', async () => {
+    const q = fx.open({ jobs: [defineJob({ name: 'slow-reader', handler: async (_: unknown, ctx) => ctx.waitFor('t') })] });
+    const { id } = await q.enqueue('slow-reader', {});
+    for (let i = 0; i < 1000; i++) await q.signal(id, i % 2 === 0 ? 't' : 'u', i);
+    await expect(q.signal(id, 't', 'one more')).rejects.toMatchObject({ code: 'LJ_ERR_MAILBOX_FULL' });
+    expect(await mailbox(id)).toBe(1000);
+    await q.start();
+    expect(await q.result(id, { timeout: 20_000 })).toBe(0);
+    await q.stop();
+    // It took one: room for one more (its mailbox stays with it, finished or not; a finished job takes none).
+    expect(await mailbox(id)).toBe(999);
+  });
+
   it('gives null once the timeout passes with no message, and the same null on a replay', async () => {
     const got: unknown[] = [];
     const q = fx.open({

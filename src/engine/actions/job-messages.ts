@@ -10,6 +10,7 @@ import { JobFinishedError, JobNotFoundError, ValidationError } from '../../error
 import type { Clock } from '../../lib/clock.js';
 import { checkInteger, checkKey, checkString, rejectUnknownOptions, serializePayload } from '../../lib/validate.js';
 import type { JobRecord, Store } from '../../store/store.js';
+import { MAILBOX_MAX } from '../../store/contract/run-data.js';
 import type { MachineRegistry } from '../core/machine-registry.js';
 import { checkTopic } from '../run/durable-steps.js';
 
@@ -68,6 +69,7 @@ export function createSignal(deps: SignalDeps): Signal {
     const sent = await store.sendMessage({ id, topic, data: text, key, at: deps.clock.now(), refused });
     if (sent === 'not-found') throw new JobNotFoundError(id);
     if (sent === 'refused') throw new JobFinishedError(id, (await store.get(id))?.state ?? job.state);
+    if (sent === 'full') throw new ValidationError(`signal: job ${id}'s mailbox holds ${MAILBOX_MAX} messages it has not taken: no more until it takes some`, 'LJ_ERR_MAILBOX_FULL');
     // A duplicate still looks (the first sending may have been cut short before its wake), but only at a message
     // still in the mailbox: the read before sending stands for one only when this call stored it.
     const woke = await deps.wakeWaiting(id, topic, sent === 'sent' ? job : undefined);

@@ -89,6 +89,9 @@ export interface LogRange {
   limit: number;
 }
 
+/** Messages a job's mailbox holds not yet taken, at most: one more is refused ('full'). */
+export const MAILBOX_MAX = 1000;
+
 /** A message for a job's mailbox (queue.signal). */
 export interface MessageSend {
   id: number;

@@ -3,6 +3,7 @@ import type { Store } from '../store.js';
 import type { Database } from './open.js';
 import { statement } from './sql.js';
 import { checkStorable } from './storable.js';
+import { MAILBOX_MAX } from '../contract/run-data.js';
 
 export function createPostgresMessages(db: Database, schema: string, history: boolean, published: () => Promise<unknown>): Pick<Store, 'sendMessage' | 'takeMessage' | 'hasMessage' | 'jobIdByKey' | 'publish' | 'publishedValues'> {
   const s = { send: statement('message-send', schema), take: statement('message-take', schema), waiting: statement('message-waiting', schema), byKey: statement('job-by-key', schema), publish: statement('value-publish', schema), values: statement('values', schema) };
@@ -16,10 +17,11 @@ export function createPostgresMessages(db: Database, schema: string, history: bo
     },
     publishedValues: async (id) => (await db.rows<{ key: string; value: string; at: string | number }>(s.values, [id])).map((r) => ({ key: r.key, value: r.value, at: Number(r.at) })),
     sendMessage: async ({ id, topic, data, key, at, refused }) => {
-      const [row] = await db.rows<{ sent: boolean; known: boolean; state: string | null }>(s.send, [id, topic, data, at, refused, key]);
+      const [row] = await db.rows<{ sent: boolean; known: boolean; state: string | null }>(s.send, [id, topic, data, at, refused, key, MAILBOX_MAX]);
       if (row!.sent) return 'sent';
       if (row!.state === null) return 'not-found';
-      return refused.includes(row!.state) ? 'refused' : row!.known ? 'duplicate' : 'refused';
+      if (refused.includes(row!.state)) return 'refused';
+      return row!.known ? 'duplicate' : 'full';
     },
     // One autocommitted statement: the message is marked taken as it is recorded as the wait's step.
     takeMessage: async ({ id, token, topic, step }) => {

@@ -2,6 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { PublishedRecord, Store } from '../store.js';
 import { sql } from './sql.js';
+import { MAILBOX_MAX } from '../contract/run-data.js';
 
 export function createSqliteMessages(db: Database.Database, recordHistory: boolean): Pick<Store, 'sendMessage' | 'takeMessage' | 'hasMessage' | 'jobIdByKey' | 'publish' | 'publishedValues'> {
   const s = {
@@ -12,6 +13,7 @@ export function createSqliteMessages(db: Database.Database, recordHistory: boole
     holds: db.prepare(sql('holds-lease')).pluck(),
     waiting: db.prepare(sql('message-waiting')).pluck(),
     byKey: db.prepare(sql('find-by-key')),
+    keyed: db.prepare('SELECT 1 FROM job_messages WHERE job_id = @id AND key = @key').pluck(),
     publish: db.prepare(sql('value-publish')),
     publishHistory: db.prepare(sql('insert-publish-history')),
     values: db.prepare(sql('values')),
@@ -25,10 +27,11 @@ export function createSqliteMessages(db: Database.Database, recordHistory: boole
     return data;
   });
   const sendTx = db.transaction((m: Parameters<Store['sendMessage']>[0]) => {
-    if (s.send.run({ id: m.id, topic: m.topic, data: m.data, key: m.key, at: m.at, refused: JSON.stringify(m.refused) }).changes === 1) return 'sent' as const;
+    if (s.send.run({ id: m.id, topic: m.topic, data: m.data, key: m.key, at: m.at, refused: JSON.stringify(m.refused), room: MAILBOX_MAX }).changes === 1) return 'sent' as const;
     const state = s.state.get({ id: m.id }) as string | undefined;
     if (state === undefined) return 'not-found' as const;
-    return m.refused.includes(state) ? ('refused' as const) : ('duplicate' as const);
+    if (m.refused.includes(state)) return 'refused' as const;
+    return m.key !== null && s.keyed.get({ id: m.id, key: m.key }) !== undefined ? ('duplicate' as const) : ('full' as const);
   });
   // A value and its history row (a change of the feed) land together, under the lease.
   const publishTx = db.transaction((id: number, token: string, key: string, value: string, at: number): boolean => {
