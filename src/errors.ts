@@ -109,9 +109,10 @@ function describeIssues(issues: ReadonlyArray<PayloadIssue>): string {
 }
 
 export class JobNotFoundError extends LitejobsError {
+  /** The id asked for; 0 when the job was asked for by its key (`queue.signal({ key })`). */
   readonly jobId: number;
-  constructor(jobId: number) {
-    super('LJ_ERR_JOB_NOT_FOUND', `no job with id ${jobId}`);
+  constructor(jobId: number, message = `no job with id ${jobId}`) {
+    super('LJ_ERR_JOB_NOT_FOUND', message);
     this.jobId = jobId;
   }
 }

@@ -22,7 +22,7 @@ import { createStartCheck } from './claim/start-check.js';
 import { createMovedCheck } from './claim/moved-check.js';
 import { createScheduler } from './claim/scheduler.js';
 import { createThreadPool } from './run/threads/thread-pool.js';
-import { expireLeases, promoteDue, releaseExpiredHolds } from './move/sweeps.js';
+import { expireLeases, promoteDue, releaseExpiredHolds, wakeUnseenMessages } from './move/sweeps.js';
 import { createPauseReads, createRatePauses } from './claim/rate-pauses.js';
 
 export interface ConsumerOptions {
@@ -197,6 +197,8 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
       renew: () => run.renewLeases(),
       abort: (id) => void abort(id, 'lease'),
     });
+    // A wake a process died before making (or a database error kept it from): the message is there, the job still parked.
+    await wakeUnseenMessages(engine, names);
   };
 
   const { retention } = o;

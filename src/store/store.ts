@@ -172,6 +172,8 @@ export interface RunData {
   takeMessage(take: MessageTake): Promise<string | null | false>;
   /** Whether the job's mailbox holds a message on the topic. */
   hasMessage(id: number, topic: string): Promise<boolean>;
+  /** Jobs of these names in `waiting-message` whose mailbox holds a message on the topic they wait on (a missed wake), at most `limit`. */
+  unseenMessages(names: readonly string[], limit: number): Promise<Array<{ id: number; topic: string }>>;
   /** The id of the job holding this idempotency key, or null. */
   jobIdByKey(key: string): Promise<number | null>;
   /**

@@ -30,7 +30,7 @@ describe('litejobs signal', { timeout: CLI_TEST_TIMEOUT }, () => {
       expect(kept.code, kept.stderr).toBe(0);
       expect(json(kept)).toEqual({ id: second.id, woke: false });
       await queue.start();
-      expect(await queue.result(second.id, { timeout: 20_000 })).toBeNull();
+      expect(await queue.result(second.id, { timeout: 20_000 })).toEqual({});
 
       const finished = await runCli(['signal', String(first.id), 'paid', '--db', db.path]);
       expect([finished.code, finished.stderr]).toEqual([1, `litejobs: error: LJ_ERR_JOB_FINISHED: job ${first.id} is completed: a finished job takes no messages\n`]);

@@ -41,7 +41,7 @@ describe('signals', () => {
     expect(finished).toMatchObject({ status: 409, body: { error: { code: 'LJ_ERR_JOB_FINISHED' } } });
     expect((await s.call('POST', '/v1/jobs/999/signals/t', { body: 1 })).body.error.code).toBe('LJ_ERR_JOB_NOT_FOUND');
     expect((await s.call('POST', '/v1/signals/t', { body: { key: 'nobody', data: 1 } })).status).toBe(404);
-    for (const path of [`/v1/jobs/${id}/signals/a%20b`, `/v1/jobs/0/signals/t`, `/v1/jobs/${id}/signals/${'x'.repeat(129)}`]) {
+    for (const path of [`/v1/jobs/${id}/signals/a%00b`, `/v1/jobs/0/signals/t`, `/v1/jobs/${id}/signals/${'x'.repeat(151)}`, `/v1/jobs/${id}/signals/a%ED%A0%80`]) {
       expect((await s.call('POST', path, { body: 1 })).status, path).toBe(400);
     }
     expect((await s.call('POST', '/v1/signals/t', { body: { key: 'k', data: 1, extra: true } })).status).toBe(400);
@@ -89,6 +89,17 @@ describe('signals', () => {
     await expect(serve({ server: { hooks: { a: { signal: { topic: 'paid', jobkey: 'x' } as never } } } })).rejects.toThrow(/unknown option "jobkey"/);
     await expect(serve({ server: { hooks: { a: { signal: { topic: 'paid', jobKey: 'a..b' } } } } })).rejects.toThrow(/dotted path/);
     await expect(serve({ server: { hooks: { a: { deliverTo: 'http://127.0.0.1:9/', signal: { topic: 'paid', jobKey: 'id' } } } } })).rejects.toThrow(/one of them/);
+  });
+
+  it('refuses an Idempotency-Key a hook delivery would take (hook:, cron:), so none can be taken first', async () => {
+    const s = await serve({ queue: { jobs: [approval] } });
+    const { id } = await s.queue.enqueue('approval', {});
+    for (const key of ['hook:stripe:evt_1', 'cron:x']) {
+      const r = await s.call('POST', `/v1/jobs/${id}/signals/decided`, { body: 1, headers: { 'idempotency-key': key } });
+      expect([key, r.status, r.body.error?.code]).toEqual([key, 400, 'LJ_ERR_VALIDATION']);
+    }
+    // Any topic a handler may wait on, percent-encoded.
+    expect((await s.call('POST', `/v1/jobs/${id}/signals/${encodeURIComponent('needs review: café')}`, { body: 1 })).status).toBe(200);
   });
 
   it('is refused by a read-only server', async () => {

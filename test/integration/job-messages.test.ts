@@ -7,7 +7,7 @@
  * again; a wait times out to null; finished and missing jobs refuse messages.
  */
 import { describe, expect, it } from 'vitest';
-import { defineJob, JobState, type Queue } from '../../src/index.js';
+import { defineJob, JobNotFoundError, JobState, type Queue } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -115,6 +115,35 @@ describe('ctx.waitFor and queue.signal', () => {
     await q.stop();
     // It took one: room for one more (its mailbox stays with it, finished or not; a finished job takes none).
     expect(await mailbox(id)).toBe(999);
+  });
+
+  it('refuses a second wait while one has not returned (a race of two topics would park on one and miss the other)', async () => {
+    const q = fx.open({
+      jobs: [
+        defineJob({
+          name: 'either',
+          retry: { attempts: 1 },
+          handler: async (_: unknown, ctx) => Promise.race([ctx.waitFor('approved'), ctx.waitFor('rejected')]),
+        }),
+      ],
+    });
+    const { id } = await q.enqueue('either', {});
+    await q.start();
+    await expect(q.result(id, { timeout: 20_000 })).rejects.toMatchObject({ code: 'LJ_ERR_JOB_FAILED' });
+    expect((await q.getJob(id)).lastError?.message).toMatch(/one topic at a time/);
+    await expect(q.signal({ key: 'nobody' }, 't', 1)).rejects.toBeInstanceOf(JobNotFoundError);
+    await q.stop();
+  });
+
+  it('wakes a job left parked with its message in the mailbox (a wake a dead process never made) at the next sweep', async () => {
+    const q = fx.open({ lease: 400, jobs: [defineJob({ name: 'parked', handler: async (_: unknown, ctx) => ctx.waitFor('go') })] });
+    const { id } = await q.enqueue('parked', {});
+    await q.start();
+    await waitFor(async () => (await stateOf(q, id)) === JobState.waitingMessage);
+    // Stored as a signal stores it, with no wake after it.
+    await fx.sql(`INSERT INTO job_messages (job_id, topic, data, sent_at) VALUES (${id}, 'go', '"late"', ${Date.now()})`);
+    expect(await q.result(id, { timeout: 20_000 })).toBe('late');
+    await q.stop();
   });
 
   it('gives null once the timeout passes with no message, and the same null on a replay', async () => {

@@ -11,7 +11,7 @@ export function registerSignal(program: Command, io: CliIO): void {
   const signal = program
     .command('signal')
     .description(
-      "Send a message on a topic to a job (any JSON; none is null): a job waiting on the topic (ctx.waitFor) wakes now, otherwise the message waits in the job's mailbox for its next ctx.waitFor(topic). A finished job takes none.",
+      "Send a message on a topic to a job (any JSON; none is {}): a job waiting on the topic (ctx.waitFor) wakes now, otherwise the message waits in the job's mailbox for its next ctx.waitFor(topic). A finished job takes none.",
     )
     .addArgument(new Argument('<job>', 'the job id, or with --by-key the idempotency key it was enqueued with'))
     .argument('<topic>', 'the topic, e.g. paid')
@@ -25,7 +25,8 @@ export function registerSignal(program: Command, io: CliIO): void {
       } catch (err) {
         self.error(`error: argument 'job' is invalid. ${(err as InvalidArgumentError).message}`, { exitCode: ExitCode.usage, code: 'litejobs.usage' });
       }
-      const r = await withQueue(self, io, (queue) => queue.signal(target, topic, data ?? null));
+      // No data is {} (as an empty HTTP body is): a null message reads as a wait's timeout.
+      const r = await withQueue(self, io, (queue) => queue.signal(target, topic, data === undefined ? {} : data));
       io.stdout.write(flags.json ? toJson(r) : `job ${r.id} ${r.woke ? 'woke' : 'keeps the message in its mailbox'}\n`);
     });
   document(signal, {

@@ -51,7 +51,7 @@ export function createSignal(deps: SignalDeps): Signal {
     }
     const key = checkString('signal key', target.key, 1024);
     const id = await store.jobIdByKey(key);
-    if (id === null) throw new ValidationError(`signal: no job holds the key "${key.slice(0, 200)}"`, 'LJ_ERR_JOB_NOT_FOUND');
+    if (id === null) throw new JobNotFoundError(0, `signal: no job holds the key "${key.slice(0, 200)}"`);
     return id;
   };
 

@@ -41,9 +41,11 @@ export function createPublished(deps: JobValuesDeps): Published {
   const { store, clock } = deps;
   /** The value, `undefined` when not published yet, or `null` when it never will be (the job finished or is gone). */
   const look = async (id: number, key: string): Promise<{ value: unknown } | 'waiting' | 'never'> => {
+    // The job first, then its values: a job seen finished published all it ever will, so a value it published
+    // before finishing is found by the read after (the other order could miss one published between the reads).
+    const job = await store.get(id);
     const found = (await store.publishedValues(id)).find((v) => v.key === key);
     if (found) return { value: storedJson(found.value) };
-    const job = await store.get(id);
     if (!job) return 'never';
     const finished = FINISHED_STATES.includes(job.state) || deps.registry.forJob(job.name, job.retry).finalStates.has(job.state);
     return finished ? 'never' : 'waiting';

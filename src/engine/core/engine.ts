@@ -57,6 +57,7 @@ export type WorkerStore = Pick<
   | 'takeMessage'
   | 'publish'
   | 'hasMessage'
+  | 'unseenMessages'
   | 'steps'
   | 'appendLogs'
   | 'children'

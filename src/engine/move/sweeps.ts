@@ -85,3 +85,15 @@ export async function expireLeases(engine: WorkerEngine, names: readonly string[
   }
   return expired;
 }
+
+/**
+ * Wakes jobs left waiting for a message their mailbox holds: the executor
+ * looks at the mailbox once its park committed, and a process that died (or
+ * a database error) between the two left the job parked with its message
+ * unseen. Each sweep finds such jobs, a batch at a time, and wakes them.
+ */
+export async function wakeUnseenMessages(engine: WorkerEngine, names: readonly string[]): Promise<number> {
+  let woke = 0;
+  for (const { id, topic } of await engine.worker.unseenMessages(names, SWEEP_BATCH)) if (await engine.wakeWaiting(id, topic)) woke++;
+  return woke;
+}

@@ -87,6 +87,8 @@ export class StepRun {
   waitRequest: WaitSignal | undefined;
   /** ctx.waitFor calls so far in this run, per topic: each names its step. */
   private readonly waits = new Map<string, number>();
+  /** A ctx.waitFor of this run has not returned yet. */
+  private waiting = false;
 
   constructor(
     private readonly job: LeasedJob,
@@ -138,10 +140,21 @@ export class StepRun {
       throw new ValidationError(`${what}: options take only { timeout }`);
     }
     const ms = options?.timeout === undefined ? undefined : parseDuration(`${what} timeout`, options.timeout);
+    // One wait at a time: a job parks on one topic (a race of two waits would park on the second and miss the first's message).
+    if (this.waiting) throw new ValidationError(`${what}: another ctx.waitFor of this run has not returned; wait for one topic at a time (send the choices on one topic)`);
     const n = (this.waits.get(topic) ?? 0) + 1;
     this.waits.set(topic, n);
     const name = `${WAIT_STEP_PREFIX}${topic}#${n}`;
     this.begin('ctx.waitFor', name);
+    this.waiting = true;
+    try {
+      return await this.wait(topic, name, what, ms);
+    } finally {
+      this.waiting = false;
+    }
+  }
+
+  private async wait(topic: string, name: string, what: string, ms: number | undefined): Promise<unknown> {
     const stored = await this.load();
     const outcome = stored.get(name);
     if (outcome) {

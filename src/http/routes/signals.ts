@@ -7,10 +7,12 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Queue } from '../../queue.js';
-import { NAME_PATTERN, schemas } from '../schemas.js';
+import { ValidationError } from '../../errors.js';
+import { schemas } from '../schemas.js';
+import { MAX_TOPIC } from '../../engine/run/durable-steps.js';
 
-/** A topic in a URL: what a job name may hold (ctx.waitFor takes any string; one sent over HTTP is one of these). */
-const topic = { type: 'string', pattern: NAME_PATTERN } as const;
+/** A topic in a URL, percent-encoded: any text ctx.waitFor takes (the engine refuses a NUL or half a surrogate pair). */
+const topic = { type: 'string', minLength: 1, maxLength: MAX_TOPIC } as const;
 
 const signalSchemas = {
   byId: {
@@ -27,10 +29,15 @@ const signalSchemas = {
   },
 } as const;
 
+/** Keys a hook's deliveries take (hooks.ts hookKey): a caller could otherwise take a delivery's key first and have it dropped as a duplicate. */
+const RESERVED_KEY = /^(?:hook|cron):/;
+
 /** The message's idempotency key: the `Idempotency-Key` header, when given. */
 function messageKey(request: FastifyRequest): { key: string } | undefined {
   const key = request.headers['idempotency-key'];
-  return typeof key === 'string' && key.length > 0 ? { key } : undefined;
+  if (typeof key !== 'string' || key.length === 0) return undefined;
+  if (RESERVED_KEY.test(key)) throw new ValidationError('Idempotency-Key: keys starting with hook: or cron: are litejobs\' own (hook deliveries, schedule slots)');
+  return { key };
 }
 
 export function signalRoutes(app: FastifyInstance, queue: Queue): void {

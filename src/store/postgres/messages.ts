@@ -5,8 +5,8 @@ import { statement } from './sql.js';
 import { checkStorable } from './storable.js';
 import { MAILBOX_MAX } from '../contract/run-data.js';
 
-export function createPostgresMessages(db: Database, schema: string, history: boolean, published: () => Promise<unknown>): Pick<Store, 'sendMessage' | 'takeMessage' | 'hasMessage' | 'jobIdByKey' | 'publish' | 'publishedValues'> {
-  const s = { send: statement('message-send', schema), take: statement('message-take', schema), waiting: statement('message-waiting', schema), byKey: statement('job-by-key', schema), publish: statement('value-publish', schema), values: statement('values', schema) };
+export function createPostgresMessages(db: Database, schema: string, history: boolean, published: () => Promise<unknown>): Pick<Store, 'sendMessage' | 'takeMessage' | 'hasMessage' | 'unseenMessages' | 'jobIdByKey' | 'publish' | 'publishedValues'> {
+  const s = { send: statement('message-send', schema), take: statement('message-take', schema), waiting: statement('message-waiting', schema), byKey: statement('job-by-key', schema), keyed: statement('message-keyed', schema), unseen: statement('message-unseen', schema), publish: statement('value-publish', schema), values: statement('values', schema) };
   return {
     publish: async (id, token, key, value, at) => {
       checkStorable([{ name: `(value ${key})`, payload: value }]);
@@ -17,11 +17,22 @@ export function createPostgresMessages(db: Database, schema: string, history: bo
     },
     publishedValues: async (id) => (await db.rows<{ key: string; value: string; at: string | number }>(s.values, [id])).map((r) => ({ key: r.key, value: r.value, at: Number(r.at) })),
     sendMessage: async ({ id, topic, data, key, at, refused }) => {
-      const [row] = await db.rows<{ sent: boolean; known: boolean; state: string | null }>(s.send, [id, topic, data, at, refused, key, MAILBOX_MAX]);
-      if (row!.sent) return 'sent';
-      if (row!.state === null) return 'not-found';
-      if (refused.includes(row!.state)) return 'refused';
-      return row!.known ? 'duplicate' : 'full';
+      let row: { sent: boolean; known: boolean; state: string | null };
+      try {
+        [row] = (await db.rows<{ sent: boolean; known: boolean; state: string | null }>(s.send, [id, topic, data, at, refused, key, MAILBOX_MAX])) as [typeof row];
+      } catch (err) {
+        // The job was deleted between the statement's read of it and its insert (a foreign key violation).
+        if ((err as { cause?: { code?: string }; code?: string }).code === '23503' || (err as { cause?: { code?: string } }).cause?.code === '23503') return 'not-found';
+        throw err;
+      }
+      if (row.sent) return 'sent';
+      if (row.state === null) return 'not-found';
+      if (refused.includes(row.state)) return 'refused';
+      if (row.known) return 'duplicate';
+      // The same key sent at the same moment: the insert waited for the other's commit, which the statement's
+      // snapshot does not see. A fresh read does.
+      if (key !== null && (await db.rows<{ found: boolean }>(s.keyed, [id, key]))[0]!.found) return 'duplicate';
+      return 'full';
     },
     // One autocommitted statement: the message is marked taken as it is recorded as the wait's step.
     takeMessage: async ({ id, token, topic, step }) => {
@@ -29,6 +40,7 @@ export function createPostgresMessages(db: Database, schema: string, history: bo
       return row!.held ? row!.data : false;
     },
     hasMessage: async (id, topic) => (await db.rows<{ waiting: boolean }>(s.waiting, [id, topic]))[0]!.waiting,
+    unseenMessages: async (names, limit) => (await db.rows<{ id: string | number; topic: string }>(s.unseen, [names, limit])).map((r) => ({ id: Number(r.id), topic: r.topic })),
     jobIdByKey: async (key) => {
       const [row] = await db.rows<{ id: string | number }>(s.byKey, [key]);
       return row === undefined ? null : Number(row.id);

@@ -4,7 +4,7 @@ import type { PublishedRecord, Store } from '../store.js';
 import { sql } from './sql.js';
 import { MAILBOX_MAX } from '../contract/run-data.js';
 
-export function createSqliteMessages(db: Database.Database, recordHistory: boolean): Pick<Store, 'sendMessage' | 'takeMessage' | 'hasMessage' | 'jobIdByKey' | 'publish' | 'publishedValues'> {
+export function createSqliteMessages(db: Database.Database, recordHistory: boolean): Pick<Store, 'sendMessage' | 'takeMessage' | 'hasMessage' | 'unseenMessages' | 'jobIdByKey' | 'publish' | 'publishedValues'> {
   const s = {
     send: db.prepare(sql('message-send')),
     state: db.prepare('SELECT state FROM jobs WHERE id = @id').pluck(),
@@ -14,6 +14,7 @@ export function createSqliteMessages(db: Database.Database, recordHistory: boole
     waiting: db.prepare(sql('message-waiting')).pluck(),
     byKey: db.prepare(sql('find-by-key')),
     keyed: db.prepare('SELECT 1 FROM job_messages WHERE job_id = @id AND key = @key').pluck(),
+    unseen: db.prepare(sql('message-unseen')),
     publish: db.prepare(sql('value-publish')),
     publishHistory: db.prepare(sql('insert-publish-history')),
     values: db.prepare(sql('values')),
@@ -45,6 +46,7 @@ export function createSqliteMessages(db: Database.Database, recordHistory: boole
     sendMessage: async (m) => sendTx.immediate(m),
     takeMessage: async (t) => takeTx.immediate(t),
     hasMessage: async (id, topic) => s.waiting.get({ id, topic }) !== undefined,
+    unseenMessages: async (names, limit) => s.unseen.all({ names: JSON.stringify(names), limit }) as Array<{ id: number; topic: string }>,
     jobIdByKey: async (key) => (s.byKey.get({ key }) as { id: number } | undefined)?.id ?? null,
   };
 }

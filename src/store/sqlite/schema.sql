@@ -168,4 +168,17 @@ BEGIN
   DELETE FROM job_messages WHERE job_id = old.id;
 END;
 
+CREATE TABLE job_values (
+  job_id INTEGER NOT NULL,
+  key    TEXT NOT NULL,
+  value  TEXT NOT NULL,
+  at     INTEGER NOT NULL,
+  PRIMARY KEY (job_id, key)
+) WITHOUT ROWID;
+
+CREATE TRIGGER job_values_of_deleted_job AFTER DELETE ON jobs
+BEGIN
+  DELETE FROM job_values WHERE job_id = old.id;
+END;
+
 PRAGMA user_version = 21;
