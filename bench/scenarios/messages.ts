@@ -28,7 +28,7 @@ import { freshPgTarget } from '../peers/litejobs-pg.js';
 
 const SQLITE = 'litejobs SQLite cross-process';
 const PG = 'litejobs PostgreSQL cross-process';
-const PARKED = 'litejobs SQLite, 10,000 jobs waiting';
+const PARKED = 'litejobs SQLite, jobs waiting for a message';
 const SAMPLE_TIMEOUT_MS = 10_000;
 /** Between samples, as in the cancel scenario: each signal meets a worker at rest. */
 const PAUSE_MS = 50;
