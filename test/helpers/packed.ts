@@ -73,7 +73,8 @@ export async function packPackage(dir: string): Promise<Packed> {
 export function runDemoUntilCompleted(node: string, project: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
   const bin = join('node_modules', 'litejobs', 'dist', 'src', 'cli', 'bin.js');
   return new Promise((resolve, reject) => {
-    const child = spawn(node, [bin, 'demo', '--port', '0', '--seed', '38', '--rate', '0'], { cwd: project, env });
+    // No sample schedule: its slot every 30 s would add a job whenever the run crosses one.
+    const child = spawn(node, [bin, 'demo', '--port', '0', '--seed', '38', '--rate', '0', '--no-schedule'], { cwd: project, env });
     let out = '';
     let stopped = false;
     const onData = (chunk: Buffer) => {
