@@ -7,7 +7,6 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { JobEventType, JobState, RUNTIME_EVENTS } from '../machines/job.machine.js';
 import { every, systemClock } from './lib/clock.js';
 import { LIMITS_EVERY_MS } from './engine/core/live-limits.js';
 import { createDefaultLogger, silentLogger } from './lib/logger.js';
@@ -16,7 +15,6 @@ import { poolOwner, resolvePools, type ResolvedPool } from './engine/core/pools.
 import { createRetentionLoop } from './engine/move/retention-loop.js';
 import { createEngine, type FacadeEngine } from './engine/create-engine.js';
 import { createManualJobs } from './engine/actions/manual-jobs.js';
-import { machineEvent } from './engine/core/moves.js';
 import { createLimitActions } from './engine/actions/limit-actions.js';
 import { createScheduleApi } from './engine/actions/schedule-api.js';
 import { createSyncEnqueue } from './engine/enqueue/enqueue-sync.js';
@@ -28,9 +26,9 @@ import { deletesByAge } from './engine/core/retention.js';
 import { checkClient, splitClient } from './engine/enqueue/caller-client.js';
 import { createFlowApi } from './engine/enqueue/flow-api.js';
 import { createSignal } from './engine/actions/job-messages.js';
-import { createPublished } from './engine/actions/job-values.js';
-import { storedJson } from './lib/stored-json.js';
+import { createPublished, withPublished } from './engine/actions/job-values.js';
 import { createJobActions } from './engine/actions/job-actions.js';
+import { createJobEvents } from './engine/actions/job-events.js';
 import { createJobResults } from './engine/actions/job-results.js';
 import { createWatch } from './engine/actions/watch.js';
 import { boundNames } from './engine/actions/stats-view.js';
@@ -39,14 +37,13 @@ import { createJobUpdate } from './engine/actions/job-update.js';
 import { payloadSchemasOf, validateItems, validatePayload } from './engine/core/payload-schema.js';
 import { checkInteger, checkString, rejectUnknownOptions } from './lib/validate.js';
 import { watchStartGate } from './engine/actions/watch-start.js';
-import { InvalidTransitionError, QueueClosedError, ValidationError } from './errors.js';
+import { QueueClosedError, ValidationError } from './errors.js';
 import type { Queue } from './queue-api.js';
 import { registerInternals } from './queue-internals.js';
 import { openStore } from './store/open-store.js';
 import { createTracing } from './telemetry/tracing.js';
 import { startOtelMetrics } from './metrics/otel-metrics.js';
 import { WHOLE_QUEUE } from './store/paused.js';
-import { parseWhere } from './store/where.js';
 
 export type { Queue, QueueStatsView } from './queue-api.js';
 
@@ -130,25 +127,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     return name === undefined ? WHOLE_QUEUE : checkString(`${what} name`, name, 200);
   };
 
-  const send: Queue['send'] = async (id, event) => {
-    open();
-    if (typeof event !== 'object' || event === null || typeof event.type !== 'string') {
-      throw new ValidationError('send: event must be an object with a string "type"');
-    }
-    if (RUNTIME_EVENTS.includes(event.type)) throw new ValidationError(`send: "${event.type}" is sent by the queue itself, never by a caller`);
-    if (event.type === JobEventType.update) throw new ValidationError('send: "job.update" carries new fields: use queue.update(id, changes)');
-    const job = await load(id);
-    // A cancel still stands for a job that moved on meanwhile: it is read again and the machine
-    // decides on it as it is now. Any other event was meant for the state it was read in (a retry
-    // applied twice would run a dead job's attempts twice over): it is refused instead.
-    const r = await engine.apply(job, machineEvent(event), event.type === JobEventType.cancel ? { again: () => true } : undefined);
-    if (!r.accepted || !r.committed) throw new InvalidTransitionError(id, (await load(id)).state, event.type);
-    // The job left processing under a running handler of this process: tell it to stop.
-    if (r.from === JobState.processing && r.to !== JobState.processing) for (const c of consumers ?? []) c.abort(id, 'cancel');
-    // A state kept for 0 ms (retention) deleted the row with the move: answer with the job as it ended.
-    const after = await inspect.current(id);
-    return toJob(after ?? { ...job, state: r.to, attempts: r.attempts, leaseOwner: null, leaseToken: null, lockedUntil: null });
-  };
+  const jobEvents = createJobEvents({ engine, open, abortRun: (id) => void (consumers ?? []).forEach((c) => c.abort(id, 'cancel')) });
 
   const queue: Queue = {
     async enqueue(name, payload, opts) {
@@ -243,10 +222,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
     },
     async getJob(id) {
       open();
-      const job = toJob(await load(id));
-      const values = await store.publishedValues(id);
-      if (values.length > 0) job.published = Object.fromEntries(values.map((v) => [v.key, storedJson(v.value)]));
-      return job;
+      return withPublished(store, toJob(await load(id)));
     },
     async history(id) {
       open();
@@ -277,18 +253,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
       const { stats, paused } = await inspect.stats();
       return { ...boundNames(stats, jobNames), stuck: (consumers ?? []).reduce((n, c) => n + c.stuck(), 0), paused: { ...pausedView(paused.names, jobNames), all: paused.all } };
     },
-    async retry(id) {
-      return send(id, { type: JobEventType.retry });
-    },
-    async cancel(id) {
-      return send(id, { type: JobEventType.cancel });
-    },
-    async runAgain(id) {
-      return send(id, { type: JobEventType.rerun });
-    },
-    async promote(id) {
-      return send(id, { type: JobEventType.promote });
-    },
+    ...jobEvents,
     ...createJobActions({ store, clock, registry: engine.registry, open }),
     result: results.result as Queue['result'],
     take: manual.take as Queue['take'],
@@ -297,22 +262,6 @@ function createUntypedQueue(options: QueueOptions): Queue {
     heartbeat: manual.heartbeat,
     watch: createWatch({ store, clock, events$: engine.events$, open, holdWrites: watchStart.hold }),
     update: createJobUpdate({ store, clock, apply: engine.apply, schemas, maxPayloadBytes: o.maxPayloadBytes, open }),
-    async retryDead(filter = {}) {
-      open();
-      rejectUnknownOptions('retryDead filter', filter, ['name', 'where']);
-      const { name, where } = filter;
-      if (name !== undefined) checkString('retryDead name', name, 200);
-      if (where !== undefined && typeof where !== 'string') throw new ValidationError('retryDead where must be a string');
-      const clauses = where === undefined ? [] : parseWhere(where);
-      let retried = 0;
-      for await (const page of inspect.deadPages(name, clauses)) {
-        // Concurrent applies share commits (the engine's transition batcher).
-        // A job that moved on since the read (another retry) is left alone.
-        const results = await Promise.all(page.map((job) => engine.apply(job, { type: JobEventType.retry })));
-        retried += results.filter((r) => r.accepted && r.committed).length;
-      }
-      return retried;
-    },
     async pause(name) {
       await inspect.setPaused(pauseName('pause', name), true);
       logger.info({ job: name ?? '*' }, name === undefined ? 'queue paused' : 'job name paused');
@@ -322,7 +271,6 @@ function createUntypedQueue(options: QueueOptions): Queue {
       logger.info({ job: name ?? '*' }, name === undefined ? 'queue resumed' : 'job name resumed');
       engine.wake();
     },
-    send,
     published: createPublished({ store, clock, registry: engine.registry, watch: (options) => queue.watch(options), open }) as Queue['published'],
     signal: createSignal({ store, clock, registry: engine.registry, wakeWaiting: engine.wakeWaiting, maxPayloadBytes: o.maxPayloadBytes, open }),
     async schedule(name, cron, scheduleOptions) {

@@ -16,6 +16,7 @@ import { storedJson } from '../../lib/stored-json.js';
 import { checkInteger, rejectUnknownOptions } from '../../lib/validate.js';
 import type { Store } from '../../store/store.js';
 import type { MachineRegistry } from '../core/machine-registry.js';
+import type { Job } from '../core/job-view.js';
 import { checkPublishKey } from '../run/progress-value.js';
 import type { JobChange, WatchOptions } from './watch.js';
 
@@ -33,6 +34,13 @@ export interface JobValuesDeps {
   registry: MachineRegistry;
   watch: (options?: WatchOptions) => Observable<JobChange>;
   open: () => void;
+}
+
+/** A job as getJob answers it, with the values it published (`published`, absent when none). */
+export async function withPublished(store: Pick<Store, 'publishedValues'>, job: Job): Promise<Job> {
+  const values = await store.publishedValues(job.id);
+  if (values.length > 0) job.published = Object.fromEntries(values.map((v) => [v.key, storedJson(v.value)]));
+  return job;
 }
 
 export type Published = (id: number, key: string, options?: PublishedOptions) => Promise<unknown>;

@@ -163,6 +163,8 @@ CREATE INDEX job_messages_box ON job_messages (job_id, topic, seq) WHERE taken_b
 
 CREATE UNIQUE INDEX job_messages_key ON job_messages (job_id, key) WHERE key IS NOT NULL;
 
+CREATE INDEX job_messages_job ON job_messages (job_id);
+
 CREATE TRIGGER job_messages_of_deleted_job AFTER DELETE ON jobs
 BEGIN
   DELETE FROM job_messages WHERE job_id = old.id;

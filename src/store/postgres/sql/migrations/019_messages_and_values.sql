@@ -13,6 +13,8 @@ CREATE TABLE {{schema}}.job_messages (
 );
 CREATE INDEX job_messages_box ON {{schema}}.job_messages (job_id, topic, seq) WHERE taken_by IS NULL;
 CREATE UNIQUE INDEX job_messages_key ON {{schema}}.job_messages (job_id, key) WHERE key IS NOT NULL;
+-- Every message of a job, taken or not: what the cascade deletes with it (the partial indexes above cannot find them all).
+CREATE INDEX job_messages_job ON {{schema}}.job_messages (job_id);
 
 -- Values a job publishes (ctx.publish; the SQLite store's migration 021): the
 -- latest per key, JSON text. Deleted with the job.

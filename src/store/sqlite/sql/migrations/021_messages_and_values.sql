@@ -16,6 +16,8 @@ CREATE TABLE job_messages (
 );
 CREATE INDEX job_messages_box ON job_messages (job_id, topic, seq) WHERE taken_by IS NULL;
 CREATE UNIQUE INDEX job_messages_key ON job_messages (job_id, key) WHERE key IS NOT NULL;
+-- Every message of a job, taken or not: what the trigger deletes with it (the partial indexes above cannot find them all).
+CREATE INDEX job_messages_job ON job_messages (job_id);
 CREATE TRIGGER job_messages_of_deleted_job AFTER DELETE ON jobs
 BEGIN
   DELETE FROM job_messages WHERE job_id = old.id;
