@@ -56,7 +56,7 @@ import { createEngine } from '../../src/engine/create-engine.js';
 import { resolveRetention } from '../../src/engine/core/retention.js';
 import { createExecutor, type Executor } from '../../src/engine/run/executor.js';
 import { defineJob } from '../../src/engine/core/job-definition.js';
-import { expireLeases, promoteDue, releaseExpiredHolds } from '../../src/engine/move/sweeps.js';
+import { expireLeases, promoteDue, releaseExpiredHolds, wakeUnseenMessages } from '../../src/engine/move/sweeps.js';
 import { InvalidTransitionError, JobFinishedError, JobNotFoundError, LeaseLostError, RateLimitedError, RetryLaterError, ValidationError } from '../../src/errors.js';
 import { claimTerms, startWithinMs } from '../../src/engine/claim/rate-starts.js';
 import { createLimitLog, type LimitLog } from '../helpers/model-limits.js';
@@ -346,7 +346,9 @@ async function run(s: fc.Scheduler, steps: readonly Step[]): Promise<string[]> {
       case 'sweep': {
         const hooks = { runs: (id: number) => p.executor.isRunning(id), renew: () => p.executor.renewLeases() };
         await releaseExpiredHolds(engine, now, hooks);
-        return void (await expireLeases(engine, NAMES, now, { holds: (job) => job.leaseToken !== null && p.executor.holds(job.id, job.leaseToken), renew: hooks.renew, abort: (id) => void p.executor.abort(id, 'lease') }));
+        await expireLeases(engine, NAMES, now, { holds: (job) => job.leaseToken !== null && p.executor.holds(job.id, job.leaseToken), renew: hooks.renew, abort: (id) => void p.executor.abort(id, 'lease') });
+        // And wakes jobs parked with an unseen message, as the consumer's sweep does.
+        return void (await wakeUnseenMessages(engine, NAMES));
       }
       case 'hint':
         return p.executor.checkMoved();
