@@ -127,7 +127,13 @@ function createUntypedQueue(options: QueueOptions): Queue {
     return name === undefined ? WHOLE_QUEUE : checkString(`${what} name`, name, 200);
   };
 
-  const jobEvents = createJobEvents({ engine, open, abortRun: (id) => void (consumers ?? []).forEach((c) => c.abort(id, 'cancel')) });
+  const jobEvents = createJobEvents({
+    engine,
+    open,
+    abortRun: (id) => {
+      for (const c of consumers ?? []) c.abort(id, 'cancel');
+    },
+  });
 
   const queue: Queue = {
     async enqueue(name, payload, opts) {
