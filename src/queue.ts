@@ -119,6 +119,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
   const retention = createRetentionLoop({ store, clock, time: engine.time, rules: engine.retention, keptOutcomeMs: engine.keptOutcomeMs, outage: engine.outage });
   const manual = createManualJobs(engine, { ownerId, leaseMs: o.lease, open, started: () => consumers !== undefined, upkeep: () => retention.start() });
   const results = createJobResults({ store, clock, registry: engine.registry, events$: engine.events$, open });
+  const values = createPublished({ store, clock, registry: engine.registry, watch: (options) => queue.watch(options), open });
 
   const load = (id: number) => inspect.job(id);
 
@@ -223,7 +224,8 @@ function createUntypedQueue(options: QueueOptions): Queue {
       closed = true;
       stopMetrics?.();
       await engine.close();
-      results.wake(); // waiters of result() learn the queue closed
+      results.wake(); // waiters of result() and published() learn the queue closed
+      values.wake();
 
     },
     async getJob(id) {
@@ -277,7 +279,7 @@ function createUntypedQueue(options: QueueOptions): Queue {
       logger.info({ job: name ?? '*' }, name === undefined ? 'queue resumed' : 'job name resumed');
       engine.wake();
     },
-    published: createPublished({ store, clock, registry: engine.registry, watch: (options) => queue.watch(options), open }) as Queue['published'],
+    published: values.published as Queue['published'],
     signal: createSignal({ store, clock, registry: engine.registry, wakeWaiting: engine.wakeWaiting, maxPayloadBytes: o.maxPayloadBytes, open }),
     async schedule(name, cron, scheduleOptions) {
       open();

@@ -24,7 +24,7 @@ function scenarioSection(s: ScenarioResult): string {
   const out: string[] = [`## ${s.title} (\`${s.name}\`)`, '', s.description, ''];
   const spread = s.rows.some((r) => s.metrics.some((m) => (r.metrics[m.key]?.length ?? 0) > 1));
   const head = ['contender'];
-  for (const m of s.metrics) head.push(`${m.label}, median (${m.unit})`, ...(spread ? ['min – max'] : []));
+  for (const m of s.metrics) head.push(m.unit === '' ? `${m.label}, median` : `${m.label}, median (${m.unit})`, ...(spread ? ['min – max'] : []));
   head.push('rounds');
   const rows = s.rows.map((r) => {
     const cells = [r.label];

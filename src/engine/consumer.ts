@@ -108,6 +108,11 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
       pauses.note(pause);
       buffer.handBackPaused();
     },
+    // A job woken (a message, a sleep's end) while its last run still wrote its outcome was claimed and
+    // then left in the buffer by every idle worker: it starts now, not at the next claim pass.
+    onRunEnded: () => {
+      if (buffer.size() > 0) pool.kick();
+    },
     ...(threads ? { threads } : {}),
   });
   const run = executor;

@@ -42,6 +42,25 @@ export const systemClock: Clock = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
+/**
+ * Calls `fn` once `ms` have passed on the clock, however long that is: a
+ * wait past what one timer holds (MAX_TIMER_MS, ~24.8 days) is armed again
+ * at each bound instead of ending there. Returns the function that cancels it.
+ */
+export function afterDelay(clock: Clock, ms: number, fn: () => void): () => void {
+  const at = clock.now() + ms;
+  let handle: TimerHandle;
+  const arm = (left: number) => {
+    handle = clock.setTimeout(() => {
+      const rest = at - clock.now();
+      if (left > MAX_TIMER_MS && rest > 0) arm(rest);
+      else fn();
+    }, left);
+  };
+  arm(ms);
+  return () => clock.clearTimeout(handle);
+}
+
 /** Sleeps on the clock. */
 export function sleep(clock: Clock, ms: number): Promise<void> {
   return new Promise((resolve) => clock.setTimeout(resolve, ms));

@@ -1,14 +1,16 @@
 /**
  * A clock whose time moves only when a test says so. Timers fire in due
  * order; between two timers the promise jobs they started get to run, so
- * code that awaits after a timer sees the time of that timer.
+ * code that awaits after a timer sees the time of that timer. A delay is
+ * clamped as the system clock's is (clampDelay: at most ~24.8 days), so code
+ * that waits longer is tested as it runs.
  *
  * @example
  * const clock = createVirtualClock(0);
  * const queue = createQueue({ path, clock, jobs });
  * await clock.advance(60_000); // a minute passes, every due timer fires
  */
-import type { Clock, TimerHandle } from './clock.js';
+import { clampDelay, type Clock, type TimerHandle } from './clock.js';
 
 export interface VirtualClock extends Clock {
   /** Every process of the test reads it: shared windows follow it as it is (Clock `virtual`). */
@@ -43,7 +45,7 @@ export function createVirtualClock(start = 0): VirtualClock {
     virtual: true,
     now: () => t,
     setTimeout(fn, ms) {
-      const timer: Timer = { at: t + Math.max(0, Number.isFinite(ms) ? ms : 0), seq: seq++, fn };
+      const timer: Timer = { at: t + clampDelay(ms), seq: seq++, fn };
       timers.add(timer);
       return timer as TimerHandle;
     },

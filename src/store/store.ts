@@ -18,7 +18,7 @@ import type { GroupCount, LimitPause, LimitRecord } from './contract/limits.js';
 import type { ClaimRequest, ClaimResult, TransitionRequest, TransitionResult } from './contract/moves.js';
 import type { WorkerProcessRecord } from './contract/processes.js';
 import type { BrowseFilter, BrowsePage, ChangeBatch, ChangeCursor, ChangeOptions, IdRange, LeaseView, ListFilter, QueueStats, StateNameCount } from './contract/reads.js';
-import type { LogAppend, LogPage, LogRange, MessageSend, MessageTake, PublishedRecord, StepRecord, StepSave } from './contract/run-data.js';
+import type { LogAppend, LogPage, LogRange, MessageSend, MessageTake, PublishedRecord, WaitStep, StepRecord, StepSave } from './contract/run-data.js';
 import type { NewSchedule, ScheduleRecord } from './contract/schedules.js';
 import type { BackupProgress, StoreDiagnostics } from './contract/upkeep.js';
 import type { CallerClient, CleanFilter, FinishedPurge, FlowInsertResult, NamedPurge, NewFlowNode, RemoveTarget, SyncInsert } from './contract/writes.js';
@@ -166,10 +166,12 @@ export interface RunData {
   /**
    * Takes the oldest message on the topic not yet taken from the job's
    * mailbox (marked taken by the step) and records the wait's step with it, in one transaction, while the run holds
-   * the job under its token: the message's JSON text; null when none waits
-   * (nothing written); false when the lease is gone.
+   * the job under its token: the step. When the step is recorded already (a
+   * replay), that step, and nothing is taken: one round trip answers a wait
+   * whether or not it ran before. Null when neither (nothing written);
+   * false when the lease is gone.
    */
-  takeMessage(take: MessageTake): Promise<string | null | false>;
+  takeMessage(take: MessageTake): Promise<WaitStep | null | false>;
   /** Whether the job's mailbox holds a message on the topic. */
   hasMessage(id: number, topic: string): Promise<boolean>;
   /** Jobs of these names in `waiting-message` whose mailbox holds a message on the topic they wait on (a missed wake), at most `limit`. */

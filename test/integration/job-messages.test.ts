@@ -7,7 +7,7 @@
  * again; a wait times out to null; finished and missing jobs refuse messages.
  */
 import { describe, expect, it } from 'vitest';
-import { defineJob, JobNotFoundError, JobState, type Queue } from '../../src/index.js';
+import { createVirtualClock, defineJob, JobNotFoundError, JobState, type Queue } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -203,5 +203,39 @@ describe('ctx.waitFor and queue.signal', () => {
     await q.remove(id);
     expect(Number(await fx.value(`SELECT count(*) FROM job_messages WHERE job_id = ${id}`))).toBe(0);
     await q.stop();
+  });
+  it('starts a job woken while its last run still writes the park, as soon as that run ends (not at the next claim pass)', async () => {
+    // On a virtual clock no poll or idle pass ever comes: only the end of the run can start the woken job.
+    const clock = createVirtualClock(Date.now());
+    const inner = fx.store();
+    let parked!: () => void;
+    const parkedOnce = new Promise<void>((resolve) => (parked = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const q = fx.open({
+      clock,
+      store: {
+        ...inner,
+        // The park commits; its answer comes back once the gate opens: the run stays alive meanwhile.
+        transition: async (reqs) => {
+          const out = await inner.transition(reqs);
+          if (reqs.some((r) => r.to === JobState.waitingMessage)) {
+            parked();
+            await gate;
+          }
+          return out;
+        },
+      },
+      jobs: [defineJob({ name: 'w', handler: async (_: unknown, ctx) => ctx.waitFor('go') })],
+    });
+    const { id } = await q.enqueue('w', {});
+    await q.start();
+    await parkedOnce;
+    expect(await q.signal(id, 'go', 7)).toEqual({ id, woke: true });
+    // Claimed again at once, while the run before holds its worker's place in the buffer.
+    await waitFor(async () => (await stateOf(q, id)) === JobState.processing);
+    release();
+    await waitFor(async () => (await stateOf(q, id)) === JobState.completed);
+    expect((await q.getJob(id)).result).toBe(7);
   });
 });

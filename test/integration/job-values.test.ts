@@ -72,6 +72,40 @@ describe('ctx.publish and queue.published', () => {
     await q.stop();
   });
 
+  it('every waiter of a queue shares one change feed, started by the first and stopped with the last', async () => {
+    const worker = fx.open({
+      concurrency: 8,
+      jobs: [defineJob({ name: 'p', handler: async (payload: { n: number }, ctx) => void (await ctx.publish('n', payload.n)) })],
+    });
+    const reader = fx.open();
+    const watch = reader.watch.bind(reader);
+    let feeds = 0;
+    reader.watch = (options) => {
+      feeds++;
+      return watch(options);
+    };
+    const jobs = await worker.enqueueMany(Array.from({ length: 60 }, (_, n) => ({ name: 'p', payload: { n } })));
+    const waits = jobs.map(({ id }) => reader.published(id, 'n'));
+    await worker.start();
+    expect(await Promise.all(waits)).toEqual(jobs.map((_, n) => n));
+    expect(feeds).toBe(1);
+    // The last waiter stopped it: the next one starts a feed of its own.
+    const [late] = await worker.enqueueMany([{ name: 'p', payload: { n: 60 } }]);
+    expect(await reader.published(late!.id, 'n')).toBe(60);
+    expect(feeds).toBe(2);
+    await worker.stop();
+  });
+
+  it('a waiter learns at once that its queue closed', async () => {
+    // On a virtual clock the slow tick never comes: only the close itself can tell the waiter.
+    const q = fx.open({ clock: createVirtualClock(Date.now()) });
+    const { id } = await q.enqueue('never-runs', {});
+    const waiting = q.published(id, 'k');
+    await q.ping();
+    await q.close();
+    await expect(waiting).rejects.toThrow();
+  });
+
   it('refuses a key or a value it cannot keep, writing nothing', async () => {
     const refused: Array<string | undefined> = [];
     const q = fx.open({

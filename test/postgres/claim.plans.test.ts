@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { claimStatement } from '../../src/store/postgres/claim.js';
 import { limitedStatements } from '../../src/store/postgres/claim-limited-sql.js';
 import { statements } from '../../src/store/postgres/statements.js';
-import { batchValues, transitionStatements } from '../../src/store/postgres/transition.js';
+import { batchValues, oneRequestValues, transitionStatements } from '../../src/store/postgres/transition.js';
+import { literal } from '../../src/store/postgres/sql.js';
 import type { Client } from '../../src/store/postgres/driver.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { pgClient } from '../helpers/postgres.js';
@@ -145,4 +146,22 @@ it('a claim reads names with quotes, backslashes and SQL in them as they are', a
   const paused = inserted[0]!;
   expect(await store.get(paused.id)).toMatchObject({ name: "it's", state: 'pending' });
   expect((await store.stats()).total).toBe(names.length);
+});
+
+it('one transition, prepared once per connection, reads its job by primary key under its generic plan', async () => {
+  const { schema, store, admin, analyzed } = await backlog(false);
+  try {
+    expect(analyzed).toBe(false);
+    const [c] = await claimOf(store, { limit: 1 });
+    const values = oneRequestValues(move({ id: c!.id, version: c!.version, from: 'processing', token: c!.leaseToken, to: 'completed' }));
+    const written = values.map((v) => (v === null ? 'NULL' : typeof v === 'string' || Array.isArray(v) ? literal(v as string | string[]) : String(v)));
+    await admin.query(`PREPARE one_move AS ${transitionStatements(schema, false).one}`);
+    const lines = await plan(admin, `SET plan_cache_mode = force_generic_plan; EXPLAIN EXECUTE one_move(${written.join(', ')})`);
+    expect(lines).toMatch(/Index Scan using jobs_pkey on jobs/);
+    expect(lines).not.toMatch(/Seq Scan on jobs\b/);
+    // Generic: the job's id stays a parameter, the plan is the connection's for every call.
+    expect(lines).toMatch(/\$1\b/);
+  } finally {
+    await admin.end();
+  }
 });

@@ -10,7 +10,7 @@ import type { Client } from '../../src/store/postgres/driver.js';
 import type { NameLimits, Store } from '../../src/store/store.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { pgClient } from '../helpers/postgres.js';
-import { job, move, NOW, usePgStores } from './fixture.js';
+import { claimOf, job, move, NOW, usePgStores } from './fixture.js';
 
 const pg = usePgStores();
 
@@ -56,6 +56,39 @@ it('the end of a grouped job, or of a job of a name with a global concurrency, w
     expect(await end(c!, true)).toEqual([true]);
     await until(() => freed().length === 2);
     expect(forClaimLoops().length).toBe(3);
+  } finally {
+    await client.end();
+  }
+});
+
+it('a move into a state claim loops wait for (back to pending, a retry delay) wakes them in its own statement, one request or a batch; a move that missed its compare-and-set does not', async () => {
+  const schema = pg.schema();
+  const store = pg.open({ schema });
+  await store.ping();
+  const { client, payloads } = await listen(schema);
+  try {
+    await store.insert([job(), job(), job(), job()], NOW);
+    const [a, b, c, d] = await claimOf(store, { limit: 4 });
+    await until(() => payloads.length === 1); // the insert's
+    const forClaimLoops = () => payloads.filter((p) => !p.endsWith('.finished') && !p.endsWith('.freed'));
+    const back = (j: { id: number; version: number; leaseToken: string }, to: string, version = j.version) =>
+      move({ id: j.id, version, from: 'processing', token: j.leaseToken, to, event: to === 'pending' ? 'job.release' : 'job.fail', runAt: NOW + 100 });
+    // A missed compare-and-set (an old version): nothing moved, nothing sent.
+    expect((await store.transition([back(a!, 'pending', a!.version - 1)])).moved).toEqual([false]);
+    // One request, back to pending: one notice.
+    expect((await store.transition([back(a!, 'pending')])).moved).toEqual([true]);
+    await until(() => forClaimLoops().length === 2);
+    // A batch, a retry's delay among completions: one notice for the batch.
+    const done = (j: typeof b) => move({ id: j!.id, version: j!.version, from: 'processing', token: j!.leaseToken, to: 'completed' });
+    expect((await store.transition([done(b), back(c!, 'failed'), done(d)])).moved).toEqual([true, true, true]);
+    await until(() => forClaimLoops().length === 3);
+    // Completions alone wake no claim loop (their notice is for result waiters).
+    await store.insert([job()], NOW);
+    const [e] = await claimOf(store, { limit: 1 });
+    await until(() => forClaimLoops().length === 4); // that insert's
+    expect((await store.transition([done(e)])).moved).toEqual([true]);
+    await until(() => payloads.filter((p) => p.endsWith('.finished')).length === 2);
+    expect(forClaimLoops().length).toBe(4);
   } finally {
     await client.end();
   }

@@ -1,6 +1,6 @@
 /** clampDelay and systemClock (no timer overflow), and every() (no overlapping runs, stops when told). */
 import { afterEach, describe, expect, it } from 'vitest';
-import { clampDelay, every, MAX_TIMER_MS, sleep, systemClock } from '../../src/lib/clock.js';
+import { afterDelay, clampDelay, every, MAX_TIMER_MS, sleep, systemClock } from '../../src/lib/clock.js';
 import { createVirtualClock } from '../../src/lib/virtual-clock.js';
 
 describe('clampDelay', () => {
@@ -150,5 +150,38 @@ describe('every', () => {
     stop();
     await clock.advance(1_000);
     expect({ runs, ended, pending: clock.pending() }).toEqual({ runs: 1, ended: 1, pending: 0 });
+  });
+});
+
+describe('afterDelay', () => {
+  const DAY = 24 * 3600_000;
+
+  it('waits a delay longer than one timer holds in full (a plain timer of the clock fires at ~24.8 days)', async () => {
+    const clock = createVirtualClock(0);
+    const fired: string[] = [];
+    clock.setTimeout(() => fired.push(`timer@${clock.now()}`), 30 * DAY);
+    afterDelay(clock, 30 * DAY, () => fired.push(`after@${clock.now()}`));
+    await clock.advance(25 * DAY);
+    expect(fired).toEqual([`timer@${MAX_TIMER_MS}`]);
+    await clock.advance(5 * DAY - 1);
+    expect(fired).toHaveLength(1);
+    await clock.advance(1);
+    expect(fired).toEqual([`timer@${MAX_TIMER_MS}`, `after@${30 * DAY}`]);
+  });
+
+  it('fires a short delay once, at its time, and never once cancelled (before its first bound or after)', async () => {
+    const clock = createVirtualClock(0);
+    let short = 0;
+    afterDelay(clock, 10, () => short++);
+    const cancelEarly = afterDelay(clock, 60 * DAY, () => short--);
+    const cancelLate = afterDelay(clock, 60 * DAY, () => short--);
+    await clock.advance(10);
+    expect(short).toBe(1);
+    cancelEarly();
+    await clock.advance(30 * DAY);
+    cancelLate();
+    await clock.advance(40 * DAY);
+    expect(short).toBe(1);
+    expect(clock.pending()).toBe(0);
   });
 });

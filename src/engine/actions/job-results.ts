@@ -10,7 +10,7 @@
 import type { Observable, Subscription } from 'rxjs';
 import { FINISHED_STATES, JobState } from '../../../machines/job.machine.js';
 import { JobFailedError, JobNotFoundError, ValidationError, WaitTimeoutError } from '../../errors.js';
-import type { Clock, TimerHandle } from '../../lib/clock.js';
+import { afterDelay, type Clock, type TimerHandle } from '../../lib/clock.js';
 import type { JobOutcome, JobRecord, Store } from '../../store/store.js';
 import { isTransition, type QueueEvent } from '../core/events.js';
 import type { MachineRegistry } from '../core/machine-registry.js';
@@ -97,12 +97,12 @@ export function createJobResults(deps: { store: Store; clock: Clock; registry: M
         let done = false;
         let reading = false;
         let again = false;
-        let timer: TimerHandle | undefined;
+        let cancelTimeout: (() => void) | undefined;
         const onAbort = () => end(() => reject(signal!.reason));
         const end = (settle: () => void) => {
           if (done) return;
           done = true;
-          if (timer !== undefined) clock.clearTimeout(timer);
+          cancelTimeout?.();
           signal?.removeEventListener('abort', onAbort);
           leave(id, check);
           settle();
@@ -140,7 +140,8 @@ export function createJobResults(deps: { store: Store; clock: Clock; registry: M
         waiters.set(id, set);
         watching();
         signal?.addEventListener('abort', onAbort, { once: true });
-        if (options.timeout !== undefined) timer = clock.setTimeout(() => end(() => reject(new WaitTimeoutError(id, options.timeout!))), options.timeout);
+        // However long: a timeout past what one timer holds is not cut short.
+        if (options.timeout !== undefined) cancelTimeout = afterDelay(clock, options.timeout, () => end(() => reject(new WaitTimeoutError(id, options.timeout!))));
         check();
       });
     },

@@ -1,16 +1,17 @@
 /**
  * `queue.published(id, key, { timeout })`: a value a job published
  * (`ctx.publish`), read by any process, or waited for. The wait follows the
- * change feed (`watch()`): each change of the job, and a slow tick, read the
- * stored values again, so a value published between the first read and the
- * feed's start is found by the next read. It ends with the value; with null
- * once the job has finished (or is gone) without publishing it, or the
- * timeout has passed.
+ * change feed (`watch()`), one feed for all of the queue's waiters: each
+ * change of a waited-for job, and a slow tick, read its stored values again,
+ * so a value published between the first read and the feed's start is found
+ * by the next read. It ends with the value; with null once the job has
+ * finished (or is gone) without publishing it, or the timeout has passed
+ * (however long: a timeout past what one timer holds is not cut short).
  */
 import type { Observable, Subscription } from 'rxjs';
 import { FINISHED_STATES } from '../../../machines/job.machine.js';
 import { JobNotFoundError } from '../../errors.js';
-import type { Clock, TimerHandle } from '../../lib/clock.js';
+import { afterDelay, type Clock, type TimerHandle } from '../../lib/clock.js';
 import { parseDuration, type Duration } from '../../lib/duration.js';
 import { storedJson } from '../../lib/stored-json.js';
 import { checkInteger, rejectUnknownOptions } from '../../lib/validate.js';
@@ -45,7 +46,7 @@ export async function withPublished(store: Pick<Store, 'publishedValues'>, job: 
 
 export type Published = (id: number, key: string, options?: PublishedOptions) => Promise<unknown>;
 
-export function createPublished(deps: JobValuesDeps): Published {
+export function createPublished(deps: JobValuesDeps): { published: Published; wake(): void } {
   const { store, clock } = deps;
   /** The value, `undefined` when not published yet, or `null` when it never will be (the job finished or is gone). */
   const look = async (id: number, key: string): Promise<{ value: unknown } | 'waiting' | 'never'> => {
@@ -59,7 +60,50 @@ export function createPublished(deps: JobValuesDeps): Published {
     return finished ? 'never' : 'waiting';
   };
 
-  return async (id, key, options) => {
+  // One change feed and one slow tick for every waiter of the queue, started by the first and stopped
+  // with the last: a thousand callers waiting for values cost one reader of the feed, not a thousand.
+  const waiters = new Map<number, Set<Waiter>>();
+  let feed: Subscription | undefined;
+  let tick: TimerHandle | undefined;
+  const everyWaiter = (each: (w: Waiter) => void) => {
+    for (const set of [...waiters.values()]) for (const w of [...set]) each(w);
+  };
+  const armTick = () => {
+    tick = clock.setTimeout(() => {
+      everyWaiter((w) => w.check());
+      armTick();
+    }, AGAIN_MS);
+    (tick as { unref?: () => void }).unref?.();
+  };
+  const join = (w: Waiter) => {
+    const set = waiters.get(w.id) ?? new Set<Waiter>();
+    set.add(w);
+    waiters.set(w.id, set);
+    if (feed) return;
+    armTick();
+    feed = deps.watch().subscribe({
+      next: (change) => {
+        for (const each of [...(waiters.get(change.id) ?? [])]) each.check();
+      },
+      // The feed is gone for every waiter: each learns why; the next waiter starts another.
+      error: (err: unknown) => {
+        feed = undefined;
+        everyWaiter((each) => each.fail(err));
+      },
+    });
+  };
+  const leave = (w: Waiter) => {
+    const set = waiters.get(w.id);
+    set?.delete(w);
+    if (set?.size === 0) waiters.delete(w.id);
+    if (waiters.size > 0) return;
+    feed?.unsubscribe();
+    feed = undefined;
+    if (tick !== undefined) clock.clearTimeout(tick);
+    tick = undefined;
+  };
+
+  const published: Published = async (id, key, options) => {
     deps.open();
     checkInteger('published id', id, 1);
     checkPublishKey('published', key);
@@ -70,22 +114,21 @@ export function createPublished(deps: JobValuesDeps): Published {
     if (first !== 'waiting') return first === 'never' ? null : first.value;
     if (timeout === 0) return null;
     return new Promise<unknown>((resolve, reject) => {
-      let sub: Subscription | undefined;
-      let deadline: TimerHandle | undefined;
-      let tick: TimerHandle | undefined;
+      let cancelDeadline: (() => void) | undefined;
       let done = false;
       let looking = false;
       let again = false;
       const end = (value: unknown, err?: unknown) => {
         if (done) return;
         done = true;
-        sub?.unsubscribe();
-        if (deadline !== undefined) clock.clearTimeout(deadline);
-        if (tick !== undefined) clock.clearTimeout(tick);
+        leave(waiter);
+        cancelDeadline?.();
         if (err === undefined) resolve(value);
         else reject(err);
       };
+      // One read at a time; a change during a read asks for another after it.
       const check = async () => {
+        if (done) return;
         if (looking) {
           again = true;
           return;
@@ -103,16 +146,22 @@ export function createPublished(deps: JobValuesDeps): Published {
           looking = false;
         }
       };
-      const every = () => {
-        tick = clock.setTimeout(() => {
-          void check();
-          if (!done) every();
-        }, AGAIN_MS);
-      };
-      if (timeout !== undefined) deadline = clock.setTimeout(() => end(null), timeout);
-      sub = deps.watch().subscribe({ next: (change) => void (change.id === id && check()), error: (err: unknown) => end(undefined, err) });
-      every();
-      void check();
+      const waiter: Waiter = { id, check: () => void check(), fail: (err) => end(undefined, err) };
+      if (timeout !== undefined) cancelDeadline = afterDelay(clock, timeout, () => end(null));
+      join(waiter);
+      // A value published between the first read and the feed's start: found by this read.
+      waiter.check();
     });
   };
+  /** Reads every waited-for job now (after the queue closed: each waiter learns it at once). */
+  return { published, wake: () => everyWaiter((w) => w.check()) };
+}
+
+/** A caller of `published` waiting for a value of job `id`. */
+interface Waiter {
+  id: number;
+  /** Reads the job and its values again. */
+  check(): void;
+  /** The shared feed failed. */
+  fail(err: unknown): void;
 }

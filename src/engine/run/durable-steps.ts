@@ -29,7 +29,7 @@ import { DuplicateStepError, LeaseLostError, LitejobsError, ValidationError } fr
 import { MAX_DATE_MS, parseDuration, type Duration } from '../../lib/duration.js';
 import { checkRunTime } from '../core/options.js';
 import { checkString } from '../../lib/validate.js';
-import type { LeasedJob, StepRecord } from '../../store/store.js';
+import type { LeasedJob, StepRecord, WaitStep } from '../../store/store.js';
 import type { AttemptSpan } from '../../telemetry/tracing.js';
 
 /** The longest step name. */
@@ -45,8 +45,8 @@ export interface StepHost {
   canSleep(job: LeasedJob): boolean;
   /** Whether the job's machine takes `job.wait` from the job's state. */
   canWait(job: LeasedJob): boolean;
-  /** Takes the oldest message on the topic from the job's mailbox, recorded as step `name` (Store.takeMessage). */
-  takeMessage(job: LeasedJob, topic: string, name: string): Promise<string | null | false>;
+  /** Takes the oldest message on the topic from the job's mailbox, recorded as step `name`, or the step recorded before (Store.takeMessage). */
+  takeMessage(job: LeasedJob, topic: string, name: string): Promise<WaitStep | null | false>;
 }
 
 /**
@@ -155,18 +155,17 @@ export class StepRun {
   }
 
   private async wait(topic: string, name: string, what: string, ms: number | undefined): Promise<unknown> {
-    const stored = await this.load();
-    const outcome = stored.get(name);
-    if (outcome) {
-      this.span?.event('litejobs.step.replayed', { 'litejobs.step.name': name, 'litejobs.step.attempt': outcome.attempt });
-      return waitOutcome(outcome.result);
-    }
-    const taken = await this.host.takeMessage(this.job, topic, name);
+    // The run's steps are read only when a step needs them, or to park: a wait that is the handler's first
+    // step (a job woken by its message) is answered by the take alone, one round trip.
+    const outcome = this.stored === undefined ? undefined : (await this.stored).get(name);
+    const taken = outcome !== undefined ? { result: outcome.result, replayed: outcome.attempt } : await this.host.takeMessage(this.job, topic, name);
     if (taken === false) throw new LeaseLostError(this.job.id);
     if (taken !== null) {
-      this.span?.event('litejobs.message', { 'litejobs.step.name': name });
-      return JSON.parse(taken) as unknown;
+      if (taken.replayed !== null) this.span?.event('litejobs.step.replayed', { 'litejobs.step.name': name, 'litejobs.step.attempt': taken.replayed });
+      else this.span?.event('litejobs.message', { 'litejobs.step.name': name });
+      return waitOutcome(taken.result);
     }
+    const stored = await this.load();
     const until = stored.get(`${name}@`);
     const now = this.host.now();
     // No timeout: the last instant a Date holds, so the waiting job reads back as one.

@@ -87,6 +87,11 @@ export interface ExecutorOptions {
   maxBacklog: number;
   /** A handler's RateLimitedError paused a name or group: called before the pause is written. */
   onRateLimited?(pause: LimitPause): void;
+  /**
+   * A run ended (its outcome written): a new run of its job, claimed while
+   * it was alive, waited in the buffer for this (its worker had moved on).
+   */
+  onRunEnded?(jobId: number): void;
 }
 
 /** Extends a claimed job's lease; false when the lease was lost (expired and taken, cancelled). */
@@ -214,6 +219,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
     if (runs.size === 0) for (const resolve of done.splice(0)) resolve();
     if (byJob.get(run.job.id) === run) byJob.delete(run.job.id);
     if (run.stuckTimer !== undefined) clock.clearTimeout(run.stuckTimer);
+    o.onRunEnded?.(run.job.id);
     if (run.stuck) {
       logger.warn({ jobId: run.job.id, job: run.job.name, workerId: run.workerId }, 'stuck handler returned at last');
     }

@@ -114,3 +114,13 @@ export interface MessageTake {
   /** The wait's step: its result is written as `{"message": <data>}`. */
   step: { name: string; attempt: number; at: number };
 }
+
+/**
+ * A wait's step as Store.takeMessage leaves it: its result (`{"message": …}`,
+ * or a timeout's), and, when an earlier run recorded it (a replay: nothing
+ * was taken now), that run's attempt.
+ */
+export interface WaitStep {
+  result: string | null;
+  replayed: number | null;
+}

@@ -36,8 +36,11 @@ export function createPostgresMessages(db: Database, schema: string, history: bo
     },
     // One autocommitted statement: the message is marked taken as it is recorded as the wait's step.
     takeMessage: async ({ id, token, topic, step }) => {
-      const [row] = await db.rows<{ held: boolean; data: string | null }>(s.take, [id, token, topic, step.name, step.attempt, step.at]);
-      return row!.held ? row!.data : false;
+      const [row] = await db.rows<{ held: boolean; data: string | null; recorded: string | null; recorded_attempt: number | null }>(s.take, [id, token, topic, step.name, step.attempt, step.at]);
+      const { held, data, recorded, recorded_attempt: attempt } = row!;
+      if (attempt !== null) return { result: recorded, replayed: attempt };
+      if (!held) return false;
+      return data === null ? null : { result: `{"message":${data}}`, replayed: null };
     },
     hasMessage: async (id, topic) => (await db.rows<{ waiting: boolean }>(s.waiting, [id, topic]))[0]!.waiting,
     unseenMessages: async (names, limit) => (await db.rows<{ id: string | number; topic: string }>(s.unseen, [names, limit])).map((r) => ({ id: Number(r.id), topic: r.topic })),

@@ -83,7 +83,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const transitionSql = transitionStatements(schema, history);
   /** Names with a global concurrency, as this process's claims carry them: a job of one that ends frees a slot others may wait for. */
   const limitedNames = new Set<string>();
-  const freed = (): FreedSlotWake => ({ channel, payload: `${instanceId}.freed`, names: [...limitedNames], finished: `${instanceId}${FINISHED_SUFFIX}` });
+  const freed = (): FreedSlotWake => ({ channel, payload: `${instanceId}.freed`, names: [...limitedNames], finished: `${instanceId}${FINISHED_SUFFIX}`, work: instanceId });
   const freedNotice = () => [channel, `${instanceId}.freed`];
   const dashboard = createDashboardReads(db, schema);
   const flows = postgresFlows(schema, insertSql, history);
@@ -134,10 +134,11 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       // A job.update's new payload is held to the enqueue's rule: nothing is written if one is refused.
       for (const t of reqs) if (t.set?.payload !== undefined) checkStorable([{ name: `#${t.id}`, payload: t.set.payload }]);
       const none = () => reqs.map((): ParentMove[] => []);
-      // The common batch (distinct jobs, none of them a move another instance waits for, e.g. completions)
-      // is one statement: autocommitted on its own, one round trip instead of BEGIN, statement, COMMIT.
-      // A flow child's parent is settled in the same transaction, so such a batch takes the long form.
-      if (distinctJobs(reqs) && !reqs.some((t) => (!t.purge && wakesOthers(t.to)) || t.flow || startsFreshRun(t.event))) return { moved: await transitionBatch(db, transitionSql, reqs, freed()), parentMoves: none() };
+      // The common batch (distinct jobs: completions, retries, a message's wake) is one statement, its
+      // notifications in it: autocommitted on its own, one round trip instead of BEGIN, statement, NOTIFY, COMMIT.
+      // A flow child's parent is settled in the same transaction, and an update's fields and a fresh run's
+      // cleared steps are written request by request, so such batches take the long form.
+      if (distinctJobs(reqs) && !reqs.some((t) => t.flow || t.set || startsFreshRun(t.event))) return { moved: await transitionBatch(db, transitionSql, reqs, freed()), parentMoves: none() };
       // An update's new fields, and a fresh run's cleared steps, are written request by request (rare: a caller's action).
       const oneByOne = !distinctJobs(reqs) || reqs.some((t) => t.set || startsFreshRun(t.event));
       return db.tx(async (client) => {

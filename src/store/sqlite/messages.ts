@@ -1,6 +1,6 @@
 /** What a job exchanges with the world on the SQLite store: its mailbox (queue.signal, ctx.waitFor) and the values it publishes (ctx.publish), tables of migration 021. */
 import type Database from 'better-sqlite3';
-import type { PublishedRecord, Store } from '../store.js';
+import type { PublishedRecord, Store, WaitStep } from '../store.js';
 import { sql } from './sql.js';
 import { MAILBOX_MAX } from '../contract/run-data.js';
 
@@ -9,6 +9,7 @@ export function createSqliteMessages(db: Database.Database, recordHistory: boole
     send: db.prepare(sql('message-send')),
     state: db.prepare('SELECT state FROM jobs WHERE id = @id').pluck(),
     take: db.prepare(sql('message-take')).pluck(),
+    recorded: db.prepare('SELECT result, attempt FROM job_steps WHERE job_id = @id AND name = @name'),
     save: db.prepare(sql('save-step')),
     holds: db.prepare(sql('holds-lease')).pluck(),
     waiting: db.prepare(sql('message-waiting')).pluck(),
@@ -20,12 +21,16 @@ export function createSqliteMessages(db: Database.Database, recordHistory: boole
     values: db.prepare(sql('values')),
   };
   // The message is marked taken in the transaction that records it as the wait's step: taken once, never lost.
-  const takeTx = db.transaction((t: Parameters<Store['takeMessage']>[0]): string | null | false => {
+  const takeTx = db.transaction((t: Parameters<Store['takeMessage']>[0]): WaitStep | null | false => {
     const data = s.take.get({ id: t.id, token: t.token, topic: t.topic, name: t.step.name }) as string | undefined;
-    if (data === undefined) return s.holds.get({ id: t.id, token: t.token }) === undefined ? false : null;
+    if (data === undefined) {
+      const recorded = s.recorded.get({ id: t.id, name: t.step.name }) as { result: string | null; attempt: number } | undefined;
+      if (recorded !== undefined) return { result: recorded.result, replayed: recorded.attempt };
+      return s.holds.get({ id: t.id, token: t.token }) === undefined ? false : null;
+    }
     const result = `{"message":${data}}`;
     s.save.run({ id: t.id, token: t.token, name: t.step.name, result, wakeAt: null, attempt: t.step.attempt, at: t.step.at });
-    return data;
+    return { result, replayed: null };
   });
   const sendTx = db.transaction((m: Parameters<Store['sendMessage']>[0]) => {
     if (s.send.run({ id: m.id, topic: m.topic, data: m.data, key: m.key, at: m.at, refused: JSON.stringify(m.refused), room: MAILBOX_MAX }).changes === 1) return 'sent' as const;

@@ -2,8 +2,8 @@
 -- $2 lease token, $3 topic, $4 step name, $5 attempt, $6 time. The job's row
 -- is locked under its lease; the oldest message on the topic not yet taken
 -- is marked taken by the step and recorded as it, unless the step is
--- recorded already. Answers whether the lease holds, and the message taken
--- (null: none).
+-- recorded already. Answers whether the lease holds, the message taken
+-- (null: none), and the step as recorded before (a replay: null when not).
 WITH held AS (
   SELECT id FROM {{schema}}.jobs WHERE id = $1 AND state = {{processing}} AND lease_token = $2
   FOR NO KEY UPDATE
@@ -22,4 +22,5 @@ WITH held AS (
   SELECT $1, $4, coalesce((SELECT max(seq) FROM {{schema}}.job_steps WHERE job_id = $1), 0) + 1, '{"message":' || t.data || '}', NULL, $5, $6
   FROM taken t
 )
-SELECT EXISTS (SELECT 1 FROM held) AS held, (SELECT data FROM taken) AS data
+SELECT EXISTS (SELECT 1 FROM held) AS held, (SELECT data FROM taken) AS data, r.result AS recorded, r.attempt AS recorded_attempt
+FROM (SELECT 1) AS one LEFT JOIN {{schema}}.job_steps r ON r.job_id = $1 AND r.name = $4

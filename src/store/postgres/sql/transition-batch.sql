@@ -9,7 +9,8 @@
 -- (transition.ts BATCH_COLUMNS), or as the value itself where every request
 -- has the same (the requests fragment says which). $20 the wake-up's
 -- channel, $21 its payload, $22 names with a global concurrency, $23 the
--- payload for waiters on finished jobs (null: none).
+-- payload for waiters on finished jobs (null: none), $24 the payload for
+-- claim loops when a job moved into a state they wait for (null: none).
 --
 -- The jobs are found by primary key from an array the planner takes for a
 -- handful of ids (`ANY (ARRAY(…))` is estimated at 10): it then reads the
@@ -20,7 +21,11 @@
 --
 -- A job leaving the claimed state frees a slot of its group or of its name's
 -- global concurrency: the claim loops held back for one hear of it at
--- commit. A job finishing wakes those waiting for its result (notify.ts).
+-- commit. A job finishing wakes those waiting for its result (notify.ts). A
+-- job moved (not deleted) into a state that is neither claimed nor finished
+-- (back in pending, or delayed) gives other instances' claim loops work or a
+-- due time: they hear of it at commit, with no transaction of its own
+-- around the statement.
 --
 -- Planned per call (prepared.ts): it finds jobs by an array of ids.
 /* planned per call */ WITH r AS ({{requests}}),
@@ -72,4 +77,9 @@ SELECT NULL, NULL FROM (SELECT pg_notify($20, $23)) AS finished
 WHERE $23::text IS NOT NULL AND EXISTS (
   SELECT 1 FROM (SELECT to_state FROM moved UNION ALL SELECT to_state FROM purged) AS done
   WHERE to_state = {{completed}} OR to_state = {{dead}} OR to_state = {{cancelled}}
+)
+UNION ALL
+SELECT NULL, NULL FROM (SELECT pg_notify($20, $24)) AS work
+WHERE $24::text IS NOT NULL AND EXISTS (
+  SELECT 1 FROM moved WHERE to_state <> {{processing}} AND to_state <> {{completed}} AND to_state <> {{dead}} AND to_state <> {{cancelled}}
 )
