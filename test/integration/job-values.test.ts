@@ -4,7 +4,7 @@
  * every watcher sees as changes (not moves), and getJob shows; a wait ends
  * with null once the job finished without the key or its timeout passed.
  */
-import { firstValueFrom, filter, take, toArray } from 'rxjs';
+import { firstValueFrom, filter, Observable, take, throwError, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { createVirtualClock, defineJob } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
@@ -96,14 +96,93 @@ describe('ctx.publish and queue.published', () => {
     await worker.stop();
   });
 
+  it('one waiter timing out leaves the others on the shared feed waiting; the feed ends with the last', async () => {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    const worker = fx.open({
+      jobs: [
+        defineJob({
+          name: 'p',
+          handler: async (_: unknown, ctx) => {
+            await opened;
+            await ctx.publish('k', 1);
+          },
+        }),
+      ],
+    });
+    const reader = fx.open();
+    const watch = reader.watch.bind(reader);
+    const feeds = { started: 0, stopped: 0 };
+    reader.watch = (options) =>
+      new Observable((subscriber) => {
+        feeds.started++;
+        const sub = watch(options).subscribe(subscriber);
+        return () => {
+          feeds.stopped++;
+          sub.unsubscribe();
+        };
+      });
+    const { id } = await worker.enqueue('p', {});
+    const short = reader.published(id, 'k', { timeout: 100 });
+    const long = reader.published(id, 'k');
+    const other = reader.published(id, 'other', { timeout: 300 });
+    await worker.start();
+    expect(await short).toBeNull();
+    open();
+    expect(await long).toBe(1);
+    expect(await other).toBeNull();
+    expect(feeds).toEqual({ started: 1, stopped: 1 });
+    await worker.stop();
+  });
+
+  it('a feed that fails as it starts fails its waiter only: the next waiter starts a feed of its own and gets its value', async () => {
+    const worker = fx.open({ jobs: [defineJob({ name: 'p', handler: async (_: unknown, ctx) => void (await ctx.publish('k', 2)) })] });
+    const reader = fx.open();
+    const watch = reader.watch.bind(reader);
+    let broken = true;
+    reader.watch = (options) => (broken ? throwError(() => new Error('feed broke')) : watch(options));
+    const { id } = await worker.enqueue('p', {});
+    await expect(reader.published(id, 'k')).rejects.toThrow('feed broke');
+    broken = false;
+    const later = reader.published(id, 'k');
+    await worker.start();
+    expect(await Promise.race([later, new Promise((resolve) => setTimeout(() => resolve('still waiting after 5 s'), 5000))])).toBe(2);
+    await worker.stop();
+  });
+
+  it('a waiter whose feed could not start leaves nothing behind reading the store', async () => {
+    // A virtual clock: the slow tick fires only when the test moves time.
+    const clock = createVirtualClock(Date.now());
+    const inner = fx.store();
+    let reads = 0;
+    const reader = fx.open({
+      clock,
+      store: {
+        ...inner,
+        publishedValues: async (id) => {
+          reads++;
+          return inner.publishedValues(id);
+        },
+      },
+    });
+    const { id } = await reader.enqueue('never-runs', {});
+    reader.watch = () => {
+      throw new Error('no feed');
+    };
+    await expect(reader.published(id, 'k')).rejects.toThrow('no feed');
+    const after = reads;
+    await clock.advance(5000);
+    expect(reads).toBe(after);
+  });
+
   it('a waiter learns at once that its queue closed', async () => {
     // On a virtual clock the slow tick never comes: only the close itself can tell the waiter.
     const q = fx.open({ clock: createVirtualClock(Date.now()) });
     const { id } = await q.enqueue('never-runs', {});
-    const waiting = q.published(id, 'k');
+    const waiting = expect(q.published(id, 'k')).rejects.toMatchObject({ code: 'LJ_ERR_QUEUE_CLOSED' });
     await q.ping();
     await q.close();
-    await expect(waiting).rejects.toThrow();
+    await waiting;
   });
 
   it('refuses a key or a value it cannot keep, writing nothing', async () => {

@@ -165,3 +165,22 @@ it('one transition, prepared once per connection, reads its job by primary key u
     await admin.end();
   }
 });
+
+it('one transition keeps reading its job by primary key with a generic plan made while the table held a few rows', async () => {
+  const schema = pg.schema();
+  const store = pg.open({ schema, history: false });
+  await store.insert(Array.from({ length: 20 }, () => job()), NOW);
+  const admin = await pgClient();
+  try {
+    const [c] = await claimOf(store, { limit: 1 });
+    const values = oneRequestValues(move({ id: c!.id, version: c!.version, from: 'processing', token: c!.leaseToken, to: 'completed' }));
+    const written = values.map((v) => (v === null ? 'NULL' : typeof v === 'string' || Array.isArray(v) ? literal(v as string | string[]) : String(v)));
+    await admin.query(`PREPARE one_move AS ${transitionStatements(schema, false).one}`);
+    const lines = await plan(admin, `SET plan_cache_mode = force_generic_plan; EXPLAIN EXECUTE one_move(${written.join(', ')})`);
+    expect(lines).toMatch(/Index Scan using jobs_pkey on jobs/);
+    expect(lines).not.toMatch(/Seq Scan on jobs\b/);
+  } finally {
+    await admin.end();
+  }
+});
+

@@ -75,22 +75,34 @@ export function createPublished(deps: JobValuesDeps): { published: Published; wa
     }, AGAIN_MS);
     (tick as { unref?: () => void }).unref?.();
   };
-  const join = (w: Waiter) => {
-    const set = waiters.get(w.id) ?? new Set<Waiter>();
-    set.add(w);
-    waiters.set(w.id, set);
-    if (feed) return;
-    armTick();
-    feed = deps.watch().subscribe({
+  /** Starts the feed; throws (nothing started) when it cannot start or fails as it starts. */
+  const startFeed = () => {
+    let started: Subscription | undefined;
+    let failedAtStart: { err: unknown } | undefined;
+    started = deps.watch().subscribe({
       next: (change) => {
         for (const each of [...(waiters.get(change.id) ?? [])]) each.check();
       },
-      // The feed is gone for every waiter: each learns why; the next waiter starts another.
       error: (err: unknown) => {
-        feed = undefined;
+        if (started === undefined) {
+          failedAtStart = { err };
+          return;
+        }
+        // The feed is gone for every waiter: each learns why; the next waiter starts another.
+        if (feed === started) feed = undefined;
         everyWaiter((each) => each.fail(err));
       },
     });
+    if (failedAtStart) throw failedAtStart.err;
+    feed = started;
+  };
+  /** Registers a waiter, the feed and the tick started for it if need be; throws, registering nothing, when the feed cannot start. */
+  const join = (w: Waiter) => {
+    if (feed === undefined || feed.closed) startFeed();
+    const set = waiters.get(w.id) ?? new Set<Waiter>();
+    set.add(w);
+    waiters.set(w.id, set);
+    if (tick === undefined) armTick();
   };
   const leave = (w: Waiter) => {
     const set = waiters.get(w.id);
@@ -115,13 +127,14 @@ export function createPublished(deps: JobValuesDeps): { published: Published; wa
     if (timeout === 0) return null;
     return new Promise<unknown>((resolve, reject) => {
       let cancelDeadline: (() => void) | undefined;
+      let joined = false;
       let done = false;
       let looking = false;
       let again = false;
       const end = (value: unknown, err?: unknown) => {
         if (done) return;
         done = true;
-        leave(waiter);
+        if (joined) leave(waiter);
         cancelDeadline?.();
         if (err === undefined) resolve(value);
         else reject(err);
@@ -147,8 +160,13 @@ export function createPublished(deps: JobValuesDeps): { published: Published; wa
         }
       };
       const waiter: Waiter = { id, check: () => void check(), fail: (err) => end(undefined, err) };
+      try {
+        join(waiter);
+        joined = true;
+      } catch (err) {
+        return end(undefined, err);
+      }
       if (timeout !== undefined) cancelDeadline = afterDelay(clock, timeout, () => end(null));
-      join(waiter);
       // A value published between the first read and the feed's start: found by this read.
       waiter.check();
     });

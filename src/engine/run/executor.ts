@@ -16,7 +16,7 @@ import { createProgressWrites } from './progress-writes.js';
 import { JobEventType, type JobEvent } from '../../../machines/job.machine.js';
 import { TimeoutError } from '../../errors.js';
 import { Abortable } from '../../lib/abortable.js';
-import type { TimerHandle } from '../../lib/clock.js';
+import { afterDelay, type TimerHandle } from '../../lib/clock.js';
 import type { LeasedJob, LimitPause, StepSave } from '../../store/store.js';
 import { createBatcher } from '../../lib/batcher.js';
 import type { WorkerEngine } from '../core/engine.js';
@@ -232,7 +232,8 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
       runs.add(run);
       byJob.set(job.id, run);
       const timeoutMs = job.timeout ?? def?.timeout ?? null;
-      const timer = timeoutMs === null ? undefined : clock.setTimeout(() => abortRun(run, new TimeoutError(timeoutMs)), timeoutMs);
+      // However long: a timeout past what one timer holds (~24.8 days) is not cut short.
+      const cancelTimeout = timeoutMs === null ? undefined : afterDelay(clock, timeoutMs, () => abortRun(run, new TimeoutError(timeoutMs)));
       let outcome: Outcome;
       let ctx: JobContext | undefined;
       try {
@@ -250,7 +251,7 @@ export function createExecutor(engine: WorkerEngine, o: ExecutorOptions): Execut
         outcome = { kind: 'failed', error: toErrorInfo(err) };
         logger.error({ err, jobId: job.id, workerId }, 'could not run a job; the attempt counts as failed');
       } finally {
-        if (timer !== undefined) clock.clearTimeout(timer);
+        cancelTimeout?.();
         run.returned = true;
       }
       // The outcome is written while the run still holds its lease, then the run ends.
