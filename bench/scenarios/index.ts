@@ -6,6 +6,7 @@ import { composableScenario } from './composable.js';
 import { dashboardScenario } from './dashboard.js';
 import { burstScenario } from './burst.js';
 import { cancelScenario } from './cancel.js';
+import { coldScenario } from './cold.js';
 import { messagesScenario } from './messages.js';
 import { drainScenario } from './drain.js';
 import { enqueueScenario } from './enqueue.js';
@@ -18,4 +19,4 @@ import { memoryScenario } from './memory.js';
 import { multiHostScenario } from './multi-host.js';
 import { telemetryScenario } from './telemetry.js';
 
-export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, telemetryScenario, limitsScenario, composableScenario, latencyScenario, cancelScenario, messagesScenario, multiHostScenario, httpScenario, batchesScenario, dashboardScenario, largeScenario, memoryScenario, machineScenario];
+export const SCENARIOS: Scenario[] = [enqueueScenario, burstScenario, bulkScenario, drainScenario, coldScenario, telemetryScenario, limitsScenario, composableScenario, latencyScenario, cancelScenario, messagesScenario, multiHostScenario, httpScenario, batchesScenario, dashboardScenario, largeScenario, memoryScenario, machineScenario];
