@@ -6,11 +6,18 @@
  * queue (or runner) is created, after this script's imports, until it has
  * stopped with every outcome written: `ms`; `first` when the 1,000th
  * handler ran. Reports {done, ms, first} and exits.
+ *
+ * litejobs is loaded as a user's process loads it: the built package
+ * (dist/, JavaScript), not the sources through the TypeScript loader, whose
+ * hooks would be timed for every module litejobs loads on first use.
  */
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from '../lib/machine-info.js';
 import { pgClient } from '../lib/servers.js';
 import { startGraphile } from '../peers/graphile.js';
-import { openLitejobs } from '../peers/litejobs.js';
+import { JOB } from '../peers/litejobs.js';
 
 /** The first jobs, whose rate is set against the rest's: how soon it reaches full speed. */
 export const FIRST = 1000;
@@ -27,6 +34,8 @@ const onJob = () => {
   if (handled === n) reached();
 };
 
+const litejobs = system === 'graphile' ? undefined : ((await import(pathToFileURL(join(ROOT, 'dist/src/index.js')).href)) as typeof import('../../src/index.js'));
+
 const t0 = performance.now();
 if (system === 'graphile') {
   const runner = await startGraphile(a, b, 'batched', CONCURRENCY, onJob);
@@ -40,7 +49,13 @@ if (system === 'graphile') {
     await client.end();
   }
 } else {
-  const { queue } = openLitejobs(system === 'litejobs' ? a : { connection: a, schema: b }, { concurrency: CONCURRENCY }, onJob);
+  const { createQueue, defineJob } = litejobs!;
+  const queue = createQueue({
+    ...(system === 'litejobs' ? { path: a } : { connection: a, schema: b }),
+    logger: false,
+    concurrency: CONCURRENCY,
+    jobs: [defineJob({ name: JOB, handler: onJob })],
+  });
   await queue.start();
   await done;
   await queue.close();

@@ -6,7 +6,9 @@
  * against the rest's. The drain scenario measures the steady state instead
  * (a warm process, after an untimed round).
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT } from '../lib/machine-info.js';
 import { exited, forkChild, nextMessage } from '../lib/child.js';
 import { skipLine } from '../lib/peer-list.js';
 import { alternate, medianOf, ratioCheck, ratios, roundsFor, throughput, valueCheck, type Contender } from '../lib/rounds.js';
@@ -50,6 +52,9 @@ export const coldScenario: Scenario = {
   title: 'Drain a backlog from a cold process: time to full speed',
   async run(ctx) {
     const started = Date.now();
+    // The children load litejobs from dist/: built from the sources as they are (skipped when up to date).
+    const built = spawnSync(process.execPath, [join(ROOT, 'scripts/build-stamp.mjs'), 'ensure'], { cwd: ROOT, stdio: 'ignore' });
+    if (built.status !== 0) throw new Error('cold: the build of dist/ failed (npm run build says why)');
     const n = ctx.quick ? 5000 : 20_000;
     const rounds = roundsFor(ctx, 3);
     const timeoutMs = ctx.quick ? 60_000 : 180_000;
@@ -114,7 +119,7 @@ export const coldScenario: Scenario = {
       name: 'cold',
       title: this.title,
       description:
-        `${n.toLocaleString('en')} no-op jobs enqueued beforehand; a Node process started for the drain creates the queue (or graphile-worker's runner) at concurrency 16 with its defaults ` +
+        `${n.toLocaleString('en')} no-op jobs enqueued beforehand; a Node process started for the drain (litejobs loaded from its build, dist/) creates the queue (or graphile-worker's runner) at concurrency 16 with its defaults ` +
         `(graphile-worker with its documented batching: a local queue of 500, completions batched), and is timed from just before that, after its imports, ` +
         `until it has stopped with every outcome written (graphile-worker: until its job table is empty). The first ${FIRST.toLocaleString('en')} jobs' rate (to the ${FIRST.toLocaleString('en')}th handler) is set against the rest's: ` +
         'near 1× means full speed from the first job.',

@@ -77,6 +77,11 @@ export function statement(name: string, schema: string, parts?: Readonly<Record<
 }
 
 /** Numbered migrations (`001_init.sql` …), in order, with their level, rendered for `schema`. */
+/** The level of the last migration this version has (its files' numbers), without reading them. */
+export function latestMigration(): number {
+  return Math.max(0, ...readdirSync(dir).filter((f) => /^\d+_.*\.sql$/.test(f)).map((f) => Number.parseInt(f, 10)));
+}
+
 export function migrations(schema: string): Array<{ level: number; name: string; text: string }> {
   return readdirSync(dir)
     .filter((f) => /^\d+_.*\.sql$/.test(f))
