@@ -9,10 +9,10 @@
 import type { HandlerContext } from '../../src/index.js';
 import { wallNow } from '../lib/cross-process.js';
 import type { Payload } from '../lib/producer.js';
-import { sleep } from '../lib/stats.js';
+import { childTarget, serveWorker } from '../lib/worker-child.js';
 import { openLitejobs } from '../peers/litejobs.js';
 
-const [leaseText, system, target, schema] = process.argv.slice(2) as [string, string, string, string | undefined];
+const [leaseText, ...where] = process.argv.slice(2) as [string, ...string[]];
 const send = (m: unknown) => process.send!(m);
 
 const handler = (payload: Payload, ctx: HandlerContext) =>
@@ -28,12 +28,4 @@ const handler = (payload: Payload, ctx: HandlerContext) =>
   });
 
 // The parent picks a lease long enough that no renewal falls within a sample: only the store's change hint can deliver the cancel.
-const { queue } = openLitejobs(system === 'litejobs' ? target : { connection: target, schema: schema! }, { lease: Number(leaseText) }, handler);
-await queue.start();
-await queue.stats(); // connected (PostgreSQL) before {ready}
-await sleep(50); // the change watch (WAL watch; LISTEN connection) is up
-
-process.on('message', (m: { type: string }) => {
-  if (m.type === 'exit') void queue.close().finally(() => process.exit(0));
-});
-send({ type: 'ready' });
+await serveWorker(openLitejobs(childTarget(where), { lease: Number(leaseText) }, handler).queue);

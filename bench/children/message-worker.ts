@@ -9,10 +9,9 @@
 import type { HandlerContext } from '../../src/index.js';
 import { wallNow } from '../lib/cross-process.js';
 import type { Payload } from '../lib/producer.js';
-import { sleep } from '../lib/stats.js';
+import { childTarget, serveWorker } from '../lib/worker-child.js';
 import { openLitejobs } from '../peers/litejobs.js';
 
-const [system, target, schema] = process.argv.slice(2) as [string, string, string | undefined];
 const send = (m: unknown) => process.send!(m);
 
 const handler = async (payload: Payload, ctx: HandlerContext) => {
@@ -20,12 +19,4 @@ const handler = async (payload: Payload, ctx: HandlerContext) => {
   send({ type: 'woke', i: payload.i, at: wallNow(), message });
 };
 
-const { queue } = openLitejobs(system === 'litejobs' ? target : { connection: target, schema: schema! }, {}, handler);
-await queue.start();
-await queue.stats(); // connected (PostgreSQL) before {ready}
-await sleep(50); // the change watch (WAL watch; LISTEN connection) is up
-
-process.on('message', (m: { type: string }) => {
-  if (m.type === 'exit') void queue.close().finally(() => process.exit(0));
-});
-send({ type: 'ready' });
+await serveWorker(openLitejobs(childTarget(process.argv.slice(2)), {}, handler).queue);

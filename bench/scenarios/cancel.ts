@@ -9,16 +9,14 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Queue } from '../../src/index.js';
-import { exited, forkChild, nextMessage } from '../lib/child.js';
+import { nextMessage } from '../lib/child.js';
+import { onFreshTarget, withWorkerChild } from '../lib/worker-child.js';
 import { wallNow } from '../lib/cross-process.js';
 import { skipLine } from '../lib/peer-list.js';
 import { alternate, medianOf, roundsFor, valueCheck, type Contender } from '../lib/rounds.js';
 import { fmt, max, percentile, sleep } from '../lib/stats.js';
-import { freshDbPath, removeDb } from '../lib/tmp.js';
 import type { Check, Metric, RowResult, Scenario } from '../lib/types.js';
-import { dropSchema } from '../peers/graphile.js';
 import { JOB, openLitejobs, type Target } from '../peers/litejobs.js';
-import { freshPgTarget } from '../peers/litejobs-pg.js';
 
 const SQLITE = 'litejobs SQLite cross-process';
 const PG = 'litejobs PostgreSQL cross-process';
@@ -114,42 +112,9 @@ async function sample(child: ChildProcess, target: Target, n: number, what: stri
   return out;
 }
 
-/** The worker child on `target`, then the samples from a queue of this process on the same target. */
-async function crossProcess(args: string[], target: Target, n: number, what: string): Promise<Samples> {
-  // This process's queue opens the target first (creates and migrates it), so the child never races it there.
-  const { queue } = openLitejobs(target, {});
-  try {
-    await queue.stats();
-  } finally {
-    await queue.close();
-  }
-  const child = forkChild('cancel-worker.ts', [String(LEASE_MS), ...args]);
-  try {
-    await nextMessage(child, (m): m is { type: 'ready' } => (m as { type?: string }).type === 'ready', 30_000);
-    return await sample(child, target, n, what);
-  } finally {
-    if (child.connected) child.send({ type: 'exit' });
-    await exited(child, 10_000);
-  }
-}
-
-async function onSqlite(dir: string, n: number): Promise<Samples> {
-  const path = freshDbPath(dir, 'lj-cancel');
-  try {
-    return await crossProcess(['litejobs', path], path, n, SQLITE);
-  } finally {
-    removeDb(path);
-  }
-}
-
-async function onPostgres(url: string, n: number): Promise<Samples> {
-  const target = freshPgTarget(url);
-  try {
-    return await crossProcess(['litejobs-pg', url, target.schema], target, n, PG);
-  } finally {
-    await dropSchema(url, target.schema);
-  }
-}
+/** The worker child on a fresh file or schema, then the samples from a queue of this process on it. */
+const crossProcess = (where: { dir: string } | { url: string }, n: number, what: string): Promise<Samples> =>
+  onFreshTarget(where, (target) => withWorkerChild('cancel-worker.ts', [String(LEASE_MS)], target, (child) => sample(child, target, n, what)));
 
 const figures = (s: Samples) => ({ p50: percentile(s.abort, 50), p99: percentile(s.abort, 99), max: max(s.abort), missed: s.missed, commit: percentile(s.commit, 50) });
 
@@ -177,9 +142,9 @@ export const cancelScenario: Scenario = {
     const rounds = roundsFor(ctx, 1);
     const skipped: string[] = [];
     const pgDown = skipLine(ctx, 'litejobs PostgreSQL', 'postgres');
-    const c: Contender[] = [{ label: SQLITE, system: 'litejobs', run: async () => figures(await onSqlite(ctx.tmpDir, n)) }];
+    const c: Contender[] = [{ label: SQLITE, system: 'litejobs', run: async () => figures(await crossProcess({ dir: ctx.tmpDir }, n, SQLITE)) }];
     if (pgDown) skipped.push(pgDown);
-    else c.push({ label: PG, system: 'litejobs', run: async () => figures(await onPostgres(ctx.servers.postgres.url, n)) });
+    else c.push({ label: PG, system: 'litejobs', run: async () => figures(await crossProcess({ url: ctx.servers.postgres.url }, n, PG)) });
     for (const line of skipped) ctx.progress(line);
 
     const rows = await alternate(ctx, 'cancel', rounds, c);
