@@ -13,6 +13,7 @@ import { statements } from '../../src/store/postgres/statements.js';
 import { batchValues, oneRequestValues, transitionStatements } from '../../src/store/postgres/transition.js';
 import { literal } from '../../src/store/postgres/sql.js';
 import type { Client } from '../../src/store/postgres/driver.js';
+import type { Store } from '../../src/store/store.js';
 import { CLAIM_RULE } from '../helpers/claim-rule.js';
 import { pgClient } from '../helpers/postgres.js';
 import { claimOf, job, move, NOW, usePgStores } from './fixture.js';
@@ -148,15 +149,20 @@ it('a claim reads names with quotes, backslashes and SQL in them as they are', a
   expect((await store.stats()).total).toBe(names.length);
 });
 
+/** The generic plan of the one-request move (TransitionStatements.one), prepared on `admin`, for a move of the first job a claim takes. */
+async function oneMoveGenericPlan(schema: string, store: Store, admin: Client): Promise<string> {
+  const [c] = await claimOf(store, { limit: 1 });
+  const values = oneRequestValues(move({ id: c!.id, version: c!.version, from: 'processing', token: c!.leaseToken, to: 'completed' }));
+  const written = values.map((v) => (v === null ? 'NULL' : typeof v === 'string' || Array.isArray(v) ? literal(v as string | string[]) : String(v)));
+  await admin.query(`PREPARE one_move AS ${transitionStatements(schema, false).one}`);
+  return plan(admin, `SET plan_cache_mode = force_generic_plan; EXPLAIN EXECUTE one_move(${written.join(', ')})`);
+}
+
 it('one transition, prepared once per connection, reads its job by primary key under its generic plan', async () => {
   const { schema, store, admin, analyzed } = await backlog(false);
   try {
     expect(analyzed).toBe(false);
-    const [c] = await claimOf(store, { limit: 1 });
-    const values = oneRequestValues(move({ id: c!.id, version: c!.version, from: 'processing', token: c!.leaseToken, to: 'completed' }));
-    const written = values.map((v) => (v === null ? 'NULL' : typeof v === 'string' || Array.isArray(v) ? literal(v as string | string[]) : String(v)));
-    await admin.query(`PREPARE one_move AS ${transitionStatements(schema, false).one}`);
-    const lines = await plan(admin, `SET plan_cache_mode = force_generic_plan; EXPLAIN EXECUTE one_move(${written.join(', ')})`);
+    const lines = await oneMoveGenericPlan(schema, store, admin);
     expect(lines).toMatch(/Index Scan using jobs_pkey on jobs/);
     expect(lines).not.toMatch(/Seq Scan on jobs\b/);
     // Generic: the job's id stays a parameter, the plan is the connection's for every call.
@@ -172,15 +178,10 @@ it('one transition keeps reading its job by primary key with a generic plan made
   await store.insert(Array.from({ length: 20 }, () => job()), NOW);
   const admin = await pgClient();
   try {
-    const [c] = await claimOf(store, { limit: 1 });
-    const values = oneRequestValues(move({ id: c!.id, version: c!.version, from: 'processing', token: c!.leaseToken, to: 'completed' }));
-    const written = values.map((v) => (v === null ? 'NULL' : typeof v === 'string' || Array.isArray(v) ? literal(v as string | string[]) : String(v)));
-    await admin.query(`PREPARE one_move AS ${transitionStatements(schema, false).one}`);
-    const lines = await plan(admin, `SET plan_cache_mode = force_generic_plan; EXPLAIN EXECUTE one_move(${written.join(', ')})`);
+    const lines = await oneMoveGenericPlan(schema, store, admin);
     expect(lines).toMatch(/Index Scan using jobs_pkey on jobs/);
     expect(lines).not.toMatch(/Seq Scan on jobs\b/);
   } finally {
     await admin.end();
   }
 });
-
