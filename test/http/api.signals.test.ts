@@ -33,6 +33,22 @@ describe('signals', () => {
     expect(await s.queue.result(second.id, { timeout: 20_000 })).toEqual({ decision: 'no' });
   });
 
+  it('a message is never null, which a waiting job could not tell from its timeout: no data is {}, a null body or data is a 400', async () => {
+    const s = await serve({ queue: { jobs: [approval] } });
+    const first = await s.queue.enqueue('approval', {}, { key: 'expense:1' });
+    const second = await s.queue.enqueue('approval', {}, { key: 'expense:2' });
+    expect((await s.call('POST', `/v1/jobs/${first.id}/signals/decided`, { body: 'null' })).body.error.code).toBe('LJ_ERR_VALIDATION');
+    expect((await s.call('POST', '/v1/signals/decided', { body: { key: 'expense:1', data: null } })).status).toBe(400);
+    expect(Number((await s.sql<{ n: number }>('SELECT count(*) AS n FROM job_messages'))[0]!.n)).toBe(0);
+    expect((await s.call('POST', '/v1/signals/decided', { body: { key: 'expense:1' } })).status).toBe(200);
+    expect((await s.call('POST', `/v1/jobs/${second.id}/signals/decided`)).status).toBe(200);
+    await s.queue.start();
+    expect(await s.queue.result(first.id, { timeout: 20_000 })).toEqual({ decision: {} });
+    expect(await s.queue.result(second.id, { timeout: 20_000 })).toEqual({ decision: {} });
+    const third = await s.queue.enqueue('approval', {});
+    await expect(s.queue.signal(third.id, 'decided', null)).rejects.toMatchObject({ code: 'LJ_ERR_VALIDATION' });
+  });
+
   it('answers 409 for a finished job, 404 for a missing job or key, 400 for a bad topic or id, storing nothing', async () => {
     const s = await serve({ queue: { jobs: [defineJob({ name: 'quick', handler: async () => 1 })] } });
     const { id } = await s.queue.enqueue('quick', {});

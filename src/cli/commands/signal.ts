@@ -25,8 +25,8 @@ export function registerSignal(program: Command, io: CliIO): void {
       } catch (err) {
         self.error(`error: argument 'job' is invalid. ${(err as InvalidArgumentError).message}`, { exitCode: ExitCode.usage, code: 'litejobs.usage' });
       }
-      // No data is {} (as an empty HTTP body is): a null message reads as a wait's timeout.
-      const r = await withQueue(self, io, (queue) => queue.signal(target, topic, data === undefined ? {} : data));
+      // No data is {} (queue.signal's rule, as an empty HTTP body's).
+      const r = await withQueue(self, io, (queue) => queue.signal(target, topic, data));
       io.stdout.write(flags.json ? toJson(r) : `job ${r.id} ${r.woke ? 'woke' : 'keeps the message in its mailbox'}\n`);
     });
   document(signal, {

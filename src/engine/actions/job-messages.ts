@@ -60,7 +60,9 @@ export function createSignal(deps: SignalDeps): Signal {
     checkTopic('signal', topic);
     if (options !== undefined) rejectUnknownOptions('signal options', options, ['key']);
     const key = options?.key === undefined ? null : checkKey('signal key', options.key, 1024);
-    const text = serializePayload(data, deps.maxPayloadBytes);
+    // A wait that times out gets null: a message of null would read as one. No data is an empty message.
+    if (data === null) throw new ValidationError('signal: a message of null reads as a wait\'s timeout; send a value (an empty object when there is nothing more to say)');
+    const text = serializePayload(data === undefined ? {} : data, deps.maxPayloadBytes);
     const id = await jobIdOf(target);
     const job = await store.get(id);
     if (!job) throw new JobNotFoundError(id);

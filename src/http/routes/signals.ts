@@ -42,9 +42,9 @@ function messageKey(request: FastifyRequest): { key: string } | undefined {
 
 export function signalRoutes(app: FastifyInstance, queue: Queue): void {
   app.post<{ Params: { id: number; topic: string }; Body: unknown }>('/v1/jobs/:id/signals/:topic', { schema: signalSchemas.byId }, async (request) =>
-    queue.signal(request.params.id, request.params.topic, request.body ?? null, messageKey(request)),
+    queue.signal(request.params.id, request.params.topic, request.body, messageKey(request)),
   );
   app.post<{ Params: { topic: string }; Body: { key: string; data?: unknown } }>('/v1/signals/:topic', { schema: signalSchemas.byKey }, async (request) =>
-    queue.signal({ key: request.body.key }, request.params.topic, request.body.data ?? null, messageKey(request)),
+    queue.signal({ key: request.body.key }, request.params.topic, request.body.data, messageKey(request)),
   );
 }
