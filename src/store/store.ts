@@ -181,9 +181,11 @@ export interface RunData {
   /**
    * Records a value a running job publishes under `key` (JSON text, the
    * latest per key) while `token` holds it, with a history row (event
-   * `job.publish`, not a move) for the change feed. False: the lease is lost.
+   * `job.publish`, not a move) for the change feed: 'written'; 'lost' when
+   * the lease is lost; 'full' when `key` is new and the job holds
+   * PUBLISHED_KEYS_MAX keys (nothing written then).
    */
-  publish(id: number, token: string, key: string, value: string, at: number): Promise<boolean>;
+  publish(id: number, token: string, key: string, value: string, at: number): Promise<'written' | 'lost' | 'full'>;
   /** The values a job published, the latest per key, by key. */
   publishedValues(id: number): Promise<PublishedRecord[]>;
 }

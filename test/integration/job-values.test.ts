@@ -185,6 +185,34 @@ describe('ctx.publish and queue.published', () => {
     await waiting;
   });
 
+  it('a job publishes under at most 100 keys: a new one past them is refused, writing nothing; a key it holds takes new values', async () => {
+    const q = fx.open({
+      jobs: [
+        defineJob({
+          name: 'many',
+          handler: async (_: unknown, ctx) => {
+            for (let i = 0; i < 100; i++) await ctx.publish(`k${i}`, i);
+            const refused = await ctx.publish('k100', 100).then(
+              () => 'written',
+              (err: { code?: string }) => err.code,
+            );
+            await ctx.publish('k5', 'again');
+            return refused;
+          },
+        }),
+      ],
+    });
+    const { id } = await q.enqueue('many', {});
+    await q.start();
+    expect(await q.result(id, { timeout: 20_000 })).toBe('LJ_ERR_VALIDATION');
+    const published = (await q.getJob(id)).published!;
+    expect(Object.keys(published)).toHaveLength(100);
+    expect(published.k5).toBe('again');
+    expect(published.k100).toBeUndefined();
+    expect(Number(await fx.value(`SELECT count(*) FROM job_history WHERE job_id = ${id} AND event = 'job.publish'`))).toBe(101);
+    await q.stop();
+  });
+
   it('refuses a key or a value it cannot keep, writing nothing', async () => {
     const refused: Array<string | undefined> = [];
     const q = fx.open({

@@ -73,7 +73,7 @@ it('copies each job’s mailbox, in the order sent and taken or not, and the val
     expect(await send(second!.id, 'other', '"x"')).toBe('sent');
     // The first message taken by a wait of the running job.
     expect(await sqlite.takeMessage({ id: first!.id, token: first!.leaseToken, topic: 'paid', step: { name: 'waitFor:paid#1', attempt: 1, at: NOW } })).toEqual({ result: '{"message":{"n":1}}', replayed: null });
-    expect(await sqlite.publish(first!.id, first!.leaseToken, 'status', '{"stage":"paid"}', NOW)).toBe(true);
+    expect(await sqlite.publish(first!.id, first!.leaseToken, 'status', '{"stage":"paid"}', NOW)).toBe('written');
     await sqlite.close();
 
     const source = openSource(file.path);

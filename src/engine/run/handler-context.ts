@@ -8,10 +8,11 @@
 import { slotOf } from '../core/cron.js';
 import type { HandlerContext } from '../core/job-definition.js';
 import type { Abortable } from '../../lib/abortable.js';
-import { LeaseLostError } from '../../errors.js';
+import { LeaseLostError, ValidationError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { recordingLogger, type RecordLine } from './recording-logger.js';
 import type { LeasedJob } from '../../store/store.js';
+import { PUBLISHED_KEYS_MAX } from '../../store/contract/run-data.js';
 import type { Job } from '../core/job-view.js';
 import type { Duration } from '../../lib/duration.js';
 import { StepRun, type SleepSignal, type StepHost, type WaitSignal } from './durable-steps.js';
@@ -25,8 +26,8 @@ export interface ContextHost {
   extend(job: LeasedJob, abortable: Abortable): Promise<boolean>;
   /** Records progress (its JSON text: progress-value.ts); false if the lease was lost. */
   progress(job: LeasedJob, text: string): Promise<boolean>;
-  /** Records a published value (its JSON text); false if the lease was lost. */
-  publish(job: LeasedJob, key: string, text: string): Promise<boolean>;
+  /** Records a published value (its JSON text): Store.publish's answer. */
+  publish(job: LeasedJob, key: string, text: string): Promise<'written' | 'lost' | 'full'>;
   /** Reads and records the job's durable steps (durable-steps.ts). */
   steps: StepHost;
   logger: Logger;
@@ -94,7 +95,9 @@ export class JobContext implements HandlerContext {
   get publish(): (key: string, value: unknown) => Promise<void> {
     this.boundPublish ??= async (key: string, value: unknown) => {
       const text = valueText(`ctx.publish("${String(key).slice(0, 100)}")`, value, PUBLISHED_MAX_BYTES);
-      if (!(await this.host.publish(this.job, checkPublishKey('ctx.publish', key), text))) throw new LeaseLostError(this.job.id);
+      const answer = await this.host.publish(this.job, checkPublishKey('ctx.publish', key), text);
+      if (answer === 'lost') throw new LeaseLostError(this.job.id);
+      if (answer === 'full') throw new ValidationError(`ctx.publish("${key}"): the job holds values under ${PUBLISHED_KEYS_MAX} keys, the most it may; publish under one of them`);
     };
     return this.boundPublish;
   }

@@ -92,6 +92,14 @@ export interface LogRange {
 /** Messages a job's mailbox holds not yet taken, at most: one more is refused ('full'). */
 export const MAILBOX_MAX = 1000;
 
+/**
+ * The most keys one job publishes values under (ctx.publish): each is kept
+ * with the job and every read of it (getJob, the page, litejobs job) carries
+ * them all, so a handler publishing under made-up keys cannot grow a job
+ * without bound. A key it holds already takes a new value at any time.
+ */
+export const PUBLISHED_KEYS_MAX = 100;
+
 /** A message for a job's mailbox (queue.signal). */
 export interface MessageSend {
   id: number;

@@ -3,17 +3,19 @@ import type { Store } from '../store.js';
 import type { Database } from './open.js';
 import { statement } from './sql.js';
 import { checkStorable } from './storable.js';
-import { MAILBOX_MAX } from '../contract/run-data.js';
+import { MAILBOX_MAX, PUBLISHED_KEYS_MAX } from '../contract/run-data.js';
 
 export function createPostgresMessages(db: Database, schema: string, history: boolean, published: () => Promise<unknown>): Pick<Store, 'sendMessage' | 'takeMessage' | 'hasMessage' | 'unseenMessages' | 'jobIdByKey' | 'publish' | 'publishedValues'> {
   const s = { send: statement('message-send', schema), take: statement('message-take', schema), waiting: statement('message-waiting', schema), byKey: statement('job-by-key', schema), keyed: statement('message-keyed', schema), unseen: statement('message-unseen', schema), publish: statement('value-publish', schema), values: statement('values', schema) };
   return {
     publish: async (id, token, key, value, at) => {
       checkStorable([{ name: `(value ${key})`, payload: value }]);
-      const written = (await db.rows<{ n: number }>(s.publish, [id, token, key, value, at, history]))[0]!.n === 1;
+      const [row] = await db.rows<{ n: number; written: boolean }>(s.publish, [id, token, key, value, at, history, PUBLISHED_KEYS_MAX]);
+      if (row!.n !== 1) return 'lost';
+      if (!row!.written) return 'full';
       // Watchers and waiters in other processes hear of it now (claim loops do not: it is no new work).
-      if (written) await published();
-      return written;
+      await published();
+      return 'written';
     },
     publishedValues: async (id) => (await db.rows<{ key: string; value: string; at: string | number }>(s.values, [id])).map((r) => ({ key: r.key, value: r.value, at: Number(r.at) })),
     sendMessage: async ({ id, topic, data, key, at, refused }) => {

@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { PublishedRecord, Store, WaitStep } from '../store.js';
 import { sql } from './sql.js';
-import { MAILBOX_MAX } from '../contract/run-data.js';
+import { MAILBOX_MAX, PUBLISHED_KEYS_MAX } from '../contract/run-data.js';
 
 export function createSqliteMessages(db: Database.Database, recordHistory: boolean): Pick<Store, 'sendMessage' | 'takeMessage' | 'hasMessage' | 'unseenMessages' | 'jobIdByKey' | 'publish' | 'publishedValues'> {
   const s = {
@@ -40,10 +40,10 @@ export function createSqliteMessages(db: Database.Database, recordHistory: boole
     return m.key !== null && s.keyed.get({ id: m.id, key: m.key }) !== undefined ? ('duplicate' as const) : ('full' as const);
   });
   // A value and its history row (a change of the feed) land together, under the lease.
-  const publishTx = db.transaction((id: number, token: string, key: string, value: string, at: number): boolean => {
-    if (s.publish.run({ id, token, key, value, at }).changes !== 1) return false;
+  const publishTx = db.transaction((id: number, token: string, key: string, value: string, at: number): 'written' | 'lost' | 'full' => {
+    if (s.publish.run({ id, token, key, value, at, room: PUBLISHED_KEYS_MAX }).changes !== 1) return s.holds.get({ id, token }) === undefined ? 'lost' : 'full';
     if (recordHistory) s.publishHistory.run({ id, token, key, value, at });
-    return true;
+    return 'written';
   });
   return {
     publish: async (id, token, key, value, at) => publishTx.immediate(id, token, key, value, at),
