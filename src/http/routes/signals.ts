@@ -32,11 +32,16 @@ const signalSchemas = {
 /** Keys a hook's deliveries take (hooks.ts hookKey): a caller could otherwise take a delivery's key first and have it dropped as a duplicate. */
 const RESERVED_KEY = /^(?:hook|cron):/;
 
+/** What an Idempotency-Key may hold. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
+
 /** The message's idempotency key: the `Idempotency-Key` header, when given. */
 function messageKey(request: FastifyRequest): { key: string } | undefined {
   const key = request.headers['idempotency-key'];
   if (typeof key !== 'string' || key.length === 0) return undefined;
   if (RESERVED_KEY.test(key)) throw new ValidationError('Idempotency-Key: keys starting with hook: or cron: are litejobs\' own (hook deliveries, schedule slots)');
+  // Header bytes reach Node as Latin-1: a key outside printable ASCII would be stored as other characters than the client sent.
+  if (!PRINTABLE_ASCII.test(key)) throw new ValidationError('Idempotency-Key: printable ASCII only (a provider\'s delivery id, a UUID)');
   return { key };
 }
 
