@@ -64,6 +64,7 @@ const POSTGRES_CONFORMANCE = [
   'test/integration/send.runtime-events.test.ts',
   'test/integration/stale-reads.across-connections.test.ts',
   'test/integration/start-check.lost-lease.test.ts',
+  'test/integration/start-check.slow-claim.test.ts',
   'test/integration/shutdown.under-load.test.ts',
   'test/integration/steps.durable.test.ts',
   'test/integration/sweep.stuck-delayed.test.ts',

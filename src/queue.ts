@@ -170,6 +170,9 @@ function createUntypedQueue(options: QueueOptions): Queue {
     async start() {
       open();
       if (consumers) return;
+      // The first claim reads the database's clock (shared-time.ts: three round trips on PostgreSQL): measured
+      // now, beside the start's own reads, rather than after them. A failure shows at the claim, which measures again.
+      if (engine.definitions.size > 0) void engine.time.now().catch(() => undefined);
       await scheduling.start();
       if (engine.definitions.size === 0) {
         logger.info('queue started without jobs to run: it only enqueues');

@@ -231,6 +231,9 @@ export function createConsumer(engine: WorkerEngine, o: ConsumerOptions): Consum
         buffer.claimed(result, limit, now);
       }
       const { jobs, heldBack } = result!; // set, or the claim threw past the finally
+      // Held from the claim's commit, at the end of its statement: its reply is a fraction of a round trip later.
+      // A claim slowed by a busy database (tens of ms) would otherwise leave every job it brought to a read.
+      startCheck.confirm(jobs, clock.now());
       rateStarts.claimed(now, heldBack?.tokensOut === true);
       engine.claimed(jobs, o.ownerId);
       pauseReads.arm();

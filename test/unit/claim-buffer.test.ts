@@ -89,7 +89,7 @@ describe('the prefetch buffer', () => {
     expect(hungry).toBe(1);
   });
 
-  it('doubles its size when the workers ran it dry while a claim that came back full was on its way', () => {
+  it('grows its size fourfold when the workers ran it dry while a claim that came back full was on its way', () => {
     const { buffer, signals } = setup();
     buffer.claiming();
     buffer.claimed(batch(20), 20, T0);
@@ -100,9 +100,9 @@ describe('the prefetch buffer', () => {
     const asked = buffer.freeSlots(4);
     buffer.claimed(batch(asked), asked, T0);
     expect(signals.filter((s) => s.type === 'buffer:claimed').at(-1)).toMatchObject({ starved: true });
-    // Twice the floor now: once it is taken, the next claim may fill 32 besides the idle workers.
+    // Four times the floor now: once it is taken, the next claim may fill 64 besides the idle workers.
     while (buffer.take()) void 0;
-    expect(buffer.freeSlots(0)).toBe(4 + 32);
+    expect(buffer.freeSlots(0)).toBe(4 + 64);
   });
 
   it('leaves a job whose previous run is still alive for later', () => {

@@ -46,13 +46,13 @@ describe('the adaptive prefetch size', () => {
     expect(size.target()).toBeGreaterThan(4 * 90);
   });
 
-  it('doubles at once when the workers emptied it during a claim that came back full', () => {
+  it('grows fourfold at once when the workers emptied it during a claim that came back full', () => {
     const size = createPrefetchSize(16, undefined, 0);
     // Claims of 20 ms deliver what the buffer asked for; the workers took it all meanwhile.
     size.claimed(20, 20, true);
-    expect(size.target()).toBe(128);
-    size.claimed(20, 40, true);
     expect(size.target()).toBe(256);
+    size.claimed(20, 40, true);
+    expect(size.target()).toBe(MAX_ADAPTIVE);
     for (let t = 60; t < 200; t += 20) size.claimed(20, t, true);
     expect(size.target()).toBe(MAX_ADAPTIVE);
     // Fed at last: the rate the workers keep up (10 jobs/ms) over four claims' time (80 ms) sets it.

@@ -8,7 +8,7 @@
  * - FILLING: a claim is on its way (one at a time: the loop's exhaustMap).
  *   A worker that finds nothing to take meanwhile marks it run dry: if the
  *   claim comes back full, the buffer was smaller than the backlog and the
- *   workers' pace, and its size doubles (prefetch-size.ts `starved`).
+ *   workers' pace, and its size grows fourfold (prefetch-size.ts `starved`).
  * - EMPTY: nothing waits and no claim is on its way. The loop's next pass
  *   claims for the idle workers and the whole buffer.
  * - STOCKED: jobs wait above the low-water mark (a quarter of the target

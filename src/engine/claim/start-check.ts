@@ -19,7 +19,9 @@
  * one no longer held under its token is dropped without its handler ever
  * being called.
  *
- * A lease is confirmed by its claim, by a renewal, and by `ahead()`: once the
+ * A lease is confirmed by its claim (as of its reply: the jobs are held from
+ * the claim's commit, at the end of its statement, however long the statement
+ * ran), by a renewal, and by `ahead()`: once the
  * oldest job of the buffer comes within two reads' time of the window's end,
  * one read confirms every job of the buffer that old, before a worker needs
  * them. Where a claim costs a round trip of a few milliseconds (hosts away
