@@ -48,8 +48,17 @@ export function heldStatement(schema: string): string {
   return statement('claim-held', schema);
 }
 
-/** RETURNING (and a later look) gives the attempts and version after the claim; the record is built from the row as it was read. */
-const leased = (r: ReadyRow, claim: Sent): LeasedJob => toLeasedRecord({ ...r, attempts: r.attempts - claim.attempts, version: Number(r.version) - 1 }, claim);
+/**
+ * RETURNING (and a later look) gives the attempts and version after the
+ * claim; the record is built from the row as it was read. The row is the
+ * driver's, read once: set back in place rather than copied (a copy of each
+ * claimed row was a tenth of a drain's garbage on the claim's side).
+ */
+const leased = (r: ReadyRow, claim: Sent): LeasedJob => {
+  r.attempts -= claim.attempts;
+  r.version = Number(r.version) - 1;
+  return toLeasedRecord(r, claim);
+};
 
 export type Claimer = (req: ClaimRequest) => Promise<ClaimResult>;
 

@@ -172,9 +172,28 @@ export async function transitionBatch(client: Queryable, s: TransitionStatements
   return out;
 }
 
-/** The values of one request, in BATCH_COLUMNS' order. */
-function oneValues(t: TransitionRequest): unknown[] {
-  return [t.id, t.from, t.token, t.to, t.event, t.candidate ?? null, t.at, t.attempts, json(t.lastError), json(t.ctx), t.runAt ?? null, t.result ?? null, t.workerId ?? null, json(t.error), t.purge === true ? (t.throttleAt ?? t.at) : null, t.uniqueNeed ?? 0, t.version, t.expiredBy ?? null, t.keepsHold === true];
+/** The values of one request, in BATCH_COLUMNS' order, written into `out` (a batch reuses one array for all its requests). */
+function oneValues(t: TransitionRequest, out: unknown[] = new Array(BATCH_COLUMNS.length)): unknown[] {
+  out[0] = t.id;
+  out[1] = t.from;
+  out[2] = t.token;
+  out[3] = t.to;
+  out[4] = t.event;
+  out[5] = t.candidate ?? null;
+  out[6] = t.at;
+  out[7] = t.attempts;
+  out[8] = json(t.lastError);
+  out[9] = json(t.ctx);
+  out[10] = t.runAt ?? null;
+  out[11] = t.result ?? null;
+  out[12] = t.workerId ?? null;
+  out[13] = json(t.error);
+  out[14] = t.purge === true ? (t.throttleAt ?? t.at) : null;
+  out[15] = t.uniqueNeed ?? 0;
+  out[16] = t.version;
+  out[17] = t.expiredBy ?? null;
+  out[18] = t.keepsHold === true;
+  return out;
 }
 
 function batchStatement(s: TransitionStatements, reqs: readonly TransitionRequest[], wake?: FreedSlotWake): [string, unknown[]] {
@@ -198,11 +217,11 @@ function wakeValues(wake: FreedSlotWake | undefined): unknown[] {
  */
 export function batchValues(reqs: readonly TransitionRequest[], wake?: FreedSlotWake): { constant: boolean[]; values: unknown[] } {
   const columns: unknown[][] = BATCH_COLUMNS.map(() => new Array(reqs.length));
-  reqs.forEach((t, i) => {
-    oneValues(t).forEach((value, c) => {
-      columns[c]![i] = value;
-    });
-  });
+  const row = new Array<unknown>(BATCH_COLUMNS.length);
+  for (let i = 0; i < reqs.length; i++) {
+    oneValues(reqs[i]!, row);
+    for (let c = 0; c < row.length; c++) columns[c]![i] = row[c];
+  }
   // One request is one row whatever is constant: the ids (distinct) keep at least one array.
   const constant = columns.map((col, c) => c !== 0 && col.every((v) => v === col[0]));
   const values = columns.map((col, c) => (constant[c] ? col[0] : col));
