@@ -164,7 +164,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
             promotedAt = now;
           }
           free = deps.freeSlots();
-          if (free === 0) break; // freed$ starts the next pass
+          if (free === 0) {
+            // freed$ starts the next pass: jobs may be waiting for a slot (hints do not matter meanwhile).
+            outOfJobs$.next(false);
+            break;
+          }
           const n = await deps.claim(free);
           claimed += n;
           if (n === free) {
@@ -209,7 +213,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       if (subscription) return;
       subscription = merge(
         wake$,
-        deps.freed$,
+        // A worker freed (or a buffer run low) once the last pass found nothing more: no claim can
+        // find more either. New work comes with its own trigger (wake, a store hint, a due time, the
+        // idle poll), and a pass on every freed worker of an idle queue was a claim and a due-time
+        // read each, which the next job's claim then waited behind.
+        deps.freed$.pipe(filter(() => !outOfJobs$.value)),
         changes$,
         due$,
         idle$.pipe(tap(() => idleDelay$.next(idleDelay$.value))),
