@@ -17,11 +17,14 @@
  *   may need room the disk does not have yet (or a reader may hold the WAL):
  *   then it is tried again on the clock, backing off, until it succeeds or
  *   the store closes.
+ * - At `durability: 'full'`, answers only once the call's commits are on
+ *   disk (GuardOptions `sync`).
  */
 import { sleep, type Clock, type TimerHandle } from '../../lib/clock.js';
 import { DatabaseError, QueueClosedError } from '../../errors.js';
 import type { Store } from '../store.js';
 import { toDatabaseError } from './open.js';
+import { READS, walSyncFailed, type WalSync } from './wal-sync.js';
 
 /**
  * How long SQLite itself waits for a lock before the call returns to the
@@ -47,6 +50,12 @@ export interface GuardOptions {
    * often, until it returns true or the store closes. Never throws.
    */
   onFull(retry: boolean): boolean;
+  /**
+   * At `durability: 'full'`: each call that may write is answered once its
+   * commit is synced (wal-sync.ts), `insertSync` on its own thread, and
+   * `close` closes with every commit synced.
+   */
+  sync?: WalSync;
 }
 
 const codeOf = (err: unknown): string => {
@@ -107,28 +116,43 @@ export function guardStore(store: Store, o: GuardOptions): Store {
     }
   };
 
+  const { sync } = o;
+  const syncFailed = walSyncFailed(o.path);
   const guard = (key: string, fn: Method): Method => {
     if (key === 'close') {
       return (...args) => {
         cancelFullRetry();
-        return fn(...args);
+        return sync ? sync.close(async () => void (await fn(...args))) : fn(...args);
       };
     }
     if (SYNC_METHODS.has(key)) {
       return (...args) => {
         if (!o.isOpen()) throw new QueueClosedError();
+        let result: unknown;
         try {
-          return fn(...args);
+          result = fn(...args);
         } catch (err) {
           // A synchronous call is not retried: SQLite itself waited, for its connection's busy timeout.
           if (codeOf(err).startsWith('SQLITE_BUSY')) throw lockedPastTimeout(err, "the connection's busy timeout");
           return fail(err);
         }
+        try {
+          sync?.settleSync();
+        } catch (err) {
+          throw syncFailed(err);
+        }
+        return result;
       };
     }
-    return (...args) => {
+    const call: Method = (...args) => {
       if (!o.isOpen()) return Promise.reject(new QueueClosedError());
       return withRetry(() => fn(...args));
+    };
+    if (sync === undefined || READS.has(key)) return call;
+    return async (...args) => {
+      const result = await call(...args);
+      await sync.settle().catch((err: unknown) => Promise.reject(syncFailed(err)));
+      return result;
     };
   };
   return mapMethods(store, guard);

@@ -17,7 +17,7 @@ import { createSqliteProcesses } from './processes.js';
 import { browseJobs } from './browse-jobs.js';
 import { startCheckpointer } from './checkpointer.js';
 import { guardStore, SQLITE_BUSY_WAIT_MS } from './guard.js';
-import { openWalSync, settleWrites, walSyncFailed } from './wal-sync.js';
+import { openWalSync } from './wal-sync.js';
 import { createClaim } from './claim.js';
 import { sqliteInsertOn } from './insert.js';
 import { newJobIndexer } from './index-new.js';
@@ -247,10 +247,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       if (db.open) db.close();
     },
   };
-  let guarded = guardStore(store, { path: options.path, clock, busyTimeoutMs: options.busyTimeoutMs, isOpen: () => db.open, onFull: recoverFromFull });
-  if (!checkpointer) return guarded; // in memory: no WAL to watch, no other process
   // 'full': commits at NORMAL, each answered once an fsync off the event loop has covered it (wal-sync.ts).
-  if (options.durability === 'full') guarded = settleWrites(guarded, openWalSync(db, checkpointer, () => s.totalChanges.get() as number), walSyncFailed(options.path));
+  const sync = checkpointer && options.durability === 'full' ? openWalSync(db, checkpointer, () => s.totalChanges.get() as number) : undefined;
+  const guarded = guardStore(store, { path: options.path, clock, busyTimeoutMs: options.busyTimeoutMs, isOpen: () => db.open, onFull: recoverFromFull, ...(sync ? { sync } : {}) });
+  if (!checkpointer) return guarded; // in memory: no WAL to watch, no other process
   // Outside the guard: it runs no SQL for its caller, and it must stay synchronous.
   guarded.watchChanges = (onChange) => {
     if (!db.open) return () => {};

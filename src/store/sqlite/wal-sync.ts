@@ -178,60 +178,17 @@ function syncDirectory(dir: string): void {
   }
 }
 
-type Method = (...args: unknown[]) => unknown;
-
 /**
  * Store methods that only read: answered without waiting for the syncs of
  * other calls' commits (a clock read, say, whose round trip bounds the
  * clock's error). A method left off this list only waits longer.
  */
-const READS = new Set([
+export const READS: ReadonlySet<string> = new Set([
   'nameRetention', 'expiredHolds', 'held', 'expiredLeases', 'dueJobs', 'nextDueAt', 'steps', 'jobLogs', 'hasMessage', 'unseenMessages',
   'jobIdByKey', 'publishedValues', 'get', 'outcome', 'list', 'history', 'children', 'childCounts', 'stats', 'changes',
   'countByStateAndName', 'leases', 'cursorAt', 'paused', 'pauses', 'databaseNow', 'nameLimits', 'limits', 'groupCounts', 'runningByName',
   'schedules', 'processes', 'ping', 'diagnose',
 ]);
-
-/**
- * The store with each call answered only once its writes are on disk
- * (`sync.settle()` after it; at once when it wrote nothing since the last
- * sync). A synchronous call (`insertSync`) syncs on its own thread, as a
- * synchronous call must; `externalChange` writes nothing. `close` lets the
- * last sync finish first. A failed sync fails the call as `toError` says.
- */
-export function settleWrites<S extends object>(store: S, sync: WalSync, toError: (err: unknown) => Error): S {
-  const out = { ...store };
-  for (const key of Object.keys(store) as Array<keyof S & string>) {
-    const fn = store[key] as unknown;
-    if (typeof fn !== 'function') continue;
-    const method = fn as Method;
-    let wrapped: Method;
-    if (key === 'close') {
-      wrapped = () => sync.close(async () => void (await method()));
-    } else if (key === 'externalChange' || READS.has(key)) continue;
-    else if (key === 'insertSync') {
-      wrapped = (...args) => {
-        const result = method(...args);
-        try {
-          sync.settleSync();
-        } catch (err) {
-          throw toError(err);
-        }
-        return result;
-      };
-    } else {
-      wrapped = async (...args) => {
-        const result = await method(...args);
-        await sync.settle().catch((err: unknown) => {
-          throw toError(err);
-        });
-        return result;
-      };
-    }
-    out[key] = wrapped as S[typeof key];
-  }
-  return out;
-}
 
 /** A sync that failed: the commit happened, but whether it is on disk is not known, so the call fails. */
 export const walSyncFailed =
