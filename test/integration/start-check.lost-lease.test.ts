@@ -5,8 +5,9 @@
  * again): the answer is about the old token, and must not drop the new one.
  */
 import { expect, it, onTestFinished } from 'vitest';
-import { createVirtualClock, defineJob, type Store } from '../../src/index.js';
+import { createVirtualClock, defineJob } from '../../src/index.js';
 import { useQueues } from '../helpers/queue-fixture.js';
+import { overrideStore } from '../helpers/store-override.js';
 import { waitFor } from '../helpers/wait.js';
 import { START_CHECK_AFTER_MS } from '../../src/engine/claim/start-check.js';
 
@@ -18,18 +19,12 @@ it('a confirmation that answers for an old lease does not drop the job claimed a
   let sendRead!: () => void;
   const readGate = new Promise<void>((r) => (sendRead = r));
   let heldCalls = 0;
-  const base = fx.store();
-  const store = new Proxy(base, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof v !== 'function') return v;
-      if (prop !== 'held') return (v as (...a: unknown[]) => unknown).bind(target);
-      return async (leases: Array<{ id: number; token: string }>) => {
-        if (heldCalls++ === 0) await readGate;
-        return (v as (l: unknown) => Promise<boolean[]>).call(target, leases);
-      };
+  const store = overrideStore(fx.store(), {
+    held: (held) => async (leases) => {
+      if (heldCalls++ === 0) await readGate;
+      return held(leases);
     },
-  }) as Store;
+  });
 
   const gates = new Map<string, { open: () => void; done: Promise<void> }>();
   for (const g of ['a1', 'a2', 'c']) {

@@ -7,9 +7,10 @@
  * of a drain, for nothing.
  */
 import { expect, it } from 'vitest';
-import { createVirtualClock, defineJob, type Store } from '../../src/index.js';
+import { createVirtualClock, defineJob } from '../../src/index.js';
 import { START_CHECK_AFTER_MS } from '../../src/engine/claim/start-check.js';
 import { useQueues } from '../helpers/queue-fixture.js';
+import { overrideStore } from '../helpers/store-override.js';
 import { waitFor } from '../helpers/wait.js';
 
 const fx = useQueues();
@@ -18,28 +19,19 @@ it('starts the jobs of a claim that took longer than the start check window with
   const clock = createVirtualClock(Date.parse('2026-06-01T00:00:00Z'));
   let heldReads = 0;
   let claims = 0;
-  const base = fx.store();
-  const store = new Proxy(base, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof v !== 'function') return v;
-      const fn = (v as (...a: unknown[]) => unknown).bind(target);
-      if (prop === 'held') {
-        return (leases: unknown) => {
-          heldReads++;
-          return fn(leases);
-        };
-      }
-      if (prop !== 'claim') return fn;
-      return async (req: unknown) => {
-        const result = await fn(req);
-        // The claim's answer arrives well past the window, counted from when it was sent.
-        claims++;
-        await clock.advance(START_CHECK_AFTER_MS + 20);
-        return result;
-      };
+  const store = overrideStore(fx.store(), {
+    held: (held) => (leases) => {
+      heldReads++;
+      return held(leases);
     },
-  }) as Store;
+    claim: (claim) => async (req) => {
+      const result = await claim(req);
+      // The claim's answer arrives well past the window, counted from when it was sent.
+      claims++;
+      await clock.advance(START_CHECK_AFTER_MS + 20);
+      return result;
+    },
+  });
   const ran: number[] = [];
   const q = fx.open({ clock, store, concurrency: 2, prefetch: 8, jobs: [defineJob({ name: 'j', handler: (p: { i: number }) => void ran.push(p.i) })] });
   await q.enqueueMany(Array.from({ length: 6 }, (_, i) => ({ name: 'j', payload: { i } })));
