@@ -213,6 +213,32 @@ describe('ctx.publish and queue.published', () => {
     await q.stop();
   });
 
+  it('keeps the bound of 100 keys when a handler publishes under many new keys at once', async () => {
+    const q = fx.open({
+      jobs: [
+        defineJob({
+          name: 'burst',
+          handler: async (_: unknown, ctx) => {
+            const answers = await Promise.all(
+              Array.from({ length: 150 }, (_, i) =>
+                ctx.publish(`k${i}`, i).then(
+                  () => 'written',
+                  (err: { code?: string }) => err.code,
+                ),
+              ),
+            );
+            return answers.filter((a) => a === 'written').length;
+          },
+        }),
+      ],
+    });
+    const { id } = await q.enqueue('burst', {});
+    await q.start();
+    expect(await q.result(id, { timeout: 20_000 })).toBe(100);
+    expect(Object.keys((await q.getJob(id)).published!)).toHaveLength(100);
+    await q.stop();
+  });
+
   it('refuses a key or a value it cannot keep, writing nothing', async () => {
     const refused: Array<string | undefined> = [];
     const q = fx.open({

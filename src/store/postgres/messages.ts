@@ -7,15 +7,35 @@ import { MAILBOX_MAX, PUBLISHED_KEYS_MAX } from '../contract/run-data.js';
 
 export function createPostgresMessages(db: Database, schema: string, history: boolean, published: () => Promise<unknown>): Pick<Store, 'sendMessage' | 'takeMessage' | 'hasMessage' | 'unseenMessages' | 'jobIdByKey' | 'publish' | 'publishedValues'> {
   const s = { send: statement('message-send', schema), take: statement('message-take', schema), waiting: statement('message-waiting', schema), byKey: statement('job-by-key', schema), keyed: statement('message-keyed', schema), unseen: statement('message-unseen', schema), publish: statement('value-publish', schema), values: statement('values', schema) };
+  const publishOne = async (id: number, token: string, key: string, value: string, at: number): Promise<'written' | 'lost' | 'full'> => {
+    checkStorable([{ name: `(value ${key})`, payload: value }]);
+    const [row] = await db.rows<{ n: number; written: boolean }>(s.publish, [id, token, key, value, at, history, PUBLISHED_KEYS_MAX]);
+    if (row!.n !== 1) return 'lost';
+    if (!row!.written) return 'full';
+    // Watchers and waiters in other processes hear of it now (claim loops do not: it is no new work).
+    await published();
+    return 'written';
+  };
+  /**
+   * A job's publishes one at a time. The statement counts the job's keys in
+   * the snapshot it took when it began, before it waited for the job's row:
+   * publishes of one job running together each counted the keys before the
+   * others' and went past PUBLISHED_KEYS_MAX (103 of 150 at once). Only the
+   * lease holder writes (the token), and it is in this process.
+   */
+  const publishing = new Map<number, Promise<unknown>>();
   return {
-    publish: async (id, token, key, value, at) => {
-      checkStorable([{ name: `(value ${key})`, payload: value }]);
-      const [row] = await db.rows<{ n: number; written: boolean }>(s.publish, [id, token, key, value, at, history, PUBLISHED_KEYS_MAX]);
-      if (row!.n !== 1) return 'lost';
-      if (!row!.written) return 'full';
-      // Watchers and waiters in other processes hear of it now (claim loops do not: it is no new work).
-      await published();
-      return 'written';
+    publish: (id, token, key, value, at) => {
+      const mine = (publishing.get(id) ?? Promise.resolve()).then(
+        () => publishOne(id, token, key, value, at),
+        () => publishOne(id, token, key, value, at),
+      );
+      publishing.set(id, mine);
+      const forget = () => {
+        if (publishing.get(id) === mine) publishing.delete(id);
+      };
+      mine.then(forget, forget);
+      return mine;
     },
     publishedValues: async (id) => (await db.rows<{ key: string; value: string; at: string | number }>(s.values, [id])).map((r) => ({ key: r.key, value: r.value, at: Number(r.at) })),
     sendMessage: async ({ id, topic, data, key, at, refused }) => {
